@@ -1,0 +1,70 @@
+/**
+ * Runtime configuration, read and checked once at cold start. The environment variable names are
+ * exported so that the CDK construct that sets them and the local stack use the same constants.
+ */
+export const ENV = {
+  tableName: 'TABLE_NAME',
+  /** Only set locally: DynamoDB Local's endpoint. */
+  dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
+  /** Only set locally: the Step Functions endpoint in front of aws-local-stepfunctions. */
+  stepFunctionsEndpoint: 'STEPFUNCTIONS_ENDPOINT',
+  importStateMachineArn: 'IMPORT_STATE_MACHINE_ARN',
+  baseUrl: 'BASE_URL',
+  authUrl: 'AUTH_URL',
+  settingsUrl: 'SETTINGS_URL',
+  importUrl: 'IMPORT_URL',
+  vendor: 'VENDOR_NAME',
+  docsUrl: 'DOCS_URL',
+  maxBodyBytes: 'MAX_BODY_BYTES',
+} as const;
+
+export interface Config {
+  readonly tableName: string;
+  readonly dynamodbEndpoint: string | undefined;
+  readonly stepFunctionsEndpoint: string | undefined;
+  readonly importStateMachineArn: string | undefined;
+  /** Public URLs; when unset in AWS they are derived per request from the API Gateway domain. */
+  readonly baseUrl: string | undefined;
+  readonly authUrl: string | undefined;
+  readonly settingsUrl: string | undefined;
+  readonly importUrl: string | undefined;
+  readonly vendor: string;
+  readonly docsUrl: string;
+  readonly maxBodyBytes: number;
+}
+
+function optionalUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  const url = new URL(value); // throws at cold start on a malformed URL, never per request
+  return url.toString().replace(/\/$/, '');
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const tableName = env[ENV.tableName];
+  if (!tableName) throw new Error(`${ENV.tableName} must be set`);
+  const vendor = env[ENV.vendor] || 'github';
+  if (!/^[a-z0-9-]+$/.test(vendor)) throw new Error(`${ENV.vendor} must be lower-case letters, digits or '-'`);
+  const maxBodyBytes = Number(env[ENV.maxBodyBytes] || 1024 * 1024);
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error(`${ENV.maxBodyBytes} must be a positive integer`);
+  return Object.freeze({
+    tableName,
+    dynamodbEndpoint: env[ENV.dynamodbEndpoint] || undefined,
+    stepFunctionsEndpoint: env[ENV.stepFunctionsEndpoint] || undefined,
+    importStateMachineArn: env[ENV.importStateMachineArn] || undefined,
+    baseUrl: optionalUrl(env, ENV.baseUrl),
+    authUrl: optionalUrl(env, ENV.authUrl),
+    settingsUrl: optionalUrl(env, ENV.settingsUrl),
+    importUrl: optionalUrl(env, ENV.importUrl),
+    vendor,
+    docsUrl: (env[ENV.docsUrl] || 'https://docs.github.com/rest').replace(/\/$/, ''),
+    maxBodyBytes,
+  });
+}
+
+let cached: Config | undefined;
+/** The process-wide configuration (read lazily once, so importing a module never throws). */
+export function config(): Config {
+  cached ??= readConfig();
+  return cached;
+}
