@@ -54,3 +54,10 @@ export function routeId(route: Pick<Route, 'handler'>): string {
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
 }
+
+/** The route a handler module serves; throws at cold start if the table has no such row. */
+export function routeFor(handler: string): Route {
+  const route = ROUTES.find((candidate) => candidate.handler === handler);
+  if (!route) throw new Error(`No route in the route table for handler ${handler}`);
+  return route;
+}

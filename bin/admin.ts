@@ -1,0 +1,147 @@
+/**
+ * `npm run admin -- <command>`: manages what the API assumes exists (users, OAuth applications,
+ * repositories) and prints JSON. Talks to the local stack (endpoints from `.data/local.json`,
+ * written by `npm start`; `LOCAL_ENDPOINTS_FILE` overrides the path) unless given `--table <name>`, which uses the deployed table with the
+ * usual AWS credentials and region from the environment.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { ENV } from '#shared/config';
+
+const USAGE = `Usage: npm run admin -- <command> [--table <name> [--region <r>]]
+  user create <login> --password <pw> [--email <e>] [--name <n>] [--site-admin]
+  user otp enable <login>
+  app create --owner <login> --name <name> --url <homepage> --callback-url <url>
+  app suspend <client_id>
+  app unsuspend <client_id>
+  repo create <owner>/<name> [--private]`;
+
+class UsageError extends Error {}
+
+const { values: flags, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    password: { type: 'string' },
+    email: { type: 'string' },
+    name: { type: 'string' },
+    'site-admin': { type: 'boolean' },
+    owner: { type: 'string' },
+    url: { type: 'string' },
+    'callback-url': { type: 'string' },
+    private: { type: 'boolean' },
+    table: { type: 'string' },
+    region: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+/** Points the data layer at the right table before any data module is loaded. */
+async function connect(): Promise<void> {
+  if (flags.table) {
+    process.env[ENV.tableName] = flags.table;
+    if (flags.region) process.env.AWS_REGION = flags.region;
+    return;
+  }
+  const file = process.env.LOCAL_ENDPOINTS_FILE ?? new URL('../.data/local.json', import.meta.url);
+  let endpoints: { tableName: string; dynamodbEndpoint: string };
+  try {
+    endpoints = JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    throw new Error('The local stack is not running (no .data/local.json): start it with `npm start`, or pass --table <name> for a deployed table.');
+  }
+  process.env[ENV.tableName] = endpoints.tableName;
+  process.env[ENV.dynamodbEndpoint] = endpoints.dynamodbEndpoint;
+}
+
+function required(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+async function run(): Promise<unknown> {
+  const [noun, verb, ...rest] = positionals;
+  if (flags.help || !noun) throw new UsageError('');
+  await connect();
+  const command = `${noun} ${verb ?? ''}`;
+  switch (command) {
+    case 'user create': {
+      const [{ isValidLogin }, { hashPassword, isAcceptablePassword }, { createUser }] = await Promise.all([
+        import('#domain/users'),
+        import('#domain/passwords'),
+        import('#data/users'),
+      ]);
+      const login = required(rest[0], '<login>');
+      const password = required(flags.password, '--password');
+      if (!isValidLogin(login)) throw new Error(`invalid login "${login}": letters, digits and single hyphens, at most 39`);
+      if (!isAcceptablePassword(password)) throw new Error('password too weak: at least 15 characters, or 8 with a digit and a lower-case letter');
+      const user = await createUser({ login, passwordHash: await hashPassword(password), email: flags.email, name: flags.name, siteAdmin: flags['site-admin'] });
+      if (!user) throw new Error(`login "${login}" is already taken`);
+      return user;
+    }
+    case 'user otp': {
+      if (rest[0] !== 'enable') throw new UsageError(`unknown command: user otp ${rest[0] ?? ''}`);
+      const [{ newTotpSecret, otpauthUri }, { setOtpSecret }] = await Promise.all([import('#domain/totp'), import('#data/users')]);
+      const login = required(rest[1], '<login>');
+      const secret = newTotpSecret();
+      if (!(await setOtpSecret(login, secret))) throw new Error(`no user "${login}"`);
+      return { login, otpauth_uri: otpauthUri('oauth-import-service', login, secret) };
+    }
+    case 'app create': {
+      const [{ isAcceptableAppUrl }, { createApp }, { getUser }] = await Promise.all([import('#domain/apps'), import('#data/apps'), import('#data/users')]);
+      const owner = required(flags.owner, '--owner');
+      const name = required(flags.name, '--name');
+      const url = required(flags.url, '--url');
+      const callbackUrl = required(flags['callback-url'], '--callback-url');
+      for (const [flag, value] of [['--url', url], ['--callback-url', callbackUrl]] as const) {
+        if (!isAcceptableAppUrl(value)) throw new Error(`${flag} must be an absolute http(s) URL without credentials or fragment`);
+      }
+      const user = await getUser(owner);
+      if (!user) throw new Error(`no user "${owner}"`);
+      const { app, clientSecret } = await createApp({ ownerLogin: user.login, name, url, callbackUrl });
+      return { ...app, clientSecret };
+    }
+    case 'app suspend':
+    case 'app unsuspend': {
+      const { setSuspended } = await import('#data/apps');
+      const clientId = required(rest[0], '<client_id>');
+      const app = await setSuspended(clientId, verb === 'suspend');
+      if (!app) throw new Error(`no application with client_id "${clientId}"`);
+      return app;
+    }
+    case 'repo create': {
+      const [{ isValidRepositoryName }, { createRepository }, { getUser }] = await Promise.all([
+        import('#domain/repositories'),
+        import('#data/repositories'),
+        import('#data/users'),
+      ]);
+      const [owner, name, extra] = required(rest[0], '<owner>/<name>').split('/');
+      if (!owner || !name || extra !== undefined) throw new UsageError('repository must be given as <owner>/<name>');
+      if (!isValidRepositoryName(name)) throw new Error(`invalid repository name "${name}"`);
+      const user = await getUser(owner);
+      if (!user) throw new Error(`no user "${owner}"`);
+      const repository = await createRepository({ ownerLogin: user.login, name, private: flags.private });
+      if (!repository) throw new Error(`${user.login}/${name} already exists`);
+      return repository;
+    }
+    default:
+      throw new UsageError(`unknown command: ${command.trim()}`);
+  }
+}
+
+/** Output uses the API's snake_case field names: `clientId` → `client_id`. */
+const snakeCase = (value: unknown): unknown =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeCase(inner)]))
+    : value;
+
+try {
+  console.log(JSON.stringify(snakeCase(await run()), null, 2));
+} catch (error) {
+  if (error instanceof UsageError) {
+    if (error.message) console.error(`error: ${error.message}\n`);
+    console.error(USAGE);
+    process.exit(2);
+  }
+  console.error(JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
+  process.exit(1);
+}

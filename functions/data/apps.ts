@@ -1,0 +1,88 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { hashSecret, newClientId, newClientSecret, type OAuthApp } from '#domain/apps';
+import { db, isConditionFailure, now, tableName } from './client.ts';
+import { nextId } from './counters.ts';
+import { appKey, appOwnerIndexKey } from './keys.ts';
+
+export interface StoredApp extends OAuthApp {
+  readonly secretHash: string;
+}
+
+const toApp = (item: Record<string, unknown>): StoredApp => ({
+  id: Number(item.id),
+  clientId: String(item.clientId),
+  name: String(item.name),
+  url: String(item.url),
+  callbackUrl: String(item.callbackUrl),
+  ownerLogin: String(item.ownerLogin),
+  suspended: Boolean(item.suspended),
+  secretHash: String(item.secretHash),
+  createdAt: String(item.createdAt),
+  updatedAt: String(item.updatedAt),
+});
+
+export interface NewApp {
+  readonly ownerLogin: string;
+  readonly name: string;
+  readonly url: string;
+  readonly callbackUrl: string;
+}
+
+/** Registers an application; the secret is returned once and only its hash is stored. */
+export async function createApp(input: NewApp): Promise<{ app: OAuthApp; clientSecret: string }> {
+  const id = await nextId('app');
+  const clientId = newClientId();
+  const clientSecret = newClientSecret();
+  const timestamp = now();
+  const item = {
+    id,
+    clientId,
+    name: input.name,
+    url: input.url,
+    callbackUrl: input.callbackUrl,
+    ownerLogin: input.ownerLogin,
+    suspended: false,
+    secretHash: hashSecret(clientSecret),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  };
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...appKey(clientId), ...appOwnerIndexKey(input.ownerLogin, clientId), _type: 'OAuthApp', ...item },
+      // 80 random bits make a collision practically impossible; the condition makes it harmless.
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }),
+  );
+  const { secretHash: _, ...app } = toApp(item);
+  return { app, clientSecret };
+}
+
+export async function getApp(clientId: string): Promise<StoredApp | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: appKey(clientId), ConsistentRead: true }),
+  );
+  return Item ? toApp(Item) : undefined;
+}
+
+/** Suspends or reinstates an application; `undefined` when there is no such application. */
+export async function setSuspended(clientId: string, suspended: boolean): Promise<OAuthApp | undefined> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: appKey(clientId),
+        UpdateExpression: 'SET suspended = :suspended, updatedAt = :now',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':suspended': suspended, ':now': now() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    if (!Attributes) return undefined;
+    const { secretHash: _, ...app } = toApp(Attributes);
+    return app;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}

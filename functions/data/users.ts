@@ -1,0 +1,142 @@
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { User } from '#domain/users';
+import { db, isConditionFailure, now, tableName } from './client.ts';
+import { nextId } from './counters.ts';
+import { credentialKey, userIdIndexKey, userProfileKey } from './keys.ts';
+import { TABLE } from './table.ts';
+
+export interface Credential {
+  readonly passwordHash: string;
+  /** Base32 TOTP secret when two-factor authentication is enabled. */
+  readonly otpSecret?: string;
+}
+
+interface ProfileItem {
+  id: number;
+  login: string;
+  name: string | null;
+  email: string | null;
+  siteAdmin: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const toUser = (item: Record<string, unknown>): User => {
+  const { id, login, name, email, siteAdmin, createdAt, updatedAt } = item as unknown as ProfileItem;
+  return { id, login, name: name ?? null, email: email ?? null, siteAdmin: Boolean(siteAdmin), createdAt, updatedAt };
+};
+
+export interface NewUser {
+  readonly login: string;
+  readonly passwordHash: string;
+  readonly email?: string | undefined;
+  readonly name?: string | undefined;
+  readonly siteAdmin?: boolean | undefined;
+}
+
+/** Creates a user; `null` when the login is taken (case-insensitively). One transaction. */
+export async function createUser(input: NewUser): Promise<User | null> {
+  const id = await nextId('user');
+  const timestamp = now();
+  const profile: ProfileItem = {
+    id,
+    login: input.login,
+    name: input.name ?? null,
+    email: input.email ?? null,
+    siteAdmin: input.siteAdmin ?? false,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...credentialKey(input.login), _type: 'Credential', passwordHash: input.passwordHash, createdAt: timestamp, updatedAt: timestamp },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...userProfileKey(input.login), ...userIdIndexKey(id), _type: 'User', ...profile },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) return null;
+    throw error;
+  }
+  return toUser(profile as unknown as Record<string, unknown>);
+}
+
+export async function getUser(login: string): Promise<User | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: userProfileKey(login) }));
+  return Item ? toUser(Item) : undefined;
+}
+
+export async function getUserById(id: number): Promise<User | undefined> {
+  const index = TABLE.indexes.GSI1;
+  const { Items } = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'GSI1',
+      KeyConditionExpression: '#pk = :pk AND #sk = :sk',
+      ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+      ExpressionAttributeValues: { ':pk': userIdIndexKey(id).GSI1PK, ':sk': userIdIndexKey(id).GSI1SK },
+    }),
+  );
+  const item = Items?.[0];
+  return item ? toUser(item) : undefined;
+}
+
+/** The user and their credential in one strongly consistent round trip (Basic authentication). */
+export async function getUserWithCredential(
+  login: string,
+): Promise<{ user: User; credential: Credential } | undefined> {
+  const profile = userProfileKey(login);
+  const credential = credentialKey(login);
+  const result = await db().send(
+    new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: [profile, credential], ConsistentRead: true } } }),
+  );
+  const items = [...(result.Responses?.[tableName()] ?? [])];
+  // BatchGetItem may leave keys unprocessed under throttling; fetch those one by one.
+  for (const key of result.UnprocessedKeys?.[tableName()]?.Keys ?? []) {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    if (Item) items.push(Item);
+  }
+  const profileItem = items.find((item) => item.SK === profile.SK);
+  const credentialItem = items.find((item) => item.SK === credential.SK);
+  if (!profileItem || !credentialItem) return undefined;
+  return {
+    user: toUser(profileItem),
+    credential: {
+      passwordHash: String(credentialItem.passwordHash),
+      ...(credentialItem.otpSecret ? { otpSecret: String(credentialItem.otpSecret) } : {}),
+    },
+  };
+}
+
+/** Turns on TOTP two-factor authentication; `false` when the user does not exist. */
+export async function setOtpSecret(login: string, otpSecret: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: credentialKey(login),
+        UpdateExpression: 'SET otpSecret = :secret, updatedAt = :now',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':secret': otpSecret, ':now': now() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,39 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** An OAuth application registered with the service. */
+export interface OAuthApp {
+  readonly id: number;
+  readonly clientId: string;
+  readonly name: string;
+  readonly url: string;
+  readonly callbackUrl: string;
+  readonly ownerLogin: string;
+  readonly suspended: boolean;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** 20 characters, as GitHub's client ids. */
+export const newClientId = (): string => randomBytes(10).toString('hex');
+
+/** 40 characters, as GitHub's client secrets; shown once, stored only as a hash. */
+export const newClientSecret = (): string => randomBytes(20).toString('hex');
+
+/** Secrets are 160 random bits, so a fast hash is enough (no dictionary to attack). */
+export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+
+export function secretMatches(secret: string, storedHash: string): boolean {
+  const actual = Buffer.from(hashSecret(secret), 'hex');
+  const expected = Buffer.from(storedHash, 'hex');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** Homepage and callback URLs must be absolute http(s) URLs without credentials or fragments. */
+export function isAcceptableAppUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && !url.hash;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,42 @@
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Password hashing with scrypt (memory-hard, in Node's standard library). The stored form names
+ * its parameters, so they can be raised later without breaking existing hashes:
+ * `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>`.
+ */
+const N = 16384;
+const R = 8;
+const P = 1;
+const KEY_LENGTH = 32;
+
+function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { N: n, r, p, maxmem: 128 * n * r * 2 }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
+  });
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, N, R, P);
+  return ['scrypt', N, R, P, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+/** A hash of a random password, verified against when the login does not exist (same timing). */
+const DUMMY_HASH = hashPassword(randomBytes(16).toString('hex'));
+
+/** Constant-time check; `stored` undefined means "no such user" and still costs one scrypt. */
+export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = (stored ?? (await DUMMY_HASH)).split('$');
+  if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const actual = await derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
+  return timingSafeEqual(actual, expected) && stored !== undefined;
+}
+
+/** GitHub's rule: at least 15 characters, or at least 8 with a digit and a lower-case letter. */
+export function isAcceptablePassword(password: string): boolean {
+  return password.length >= 15 || (password.length >= 8 && /\d/.test(password) && /[a-z]/.test(password));
+}

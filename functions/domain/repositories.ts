@@ -1,0 +1,28 @@
+/** A repository hosted by the service. */
+export interface Repository {
+  readonly id: number;
+  readonly ownerLogin: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly homepage: string | null;
+  readonly private: boolean;
+  readonly defaultBranch: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly pushedAt: string | null;
+}
+
+/**
+ * GitHub's repository name rule: 1-100 of letters, digits, `.`, `-`, `_`; `.` and `..` are
+ * reserved, and a `.git` suffix would be ambiguous in clone URLs.
+ */
+export function isValidRepositoryName(name: string): boolean {
+  return (
+    /^[A-Za-z0-9._-]{1,100}$/.test(name) && name !== '.' && name !== '..' && !name.toLowerCase().endsWith('.git')
+  );
+}
+
+/** Who may see a repository: everyone for public ones, the owner for private ones. */
+export function canRead(repository: Repository, login: string | undefined): boolean {
+  return !repository.private || (login !== undefined && login.toLowerCase() === repository.ownerLogin.toLowerCase());
+}

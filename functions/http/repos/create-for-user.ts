@@ -1,0 +1,35 @@
+import * as z from 'zod/mini';
+import { isValidRepositoryName } from '#domain/repositories';
+import { createRepository } from '#data/repositories';
+import { requiresAuthentication, validationFailed } from '#shared/errors';
+import { apiHandler } from '#shared/http-stack';
+import { repositoryJson } from '../json/repository.ts';
+
+const body = z.object({
+  name: z.string().check(
+    z.refine(isValidRepositoryName, 'name may only contain letters, digits, ".", "-" and "_" (at most 100)'),
+  ),
+  description: z.optional(z.nullable(z.string().check(z.maxLength(350)))),
+  homepage: z.optional(z.nullable(z.string().check(z.maxLength(255)))),
+  private: z.optional(z.boolean()),
+});
+
+/** POST /user/repos: creates a repository owned by the authenticated user. */
+export const handler = apiHandler(
+  'repos/create-for-user',
+  { body: { schema: body, resource: 'Repository' } },
+  async ({ body, caller, urls }) => {
+    if (caller.kind !== 'user') throw requiresAuthentication();
+    const repository = await createRepository({ ...body, ownerLogin: caller.user.login });
+    if (!repository) {
+      throw validationFailed([
+        { resource: 'Repository', field: 'name', code: 'custom', message: 'name already exists on this account' },
+      ]);
+    }
+    return {
+      status: 201,
+      body: repositoryJson(repository, caller.user, urls),
+      headers: { Location: `${urls.api}/repos/${caller.user.login}/${repository.name}` },
+    };
+  },
+);

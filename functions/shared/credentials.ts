@@ -1,0 +1,45 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+
+/** What a request presented to prove who it is, before anything is looked up. */
+export type PresentedCredentials =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'basic'; readonly username: string; readonly password: string }
+  | { readonly kind: 'token'; readonly token: string }
+  | { readonly kind: 'malformed' };
+
+/** Case-insensitive header lookup (API Gateway keeps the client's spelling). */
+export function header(event: APIGatewayProxyEvent, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(event.headers ?? {})) {
+    if (key.toLowerCase() === wanted && value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/**
+ * Reads `Authorization: Basic|token|Bearer ...` or the `access_token` query parameter, the forms
+ * GitHub's API accepts. The header wins when both are sent.
+ */
+export function presentedCredentials(event: APIGatewayProxyEvent): PresentedCredentials {
+  const authorization = header(event, 'authorization');
+  if (authorization === undefined) {
+    const queryToken = event.queryStringParameters?.access_token;
+    return queryToken ? { kind: 'token', token: queryToken } : { kind: 'none' };
+  }
+  const match = /^\s*(\S+)\s+(\S+)\s*$/.exec(authorization);
+  if (!match) return { kind: 'malformed' };
+  const [, scheme = '', value = ''] = match;
+  switch (scheme.toLowerCase()) {
+    case 'basic': {
+      const decoded = Buffer.from(value, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon < 1) return { kind: 'malformed' };
+      return { kind: 'basic', username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+    }
+    case 'token':
+    case 'bearer':
+      return { kind: 'token', token: value };
+    default:
+      return { kind: 'malformed' };
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Typed HTTP errors. Domain and data code throw these; `http-stack.ts` turns them into GitHub's
+ * error body in one place. Anything else that escapes a handler is a bug and becomes a 500.
+ */
+
+/** GitHub's validation error codes (REST v3 "Client errors"). */
+export type FieldErrorCode = 'missing' | 'missing_field' | 'invalid' | 'already_exists' | 'custom';
+
+export interface FieldError {
+  readonly resource: string;
+  readonly field: string;
+  readonly code: FieldErrorCode;
+  /** Always present for `custom`. */
+  readonly message?: string;
+}
+
+export class HttpError extends Error {
+  override readonly name: string = 'HttpError';
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: {
+      readonly errors?: readonly FieldError[];
+      /** Appended to the configured docs URL, e.g. `#two-factor-authentication`. */
+      readonly documentationPath?: string;
+      readonly headers?: Readonly<Record<string, string>>;
+    } = {},
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (): HttpError => new HttpError(404, 'Not Found');
+
+export const requiresAuthentication = (): HttpError => new HttpError(401, 'Requires authentication');
+
+export const badCredentials = (): HttpError => new HttpError(401, 'Bad credentials');
+
+export const problemsParsingJson = (): HttpError => new HttpError(400, 'Problems parsing JSON');
+
+export const bodyNotObject = (): HttpError => new HttpError(400, 'Body should be a JSON object');
+
+export const payloadTooLarge = (): HttpError => new HttpError(413, 'Payload Too Large');
+
+export const validationFailed = (errors: readonly FieldError[]): HttpError =>
+  new HttpError(422, 'Validation Failed', { errors });
+
+/** The body of a 404 for a path no route serves; API Gateway's gateway response uses it too. */
+export const UNKNOWN_ROUTE_BODY = { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } as const;
+
+/** GitHub's JSON error body for an HttpError. */
+export function errorBody(error: HttpError, docsUrl: string): Record<string, unknown> {
+  return {
+    message: error.message,
+    ...(error.details.errors ? { errors: error.details.errors } : {}),
+    documentation_url: `${docsUrl}${error.details.documentationPath ?? ''}`,
+  };
+}

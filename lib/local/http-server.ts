@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { type Route, routeId } from '#http/routes';
+import { UNKNOWN_ROUTE_BODY } from '#shared/errors';
+
+type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** API Gateway's own payload limit; the handlers enforce the (smaller) configured one. */
+const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+const HANDLERS_DIR = new URL('../../functions/http/', import.meta.url);
+
+interface CompiledRoute {
+  readonly route: Route;
+  readonly pattern: RegExp;
+  readonly params: readonly string[];
+  readonly handler: Handler;
+}
+
+/** `/api/v3/users/{login}` → a regex with one capture per parameter, as API Gateway matches. */
+function compile(route: Route, handler: Handler): CompiledRoute {
+  const params: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(\w+)\}$/.exec(segment);
+      if (!param?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      params.push(param[1]);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}$`), params, handler };
+}
+
+/** Imports every route's real handler module, so a broken handler fails the start, not a request. */
+export async function loadRoutes(routes: readonly Route[]): Promise<CompiledRoute[]> {
+  return Promise.all(
+    routes.map(async (route) => {
+      const module = (await import(new URL(`${route.handler}.ts`, HANDLERS_DIR).href)) as { handler?: Handler };
+      if (typeof module.handler !== 'function') throw new Error(`functions/http/${route.handler}.ts exports no handler`);
+      return compile(route, module.handler);
+    }),
+  );
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= GATEWAY_MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    request.on('end', () => resolve(size > GATEWAY_MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function safeDecode(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The REST API (v1) proxy event API Gateway would send for this request. */
+function toEvent(request: IncomingMessage, url: URL, body: Buffer, compiled: CompiledRoute, pathParameters: Record<string, string>): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = request.rawHeaders[i] ?? '';
+    const value = request.rawHeaders[i + 1] ?? '';
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    (multiQuery[name] ??= []).push(value);
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  const text = body.toString('utf8');
+  return {
+    resource: compiled.route.path,
+    path: url.pathname,
+    httpMethod: request.method ?? 'GET',
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: compiled.params.length > 0 ? pathParameters : null,
+    stageVariables: null,
+    body: body.length > 0 ? text : null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: null,
+      domainName: request.headers.host ?? 'localhost',
+      httpMethod: request.method ?? 'GET',
+      identity: {
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: request.headers['user-agent'] ?? null,
+      } as APIGatewayProxyEvent['requestContext']['identity'],
+      path: url.pathname,
+      protocol: `HTTP/${request.httpVersion}`,
+      requestId: randomUUID(),
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: compiled.route.path,
+      stage: 'local',
+    },
+  };
+}
+
+function lambdaContext(route: Route, requestId: string): Context {
+  const deadline = Date.now() + 30_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: routeId(route),
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${routeId(route)}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${routeId(route)}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function send(response: ServerResponse, result: APIGatewayProxyResult): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  response.writeHead(result.statusCode, headers);
+  response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  send(response, { statusCode: status, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) });
+}
+
+export interface LocalHttpServer {
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Serves the route table on 127.0.0.1 the way API Gateway does: match the route, build the proxy
+ * event, invoke the real handler in-process, write its result. Unknown routes get the same 404
+ * body as the deployed API's gateway response.
+ */
+export async function startHttpServer(options: { routes: readonly Route[]; port: number }): Promise<LocalHttpServer> {
+  const compiled = await loadRoutes(options.routes);
+  const server = createServer(async (request, response) => {
+    try {
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      const body = await readBody(request);
+      if (body === 'too-large') return sendJson(response, 413, { message: 'Request Too Long' });
+      for (const candidate of compiled) {
+        if (candidate.route.method !== request.method) continue;
+        const match = candidate.pattern.exec(url.pathname);
+        if (!match) continue;
+        const pathParameters: Record<string, string> = {};
+        let decodable = true;
+        candidate.params.forEach((name, index) => {
+          const value = safeDecode(match[index + 1] ?? '');
+          if (value === undefined) decodable = false;
+          else pathParameters[name] = value;
+        });
+        if (!decodable) break;
+        const event = toEvent(request, url, body, candidate, pathParameters);
+        const result = await candidate.handler(event, lambdaContext(candidate.route, event.requestContext.requestId));
+        return send(response, result);
+      }
+      sendJson(response, 404, UNKNOWN_ROUTE_BODY);
+    } catch (error) {
+      // A handler that throws past its middleware stack: API Gateway answers 502 in that case.
+      console.error(error);
+      if (!response.headersSent) sendJson(response, 502, { message: 'Internal server error' });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(options.port, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}`,
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,91 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ROUTES } from '#http/routes';
+import { ENV } from '#shared/config';
+import { createTable } from './create-table.ts';
+import { localDynamoDbClient, startDynamoDbLocal } from './dynamodb-local.ts';
+import { startHttpServer } from './http-server.ts';
+import { startStepFunctionsLocal } from './step-functions.ts';
+
+/** Where `npm start` keeps DynamoDB Local's files and the endpoints file the admin CLI reads. */
+export const DATA_DIR = fileURLToPath(new URL('../../.data/', import.meta.url));
+/** `LOCAL_ENDPOINTS_FILE` moves it (tests use their own, so they never clobber a running stack's). */
+export const endpointsFile = (): string => process.env.LOCAL_ENDPOINTS_FILE ?? `${DATA_DIR}local.json`;
+export const LOCAL_TABLE_NAME = 'oauth-import-service';
+
+/** What `.data/local.json` holds: how to reach the running local stack. */
+export interface LocalEndpoints {
+  readonly tableName: string;
+  readonly dynamodbEndpoint: string;
+  readonly stepFunctionsEndpoint: string;
+  readonly baseUrl: string;
+  readonly webUrl: string;
+}
+
+export interface LocalStackOptions {
+  /** HTTP port on 127.0.0.1; 0 picks a free one. */
+  readonly port: number;
+  /** Use this running DynamoDB (tests share one per run); otherwise start DynamoDB Local. */
+  readonly dynamodbEndpoint?: string;
+  /** For a DynamoDB Local we start: keep data under `.data/` (else in memory). */
+  readonly persistent?: boolean;
+  readonly tableName?: string;
+  /** Write `.data/local.json` for the admin CLI. */
+  readonly writeEndpointsFile?: boolean;
+}
+
+export interface LocalStack extends LocalEndpoints {
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole service on this machine: DynamoDB Local, the Step Functions endpoint, and the HTTP
+ * server running the real handlers. Configuration reaches the handlers through the same
+ * environment variables the CDK construct sets in AWS.
+ */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const fn of stops.reverse()) await fn().catch(() => undefined);
+  };
+  try {
+    let dynamodbEndpoint = options.dynamodbEndpoint;
+    if (!dynamodbEndpoint) {
+      const dynamodb = await startDynamoDbLocal(options.persistent ? { dataDir: `${DATA_DIR}dynamodb` } : {});
+      stops.push(() => dynamodb.stop());
+      dynamodbEndpoint = dynamodb.endpoint;
+    }
+    const tableName = options.tableName ?? LOCAL_TABLE_NAME;
+    await createTable(localDynamoDbClient(dynamodbEndpoint), tableName);
+
+    const stepFunctions = await startStepFunctionsLocal({ machines: [] });
+    stops.push(() => stepFunctions.stop());
+
+    process.env[ENV.tableName] = tableName;
+    process.env[ENV.dynamodbEndpoint] = dynamodbEndpoint;
+    process.env[ENV.stepFunctionsEndpoint] = stepFunctions.endpoint;
+    const http = await startHttpServer({ routes: ROUTES, port: options.port });
+    stops.push(() => http.stop());
+    // Known only now that the port is bound; the handlers read config lazily on first request.
+    process.env[ENV.baseUrl] = `${http.url}/api/v3`;
+    for (const name of [ENV.authUrl, ENV.settingsUrl, ENV.importUrl]) process.env[name] = http.url;
+
+    const endpoints: LocalEndpoints = {
+      tableName,
+      dynamodbEndpoint,
+      stepFunctionsEndpoint: stepFunctions.endpoint,
+      baseUrl: `${http.url}/api/v3`,
+      webUrl: http.url,
+    };
+    if (options.writeEndpointsFile) {
+      const file = endpointsFile();
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, `${JSON.stringify(endpoints, null, 2)}\n`);
+    }
+    return { ...endpoints, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,26 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { type LocalStack, startLocalStack } from '#local/stack';
+
+/**
+ * The whole local service for one test file: the run's DynamoDB Local (from the global setup) with
+ * a table of the file's own, the Step Functions endpoint and the HTTP server on a free port.
+ */
+export async function startTestStack(): Promise<LocalStack & { endpointsFile: string }> {
+  const endpointsFile = join(await mkdtemp(join(tmpdir(), 'stack-')), 'local.json');
+  process.env.LOCAL_ENDPOINTS_FILE = endpointsFile;
+  process.env.LOG_LEVEL ??= 'silent';
+  const stack = await startLocalStack({
+    port: 0,
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    tableName: `test-${randomUUID()}`,
+    writeEndpointsFile: true,
+  });
+  return { ...stack, endpointsFile };
+}
+
+export const basicAuth = (login: string, password: string): string =>
+  `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
