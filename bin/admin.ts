@@ -8,6 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ENV } from '#shared/config';
 
+// Locally we run Node 20; the Lambda runtime is Node 22, so the SDK's Node 20 notice is noise here.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const USAGE = `Usage: npm run admin -- <command> [--table <name> [--region <r>]]
   user create <login> --password <pw> [--email <e>] [--name <n>] [--site-admin]
   user otp enable <login>
@@ -18,25 +21,31 @@ const USAGE = `Usage: npm run admin -- <command> [--table <name> [--region <r>]]
 
 class UsageError extends Error {}
 
-const { values: flags, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    password: { type: 'string' },
-    email: { type: 'string' },
-    name: { type: 'string' },
-    'site-admin': { type: 'boolean' },
-    owner: { type: 'string' },
-    url: { type: 'string' },
-    'callback-url': { type: 'string' },
-    private: { type: 'boolean' },
-    table: { type: 'string' },
-    region: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        password: { type: 'string' },
+        email: { type: 'string' },
+        name: { type: 'string' },
+        'site-admin': { type: 'boolean' },
+        owner: { type: 'string' },
+        url: { type: 'string' },
+        'callback-url': { type: 'string' },
+        private: { type: 'boolean' },
+        table: { type: 'string' },
+        region: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
 
 /** Points the data layer at the right table before any data module is loaded. */
-async function connect(): Promise<void> {
+async function connect(flags: Flags): Promise<void> {
   if (flags.table) {
     process.env[ENV.tableName] = flags.table;
     if (flags.region) process.env.AWS_REGION = flags.region;
@@ -47,11 +56,15 @@ async function connect(): Promise<void> {
   try {
     endpoints = JSON.parse(await readFile(file, 'utf8'));
   } catch {
-    throw new Error('The local stack is not running (no .data/local.json): start it with `npm start`, or pass --table <name> for a deployed table.');
+    throw new Error(
+      'The local stack is not running (no .data/local.json): start it with `npm start`, or pass --table <name> for a deployed table.',
+    );
   }
   process.env[ENV.tableName] = endpoints.tableName;
   process.env[ENV.dynamodbEndpoint] = endpoints.dynamodbEndpoint;
 }
+
+type Flags = ReturnType<typeof parseCommandLine>['values'];
 
 function required(value: string | undefined, what: string): string {
   if (!value) throw new UsageError(`missing ${what}`);
@@ -59,9 +72,10 @@ function required(value: string | undefined, what: string): string {
 }
 
 async function run(): Promise<unknown> {
+  const { values: flags, positionals } = parseCommandLine();
   const [noun, verb, ...rest] = positionals;
   if (flags.help || !noun) throw new UsageError('');
-  await connect();
+  await connect(flags);
   const command = `${noun} ${verb ?? ''}`;
   switch (command) {
     case 'user create': {
@@ -72,28 +86,49 @@ async function run(): Promise<unknown> {
       ]);
       const login = required(rest[0], '<login>');
       const password = required(flags.password, '--password');
-      if (!isValidLogin(login)) throw new Error(`invalid login "${login}": letters, digits and single hyphens, at most 39`);
-      if (!isAcceptablePassword(password)) throw new Error('password too weak: at least 15 characters, or 8 with a digit and a lower-case letter');
-      const user = await createUser({ login, passwordHash: await hashPassword(password), email: flags.email, name: flags.name, siteAdmin: flags['site-admin'] });
+      if (!isValidLogin(login))
+        throw new Error(`invalid login "${login}": letters, digits and single hyphens, at most 39`);
+      if (!isAcceptablePassword(password))
+        throw new Error(
+          'password too weak: at least 15 characters, or 8 with a digit and a lower-case letter',
+        );
+      const user = await createUser({
+        login,
+        passwordHash: await hashPassword(password),
+        email: flags.email,
+        name: flags.name,
+        siteAdmin: flags['site-admin'],
+      });
       if (!user) throw new Error(`login "${login}" is already taken`);
       return user;
     }
     case 'user otp': {
       if (rest[0] !== 'enable') throw new UsageError(`unknown command: user otp ${rest[0] ?? ''}`);
-      const [{ newTotpSecret, otpauthUri }, { setOtpSecret }] = await Promise.all([import('#domain/totp'), import('#data/users')]);
+      const [{ newTotpSecret, otpauthUri }, { setOtpSecret }] = await Promise.all([
+        import('#domain/totp'),
+        import('#data/users'),
+      ]);
       const login = required(rest[1], '<login>');
       const secret = newTotpSecret();
       if (!(await setOtpSecret(login, secret))) throw new Error(`no user "${login}"`);
       return { login, otpauth_uri: otpauthUri('oauth-import-service', login, secret) };
     }
     case 'app create': {
-      const [{ isAcceptableAppUrl }, { createApp }, { getUser }] = await Promise.all([import('#domain/apps'), import('#data/apps'), import('#data/users')]);
+      const [{ isAcceptableAppUrl }, { createApp }, { getUser }] = await Promise.all([
+        import('#domain/apps'),
+        import('#data/apps'),
+        import('#data/users'),
+      ]);
       const owner = required(flags.owner, '--owner');
       const name = required(flags.name, '--name');
       const url = required(flags.url, '--url');
       const callbackUrl = required(flags['callback-url'], '--callback-url');
-      for (const [flag, value] of [['--url', url], ['--callback-url', callbackUrl]] as const) {
-        if (!isAcceptableAppUrl(value)) throw new Error(`${flag} must be an absolute http(s) URL without credentials or fragment`);
+      for (const [flag, value] of [
+        ['--url', url],
+        ['--callback-url', callbackUrl],
+      ] as const) {
+        if (!isAcceptableAppUrl(value))
+          throw new Error(`${flag} must be an absolute http(s) URL without credentials or fragment`);
       }
       const user = await getUser(owner);
       if (!user) throw new Error(`no user "${owner}"`);
@@ -115,7 +150,8 @@ async function run(): Promise<unknown> {
         import('#data/users'),
       ]);
       const [owner, name, extra] = required(rest[0], '<owner>/<name>').split('/');
-      if (!owner || !name || extra !== undefined) throw new UsageError('repository must be given as <owner>/<name>');
+      if (!owner || !name || extra !== undefined)
+        throw new UsageError('repository must be given as <owner>/<name>');
       if (!isValidRepositoryName(name)) throw new Error(`invalid repository name "${name}"`);
       const user = await getUser(owner);
       if (!user) throw new Error(`no user "${owner}"`);
@@ -131,7 +167,12 @@ async function run(): Promise<unknown> {
 /** Output uses the API's snake_case field names: `clientId` → `client_id`. */
 const snakeCase = (value: unknown): unknown =>
   value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeCase(inner)]))
+    ? Object.fromEntries(
+        Object.entries(value).map(([key, inner]) => [
+          key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+          snakeCase(inner),
+        ]),
+      )
     : value;
 
 try {

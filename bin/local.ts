@@ -4,6 +4,9 @@
  */
 import { startLocalStack } from '#local/stack';
 
+// Locally we run Node 20; the Lambda runtime is Node 22, so the SDK's Node 20 notice is noise here.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const started = Date.now();
 const inMemory = process.argv.includes('--in-memory') || process.env.LOCAL_IN_MEMORY === '1';
 const stack = await startLocalStack({

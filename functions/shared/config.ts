@@ -9,7 +9,7 @@ export const ENV = {
   /** Only set locally: the Step Functions endpoint in front of aws-local-stepfunctions. */
   stepFunctionsEndpoint: 'STEPFUNCTIONS_ENDPOINT',
   importStateMachineArn: 'IMPORT_STATE_MACHINE_ARN',
-  baseUrl: 'BASE_URL',
+  baseUrl: 'API_URL',
   authUrl: 'AUTH_URL',
   settingsUrl: 'SETTINGS_URL',
   importUrl: 'IMPORT_URL',

@@ -57,7 +57,7 @@ describe('config and public URLs', () => {
   });
 
   it('uses configured URLs, else the API Gateway domain and stage', () => {
-    const configured = readConfig({ TABLE_NAME: 't', BASE_URL: 'https://api.example.com/api/v3/', AUTH_URL: 'https://example.com' });
+    const configured = readConfig({ TABLE_NAME: 't', API_URL: 'https://api.example.com/api/v3/', AUTH_URL: 'https://example.com' });
     const gatewayEvent = { headers: {}, requestContext: { domainName: 'abc.execute-api.eu-west-1.amazonaws.com', stage: 'prod' } } as unknown as APIGatewayProxyEvent;
     expect(publicUrls(configured, gatewayEvent).api).toBe('https://api.example.com/api/v3');
     expect(publicUrls(configured, gatewayEvent).auth).toBe('https://example.com');

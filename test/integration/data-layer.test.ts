@@ -1,0 +1,70 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { freshTable } from '#test/dynamodb';
+
+// The data modules read the table from the environment, so point it at a fresh table first.
+let data: {
+  users: typeof import('#data/users');
+  counters: typeof import('#data/counters');
+  repositories: typeof import('#data/repositories');
+  apps: typeof import('#data/apps');
+};
+
+beforeAll(async () => {
+  const table = await freshTable();
+  process.env.TABLE_NAME = table.tableName;
+  process.env.DYNAMODB_ENDPOINT = table.endpoint;
+  data = {
+    users: await import('#data/users'),
+    counters: await import('#data/counters'),
+    repositories: await import('#data/repositories'),
+    apps: await import('#data/apps'),
+  };
+});
+
+describe('counters', () => {
+  it('hand out distinct, increasing ids under concurrency', async () => {
+    const ids = await Promise.all(Array.from({ length: 25 }, () => data.counters.nextId('key')));
+    expect(new Set(ids).size).toBe(25);
+    expect(Math.min(...ids)).toBe(1);
+    expect(Math.max(...ids)).toBe(25);
+  });
+});
+
+describe('users', () => {
+  it('exactly one of 20 concurrent creates of the same login (any case) wins', async () => {
+    const attempts = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => data.users.createUser({ login: i % 2 ? 'Racer' : 'racer', passwordHash: `h${i}` })),
+    );
+    const winners = attempts.filter((user) => user !== null);
+    expect(winners).toHaveLength(1);
+    const stored = await data.users.getUserWithCredential('RACER');
+    expect(stored?.user.id).toBe(winners[0]?.id);
+    // The profile and credential came from the same transaction.
+    expect(stored?.credential.passwordHash).toBe(`h${attempts.findIndex((user) => user !== null)}`);
+  });
+
+  it('finds users by login and by id; the credential stays out of the profile', async () => {
+    const user = await data.users.createUser({ login: 'Finder', passwordHash: 'secret-hash', email: 'f@example.com' });
+    expect(user).not.toBeNull();
+    const byLogin = await data.users.getUser('finder');
+    expect(byLogin).toEqual(user);
+    expect(JSON.stringify(byLogin)).not.toContain('secret-hash');
+    expect(await data.users.getUserById(user?.id ?? 0)).toEqual(user);
+    expect(await data.users.getUserWithCredential('nobody')).toBeUndefined();
+  });
+});
+
+describe('repositories and applications', () => {
+  it('refuse a duplicate repository name per owner, case-insensitively', async () => {
+    expect(await data.repositories.createRepository({ ownerLogin: 'finder', name: 'Tool' })).not.toBeNull();
+    expect(await data.repositories.createRepository({ ownerLogin: 'finder', name: 'tool' })).toBeNull();
+    expect(await data.repositories.createRepository({ ownerLogin: 'racer', name: 'tool' })).not.toBeNull();
+  });
+
+  it('store only the hash of a client secret', async () => {
+    const { app, clientSecret } = await data.apps.createApp({ ownerLogin: 'finder', name: 'A', url: 'https://a.example', callbackUrl: 'https://a.example/cb' });
+    const stored = await data.apps.getApp(app.clientId);
+    expect(stored?.secretHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(stored)).not.toContain(clientSecret);
+  });
+});
