@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '#test/admin';
-import { basicAuth, startTestStack } from '#test/stack';
+import { basicAuth, json, startTestStack } from '#test/stack';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 let stack: Stack;
@@ -26,7 +26,7 @@ describe('users over HTTP', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('x-github-media-type')).toBe('github.v3; format=json');
-    const user = await response.json();
+    const user = await json(response);
     expect(user).toMatchObject({
       login: 'octocat',
       type: 'User',
@@ -46,19 +46,19 @@ describe('users over HTTP', () => {
   it('GET /users/:login is 404 for an unknown login', async () => {
     const response = await api('/users/nobody-here');
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ message: 'Not Found', documentation_url: expect.any(String) });
+    expect(await json(response)).toEqual({ message: 'Not Found', documentation_url: expect.any(String) });
   });
 
   it('GET /user with the right password returns the user', async () => {
     const response = await api('/user', { headers: asOctocat });
     expect(response.status).toBe(200);
-    expect((await response.json()).login).toBe('octocat');
+    expect((await json(response)).login).toBe('octocat');
   });
 
   it('GET /user without credentials is 401 Requires authentication', async () => {
     const response = await api('/user');
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ message: 'Requires authentication', documentation_url: expect.any(String) });
+    expect(await json(response)).toEqual({ message: 'Requires authentication', documentation_url: expect.any(String) });
   });
 
   it.each([
@@ -69,7 +69,7 @@ describe('users over HTTP', () => {
   ])('GET /user with %s is 401 Bad credentials', async (_what, authorization) => {
     const response = await api('/user', { headers: { Authorization: authorization } });
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ message: 'Bad credentials', documentation_url: expect.any(String) });
+    expect(await json(response)).toEqual({ message: 'Bad credentials', documentation_url: expect.any(String) });
   });
 
   it('checks credentials even on anonymous routes', async () => {
@@ -86,13 +86,13 @@ describe('repositories over HTTP', () => {
     const response = await create(JSON.stringify({ name: 'Hello-World', description: 'My first repo' }));
     expect(response.status).toBe(201);
     expect(response.headers.get('location')).toBe(`${stack.baseUrl}/repos/octocat/Hello-World`);
-    const repo = await response.json();
+    const repo = await json(response);
     expect(repo).toMatchObject({ name: 'Hello-World', full_name: 'octocat/Hello-World', private: false, description: 'My first repo' });
     expect(repo.owner.login).toBe('octocat');
 
     const fetched = await api('/repos/octocat/hello-world');
     expect(fetched.status).toBe(200);
-    expect((await fetched.json()).id).toBe(repo.id);
+    expect((await json(fetched)).id).toBe(repo.id);
   });
 
   it('reads JSON whatever the Content-Type, as GitHub does', async () => {
@@ -108,7 +108,7 @@ describe('repositories over HTTP', () => {
     expect((await create(JSON.stringify({ name: 'dupe' }))).status).toBe(201);
     const again = await create(JSON.stringify({ name: 'DUPE' }));
     expect(again.status).toBe(422);
-    expect(await again.json()).toMatchObject({
+    expect(await json(again)).toMatchObject({
       message: 'Validation Failed',
       errors: [{ resource: 'Repository', field: 'name', code: 'custom', message: 'name already exists on this account' }],
     });
@@ -124,19 +124,19 @@ describe('repositories over HTTP', () => {
   it('invalid JSON is 400 Problems parsing JSON', async () => {
     const response = await create('{"name": ');
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ message: 'Problems parsing JSON', documentation_url: expect.any(String) });
+    expect(await json(response)).toEqual({ message: 'Problems parsing JSON', documentation_url: expect.any(String) });
   });
 
   it.each(['[1,2]', '"text"', '42', 'null'])('a JSON non-object (%s) is 400 Body should be a JSON object', async (body) => {
     const response = await create(body);
     expect(response.status).toBe(400);
-    expect((await response.json()).message).toBe('Body should be a JSON object');
+    expect((await json(response)).message).toBe('Body should be a JSON object');
   });
 
   it('invalid fields are 422 Validation Failed with errors[]', async () => {
     const response = await create(JSON.stringify({ private: 'yes' }));
     expect(response.status).toBe(422);
-    expect(await response.json()).toEqual({
+    expect(await json(response)).toEqual({
       message: 'Validation Failed',
       errors: [
         { resource: 'Repository', field: 'name', code: 'missing_field' },
@@ -146,7 +146,7 @@ describe('repositories over HTTP', () => {
     });
     const badName = await create(JSON.stringify({ name: 'has space' }));
     expect(badName.status).toBe(422);
-    expect((await badName.json()).errors[0]).toMatchObject({ field: 'name', code: 'custom' });
+    expect((await json(badName)).errors[0]).toMatchObject({ field: 'name', code: 'custom' });
   });
 
   it('an oversized body is 413 and nothing is created', async () => {
@@ -170,6 +170,6 @@ describe('routing', () => {
     const response = await fetch(`${stack.webUrl}${path}`, { method });
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    expect((await response.json()).message).toBe('Not Found');
+    expect((await json(response)).message).toBe('Not Found');
   });
 });

@@ -24,3 +24,7 @@ export async function startTestStack(): Promise<LocalStack & { endpointsFile: st
 
 export const basicAuth = (login: string, password: string): string =>
   `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
+
+/** Response bodies in tests are read loosely; the assertions say what shape they must have. */
+// biome-ignore lint/suspicious/noExplicitAny: test bodies are asserted field by field
+export const json = async (response: Response): Promise<any> => response.json();

@@ -1,0 +1,68 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, CfnElement, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { defineService } from '#cdk/service-app';
+import type { ServiceStack } from '#cdk/service-stack';
+
+const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+  context?: Record<string, unknown>;
+};
+
+export interface SynthOptions {
+  /** Context on top of cdk.json's, as `cdk synth -c key=value` would give it. */
+  readonly context?: Record<string, unknown>;
+  /**
+   * Bundle every function with esbuild, as `cdk synth` does. Off by default: without it the
+   * assets point at the unbundled sources, which is all a template assertion needs.
+   */
+  readonly bundle?: boolean;
+}
+
+export interface SynthesizedService {
+  readonly app: App;
+  readonly stack: ServiceStack;
+  readonly template: Template;
+  /** The cloud assembly directory (bundled assets live under it). */
+  readonly outdir: string;
+  /** The logical ID a construct's CloudFormation resource got in the template. */
+  logicalId(construct: IConstruct): string;
+  /** Deletes the cloud assembly. */
+  dispose(): void;
+}
+
+/**
+ * Builds and synthesizes the app exactly as `bin/app.ts` does (same `defineService`, cdk.json's
+ * context, cdk-nag included), in memory, into a temporary directory. Synthesis throws if cdk-nag
+ * reports an unacknowledged error. Costly with bundling: call it once per test file, in beforeAll.
+ */
+export function synthService(options: SynthOptions = {}): SynthesizedService {
+  const outdir = mkdtempSync(join(tmpdir(), 'infra-synth-'));
+  const app = new App({
+    outdir,
+    context: {
+      ...cdkJson.context,
+      ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      ...options.context,
+    },
+  });
+  const stack = defineService(app);
+  const assembly = app.synth();
+  const template = Template.fromJSON(assembly.getStackByName(stack.stackName).template);
+  return {
+    app,
+    stack,
+    template,
+    outdir,
+    logicalId(construct) {
+      const resource = construct.node.defaultChild ?? construct;
+      if (!CfnElement.isCfnElement(resource)) throw new Error(`${construct.node.path} has no CloudFormation resource`);
+      return Stack.of(resource).resolve(resource.logicalId) as string;
+    },
+    dispose() {
+      rmSync(outdir, { recursive: true, force: true });
+    },
+  };
+}
