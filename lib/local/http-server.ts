@@ -11,15 +11,15 @@ type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGat
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 const HANDLERS_DIR = new URL('../../functions/http/', import.meta.url);
 
-interface CompiledRoute {
+interface CompiledRoute<H = Handler> {
   readonly route: Route;
   readonly pattern: RegExp;
   readonly params: readonly string[];
-  readonly handler: Handler;
+  readonly handler: H;
 }
 
 /** `/api/v3/users/{login}` → a regex with one capture per parameter, as API Gateway matches. */
-function compile(route: Route, handler: Handler): CompiledRoute {
+export function compile<H>(route: Route, handler: H): CompiledRoute<H> {
   const params: string[] = [];
   const source = route.path
     .split('/')
@@ -42,6 +42,27 @@ export async function loadRoutes(routes: readonly Route[]): Promise<CompiledRout
       return compile(route, module.handler);
     }),
   );
+}
+
+/** The route API Gateway would pick for a request, with its decoded path parameters. */
+export function matchRoute<T extends Pick<CompiledRoute, 'route' | 'pattern' | 'params'>>(
+  compiled: readonly T[],
+  method: string,
+  pathname: string,
+): { compiled: T; pathParameters: Record<string, string> } | undefined {
+  for (const candidate of compiled) {
+    if (candidate.route.method !== method) continue;
+    const match = candidate.pattern.exec(pathname);
+    if (!match) continue;
+    const pathParameters: Record<string, string> = {};
+    for (const [index, name] of candidate.params.entries()) {
+      const value = safeDecode(match[index + 1] ?? '');
+      if (value === undefined) return undefined;
+      pathParameters[name] = value;
+    }
+    return { compiled: candidate, pathParameters };
+  }
+  return undefined;
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
@@ -164,20 +185,10 @@ export async function startHttpServer(options: { routes: readonly Route[]; port:
       const url = new URL(request.url ?? '/', 'http://localhost');
       const body = await readBody(request);
       if (body === 'too-large') return sendJson(response, 413, { message: 'Request Too Long' });
-      for (const candidate of compiled) {
-        if (candidate.route.method !== request.method) continue;
-        const match = candidate.pattern.exec(url.pathname);
-        if (!match) continue;
-        const pathParameters: Record<string, string> = {};
-        let decodable = true;
-        candidate.params.forEach((name, index) => {
-          const value = safeDecode(match[index + 1] ?? '');
-          if (value === undefined) decodable = false;
-          else pathParameters[name] = value;
-        });
-        if (!decodable) break;
-        const event = toEvent(request, url, body, candidate, pathParameters);
-        const result = await candidate.handler(event, lambdaContext(candidate.route, event.requestContext.requestId));
+      const matched = matchRoute(compiled, request.method ?? 'GET', url.pathname);
+      if (matched) {
+        const event = toEvent(request, url, body, matched.compiled, matched.pathParameters);
+        const result = await matched.compiled.handler(event, lambdaContext(matched.compiled.route, event.requestContext.requestId));
         return send(response, result);
       }
       sendJson(response, 404, UNKNOWN_ROUTE_BODY);

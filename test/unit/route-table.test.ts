@@ -1,0 +1,38 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { API_PREFIX, ROUTES, routeId } from '#http/routes';
+import { compile, matchRoute } from '#local/http-server';
+
+const handlerFile = (handler: string) => fileURLToPath(new URL(`../../functions/http/${handler}.ts`, import.meta.url));
+/** A concrete request path for a route: each `{param}` filled with a sample value. */
+const samplePath = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => `sample-${name}`);
+
+describe('route table', () => {
+  it('has one row per method and path, and one function name per row', () => {
+    const keys = ROUTES.map((route) => `${route.method} ${route.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    const ids = ROUTES.map(routeId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it.each(ROUTES.map((route) => [`${route.method} ${route.path}`, route] as const))('%s has a handler module', (_, route) => {
+    expect(existsSync(handlerFile(route.handler))).toBe(true);
+  });
+
+  it('puts REST routes under the API prefix and gives them JSON', () => {
+    for (const route of ROUTES.filter((candidate) => candidate.media === 'json')) {
+      expect(route.path.startsWith(`${API_PREFIX}/`)).toBe(true);
+    }
+  });
+
+  it('lets the local router resolve every row to itself, with its parameters', () => {
+    const compiled = ROUTES.map((route) => compile(route, route.handler));
+    for (const route of ROUTES) {
+      const matched = matchRoute(compiled, route.method, samplePath(route.path));
+      expect(matched?.compiled.route).toBe(route);
+      for (const [name, value] of Object.entries(matched?.pathParameters ?? {})) expect(value).toBe(`sample-${name}`);
+    }
+    expect(matchRoute(compiled, 'GET', `${API_PREFIX}/no-such-thing`)).toBeUndefined();
+  });
+});
