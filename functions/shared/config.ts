@@ -1,3 +1,5 @@
+import { DEFAULT_DOCS_URL } from './errors.ts';
+
 /**
  * Runtime configuration, read and checked once at cold start. The environment variable names are
  * exported so that the CDK construct that sets them and the local stack use the same constants.
@@ -57,7 +59,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     settingsUrl: optionalUrl(env, ENV.settingsUrl),
     importUrl: optionalUrl(env, ENV.importUrl),
     vendor,
-    docsUrl: (env[ENV.docsUrl] || 'https://docs.github.com/rest').replace(/\/$/, ''),
+    docsUrl: (env[ENV.docsUrl] || DEFAULT_DOCS_URL).replace(/\/$/, ''),
     maxBodyBytes,
   });
 }

@@ -45,8 +45,18 @@ export const payloadTooLarge = (): HttpError => new HttpError(413, 'Payload Too 
 export const validationFailed = (errors: readonly FieldError[]): HttpError =>
   new HttpError(422, 'Validation Failed', { errors });
 
-/** The body of a 404 for a path no route serves; API Gateway's gateway response uses it too. */
-export const UNKNOWN_ROUTE_BODY = { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } as const;
+/** Where `documentation_url` points unless DOCS_URL says otherwise. */
+export const DEFAULT_DOCS_URL = 'https://docs.github.com/rest';
+
+/**
+ * Bodies of the errors answered before any handler runs: by API Gateway's gateway responses in AWS
+ * and by the local server's router locally.
+ */
+export const GATEWAY_ERROR_BODIES = {
+  unknownRoute: { message: 'Not Found', documentation_url: DEFAULT_DOCS_URL },
+  payloadTooLarge: { message: 'Payload Too Large', documentation_url: DEFAULT_DOCS_URL },
+  serverError: { message: 'Server Error', documentation_url: DEFAULT_DOCS_URL },
+} as const;
 
 /** GitHub's JSON error body for an HttpError. */
 export function errorBody(error: HttpError, docsUrl: string): Record<string, unknown> {

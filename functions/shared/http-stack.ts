@@ -5,7 +5,7 @@ import type * as z from 'zod/mini';
 import { type Route, routeFor } from '#http/routes';
 import { authenticate, type Caller } from './authenticate.ts';
 import { config } from './config.ts';
-import { bodyNotObject, errorBody, HttpError, payloadTooLarge, problemsParsingJson } from './errors.ts';
+import { bodyNotObject, errorBody, GATEWAY_ERROR_BODIES, HttpError, payloadTooLarge, problemsParsingJson } from './errors.ts';
 import { log } from './log.ts';
 import { type PublicUrls, publicUrls } from './urls.ts';
 import { validateBody } from './validate.ts';
@@ -109,7 +109,7 @@ const httpResponse = (route: Route): middy.MiddlewareObj<StackEvent, APIGatewayP
       requestId: request.context?.awsRequestId,
       error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
     });
-    request.response = serialize({ status: 500, body: { message: 'Server Error', documentation_url: config().docsUrl } });
+    request.response = serialize({ status: 500, body: { ...GATEWAY_ERROR_BODIES.serverError, documentation_url: config().docsUrl } });
   },
 });
 

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { type Route, routeId } from '#http/routes';
-import { UNKNOWN_ROUTE_BODY } from '#shared/errors';
+import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -184,18 +184,18 @@ export async function startHttpServer(options: { routes: readonly Route[]; port:
     try {
       const url = new URL(request.url ?? '/', 'http://localhost');
       const body = await readBody(request);
-      if (body === 'too-large') return sendJson(response, 413, { message: 'Request Too Long' });
+      if (body === 'too-large') return sendJson(response, 413, GATEWAY_ERROR_BODIES.payloadTooLarge);
       const matched = matchRoute(compiled, request.method ?? 'GET', url.pathname);
       if (matched) {
         const event = toEvent(request, url, body, matched.compiled, matched.pathParameters);
         const result = await matched.compiled.handler(event, lambdaContext(matched.compiled.route, event.requestContext.requestId));
         return send(response, result);
       }
-      sendJson(response, 404, UNKNOWN_ROUTE_BODY);
+      sendJson(response, 404, GATEWAY_ERROR_BODIES.unknownRoute);
     } catch (error) {
       // A handler that throws past its middleware stack: API Gateway answers 502 in that case.
       console.error(error);
-      if (!response.headersSent) sendJson(response, 502, { message: 'Internal server error' });
+      if (!response.headersSent) sendJson(response, 502, GATEWAY_ERROR_BODIES.serverError);
     }
   });
   await new Promise<void>((resolve) => server.listen(options.port, '127.0.0.1', resolve));

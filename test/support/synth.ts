@@ -58,7 +58,8 @@ export function synthService(options: SynthOptions = {}): SynthesizedService {
     outdir,
     logicalId(construct) {
       const resource = construct.node.defaultChild ?? construct;
-      if (!CfnElement.isCfnElement(resource)) throw new Error(`${construct.node.path} has no CloudFormation resource`);
+      if (!CfnElement.isCfnElement(resource))
+        throw new Error(`${construct.node.path} has no CloudFormation resource`);
       return Stack.of(resource).resolve(resource.logicalId) as string;
     },
     dispose() {

@@ -1,0 +1,244 @@
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  type Method,
+  MethodLoggingLevel,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { API_PREFIX, ROUTES, type Route, routeId } from '#http/routes';
+import { GATEWAY_ERROR_BODIES } from '#shared/errors';
+import { ApiFunction } from './api-function.ts';
+import { httpHandlerEntry } from './paths.ts';
+
+export interface ServiceRestApiProps {
+  readonly table: ITable;
+  /** @default ROUTES */
+  readonly routes?: readonly Route[];
+  /** Configuration variables every route function gets (names from `ENV`). */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+  /** For the API's and the functions' log groups. */
+  readonly logRemovalPolicy: RemovalPolicy;
+  /** Whether to set the region's account-wide API Gateway CloudWatch Logs role. */
+  readonly manageCloudWatchRole: boolean;
+  /** An existing regional WAFv2 web ACL to associate with the stage. */
+  readonly webAclArn?: string;
+}
+
+/** Part of every URL on the execute-api domain; hidden behind a custom domain's base path mapping. */
+export const STAGE_NAME = 'prod';
+
+/** API Gateway's own error responses, in GitHub's JSON error shape. */
+const GATEWAY_RESPONSES = [
+  // API Gateway answers an unknown path, or an unknown method on a known path, with 403
+  // "Missing Authentication Token"; GitHub answers both with 404.
+  {
+    id: 'NotFound',
+    type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
+    statusCode: '404',
+    body: GATEWAY_ERROR_BODIES.unknownRoute,
+  },
+  {
+    id: 'PayloadTooLarge',
+    type: ResponseType.REQUEST_TOO_LARGE,
+    statusCode: '413',
+    body: GATEWAY_ERROR_BODIES.payloadTooLarge,
+  },
+  // No status code: the original 500/502/503/504 is kept.
+  {
+    id: 'ServerError',
+    type: ResponseType.DEFAULT_5XX,
+    statusCode: undefined,
+    body: GATEWAY_ERROR_BODIES.serverError,
+  },
+] as const;
+
+/** One JSON object per request; never headers or bodies (they carry passwords and tokens). */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: AccessLogField.contextRequestId(),
+    ip: AccessLogField.contextIdentitySourceIp(),
+    requestTime: AccessLogField.contextRequestTime(),
+    method: AccessLogField.contextHttpMethod(),
+    path: AccessLogField.contextPath(),
+    resourcePath: AccessLogField.contextResourcePath(),
+    protocol: AccessLogField.contextProtocol(),
+    status: AccessLogField.contextStatus(),
+    responseLength: AccessLogField.contextResponseLength(),
+    latency: AccessLogField.contextResponseLatency(),
+    integrationLatency: AccessLogField.contextIntegrationLatency(),
+    errorType: AccessLogField.contextErrorResponseType(),
+    userAgent: AccessLogField.contextIdentityUserAgent(),
+    xrayTraceId: AccessLogField.contextXrayTraceId(),
+  }),
+);
+
+/**
+ * Fails synthesis on route tables API Gateway would reject at deploy time: a repeated
+ * method and path, two routes whose functions would share an id, or sibling path variables with
+ * different names (`/repos/{owner}` next to `/repos/{org}`).
+ */
+export function assertDeployableRoutes(routes: readonly Route[]): void {
+  const seen = new Set<string>();
+  const ids = new Map<string, string>();
+  const variables = new Map<string, string>();
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    if (seen.has(key)) throw new Error(`route ${key} is defined twice`);
+    seen.add(key);
+    const id = routeId(route);
+    const other = ids.get(id);
+    if (other !== undefined && other !== route.handler) {
+      throw new Error(`handlers ${other} and ${route.handler} both map to function id ${id}`);
+    }
+    ids.set(id, route.handler);
+    const segments = route.path.split('/').filter(Boolean);
+    segments.forEach((segment, index) => {
+      if (!segment.startsWith('{')) return;
+      const parent = `/${segments.slice(0, index).join('/')}`;
+      const sibling = variables.get(parent);
+      if (sibling !== undefined && sibling !== segment) {
+        throw new Error(
+          `${parent} has two path variables, ${sibling} and ${segment}; API Gateway allows one`,
+        );
+      }
+      variables.set(parent, segment);
+    });
+  }
+}
+
+/**
+ * The REST API: one API Gateway method and one `ApiFunction` per route-table row (Lambda proxy
+ * integration, so the handler sees the raw request and shapes the whole response), access and
+ * execution logging, X-Ray tracing, stage throttling and GitHub-shaped gateway errors.
+ */
+export class ServiceRestApi extends Construct {
+  public readonly api: RestApi;
+  /** Route functions by `routeId(route)`. */
+  public readonly functions: ReadonlyMap<string, ApiFunction>;
+  public readonly accessLogs: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceRestApiProps) {
+    super(scope, id);
+    const routes = props.routes ?? ROUTES;
+    assertDeployableRoutes(routes);
+
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy,
+    });
+
+    this.api = new RestApi(this, 'RestApi', {
+      description: 'GitHub REST API v3: authorizations, OAuth web flow and source imports',
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      cloudWatchRole: props.manageCloudWatchRole,
+      // The role is an account-wide setting other APIs may rely on; never remove it with this stack.
+      ...(props.manageCloudWatchRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
+      deployOptions: {
+        stageName: STAGE_NAME,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: ACCESS_LOG_FORMAT,
+        tracingEnabled: true,
+        // Execution logs of errors only, and never request or response data.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        throttlingRateLimit: props.throttling.rateLimit,
+        throttlingBurstLimit: props.throttling.burstLimit,
+      },
+    });
+
+    // API Gateway creates this group on first use with no retention; owning it sets one.
+    const executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${STAGE_NAME}`,
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    this.api.deploymentStage.node.addDependency(executionLogs);
+
+    const functions = new Map<string, ApiFunction>();
+    for (const route of routes) {
+      const id = routeId(route);
+      const fn = new ApiFunction(this, id, {
+        entry: httpHandlerEntry(route.handler),
+        description: `${route.method} ${route.path}`,
+        environment: props.environment,
+        logRemovalPolicy: props.logRemovalPolicy,
+      });
+      fn.bindTable(props.table, route.table);
+      functions.set(id, fn);
+      const method = this.api.root
+        .resourceForPath(route.path)
+        .addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }), {
+          authorizationType: AuthorizationType.NONE,
+        });
+      acknowledgeInFunctionAuthentication(method);
+    }
+    this.functions = functions;
+
+    for (const response of GATEWAY_RESPONSES) {
+      this.api.addGatewayResponse(response.id, {
+        type: response.type,
+        ...(response.statusCode === undefined ? {} : { statusCode: response.statusCode }),
+        responseHeaders: { 'Content-Type': "'application/json; charset=utf-8'" },
+        templates: { 'application/json': JSON.stringify(response.body) },
+      });
+    }
+
+    if (props.webAclArn !== undefined) {
+      new CfnWebACLAssociation(this, 'WebAcl', {
+        resourceArn: this.api.deploymentStage.stageArn,
+        webAclArn: props.webAclArn,
+      });
+    } else {
+      Validations.of(this.api.deploymentStage).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason: `No web ACL given (context webAclArn); the stage is rate limited by its own throttling. Production deployments pass an existing regional WAFv2 web ACL.`,
+      });
+    }
+
+    Validations.of(this.api.node.defaultChild ?? this.api).acknowledge({
+      id: 'AwsSolutions-APIG2',
+      reason:
+        "Each route's function validates its request against the route's schema and answers with GitHub's 422 body (errors[] with resource/field/code); an API Gateway validator would answer first, in another format.",
+    });
+    const cloudWatchRole = this.api.node.tryFindChild('CloudWatchRole');
+    if (cloudWatchRole !== undefined) {
+      Validations.of(cloudWatchRole).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason:
+          "The account-wide API Gateway logging role serves every API in the region, so it cannot be scoped to this stack's log groups; AWS documents this managed policy for exactly this role.",
+      });
+    }
+    // The stack's own ApiUrl output replaces the RestApi's hash-named `Endpoint` output.
+    this.api.node.tryRemoveChild('Endpoint');
+  }
+
+  /** The `{base_url}` GitHub clients are configured with, on the execute-api domain. */
+  get baseUrl(): string {
+    return this.api.urlForPath(API_PREFIX);
+  }
+}
+
+function acknowledgeInFunctionAuthentication(method: Method): void {
+  const validations = Validations.of(method);
+  validations.acknowledge({
+    id: 'AwsSolutions-APIG4',
+    reason:
+      "GitHub's protocol authenticates in the function: HTTP Basic (login and password with OTP, or client_id and client_secret) and OAuth tokens, with GitHub's 401/404 semantics and scope headers, which an API Gateway authorizer cannot reproduce; anonymous routes are public by design.",
+  });
+  validations.acknowledge({
+    id: 'AwsSolutions-COG4',
+    reason:
+      'Callers are GitHub users, OAuth applications and tokens kept in the service table, not Cognito user pool identities; the function authenticates them (see AwsSolutions-APIG4).',
+  });
+}

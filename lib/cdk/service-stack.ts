@@ -1,0 +1,62 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { API_PREFIX } from '#http/routes';
+import { ENV } from '#shared/config';
+import { DataTable } from './data-table.ts';
+import { ServiceRestApi } from './rest-api.ts';
+import type { ServiceSettings } from './settings.ts';
+
+export interface ServiceStackProps extends StackProps {
+  readonly settings: ServiceSettings;
+}
+
+/**
+ * Configuration variables every function gets. The public URLs are set only for a custom domain:
+ * without one, handlers derive them per request from the API Gateway domain and stage, because
+ * setting them from the RestApi's URL would make every function depend on the API that depends on
+ * every function.
+ */
+export function functionEnvironment(settings: ServiceSettings): Record<string, string> {
+  const environment: Record<string, string> = { [ENV.vendor]: settings.vendor };
+  if (settings.publicUrl !== undefined) {
+    environment[ENV.baseUrl] = `${settings.publicUrl}${API_PREFIX}`;
+    environment[ENV.authUrl] = settings.publicUrl;
+    environment[ENV.settingsUrl] = settings.publicUrl;
+    environment[ENV.importUrl] = settings.publicUrl;
+  }
+  return environment;
+}
+
+/** The whole service: the table and the REST API with one function per route. */
+export class ServiceStack extends Stack {
+  public readonly table: DataTable;
+  public readonly restApi: ServiceRestApi;
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, {
+      description: 'GitHub REST API v3 authorizations, OAuth web flow and source imports',
+      ...props,
+    });
+    const { settings } = props;
+
+    this.table = new DataTable(this, 'Table', { removalPolicy: settings.removalPolicy });
+    this.restApi = new ServiceRestApi(this, 'Api', {
+      table: this.table,
+      environment: functionEnvironment(settings),
+      throttling: settings.throttling,
+      logRemovalPolicy: settings.removalPolicy,
+      manageCloudWatchRole: settings.apiGatewayCloudWatchRole,
+      ...(settings.webAclArn === undefined ? {} : { webAclArn: settings.webAclArn }),
+    });
+
+    new CfnOutput(this, 'ApiUrl', {
+      description: 'Stage URL on the execute-api domain',
+      value: this.restApi.api.url,
+    });
+    new CfnOutput(this, 'BaseUrl', {
+      description: 'The {base_url} for GitHub clients (Octokit baseUrl, GHE host + /api/v3)',
+      value: settings.publicUrl === undefined ? this.restApi.baseUrl : `${settings.publicUrl}${API_PREFIX}`,
+    });
+    new CfnOutput(this, 'TableName', { description: 'The service table', value: this.table.tableName });
+  }
+}

@@ -1,0 +1,118 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import type { Node } from 'constructs';
+
+/**
+ * Deployment settings, read once from CDK context (`cdk.json` or `-c key=value`) and checked, so
+ * that a typo fails `cdk synth` instead of deploying something else. Values given with `-c`
+ * arrive as strings; numbers and booleans are parsed here.
+ */
+export const CONTEXT = {
+  /** CloudFormation stack name. */
+  stackName: 'stackName',
+  /** `retain` (default) or `destroy` for the table and log groups; use `destroy` only for dev stacks. */
+  removalPolicy: 'removalPolicy',
+  /** Lower-case vendor name handlers report (ENV.vendor). */
+  vendor: 'vendor',
+  /** Public origin of a custom domain, e.g. `https://api.example.com`; sets the URL variables. */
+  publicUrl: 'publicUrl',
+  /** Stage-wide steady-state requests per second. */
+  throttlingRateLimit: 'throttlingRateLimit',
+  /** Stage-wide burst of requests. */
+  throttlingBurstLimit: 'throttlingBurstLimit',
+  /** ARN of an existing regional WAFv2 web ACL to associate with the API stage. */
+  webAclArn: 'webAclArn',
+  /**
+   * Whether this stack sets the region's account-wide API Gateway CloudWatch Logs role (needed for
+   * access and execution logs). `false` when the platform already manages that setting.
+   */
+  apiGatewayCloudWatchRole: 'apiGatewayCloudWatchRole',
+} as const;
+
+export interface ServiceSettings {
+  readonly stackName: string;
+  readonly removalPolicy: RemovalPolicy;
+  readonly vendor: string;
+  /** Without a trailing slash; undefined when handlers derive URLs from each request. */
+  readonly publicUrl: string | undefined;
+  readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly webAclArn: string | undefined;
+  readonly apiGatewayCloudWatchRole: boolean;
+}
+
+export const DEFAULT_SETTINGS = {
+  stackName: 'OAuthImportService',
+  vendor: 'github',
+  throttlingRateLimit: 100,
+  throttlingBurstLimit: 200,
+} as const;
+
+function text(node: Node, key: string): string | undefined {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string')
+    throw new Error(`context ${key} must be a string, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function positiveInteger(node: Node, key: string, fallback: number): number {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return fallback;
+  const number = typeof value === 'number' ? value : Number(value);
+  if (!Number.isInteger(number) || number <= 0) {
+    throw new Error(`context ${key} must be a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return number;
+}
+
+function flag(node: Node, key: string, fallback: boolean): boolean {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return fallback;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new Error(`context ${key} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+function removalPolicy(node: Node): RemovalPolicy {
+  const value = text(node, CONTEXT.removalPolicy) ?? 'retain';
+  if (value === 'retain') return RemovalPolicy.RETAIN;
+  if (value === 'destroy') return RemovalPolicy.DESTROY;
+  throw new Error(`context ${CONTEXT.removalPolicy} must be 'retain' or 'destroy', got '${value}'`);
+}
+
+function publicUrl(node: Node): string | undefined {
+  const value = text(node, CONTEXT.publicUrl);
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`context ${CONTEXT.publicUrl} must be an absolute URL, got '${value}'`);
+  }
+  if (url.protocol !== 'https:' || url.search !== '' || url.hash !== '' || url.username !== '') {
+    throw new Error(
+      `context ${CONTEXT.publicUrl} must be an https URL without query, fragment or credentials`,
+    );
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+export function readSettings(node: Node): ServiceSettings {
+  const vendor = text(node, CONTEXT.vendor) ?? DEFAULT_SETTINGS.vendor;
+  // The same rule as readConfig() applies at cold start; failing here keeps a bad value undeployed.
+  if (!/^[a-z0-9-]+$/.test(vendor)) {
+    throw new Error(`context ${CONTEXT.vendor} must be lower-case letters, digits or '-'`);
+  }
+  const throttling = {
+    rateLimit: positiveInteger(node, CONTEXT.throttlingRateLimit, DEFAULT_SETTINGS.throttlingRateLimit),
+    burstLimit: positiveInteger(node, CONTEXT.throttlingBurstLimit, DEFAULT_SETTINGS.throttlingBurstLimit),
+  };
+  return Object.freeze({
+    stackName: text(node, CONTEXT.stackName) ?? DEFAULT_SETTINGS.stackName,
+    removalPolicy: removalPolicy(node),
+    vendor,
+    publicUrl: publicUrl(node),
+    throttling,
+    webAclArn: text(node, CONTEXT.webAclArn),
+    apiGatewayCloudWatchRole: flag(node, CONTEXT.apiGatewayCloudWatchRole, true),
+  });
+}

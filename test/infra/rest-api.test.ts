@@ -1,0 +1,297 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AssetStaging } from 'aws-cdk-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertDeployableRoutes } from '#cdk/rest-api';
+import { ROUTES, type Route, routeId } from '#http/routes';
+import { ENV } from '#shared/config';
+import { type SynthesizedService, synthService } from '#test/synth';
+
+interface CfnResource {
+  readonly Type: string;
+  readonly Properties: Record<string, unknown>;
+  readonly Metadata?: Record<string, unknown>;
+}
+
+const WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+
+function handlerModule(route: Route): string {
+  return fileURLToPath(new URL(`../../functions/http/${route.handler}.ts`, import.meta.url));
+}
+
+function get(resources: Record<string, CfnResource>, logicalId: string): CfnResource {
+  const resource = resources[logicalId];
+  if (!resource) throw new Error(`no resource ${logicalId} in the template`);
+  return resource;
+}
+
+/** Full API Gateway path of each AWS::ApiGateway::Resource, rebuilt from ParentId/PathPart. */
+function resourcePaths(resources: Record<string, CfnResource>): Map<string, string> {
+  const paths = new Map<string, string>();
+  const pathOf = (logicalId: string): string => {
+    const known = paths.get(logicalId);
+    if (known !== undefined) return known;
+    const { ParentId, PathPart } = get(resources, logicalId).Properties as {
+      ParentId: { Ref?: string };
+      PathPart: string;
+    };
+    const parent = ParentId.Ref;
+    const path = `${parent === undefined ? '' : pathOf(parent)}/${PathPart}`;
+    paths.set(logicalId, path);
+    return path;
+  };
+  for (const [logicalId, resource] of Object.entries(resources)) {
+    if (resource.Type === 'AWS::ApiGateway::Resource') pathOf(logicalId);
+  }
+  return paths;
+}
+
+function policyActions(resources: Record<string, CfnResource>, roleLogicalId: string): string[] {
+  return Object.values(resources)
+    .filter((resource) => resource.Type === 'AWS::IAM::Policy')
+    .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleLogicalId }]))
+    .flatMap(
+      (policy) =>
+        (policy.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
+    )
+    .flatMap((statement) => statement.Action);
+}
+
+describe('ServiceRestApi', () => {
+  let synth: SynthesizedService;
+  let resources: Record<string, CfnResource>;
+
+  beforeAll(() => {
+    synth = synthService({ bundle: true });
+    resources = synth.template.toJSON().Resources as Record<string, CfnResource>;
+  });
+  afterAll(() => synth?.dispose());
+
+  function functionOf(route: Route) {
+    const fn = synth.stack.restApi.functions.get(routeId(route));
+    if (!fn) throw new Error(`no function for ${route.handler}`);
+    return fn;
+  }
+  const functionResource = (route: Route): CfnResource => get(resources, synth.logicalId(functionOf(route)));
+
+  it('creates exactly one function per route, bundled from the route handler module', () => {
+    synth.template.resourceCountIs('AWS::Lambda::Function', ROUTES.length);
+    for (const route of ROUTES) {
+      const fn = functionOf(route);
+      expect(fn.entry).toBe(handlerModule(route));
+      expect(existsSync(fn.entry)).toBe(true);
+      expect(functionResource(route).Properties.Description).toBe(`${route.method} ${route.path}`);
+    }
+  });
+
+  it('has a method for every route on its resource path, proxying to that route function', () => {
+    const paths = resourcePaths(resources);
+    const methods = Object.values(resources).filter(
+      (resource) => resource.Type === 'AWS::ApiGateway::Method',
+    );
+    expect(methods).toHaveLength(ROUTES.length);
+    for (const route of ROUTES) {
+      const method = methods.find(
+        (candidate) =>
+          candidate.Properties.HttpMethod === route.method &&
+          paths.get((candidate.Properties.ResourceId as { Ref: string }).Ref) === route.path,
+      );
+      expect(method, `${route.method} ${route.path}`).toBeDefined();
+      expect(method?.Properties.AuthorizationType).toBe('NONE');
+      const integration = method?.Properties.Integration as {
+        Type: string;
+        IntegrationHttpMethod: string;
+        Uri: unknown;
+      };
+      expect(integration.Type).toBe('AWS_PROXY');
+      expect(integration.IntegrationHttpMethod).toBe('POST');
+      const functionArns = JSON.stringify(integration.Uri).match(/"Fn::GetAtt":\["[A-Za-z0-9]+","Arn"\]/g);
+      expect(functionArns).toEqual([`"Fn::GetAtt":["${synth.logicalId(functionOf(route))}","Arn"]`]);
+    }
+  });
+
+  it('lets API Gateway invoke each function from its own method only', () => {
+    for (const route of ROUTES) {
+      const permissions = Object.values(resources).filter(
+        (resource) =>
+          resource.Type === 'AWS::Lambda::Permission' &&
+          JSON.stringify(resource.Properties.FunctionName).includes(
+            `"${synth.logicalId(functionOf(route))}"`,
+          ),
+      );
+      expect(permissions).toHaveLength(1);
+      expect(permissions[0]?.Properties.Principal).toBe('apigateway.amazonaws.com');
+      const methodArnSuffix = `/${route.method}${route.path.replace(/\{[^}]+\}/g, '*')}"`;
+      expect(JSON.stringify(permissions[0]?.Properties.SourceArn)).toContain(methodArnSuffix);
+    }
+  });
+
+  it('bundles each handler as one ESM file that defines require and imports the AWS SDK from the runtime', () => {
+    let sdkImports = 0;
+    for (const route of ROUTES) {
+      const staging = functionOf(route)
+        .node.findAll()
+        .find((construct) => construct instanceof AssetStaging);
+      const bundleDir = staging?.absoluteStagedPath ?? '';
+      expect(bundleDir.startsWith(synth.outdir)).toBe(true);
+      const bundle = readFileSync(join(bundleDir, 'index.mjs'), 'utf8');
+      expect(bundle.startsWith("import { createRequire as __houseCreateRequire } from 'node:module';")).toBe(
+        true,
+      );
+      expect(existsSync(join(bundleDir, 'index.mjs.map'))).toBe(true);
+      // Every mention of the SDK is an import specifier: nothing of it was bundled.
+      const mentions = bundle.match(/"@aws-sdk\//g) ?? [];
+      const imports = bundle.match(/(?:from|import)\s*"@aws-sdk\//g) ?? [];
+      expect(imports.length, route.handler).toBe(mentions.length);
+      sdkImports += imports.length;
+    }
+    expect(sdkImports).toBeGreaterThan(0);
+  });
+
+  it('gives every function the house runtime, logging, tracing and configuration', () => {
+    for (const route of ROUTES) {
+      const fn = functionResource(route).Properties;
+      expect(fn).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: 512,
+        Timeout: 10,
+        TracingConfig: { Mode: 'Active' },
+      });
+      const variables = (fn.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables).toEqual({
+        [ENV.vendor]: 'github',
+        [ENV.tableName]: { Ref: synth.logicalId(synth.stack.table) },
+        AWS_NODEJS_CONNECTION_REUSE_ENABLED: '1',
+        NODE_OPTIONS: '--enable-source-maps',
+      });
+      const logGroup = (fn.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      expect(get(resources, logGroup).Properties.RetentionInDays).toBe(30);
+    }
+  });
+
+  it('grants read-only routes no write actions and read-write routes the write actions', () => {
+    for (const route of ROUTES) {
+      const role = (functionResource(route).Properties.Role as { 'Fn::GetAtt': [string, string] })[
+        'Fn::GetAtt'
+      ][0];
+      const actions = policyActions(resources, role);
+      expect(actions).toContain('dynamodb:GetItem');
+      expect(actions).toContain('dynamodb:Query');
+      for (const write of WRITE_ACTIONS) {
+        expect(actions.includes(write), `${route.handler} (${route.table}) ${write}`).toBe(
+          route.table === 'RW',
+        );
+      }
+      expect(
+        (get(resources, role).Properties.ManagedPolicyArns as unknown[] | undefined) ?? [],
+        `${route.handler} role has no managed policies`,
+      ).toEqual([]);
+    }
+  });
+
+  it('answers unknown paths and methods with GitHub 404 JSON', () => {
+    synth.template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'MISSING_AUTHENTICATION_TOKEN',
+      StatusCode: '404',
+      ResponseParameters: { 'gatewayresponse.header.Content-Type': "'application/json; charset=utf-8'" },
+      ResponseTemplates: {
+        'application/json': '{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}',
+      },
+    });
+  });
+
+  it('answers oversized requests with 413 JSON and gateway failures with GitHub 5xx JSON', () => {
+    synth.template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'REQUEST_TOO_LARGE',
+      StatusCode: '413',
+      ResponseParameters: { 'gatewayresponse.header.Content-Type': "'application/json; charset=utf-8'" },
+    });
+    const serverError = Object.values(resources).find(
+      (resource) =>
+        resource.Type === 'AWS::ApiGateway::GatewayResponse' &&
+        resource.Properties.ResponseType === 'DEFAULT_5XX',
+    );
+    expect(serverError?.Properties.StatusCode).toBeUndefined();
+    expect(serverError?.Properties.ResponseTemplates).toEqual({
+      'application/json': '{"message":"Server Error","documentation_url":"https://docs.github.com/rest"}',
+    });
+  });
+
+  it('logs every request as JSON, traces and throttles the stage', () => {
+    const [stageId, ...otherStages] = Object.keys(synth.template.findResources('AWS::ApiGateway::Stage'));
+    expect(otherStages).toEqual([]);
+    const stage = get(resources, stageId ?? '');
+    const { Format } = stage.Properties.AccessLogSetting as { Format: string };
+    const format = JSON.parse(Format) as Record<string, string>;
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      ip: '$context.identity.sourceIp',
+      method: '$context.httpMethod',
+      path: '$context.path',
+      status: '$context.status',
+      latency: '$context.responseLatency',
+    });
+    expect(stage.Properties).toMatchObject({
+      TracingEnabled: true,
+      MethodSettings: [
+        {
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+          ThrottlingRateLimit: 100,
+          ThrottlingBurstLimit: 200,
+        },
+      ],
+    });
+  });
+
+  it('outputs the API URL, the base URL ending in /api/v3 and the table name', () => {
+    const outputs = synth.template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'BaseUrl', 'TableName']);
+    expect(JSON.stringify(outputs.BaseUrl?.Value)).toMatch(/"\/api\/v3"\]\]\}$/);
+    expect(outputs.TableName?.Value).toEqual({ Ref: synth.logicalId(synth.stack.table) });
+  });
+});
+
+describe('assertDeployableRoutes', () => {
+  const route = (method: Route['method'], path: string, handler: string): Route => ({
+    method,
+    path,
+    handler,
+    auth: 'none',
+    scopes: [],
+    media: 'json',
+    table: 'RO',
+  });
+
+  it('accepts the route table', () => {
+    expect(() => assertDeployableRoutes(ROUTES)).not.toThrow();
+  });
+
+  it('rejects sibling path variables with different names', () => {
+    const routes = [
+      route('GET', '/repos/{owner}/{repo}', 'repos/get'),
+      route('GET', '/repos/{org}', 'orgs/get'),
+    ];
+    expect(() => assertDeployableRoutes(routes)).toThrow(/\{owner\} and \{org\}/);
+  });
+
+  it('rejects a method and path defined twice', () => {
+    const routes = [route('GET', '/user', 'users/a'), route('GET', '/user', 'users/b')];
+    expect(() => assertDeployableRoutes(routes)).toThrow(/GET \/user is defined twice/);
+  });
+
+  it('rejects handlers whose function ids collide', () => {
+    const routes = [route('GET', '/a', 'users/get-by'), route('GET', '/b', 'users-get/by')];
+    expect(() => assertDeployableRoutes(routes)).toThrow(/both map to function id UsersGetBy/);
+  });
+});

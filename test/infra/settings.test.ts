@@ -1,0 +1,123 @@
+import { App, RemovalPolicy } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CONTEXT, readSettings } from '#cdk/settings';
+import { ENV } from '#shared/config';
+import { type SynthesizedService, synthService } from '#test/synth';
+
+const settingsOf = (context: Record<string, unknown>) => readSettings(new App({ context }).node);
+
+describe('readSettings', () => {
+  it('defaults to a retained github stack named OAuthImportService with no public URL', () => {
+    expect(settingsOf({})).toEqual({
+      stackName: 'OAuthImportService',
+      removalPolicy: RemovalPolicy.RETAIN,
+      vendor: 'github',
+      publicUrl: undefined,
+      throttling: { rateLimit: 100, burstLimit: 200 },
+      webAclArn: undefined,
+      apiGatewayCloudWatchRole: true,
+    });
+  });
+
+  it('parses the strings `cdk -c key=value` passes', () => {
+    const settings = settingsOf({
+      [CONTEXT.throttlingRateLimit]: '25',
+      [CONTEXT.throttlingBurstLimit]: '50',
+      [CONTEXT.apiGatewayCloudWatchRole]: 'false',
+      [CONTEXT.removalPolicy]: 'destroy',
+      [CONTEXT.publicUrl]: 'https://api.example.com/',
+    });
+    expect(settings).toMatchObject({
+      throttling: { rateLimit: 25, burstLimit: 50 },
+      apiGatewayCloudWatchRole: false,
+      removalPolicy: RemovalPolicy.DESTROY,
+      publicUrl: 'https://api.example.com',
+    });
+  });
+
+  it.each([
+    [CONTEXT.removalPolicy, 'snapshot', /'retain' or 'destroy'/],
+    [CONTEXT.vendor, 'GitHub', /lower-case/],
+    [CONTEXT.publicUrl, 'api.example.com', /absolute URL/],
+    [CONTEXT.publicUrl, 'http://api.example.com', /https URL/],
+    [CONTEXT.throttlingRateLimit, '0', /positive integer/],
+    [CONTEXT.throttlingBurstLimit, 'many', /positive integer/],
+    [CONTEXT.apiGatewayCloudWatchRole, 'yes', /true or false/],
+  ])('rejects %s=%s', (key, value, message) => {
+    expect(() => settingsOf({ [key]: value })).toThrow(message);
+  });
+});
+
+describe('ServiceStack with deployment context', () => {
+  let synth: SynthesizedService;
+  let nagViolations: string[];
+
+  beforeAll(() => {
+    const validate = vi.spyOn(AwsSolutionsChecks.prototype, 'validate');
+    try {
+      synth = synthService({
+        context: {
+          [CONTEXT.stackName]: 'OAuthImportDev',
+          [CONTEXT.vendor]: 'acme-git',
+          [CONTEXT.publicUrl]: 'https://api.example.com',
+          [CONTEXT.removalPolicy]: 'destroy',
+          [CONTEXT.throttlingRateLimit]: '10',
+          [CONTEXT.throttlingBurstLimit]: '20',
+          [CONTEXT.webAclArn]: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/api/0a1b2c3d',
+          [CONTEXT.apiGatewayCloudWatchRole]: 'false',
+        },
+      });
+      nagViolations = validate.mock.results.flatMap((result) =>
+        (result.value as ReturnType<AwsSolutionsChecks['validate']>).violations.map(
+          (violation) => violation.ruleName,
+        ),
+      );
+    } finally {
+      validate.mockRestore();
+    }
+  });
+  afterAll(() => synth?.dispose());
+
+  it('names the stack from context', () => {
+    expect(synth.stack.stackName).toBe('OAuthImportDev');
+  });
+
+  it('gives every function the vendor and the public URLs of the custom domain', () => {
+    const functions = Object.values(synth.template.findResources('AWS::Lambda::Function'));
+    expect(functions.length).toBeGreaterThan(0);
+    for (const fn of functions) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        [ENV.vendor]: 'acme-git',
+        [ENV.baseUrl]: 'https://api.example.com/api/v3',
+        [ENV.authUrl]: 'https://api.example.com',
+        [ENV.settingsUrl]: 'https://api.example.com',
+        [ENV.importUrl]: 'https://api.example.com',
+      });
+    }
+    expect(synth.template.toJSON().Outputs.BaseUrl.Value).toBe('https://api.example.com/api/v3');
+  });
+
+  it('lets a development stack delete its table and log groups', () => {
+    const table = Object.values(synth.template.findResources('AWS::DynamoDB::Table'))[0];
+    expect(table?.DeletionPolicy).toBe('Delete');
+    expect(table?.Properties.DeletionProtectionEnabled).toBe(false);
+    for (const logGroup of Object.values(synth.template.findResources('AWS::Logs::LogGroup'))) {
+      expect(logGroup.DeletionPolicy).toBe('Delete');
+    }
+  });
+
+  it('throttles the stage with the context limits', () => {
+    synth.template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [
+        { HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
+      ],
+    });
+  });
+
+  it('associates the web ACL with the stage and leaves the account logging role alone', () => {
+    synth.template.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+    synth.template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    expect(nagViolations).toEqual([]);
+  });
+});
