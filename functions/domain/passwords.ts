@@ -25,11 +25,12 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 /** A hash of a random password, verified against when the login does not exist (same timing). */
-const DUMMY_HASH = hashPassword(randomBytes(16).toString('hex'));
+let dummyHash: Promise<string> | undefined;
+const dummy = (): Promise<string> => (dummyHash ??= hashPassword(randomBytes(16).toString('hex')));
 
 /** Constant-time check; `stored` undefined means "no such user" and still costs one scrypt. */
 export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = (stored ?? (await DUMMY_HASH)).split('$');
+  const [scheme, n, r, p, salt, hash] = (stored ?? (await dummy())).split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
   const actual = await derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));

@@ -1,0 +1,43 @@
+/**
+ * `npm run bench [-- section ...]`: measures the service on this machine and writes the results
+ * into docs/benchmarks.md. Sections: `startup` (npm start → ready), `bundles` (each Lambda bundle's
+ * size and module-load time). No section named means all of them.
+ */
+import { cpus } from 'node:os';
+import { measureBundles } from '#bench/bundles';
+import { kib, median, ms } from '#bench/measure';
+import { writeSection } from '#bench/report';
+import { timeToReady } from '#bench/startup';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const wanted = new Set(process.argv.slice(2));
+const run = (section: string) => wanted.size === 0 || wanted.has(section);
+const machine = `${cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
+
+if (run('startup')) {
+  const samples: number[] = [];
+  for (let i = 0; i < 5; i++) samples.push(await timeToReady());
+  const markdown = [
+    `Measured ${machine}: 5 starts of \`tsx bin/local.ts --in-memory\` (what \`npm start\` runs after setup), spawn → "Ready".`,
+    '',
+    '| median | min | max |',
+    '|---|---|---|',
+    `| ${ms(median(samples))} | ${ms(Math.min(...samples))} | ${ms(Math.max(...samples))} |`,
+  ].join('\n');
+  await writeSection('startup', markdown);
+  console.log(markdown);
+}
+
+if (run('bundles')) {
+  const results = measureBundles(5);
+  const markdown = [
+    `Measured ${machine}: bundles as \`cdk synth\` builds them (esbuild, ESM, minified, \`@aws-sdk/*\` external); load = median \`import()\` time of the bundle in 5 fresh \`node\` processes.`,
+    '',
+    '| Route | Bundle | gzip | Module load |',
+    '|---|---|---|---|',
+    ...results.map((r) => `| \`${r.route}\` | ${kib(r.bytes)} | ${kib(r.gzipBytes)} | ${ms(r.loadMs)} |`),
+  ].join('\n');
+  await writeSection('bundles', markdown);
+  console.log(markdown);
+}

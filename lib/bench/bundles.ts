@@ -1,0 +1,69 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { App } from 'aws-cdk-lib';
+import { defineService } from '#cdk/service-app';
+import { ROUTES, routeId } from '#http/routes';
+import { median } from './measure.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Inside the project, so that the bundles' external `@aws-sdk/*` imports resolve to node_modules as the runtime's would. */
+const LOAD_DIR = join(ROOT, '.data/bench/bundles');
+
+export interface BundleMeasurement {
+  readonly route: string;
+  readonly bytes: number;
+  readonly gzipBytes: number;
+  /** Median of `import()` of the bundle in a fresh `node` process. */
+  readonly loadMs: number;
+}
+
+/** Milliseconds a fresh Node process takes to `import()` the module (what a cold start pays). */
+function loadTime(file: string): number {
+  const script = `const t = performance.now(); await import(${JSON.stringify(`file://${file}`)}); console.log(performance.now() - t);`;
+  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+  });
+  return Number(output.trim());
+}
+
+/**
+ * Synthesizes the real app (bundling with esbuild exactly as `cdk synth` does), then measures each
+ * route function's deployed bundle: size, gzip size, and module-load time over `runs` fresh processes.
+ */
+export function measureBundles(runs: number): BundleMeasurement[] {
+  const outdir = mkdtempSync(join(tmpdir(), 'bench-synth-'));
+  try {
+    // The CLI turns these on; an in-memory App must ask for asset and construct-path metadata itself.
+    const app = new App({ outdir, context: { 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:enable-path-metadata': true } });
+    const stack = defineService(app);
+    const assembly = app.synth();
+    const template = assembly.getStackByName(stack.stackName).template as {
+      Resources: Record<string, { Type: string; Metadata?: Record<string, string> }>;
+    };
+    const functions = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::Function');
+    return ROUTES.map((route) => {
+      const id = routeId(route);
+      const fn = functions.find((candidate) => candidate.Metadata?.['aws:cdk:path']?.includes(`/${id}/`));
+      const asset = fn?.Metadata?.['aws:asset:path'];
+      if (!asset) throw new Error(`no bundled function found for ${route.handler}`);
+      const bundle = join(outdir, asset, 'index.mjs');
+      const target = join(LOAD_DIR, id, 'index.mjs');
+      mkdirSync(join(LOAD_DIR, id), { recursive: true });
+      copyFileSync(bundle, target);
+      const loads = Array.from({ length: runs }, () => loadTime(target));
+      return {
+        route: `${route.method} ${route.path}`,
+        bytes: statSync(bundle).size,
+        gzipBytes: gzipSync(readFileSync(bundle)).length,
+        loadMs: median(loads),
+      };
+    });
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
