@@ -49,7 +49,12 @@ export async function createApp(input: NewApp): Promise<{ app: OAuthApp; clientS
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...appKey(clientId), ...appOwnerIndexKey(input.ownerLogin, clientId), _type: 'OAuthApp', ...item },
+      Item: {
+        ...appKey(clientId),
+        ...appOwnerIndexKey(input.ownerLogin, clientId),
+        _type: 'OAuthApp',
+        ...item,
+      },
       // 80 random bits make a collision practically impossible; the condition makes it harmless.
       ConditionExpression: 'attribute_not_exists(PK)',
     }),

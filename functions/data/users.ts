@@ -1,4 +1,10 @@
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { User } from '#domain/users';
 import { db, isConditionFailure, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
@@ -23,7 +29,15 @@ interface ProfileItem {
 
 const toUser = (item: Record<string, unknown>): User => {
   const { id, login, name, email, siteAdmin, createdAt, updatedAt } = item as unknown as ProfileItem;
-  return { id, login, name: name ?? null, email: email ?? null, siteAdmin: Boolean(siteAdmin), createdAt, updatedAt };
+  return {
+    id,
+    login,
+    name: name ?? null,
+    email: email ?? null,
+    siteAdmin: Boolean(siteAdmin),
+    createdAt,
+    updatedAt,
+  };
 };
 
 export interface NewUser {
@@ -54,7 +68,13 @@ export async function createUser(input: NewUser): Promise<User | null> {
           {
             Put: {
               TableName: tableName(),
-              Item: { ...credentialKey(input.login), _type: 'Credential', passwordHash: input.passwordHash, createdAt: timestamp, updatedAt: timestamp },
+              Item: {
+                ...credentialKey(input.login),
+                _type: 'Credential',
+                passwordHash: input.passwordHash,
+                createdAt: timestamp,
+                updatedAt: timestamp,
+              },
               ConditionExpression: 'attribute_not_exists(PK)',
             },
           },
@@ -102,12 +122,16 @@ export async function getUserWithCredential(
   const profile = userProfileKey(login);
   const credential = credentialKey(login);
   const result = await db().send(
-    new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: [profile, credential], ConsistentRead: true } } }),
+    new BatchGetCommand({
+      RequestItems: { [tableName()]: { Keys: [profile, credential], ConsistentRead: true } },
+    }),
   );
   const items = [...(result.Responses?.[tableName()] ?? [])];
   // BatchGetItem may leave keys unprocessed under throttling; fetch those one by one.
   for (const key of result.UnprocessedKeys?.[tableName()]?.Keys ?? []) {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
+    );
     if (Item) items.push(Item);
   }
   const profileItem = items.find((item) => item.SK === profile.SK);

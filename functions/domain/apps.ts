@@ -32,7 +32,9 @@ export function secretMatches(secret: string, storedHash: string): boolean {
 export function isAcceptableAppUrl(value: string): boolean {
   try {
     const url = new URL(value);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && !url.hash;
+    return (
+      (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && !url.hash
+    );
   } catch {
     return false;
   }

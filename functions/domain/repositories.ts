@@ -18,11 +18,17 @@ export interface Repository {
  */
 export function isValidRepositoryName(name: string): boolean {
   return (
-    /^[A-Za-z0-9._-]{1,100}$/.test(name) && name !== '.' && name !== '..' && !name.toLowerCase().endsWith('.git')
+    /^[A-Za-z0-9._-]{1,100}$/.test(name) &&
+    name !== '.' &&
+    name !== '..' &&
+    !name.toLowerCase().endsWith('.git')
   );
 }
 
 /** Who may see a repository: everyone for public ones, the owner for private ones. */
 export function canRead(repository: Repository, login: string | undefined): boolean {
-  return !repository.private || (login !== undefined && login.toLowerCase() === repository.ownerLogin.toLowerCase());
+  return (
+    !repository.private ||
+    (login !== undefined && login.toLowerCase() === repository.ownerLogin.toLowerCase())
+  );
 }

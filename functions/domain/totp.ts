@@ -43,7 +43,13 @@ export const newTotpSecret = (): string => base32Encode(randomBytes(20));
 
 export function otpauthUri(issuer: string, login: string, secret: string): string {
   const label = encodeURIComponent(`${issuer}:${login}`);
-  const query = new URLSearchParams({ secret, issuer, algorithm: 'SHA1', digits: String(DIGITS), period: String(STEP_SECONDS) });
+  const query = new URLSearchParams({
+    secret,
+    issuer,
+    algorithm: 'SHA1',
+    digits: String(DIGITS),
+    period: String(STEP_SECONDS),
+  });
   return `otpauth://totp/${label}?${query}`;
 }
 
@@ -69,7 +75,8 @@ export function matchingStep(secret: string, code: string, epochMs: number): num
   let found: number | undefined;
   for (const step of [current - 1, current, current + 1]) {
     // Compare every candidate so timing does not tell which step matched.
-    if (timingSafeEqual(Buffer.from(totpCode(secret, step)), Buffer.from(code)) && found === undefined) found = step;
+    if (timingSafeEqual(Buffer.from(totpCode(secret, step)), Buffer.from(code)) && found === undefined)
+      found = step;
   }
   return found;
 }

@@ -38,10 +38,42 @@ export interface Route {
 const API = '/api/v3';
 
 export const ROUTES: readonly Route[] = [
-  { method: 'GET', path: `${API}/user`, handler: 'users/get-authenticated', auth: 'user', scopes: [], media: 'json', table: 'RO' },
-  { method: 'GET', path: `${API}/users/{login}`, handler: 'users/get-by-login', auth: 'none', scopes: [], media: 'json', table: 'RO' },
-  { method: 'POST', path: `${API}/user/repos`, handler: 'repos/create-for-user', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW' },
-  { method: 'GET', path: `${API}/repos/{owner}/{repo}`, handler: 'repos/get', auth: 'none', scopes: [], media: 'json', table: 'RO' },
+  {
+    method: 'GET',
+    path: `${API}/user`,
+    handler: 'users/get-authenticated',
+    auth: 'user',
+    scopes: [],
+    media: 'json',
+    table: 'RO',
+  },
+  {
+    method: 'GET',
+    path: `${API}/users/{login}`,
+    handler: 'users/get-by-login',
+    auth: 'none',
+    scopes: [],
+    media: 'json',
+    table: 'RO',
+  },
+  {
+    method: 'POST',
+    path: `${API}/user/repos`,
+    handler: 'repos/create-for-user',
+    auth: 'user',
+    scopes: ['public_repo', 'repo'],
+    media: 'json',
+    table: 'RW',
+  },
+  {
+    method: 'GET',
+    path: `${API}/repos/{owner}/{repo}`,
+    handler: 'repos/get',
+    auth: 'none',
+    scopes: [],
+    media: 'json',
+    table: 'RO',
+  },
 ];
 
 /** The API root path; the REST API's `{base_url}` ends with it. */

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { getUserWithCredential } from '#data/users';
 import { verifyPassword } from '#domain/passwords';
 import type { User } from '#domain/users';
-import { getUserWithCredential } from '#data/users';
 import type { AuthKind } from '#http/routes';
 import { presentedCredentials } from './credentials.ts';
 import { badCredentials, requiresAuthentication } from './errors.ts';

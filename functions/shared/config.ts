@@ -46,9 +46,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tableName = env[ENV.tableName];
   if (!tableName) throw new Error(`${ENV.tableName} must be set`);
   const vendor = env[ENV.vendor] || 'github';
-  if (!/^[a-z0-9-]+$/.test(vendor)) throw new Error(`${ENV.vendor} must be lower-case letters, digits or '-'`);
+  if (!/^[a-z0-9-]+$/.test(vendor))
+    throw new Error(`${ENV.vendor} must be lower-case letters, digits or '-'`);
   const maxBodyBytes = Number(env[ENV.maxBodyBytes] || 1024 * 1024);
-  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0) throw new Error(`${ENV.maxBodyBytes} must be a positive integer`);
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)
+    throw new Error(`${ENV.maxBodyBytes} must be a positive integer`);
   return Object.freeze({
     tableName,
     dynamodbEndpoint: env[ENV.dynamodbEndpoint] || undefined,

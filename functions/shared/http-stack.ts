@@ -5,7 +5,14 @@ import type * as z from 'zod/mini';
 import { type Route, routeFor } from '#http/routes';
 import { authenticate, type Caller } from './authenticate.ts';
 import { config } from './config.ts';
-import { bodyNotObject, errorBody, GATEWAY_ERROR_BODIES, HttpError, payloadTooLarge, problemsParsingJson } from './errors.ts';
+import {
+  bodyNotObject,
+  errorBody,
+  GATEWAY_ERROR_BODIES,
+  HttpError,
+  payloadTooLarge,
+  problemsParsingJson,
+} from './errors.ts';
 import { log } from './log.ts';
 import { type PublicUrls, publicUrls } from './urls.ts';
 import { validateBody } from './validate.ts';
@@ -42,7 +49,10 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Rejects bodies over the configured limit before anything parses them (413). */
 const bodyLimit = (): middy.MiddlewareObj<StackEvent> => ({
   before: ({ event }) => {
-    if (event.body && Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8') > config().maxBodyBytes) {
+    if (
+      event.body &&
+      Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8') > config().maxBodyBytes
+    ) {
       throw payloadTooLarge();
     }
   },
@@ -54,7 +64,9 @@ const bodyLimit = (): middy.MiddlewareObj<StackEvent> => ({
  */
 const jsonBody = (): middy.MiddlewareObj<StackEvent> => {
   // `disableContentTypeCheck` exists in the middleware but is missing from its type declarations.
-  const parser = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]);
+  const parser = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<
+    typeof httpJsonBodyParser
+  >[0]);
   return {
     before: async (request) => {
       const { event } = request;
@@ -101,15 +113,25 @@ const httpResponse = (route: Route): middy.MiddlewareObj<StackEvent, APIGatewayP
   onError: (request) => {
     const { error } = request;
     if (error instanceof HttpError) {
-      request.response = serialize({ status: error.status, body: errorBody(error, config().docsUrl), headers: error.details.headers ?? {} });
+      request.response = serialize({
+        status: error.status,
+        body: errorBody(error, config().docsUrl),
+        headers: error.details.headers ?? {},
+      });
       return;
     }
     log('error', 'unhandled error', {
       route: route.handler,
       requestId: request.context?.awsRequestId,
-      error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+      error:
+        error instanceof Error
+          ? { name: error.name, message: error.message, stack: error.stack }
+          : String(error),
     });
-    request.response = serialize({ status: 500, body: { ...GATEWAY_ERROR_BODIES.serverError, documentation_url: config().docsUrl } });
+    request.response = serialize({
+      status: 500,
+      body: { ...GATEWAY_ERROR_BODIES.serverError, documentation_url: config().docsUrl },
+    });
   },
 });
 
@@ -129,7 +151,9 @@ export function apiHandler<Body = Record<string, never>>(
     .use(jsonBody())
     .use(authentication(route))
     .handler(async (event) => {
-      const body = spec.body ? validateBody(spec.body.schema, spec.body.resource, event.parsedBody) : ({} as Body);
+      const body = spec.body
+        ? validateBody(spec.body.schema, spec.body.resource, event.parsedBody)
+        : ({} as Body);
       const reply = await run({
         body,
         params: (event.pathParameters ?? {}) as Record<string, string>,

@@ -17,7 +17,8 @@ export interface PublicUrls {
  * from API Gateway's request context: `https://<id>.execute-api.<region>.amazonaws.com/<stage>`.
  */
 export function publicUrls(config: Config, event: APIGatewayProxyEvent): PublicUrls {
-  const domain = event.requestContext?.domainName ?? event.headers?.Host ?? event.headers?.host ?? 'localhost';
+  const domain =
+    event.requestContext?.domainName ?? event.headers?.Host ?? event.headers?.host ?? 'localhost';
   const stage = event.requestContext?.stage;
   const onDefaultDomain = domain.includes('.execute-api.') && stage;
   const origin = `https://${domain}${onDefaultDomain ? `/${stage}` : ''}`;

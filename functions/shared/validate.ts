@@ -12,10 +12,12 @@ export function validateBody<T>(schema: z.ZodMiniType<T>, resource: string, body
   const errors: FieldError[] = result.error.issues.map((issue) => {
     const field = issue.path.map(String).join('.');
     const value = issue.path.reduce<unknown>(
-      (node, part) => (node !== null && typeof node === 'object' ? (node as Record<PropertyKey, unknown>)[part] : undefined),
+      (node, part) =>
+        node !== null && typeof node === 'object' ? (node as Record<PropertyKey, unknown>)[part] : undefined,
       body,
     );
-    if (value === undefined && issue.code === 'invalid_type') return { resource, field, code: 'missing_field' };
+    if (value === undefined && issue.code === 'invalid_type')
+      return { resource, field, code: 'missing_field' };
     if (issue.code === 'custom') return { resource, field, code: 'custom', message: issue.message };
     return { resource, field, code: 'invalid' };
   });

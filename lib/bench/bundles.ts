@@ -39,13 +39,18 @@ export function measureBundles(runs: number): BundleMeasurement[] {
   const outdir = mkdtempSync(join(tmpdir(), 'bench-synth-'));
   try {
     // The CLI turns these on; an in-memory App must ask for asset and construct-path metadata itself.
-    const app = new App({ outdir, context: { 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:enable-path-metadata': true } });
+    const app = new App({
+      outdir,
+      context: { 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:enable-path-metadata': true },
+    });
     const stack = defineService(app);
     const assembly = app.synth();
     const template = assembly.getStackByName(stack.stackName).template as {
       Resources: Record<string, { Type: string; Metadata?: Record<string, string> }>;
     };
-    const functions = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Lambda::Function');
+    const functions = Object.values(template.Resources).filter(
+      (resource) => resource.Type === 'AWS::Lambda::Function',
+    );
     return ROUTES.map((route) => {
       const id = routeId(route);
       const fn = functions.find((candidate) => candidate.Metadata?.['aws:cdk:path']?.includes(`/${id}/`));

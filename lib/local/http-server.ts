@@ -37,8 +37,11 @@ export function compile<H>(route: Route, handler: H): CompiledRoute<H> {
 export async function loadRoutes(routes: readonly Route[]): Promise<CompiledRoute[]> {
   return Promise.all(
     routes.map(async (route) => {
-      const module = (await import(new URL(`${route.handler}.ts`, HANDLERS_DIR).href)) as { handler?: Handler };
-      if (typeof module.handler !== 'function') throw new Error(`functions/http/${route.handler}.ts exports no handler`);
+      const module = (await import(new URL(`${route.handler}.ts`, HANDLERS_DIR).href)) as {
+        handler?: Handler;
+      };
+      if (typeof module.handler !== 'function')
+        throw new Error(`functions/http/${route.handler}.ts exports no handler`);
       return compile(route, module.handler);
     }),
   );
@@ -87,20 +90,26 @@ function safeDecode(value: string): string | undefined {
 }
 
 /** The REST API (v1) proxy event API Gateway would send for this request. */
-function toEvent(request: IncomingMessage, url: URL, body: Buffer, compiled: CompiledRoute, pathParameters: Record<string, string>): APIGatewayProxyEvent {
+function toEvent(
+  request: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  compiled: CompiledRoute,
+  pathParameters: Record<string, string>,
+): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     const name = request.rawHeaders[i] ?? '';
     const value = request.rawHeaders[i + 1] ?? '';
     headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
+    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
   }
   const query: Record<string, string> = {};
   const multiQuery: Record<string, string[]> = {};
   for (const [name, value] of url.searchParams) {
     query[name] = value;
-    (multiQuery[name] ??= []).push(value);
+    multiQuery[name] = [...(multiQuery[name] ?? []), value];
   }
   const hasQuery = Object.keys(query).length > 0;
   const text = body.toString('utf8');
@@ -158,13 +167,18 @@ function lambdaContext(route: Route, requestId: string): Context {
 function send(response: ServerResponse, result: APIGatewayProxyResult): void {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
-  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {}))
+    headers[name] = values.map(String);
   response.writeHead(result.statusCode, headers);
   response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  send(response, { statusCode: status, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) });
+  send(response, {
+    statusCode: status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8' },
+    body: JSON.stringify(body),
+  });
 }
 
 export interface LocalHttpServer {
@@ -178,7 +192,10 @@ export interface LocalHttpServer {
  * event, invoke the real handler in-process, write its result. Unknown routes get the same 404
  * body as the deployed API's gateway response.
  */
-export async function startHttpServer(options: { routes: readonly Route[]; port: number }): Promise<LocalHttpServer> {
+export async function startHttpServer(options: {
+  routes: readonly Route[];
+  port: number;
+}): Promise<LocalHttpServer> {
   const compiled = await loadRoutes(options.routes);
   const server = createServer(async (request, response) => {
     try {
@@ -188,7 +205,10 @@ export async function startHttpServer(options: { routes: readonly Route[]; port:
       const matched = matchRoute(compiled, request.method ?? 'GET', url.pathname);
       if (matched) {
         const event = toEvent(request, url, body, matched.compiled, matched.pathParameters);
-        const result = await matched.compiled.handler(event, lambdaContext(matched.compiled.route, event.requestContext.requestId));
+        const result = await matched.compiled.handler(
+          event,
+          lambdaContext(matched.compiled.route, event.requestContext.requestId),
+        );
         return send(response, result);
       }
       sendJson(response, 404, GATEWAY_ERROR_BODIES.unknownRoute);

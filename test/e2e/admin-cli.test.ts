@@ -14,23 +14,43 @@ afterAll(async () => {
 
 describe('admin CLI', () => {
   it('user create prints the user, and the user can log in', async () => {
-    const result = await admin(stack.endpointsFile, 'user', 'create', 'mona', '--password', 'mona-pass-123', '--site-admin', '--name', 'Mona');
+    const result = await admin(
+      stack.endpointsFile,
+      'user',
+      'create',
+      'mona',
+      '--password',
+      'mona-pass-123',
+      '--site-admin',
+      '--name',
+      'Mona',
+    );
     expect(result.code).toBe(0);
     expect(result.json).toMatchObject({ login: 'mona', site_admin: true, name: 'Mona' });
     expect(result.stdout).not.toContain('mona-pass-123');
-    const me = await fetch(`${stack.baseUrl}/user`, { headers: { Authorization: basicAuth('mona', 'mona-pass-123') } });
+    const me = await fetch(`${stack.baseUrl}/user`, {
+      headers: { Authorization: basicAuth('mona', 'mona-pass-123') },
+    });
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ login: 'mona', site_admin: true });
   });
 
   it('user create refuses a taken login (any case), a bad login and a weak password', async () => {
-    expect((await admin(stack.endpointsFile, 'user', 'create', 'taken', '--password', 'taken-pass-1')).code).toBe(0);
+    expect(
+      (await admin(stack.endpointsFile, 'user', 'create', 'taken', '--password', 'taken-pass-1')).code,
+    ).toBe(0);
     const taken = await admin(stack.endpointsFile, 'user', 'create', 'TAKEN', '--password', 'taken-pass-1');
     expect(taken.code).toBe(1);
     expect(taken.stderr).toMatch(/already taken/);
-    expect((await admin(stack.endpointsFile, 'user', 'create', 'bad_login', '--password', 'taken-pass-1')).stderr).toMatch(/invalid login/);
-    expect((await admin(stack.endpointsFile, 'user', 'create', 'x', '--pasword', 'typo-pass-1')).code).toBe(2);
-    expect((await admin(stack.endpointsFile, 'user', 'create', 'weak', '--password', 'short')).stderr).toMatch(/too weak/);
+    expect(
+      (await admin(stack.endpointsFile, 'user', 'create', 'bad_login', '--password', 'taken-pass-1')).stderr,
+    ).toMatch(/invalid login/);
+    expect((await admin(stack.endpointsFile, 'user', 'create', 'x', '--pasword', 'typo-pass-1')).code).toBe(
+      2,
+    );
+    expect(
+      (await admin(stack.endpointsFile, 'user', 'create', 'weak', '--password', 'short')).stderr,
+    ).toMatch(/too weak/);
   });
 
   it('user otp enable prints an otpauth URI', async () => {
@@ -45,12 +65,29 @@ describe('admin CLI', () => {
 
   it('app create prints a 20-character client_id and a 40-character secret shown once', async () => {
     await admin(stack.endpointsFile, 'user', 'create', 'appowner', '--password', 'appowner-pass-1');
-    const result = await admin(stack.endpointsFile, 'app', 'create', '--owner', 'appowner', '--name', 'My App', '--url', 'https://example.com', '--callback-url', 'https://example.com/callback');
+    const result = await admin(
+      stack.endpointsFile,
+      'app',
+      'create',
+      '--owner',
+      'appowner',
+      '--name',
+      'My App',
+      '--url',
+      'https://example.com',
+      '--callback-url',
+      'https://example.com/callback',
+    );
     expect(result.code).toBe(0);
     const app = result.json as Record<string, unknown>;
     expect(app.client_id).toMatch(/^[0-9a-f]{20}$/);
     expect(app.client_secret).toMatch(/^[0-9a-f]{40}$/);
-    expect(app).toMatchObject({ name: 'My App', callback_url: 'https://example.com/callback', suspended: false, owner_login: 'appowner' });
+    expect(app).toMatchObject({
+      name: 'My App',
+      callback_url: 'https://example.com/callback',
+      suspended: false,
+      owner_login: 'appowner',
+    });
     expect(JSON.stringify(app)).not.toContain('secret_hash');
 
     const suspended = await admin(stack.endpointsFile, 'app', 'suspend', String(app.client_id));
@@ -61,9 +98,33 @@ describe('admin CLI', () => {
   });
 
   it('app create checks its owner and URLs', async () => {
-    const noOwner = await admin(stack.endpointsFile, 'app', 'create', '--owner', 'ghost-user', '--name', 'x', '--url', 'https://e.com', '--callback-url', 'https://e.com/cb');
+    const noOwner = await admin(
+      stack.endpointsFile,
+      'app',
+      'create',
+      '--owner',
+      'ghost-user',
+      '--name',
+      'x',
+      '--url',
+      'https://e.com',
+      '--callback-url',
+      'https://e.com/cb',
+    );
     expect(noOwner.stderr).toMatch(/no user/);
-    const badUrl = await admin(stack.endpointsFile, 'app', 'create', '--owner', 'appowner', '--name', 'x', '--url', 'javascript:alert(1)', '--callback-url', 'https://e.com/cb');
+    const badUrl = await admin(
+      stack.endpointsFile,
+      'app',
+      'create',
+      '--owner',
+      'appowner',
+      '--name',
+      'x',
+      '--url',
+      'javascript:alert(1)',
+      '--callback-url',
+      'https://e.com/cb',
+    );
     expect(badUrl.stderr).toMatch(/--url must be/);
   });
 
@@ -73,9 +134,13 @@ describe('admin CLI', () => {
     expect(result.code).toBe(0);
     expect(result.json).toMatchObject({ name: 'tools', owner_login: 'repoowner', private: true });
     expect((await fetch(`${stack.baseUrl}/repos/repoowner/tools`)).status).toBe(404);
-    const own = await fetch(`${stack.baseUrl}/repos/repoowner/tools`, { headers: { Authorization: basicAuth('repoowner', 'repoowner-pass-1') } });
+    const own = await fetch(`${stack.baseUrl}/repos/repoowner/tools`, {
+      headers: { Authorization: basicAuth('repoowner', 'repoowner-pass-1') },
+    });
     expect(own.status).toBe(200);
-    expect((await admin(stack.endpointsFile, 'repo', 'create', 'repoowner/tools')).stderr).toMatch(/already exists/);
+    expect((await admin(stack.endpointsFile, 'repo', 'create', 'repoowner/tools')).stderr).toMatch(
+      /already exists/,
+    );
     expect((await admin(stack.endpointsFile, 'repo', 'create', 'no-slash')).code).toBe(2);
   });
 

@@ -11,7 +11,18 @@ const asOctocat = { Authorization: basicAuth('octocat', PASSWORD) };
 
 beforeAll(async () => {
   stack = await startTestStack();
-  const created = await admin(stack.endpointsFile, 'user', 'create', 'octocat', '--password', PASSWORD, '--email', 'octocat@example.com', '--name', 'The Octocat');
+  const created = await admin(
+    stack.endpointsFile,
+    'user',
+    'create',
+    'octocat',
+    '--password',
+    PASSWORD,
+    '--email',
+    'octocat@example.com',
+    '--name',
+    'The Octocat',
+  );
   expect(created.code, created.stderr).toBe(0);
   expect((await admin(stack.endpointsFile, 'user', 'create', 'hubot', '--password', PASSWORD)).code).toBe(0);
 });
@@ -58,7 +69,10 @@ describe('users over HTTP', () => {
   it('GET /user without credentials is 401 Requires authentication', async () => {
     const response = await api('/user');
     expect(response.status).toBe(401);
-    expect(await json(response)).toEqual({ message: 'Requires authentication', documentation_url: expect.any(String) });
+    expect(await json(response)).toEqual({
+      message: 'Requires authentication',
+      documentation_url: expect.any(String),
+    });
   });
 
   it.each([
@@ -69,11 +83,16 @@ describe('users over HTTP', () => {
   ])('GET /user with %s is 401 Bad credentials', async (_what, authorization) => {
     const response = await api('/user', { headers: { Authorization: authorization } });
     expect(response.status).toBe(401);
-    expect(await json(response)).toEqual({ message: 'Bad credentials', documentation_url: expect.any(String) });
+    expect(await json(response)).toEqual({
+      message: 'Bad credentials',
+      documentation_url: expect.any(String),
+    });
   });
 
   it('checks credentials even on anonymous routes', async () => {
-    const response = await api('/users/octocat', { headers: { Authorization: basicAuth('octocat', 'nope-nope-1') } });
+    const response = await api('/users/octocat', {
+      headers: { Authorization: basicAuth('octocat', 'nope-nope-1') },
+    });
     expect(response.status).toBe(401);
   });
 });
@@ -87,7 +106,12 @@ describe('repositories over HTTP', () => {
     expect(response.status).toBe(201);
     expect(response.headers.get('location')).toBe(`${stack.baseUrl}/repos/octocat/Hello-World`);
     const repo = await json(response);
-    expect(repo).toMatchObject({ name: 'Hello-World', full_name: 'octocat/Hello-World', private: false, description: 'My first repo' });
+    expect(repo).toMatchObject({
+      name: 'Hello-World',
+      full_name: 'octocat/Hello-World',
+      private: false,
+      description: 'My first repo',
+    });
     expect(repo.owner.login).toBe('octocat');
 
     const fetched = await api('/repos/octocat/hello-world');
@@ -110,28 +134,44 @@ describe('repositories over HTTP', () => {
     expect(again.status).toBe(422);
     expect(await json(again)).toMatchObject({
       message: 'Validation Failed',
-      errors: [{ resource: 'Repository', field: 'name', code: 'custom', message: 'name already exists on this account' }],
+      errors: [
+        {
+          resource: 'Repository',
+          field: 'name',
+          code: 'custom',
+          message: 'name already exists on this account',
+        },
+      ],
     });
   });
 
   it('a private repository is 404 to everyone but its owner', async () => {
     expect((await create(JSON.stringify({ name: 'secret', private: true }))).status).toBe(201);
     expect((await api('/repos/octocat/secret')).status).toBe(404);
-    expect((await api('/repos/octocat/secret', { headers: { Authorization: basicAuth('hubot', PASSWORD) } })).status).toBe(404);
+    expect(
+      (await api('/repos/octocat/secret', { headers: { Authorization: basicAuth('hubot', PASSWORD) } }))
+        .status,
+    ).toBe(404);
     expect((await api('/repos/octocat/secret', { headers: asOctocat })).status).toBe(200);
   });
 
   it('invalid JSON is 400 Problems parsing JSON', async () => {
     const response = await create('{"name": ');
     expect(response.status).toBe(400);
-    expect(await json(response)).toEqual({ message: 'Problems parsing JSON', documentation_url: expect.any(String) });
+    expect(await json(response)).toEqual({
+      message: 'Problems parsing JSON',
+      documentation_url: expect.any(String),
+    });
   });
 
-  it.each(['[1,2]', '"text"', '42', 'null'])('a JSON non-object (%s) is 400 Body should be a JSON object', async (body) => {
-    const response = await create(body);
-    expect(response.status).toBe(400);
-    expect((await json(response)).message).toBe('Body should be a JSON object');
-  });
+  it.each(['[1,2]', '"text"', '42', 'null'])(
+    'a JSON non-object (%s) is 400 Body should be a JSON object',
+    async (body) => {
+      const response = await create(body);
+      expect(response.status).toBe(400);
+      expect((await json(response)).message).toBe('Body should be a JSON object');
+    },
+  );
 
   it('invalid fields are 422 Validation Failed with errors[]', async () => {
     const response = await create(JSON.stringify({ private: 'yes' }));

@@ -16,7 +16,11 @@ function descendants(pid: number): number[] {
     .map((line) => line.trim().split(/\s+/).map(Number) as [number, number]);
   const found: number[] = [];
   const walk = (parent: number) => {
-    for (const [p, pp] of table) if (pp === parent) (found.push(p), walk(p));
+    for (const [child, childParent] of table) {
+      if (childParent !== parent) continue;
+      found.push(child);
+      walk(child);
+    }
   };
   walk(pid);
   return found;
@@ -47,9 +51,7 @@ describe('npm start (bin/local.ts)', () => {
     let output = '';
     child.stdout?.on('data', (chunk) => (output += chunk));
     child.stderr?.on('data', (chunk) => (output += chunk));
-    await expect
-      .poll(() => output, { timeout: 30_000, interval: 100 })
-      .toMatch(/Ready in/);
+    await expect.poll(() => output, { timeout: 30_000, interval: 100 }).toMatch(/Ready in/);
     const readyMs = Date.now() - started;
     expect(readyMs).toBeLessThan(15_000);
 

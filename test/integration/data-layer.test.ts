@@ -33,7 +33,9 @@ describe('counters', () => {
 describe('users', () => {
   it('exactly one of 20 concurrent creates of the same login (any case) wins', async () => {
     const attempts = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => data.users.createUser({ login: i % 2 ? 'Racer' : 'racer', passwordHash: `h${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        data.users.createUser({ login: i % 2 ? 'Racer' : 'racer', passwordHash: `h${i}` }),
+      ),
     );
     const winners = attempts.filter((user) => user !== null);
     expect(winners).toHaveLength(1);
@@ -44,7 +46,11 @@ describe('users', () => {
   });
 
   it('finds users by login and by id; the credential stays out of the profile', async () => {
-    const user = await data.users.createUser({ login: 'Finder', passwordHash: 'secret-hash', email: 'f@example.com' });
+    const user = await data.users.createUser({
+      login: 'Finder',
+      passwordHash: 'secret-hash',
+      email: 'f@example.com',
+    });
     expect(user).not.toBeNull();
     const byLogin = await data.users.getUser('finder');
     expect(byLogin).toEqual(user);
@@ -62,7 +68,12 @@ describe('repositories and applications', () => {
   });
 
   it('store only the hash of a client secret', async () => {
-    const { app, clientSecret } = await data.apps.createApp({ ownerLogin: 'finder', name: 'A', url: 'https://a.example', callbackUrl: 'https://a.example/cb' });
+    const { app, clientSecret } = await data.apps.createApp({
+      ownerLogin: 'finder',
+      name: 'A',
+      url: 'https://a.example',
+      callbackUrl: 'https://a.example/cb',
+    });
     const stored = await data.apps.getApp(app.clientId);
     expect(stored?.secretHash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(stored)).not.toContain(clientSecret);

@@ -9,13 +9,24 @@ import { validateBody } from '#shared/validate';
 
 const event = (headers: Record<string, string>, query: Record<string, string> | null = null) =>
   ({ headers, queryStringParameters: query }) as unknown as APIGatewayProxyEvent;
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+const basic = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 describe('presentedCredentials', () => {
   it('reads Basic, token, Bearer and access_token', () => {
-    expect(presentedCredentials(event({ Authorization: basic('octocat', 'p:w') }))).toEqual({ kind: 'basic', username: 'octocat', password: 'p:w' });
-    expect(presentedCredentials(event({ authorization: 'token abc' }))).toEqual({ kind: 'token', token: 'abc' });
-    expect(presentedCredentials(event({ AUTHORIZATION: 'Bearer abc' }))).toEqual({ kind: 'token', token: 'abc' });
+    expect(presentedCredentials(event({ Authorization: basic('octocat', 'p:w') }))).toEqual({
+      kind: 'basic',
+      username: 'octocat',
+      password: 'p:w',
+    });
+    expect(presentedCredentials(event({ authorization: 'token abc' }))).toEqual({
+      kind: 'token',
+      token: 'abc',
+    });
+    expect(presentedCredentials(event({ AUTHORIZATION: 'Bearer abc' }))).toEqual({
+      kind: 'token',
+      token: 'abc',
+    });
     expect(presentedCredentials(event({}, { access_token: 'q' }))).toEqual({ kind: 'token', token: 'q' });
     expect(presentedCredentials(event({}))).toEqual({ kind: 'none' });
   });
@@ -57,8 +68,15 @@ describe('config and public URLs', () => {
   });
 
   it('uses configured URLs, else the API Gateway domain and stage', () => {
-    const configured = readConfig({ TABLE_NAME: 't', API_URL: 'https://api.example.com/api/v3/', AUTH_URL: 'https://example.com' });
-    const gatewayEvent = { headers: {}, requestContext: { domainName: 'abc.execute-api.eu-west-1.amazonaws.com', stage: 'prod' } } as unknown as APIGatewayProxyEvent;
+    const configured = readConfig({
+      TABLE_NAME: 't',
+      API_URL: 'https://api.example.com/api/v3/',
+      AUTH_URL: 'https://example.com',
+    });
+    const gatewayEvent = {
+      headers: {},
+      requestContext: { domainName: 'abc.execute-api.eu-west-1.amazonaws.com', stage: 'prod' },
+    } as unknown as APIGatewayProxyEvent;
     expect(publicUrls(configured, gatewayEvent).api).toBe('https://api.example.com/api/v3');
     expect(publicUrls(configured, gatewayEvent).auth).toBe('https://example.com');
     const derived = publicUrls(readConfig({ TABLE_NAME: 't' }), gatewayEvent);

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { API_PREFIX, ROUTES, routeId } from '#http/routes';
 import { compile, matchRoute } from '#local/http-server';
 
-const handlerFile = (handler: string) => fileURLToPath(new URL(`../../functions/http/${handler}.ts`, import.meta.url));
+const handlerFile = (handler: string) =>
+  fileURLToPath(new URL(`../../functions/http/${handler}.ts`, import.meta.url));
 /** A concrete request path for a route: each `{param}` filled with a sample value. */
 const samplePath = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => `sample-${name}`);
 
@@ -16,9 +17,12 @@ describe('route table', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it.each(ROUTES.map((route) => [`${route.method} ${route.path}`, route] as const))('%s has a handler module', (_, route) => {
-    expect(existsSync(handlerFile(route.handler))).toBe(true);
-  });
+  it.each(ROUTES.map((route) => [`${route.method} ${route.path}`, route] as const))(
+    '%s has a handler module',
+    (_, route) => {
+      expect(existsSync(handlerFile(route.handler))).toBe(true);
+    },
+  );
 
   it('puts REST routes under the API prefix and gives them JSON', () => {
     for (const route of ROUTES.filter((candidate) => candidate.media === 'json')) {
@@ -31,7 +35,8 @@ describe('route table', () => {
     for (const route of ROUTES) {
       const matched = matchRoute(compiled, route.method, samplePath(route.path));
       expect(matched?.compiled.route).toBe(route);
-      for (const [name, value] of Object.entries(matched?.pathParameters ?? {})) expect(value).toBe(`sample-${name}`);
+      for (const [name, value] of Object.entries(matched?.pathParameters ?? {}))
+        expect(value).toBe(`sample-${name}`);
     }
     expect(matchRoute(compiled, 'GET', `${API_PREFIX}/no-such-thing`)).toBeUndefined();
   });

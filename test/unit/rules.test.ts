@@ -16,7 +16,8 @@ describe('logins', () => {
 describe('repository names', () => {
   it('accepts GitHub names and rejects reserved or odd ones', () => {
     expect(isValidRepositoryName('hello-world.js_2')).toBe(true);
-    for (const bad of ['', '.', '..', 'a/b', 'a b', 'x.git', 'r'.repeat(101)]) expect(isValidRepositoryName(bad)).toBe(false);
+    for (const bad of ['', '.', '..', 'a/b', 'a b', 'x.git', 'r'.repeat(101)])
+      expect(isValidRepositoryName(bad)).toBe(false);
   });
 
   it('lets only the owner read a private repository', () => {
@@ -59,7 +60,13 @@ describe('application credentials', () => {
 
   it('accepts only absolute http(s) URLs without credentials', () => {
     expect(isAcceptableAppUrl('https://example.com/cb')).toBe(true);
-    for (const bad of ['javascript:alert(1)', '/relative', 'https://u:p@example.com/', 'https://e.com/#x', 'nope']) {
+    for (const bad of [
+      'javascript:alert(1)',
+      '/relative',
+      'https://u:p@example.com/',
+      'https://e.com/#x',
+      'nope',
+    ]) {
       expect(isAcceptableAppUrl(bad)).toBe(false);
     }
   });

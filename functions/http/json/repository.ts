@@ -4,7 +4,11 @@ import type { PublicUrls } from '#shared/urls';
 import { simpleUserJson } from './user.ts';
 
 /** GitHub's repository shape, for the fields this service has. */
-export function repositoryJson(repository: Repository, owner: Pick<User, 'id' | 'login' | 'siteAdmin'>, urls: PublicUrls) {
+export function repositoryJson(
+  repository: Repository,
+  owner: Pick<User, 'id' | 'login' | 'siteAdmin'>,
+  urls: PublicUrls,
+) {
   const fullName = `${owner.login}/${repository.name}`;
   const api = `${urls.api}/repos/${fullName}`;
   const web = `${urls.auth}/${fullName}`;

@@ -1,14 +1,19 @@
 import * as z from 'zod/mini';
-import { isValidRepositoryName } from '#domain/repositories';
 import { createRepository } from '#data/repositories';
+import { isValidRepositoryName } from '#domain/repositories';
 import { requiresAuthentication, validationFailed } from '#shared/errors';
 import { apiHandler } from '#shared/http-stack';
 import { repositoryJson } from '../json/repository.ts';
 
 const body = z.object({
-  name: z.string().check(
-    z.refine(isValidRepositoryName, 'name may only contain letters, digits, ".", "-" and "_" (at most 100)'),
-  ),
+  name: z
+    .string()
+    .check(
+      z.refine(
+        isValidRepositoryName,
+        'name may only contain letters, digits, ".", "-" and "_" (at most 100)',
+      ),
+    ),
   description: z.optional(z.nullable(z.string().check(z.maxLength(350)))),
   homepage: z.optional(z.nullable(z.string().check(z.maxLength(255)))),
   private: z.optional(z.boolean()),
@@ -23,7 +28,12 @@ export const handler = apiHandler(
     const repository = await createRepository({ ...body, ownerLogin: caller.user.login });
     if (!repository) {
       throw validationFailed([
-        { resource: 'Repository', field: 'name', code: 'custom', message: 'name already exists on this account' },
+        {
+          resource: 'Repository',
+          field: 'name',
+          code: 'custom',
+          message: 'name already exists on this account',
+        },
       ]);
     }
     return {

@@ -1,6 +1,6 @@
-import { canRead } from '#domain/repositories';
 import { getRepository } from '#data/repositories';
 import { getUser } from '#data/users';
+import { canRead } from '#domain/repositories';
 import { notFound } from '#shared/errors';
 import { apiHandler } from '#shared/http-stack';
 import { repositoryJson } from '../json/repository.ts';
