@@ -150,6 +150,33 @@ describe('admin CLI', () => {
     expect(result.stderr).toMatch(/Usage: npm run admin/);
   });
 
+  it('--table uses the named table with the standard AWS configuration (here pointed at DynamoDB Local)', async () => {
+    const env = {
+      DYNAMODB_ENDPOINT: '', // not the local override: the SDK's own configuration must find the endpoint
+      AWS_ENDPOINT_URL_DYNAMODB: stack.dynamodbEndpoint,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    };
+    const result = await admin(
+      '/nonexistent/local.json',
+      { env },
+      'user',
+      'create',
+      'deployed',
+      '--password',
+      'deployed-pass-1',
+      '--table',
+      stack.tableName,
+      '--region',
+      'us-east-1',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const me = await fetch(`${stack.baseUrl}/user`, {
+      headers: { Authorization: basicAuth('deployed', 'deployed-pass-1') },
+    });
+    expect(me.status).toBe(200);
+  });
+
   it('says how to start the stack when it is not running', async () => {
     const result = await admin('/nonexistent/local.json', 'user', 'create', 'x', '--password', 'abcdefg1');
     expect(result.code).toBe(1);

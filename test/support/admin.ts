@@ -14,11 +14,16 @@ export interface AdminResult {
 }
 
 /** Runs the real admin CLI (`bin/admin.ts`) as a separate process against a stack's endpoints file. */
-export async function admin(endpointsFile: string, ...args: string[]): Promise<AdminResult> {
+export async function admin(
+  endpointsFile: string,
+  ...rest: Array<string | { env: Record<string, string> }>
+): Promise<AdminResult> {
+  const extraEnv = rest.find((item) => typeof item !== 'string')?.env ?? {};
+  const args = rest.filter((item): item is string => typeof item === 'string');
   try {
     const { stdout, stderr } = await run(TSX, ['bin/admin.ts', ...args], {
       cwd: ROOT,
-      env: { ...process.env, LOCAL_ENDPOINTS_FILE: endpointsFile },
+      env: { ...process.env, LOCAL_ENDPOINTS_FILE: endpointsFile, ...extraEnv },
     });
     return { code: 0, stdout, stderr, json: JSON.parse(stdout) };
   } catch (error) {
