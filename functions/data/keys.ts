@@ -53,3 +53,35 @@ export const repoOwnerIndexKey = (ownerLogin: string, name: string): Gsi1Key => 
 
 /** Atomic id counter per entity kind (UpdateItem ADD); ids are never reused. */
 export const counterKey = (entity: string): Key => ({ PK: `COUNTER#${entity}`, SK: 'COUNTER' });
+
+/*
+ * Authorization items share the prefix `AUTH` inside the user partition, so that one Query
+ * (`begins_with(SK, 'AUTH')`) reads a user's authorizations, their uniqueness pointers and grants.
+ */
+
+/** Authorization by id, and the user's authorizations in id order (begins_with `AUTH#`). */
+export const authorizationKey = (login: string, id: number): Key => ({ PK: userPartition(login), SK: `AUTH#${sortableId(id)}` });
+
+/** The prefix shared by every authorization-related item of a user (one Query reads them all). */
+export const AUTH_ITEMS_PREFIX = 'AUTH';
+
+/** Tokens an application holds, across users (GSI1). */
+export const appAuthorizationIndexKey = (clientId: string, login: string, id: number): Gsi1Key => ({
+  GSI1PK: `APPAUTH#${clientId}`,
+  GSI1SK: `USER#${lower(login)}#${sortableId(id)}`,
+});
+
+/** Unique note of a personal access token, per user. */
+export const notePointerKey = (login: string, noteHash: string): Key => ({ PK: userPartition(login), SK: `AUTHNOTE#${noteHash}` });
+
+/** The authorization get-or-create returns for user + application + fingerprint (may be empty). */
+export const fingerprintPointerKey = (login: string, clientId: string, fingerprint: string): Key => ({
+  PK: userPartition(login),
+  SK: `AUTHFP#${clientId}#${fingerprint}`,
+});
+
+/** Grant of a user for an application. */
+export const grantKey = (login: string, clientId: string): Key => ({ PK: userPartition(login), SK: `AUTHGRANT#${clientId}` });
+
+/** Token → user, authorization and scopes, by the token's SHA-256 (strongly consistent GetItem). */
+export const tokenKey = (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' });

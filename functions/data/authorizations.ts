@@ -1,0 +1,622 @@
+import { createHash } from 'node:crypto';
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { type Authorization, type Grant, grantScopes, oldestOverLimit } from '#domain/authorizations';
+import type { Scope } from '#domain/scopes';
+import { db, now, tableName } from './client.ts';
+import { nextId } from './counters.ts';
+import {
+  AUTH_ITEMS_PREFIX,
+  appAuthorizationIndexKey,
+  authorizationKey,
+  fingerprintPointerKey,
+  grantKey,
+  notePointerKey,
+  tokenKey,
+  userPartition,
+} from './keys.ts';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** What a token-authenticated request needs, in one strongly consistent GetItem. */
+export interface TokenLookup {
+  readonly login: string;
+  readonly authorizationId: number;
+  readonly clientId: string;
+  readonly scopes: readonly Scope[];
+}
+
+interface GrantItem {
+  readonly id: number;
+  readonly clientId: string;
+  readonly tokens: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** Everything authorization-related of one user, read in one Query. */
+export interface UserAuthState {
+  readonly authorizations: Authorization[];
+  readonly grants: Map<string, GrantItem>;
+  /** Pointer sort key → authorization id. */
+  readonly pointers: Map<string, number>;
+  /** Authorization id → the pointer items it owns. */
+  readonly owned: Map<number, OwnedPointers>;
+}
+
+/** The pointer items an authorization owns, by sort key (deleted with it). */
+interface OwnedPointers {
+  readonly note?: string;
+  readonly fingerprint?: string;
+}
+
+const noteHash = (note: string): string => createHash('sha256').update(note).digest('hex');
+
+const ownedPointers = (item: Record<string, unknown>): OwnedPointers =>
+  (item.pointers as OwnedPointers | undefined) ?? {};
+
+const toAuthorization = (item: Record<string, unknown>): Authorization => ({
+  id: Number(item.id),
+  login: String(item.login),
+  clientId: String(item.clientId ?? ''),
+  scopes: (item.scopes as Scope[] | undefined) ?? [],
+  note: (item.note as string | null | undefined) ?? null,
+  noteUrl: (item.noteUrl as string | null | undefined) ?? null,
+  fingerprint: (item.fingerprint as string | null | undefined) ?? null,
+  tokenHash: String(item.tokenHash),
+  tokenLastEight: String(item.tokenLastEight),
+  createdAt: String(item.createdAt),
+  updatedAt: String(item.updatedAt),
+});
+
+export async function readUserAuthState(login: string): Promise<UserAuthState> {
+  const state: UserAuthState = {
+    authorizations: [],
+    grants: new Map(),
+    pointers: new Map(),
+    owned: new Map(),
+  };
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': userPartition(login), ':prefix': AUTH_ITEMS_PREFIX },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (item._type === 'Authorization') {
+        state.authorizations.push(toAuthorization(item));
+        state.owned.set(Number(item.id), ownedPointers(item));
+      } else if (item._type === 'Grant')
+        state.grants.set(String(item.clientId), item as unknown as GrantItem);
+      else state.pointers.set(String(item.SK), Number(item.authorizationId));
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  state.authorizations.sort((a, b) => a.id - b.id);
+  return state;
+}
+
+export function grantsOf(state: UserAuthState, login: string): Grant[] {
+  const grants: Grant[] = [];
+  for (const [clientId, item] of state.grants) {
+    // A grant exists while its application holds tokens for the user.
+    if (!state.authorizations.some((a) => a.clientId === clientId)) continue;
+    grants.push({
+      id: Number(item.id),
+      login,
+      clientId,
+      scopes: grantScopes(state.authorizations, clientId),
+      createdAt: item.createdAt,
+      updatedAt: item.updatedAt,
+    });
+  }
+  return grants.sort((a, b) => a.id - b.id);
+}
+
+export async function getAuthorization(login: string, id: number): Promise<Authorization | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: authorizationKey(login, id), ConsistentRead: true }),
+  );
+  return Item ? toAuthorization(Item) : undefined;
+}
+
+export async function lookupToken(tokenHash: string): Promise<TokenLookup | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: tokenKey(tokenHash), ConsistentRead: true }),
+  );
+  if (!Item) return undefined;
+  return {
+    login: String(Item.login),
+    authorizationId: Number(Item.authorizationId),
+    clientId: String(Item.clientId ?? ''),
+    scopes: (Item.scopes as Scope[] | undefined) ?? [],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transaction builders: pure functions from domain values to TransactWriteItems entries.
+
+const table = () => tableName();
+
+function putAuthorization(a: Authorization, pointers: OwnedPointers): TransactItem {
+  return {
+    Put: {
+      TableName: table(),
+      Item: {
+        ...authorizationKey(a.login, a.id),
+        ...(a.clientId ? appAuthorizationIndexKey(a.clientId, a.login, a.id) : {}),
+        _type: 'Authorization',
+        ...a,
+        pointers,
+      },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+function putToken(
+  a: Pick<Authorization, 'login' | 'id' | 'clientId' | 'scopes' | 'tokenHash'>,
+  timestamp: string,
+): TransactItem {
+  return {
+    Put: {
+      TableName: table(),
+      Item: {
+        ...tokenKey(a.tokenHash),
+        _type: 'TokenLookup',
+        login: a.login,
+        authorizationId: a.id,
+        clientId: a.clientId,
+        scopes: a.scopes,
+        createdAt: timestamp,
+        updatedAt: timestamp,
+      },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+function putPointer(
+  key: { PK: string; SK: string },
+  authorizationId: number,
+  timestamp: string,
+): TransactItem {
+  return {
+    Put: {
+      TableName: table(),
+      Item: { ...key, _type: 'Pointer', authorizationId, createdAt: timestamp, updatedAt: timestamp },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+function deletePointer(key: { PK: string; SK: string }, authorizationId: number): TransactItem {
+  return {
+    Delete: {
+      TableName: table(),
+      Key: key,
+      ConditionExpression: '#authorizationId = :id',
+      ExpressionAttributeNames: { '#authorizationId': 'authorizationId' },
+      ExpressionAttributeValues: { ':id': authorizationId },
+    },
+  };
+}
+
+/** Deletes an authorization with its token lookup and the pointers it owns. */
+function deleteAuthorizationItems(a: Authorization, pointers: OwnedPointers): TransactItem[] {
+  const items: TransactItem[] = [
+    {
+      Delete: {
+        TableName: table(),
+        Key: authorizationKey(a.login, a.id),
+        ConditionExpression: 'attribute_exists(PK)',
+      },
+    },
+    { Delete: { TableName: table(), Key: tokenKey(a.tokenHash) } },
+  ];
+  const partition = userPartition(a.login);
+  for (const sk of [pointers.note, pointers.fingerprint])
+    if (sk) items.push(deletePointer({ PK: partition, SK: sk }, a.id));
+  return items;
+}
+
+/**
+ * Keeps the grant's token count exact: +1/-1 (or delete at zero), each conditioned on the count
+ * read, so that a concurrent change to the same grant cancels the transaction and is retried.
+ */
+function grantChange(
+  login: string,
+  clientId: string,
+  grant: GrantItem | undefined,
+  delta: number,
+  newGrantId: number | undefined,
+  timestamp: string,
+): TransactItem | undefined {
+  if (!clientId) return undefined;
+  const Key = grantKey(login, clientId);
+  if (!grant) {
+    if (delta <= 0 || newGrantId === undefined) return undefined;
+    return {
+      Put: {
+        TableName: table(),
+        Item: {
+          ...Key,
+          _type: 'Grant',
+          id: newGrantId,
+          clientId,
+          tokens: delta,
+          createdAt: timestamp,
+          updatedAt: timestamp,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    };
+  }
+  if (grant.tokens + delta <= 0) {
+    return {
+      Delete: {
+        TableName: table(),
+        Key,
+        ConditionExpression: '#tokens = :n',
+        ExpressionAttributeNames: { '#tokens': 'tokens' },
+        ExpressionAttributeValues: { ':n': grant.tokens },
+      },
+    };
+  }
+  return {
+    Update: {
+      TableName: table(),
+      Key,
+      UpdateExpression: 'SET #tokens = :next, #updatedAt = :now',
+      ConditionExpression: '#tokens = :n',
+      ExpressionAttributeNames: { '#tokens': 'tokens', '#updatedAt': 'updatedAt' },
+      ExpressionAttributeValues: { ':n': grant.tokens, ':next': grant.tokens + delta, ':now': timestamp },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Why a write was refused: which uniqueness rule, or a concurrent change worth retrying. */
+type Outcome = 'ok' | 'conflict' | { readonly failedIndex: number };
+
+async function transact(items: TransactItem[]): Promise<Outcome> {
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+    return 'ok';
+  } catch (error) {
+    const reasons = (error as { name?: string; CancellationReasons?: Array<{ Code?: string }> })
+      .CancellationReasons;
+    if ((error as { name?: string }).name !== 'TransactionCanceledException' || !reasons) throw error;
+    const failedIndex = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+    if (failedIndex < 0) return 'conflict'; // e.g. TransactionConflict with a concurrent transaction
+    return { failedIndex };
+  }
+}
+
+const MAX_ATTEMPTS = 8;
+
+export interface NewAuthorization {
+  readonly login: string;
+  readonly clientId: string;
+  readonly scopes: readonly Scope[];
+  readonly note: string | null;
+  readonly noteUrl: string | null;
+  readonly fingerprint: string | null;
+  readonly tokenHash: string;
+  readonly tokenLastEight: string;
+  /** Make this the authorization get-or-create returns for (app, fingerprint); refused if taken. */
+  readonly claimFingerprint: boolean;
+}
+
+export type CreateResult =
+  | { readonly kind: 'created'; readonly authorization: Authorization; readonly revoked?: Authorization }
+  | { readonly kind: 'note-taken' }
+  | { readonly kind: 'fingerprint-taken' };
+
+/**
+ * Creates an authorization in one transaction with its token lookup, its uniqueness pointers
+ * (personal note; app + fingerprint when claimed), its grant's count, and, past the token limit,
+ * the revocation of the oldest token of the same user/app/scope set. Retries on concurrent change.
+ */
+export async function createAuthorization(
+  input: NewAuthorization,
+  known?: UserAuthState,
+): Promise<CreateResult> {
+  let state = known ?? (await readUserAuthState(input.login));
+  const id = await nextId('authorization');
+  let newGrantId: number | undefined;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const timestamp = now();
+    const authorization: Authorization = { id, ...input, createdAt: timestamp, updatedAt: timestamp };
+    const pointers: OwnedPointers = {
+      ...(input.clientId === '' && input.note !== null
+        ? { note: notePointerKey(input.login, noteHash(input.note)).SK }
+        : {}),
+      ...(input.claimFingerprint
+        ? { fingerprint: fingerprintPointerKey(input.login, input.clientId, input.fingerprint ?? '').SK }
+        : {}),
+    };
+    const grant = state.grants.get(input.clientId);
+    if (input.clientId && !grant && newGrantId === undefined) newGrantId = await nextId('grant');
+    const oldest = oldestOverLimit(state.authorizations, input.clientId, input.scopes);
+
+    const items: TransactItem[] = [
+      putAuthorization(authorization, pointers),
+      putToken(authorization, timestamp),
+    ];
+    const noteIndex = pointers.note
+      ? items.push(putPointer({ PK: userPartition(input.login), SK: pointers.note }, id, timestamp)) - 1
+      : -1;
+    const fingerprintIndex = pointers.fingerprint
+      ? items.push(putPointer({ PK: userPartition(input.login), SK: pointers.fingerprint }, id, timestamp)) -
+        1
+      : -1;
+    if (oldest) items.push(...deleteAuthorizationItems(oldest, state.owned.get(oldest.id) ?? {}));
+    const grantItem = grantChange(input.login, input.clientId, grant, oldest ? 0 : 1, newGrantId, timestamp);
+    if (grantItem) items.push(grantItem);
+
+    const outcome = await transact(items);
+    if (outcome === 'ok') return { kind: 'created', authorization, ...(oldest ? { revoked: oldest } : {}) };
+    if (outcome !== 'conflict' && outcome.failedIndex === noteIndex) return { kind: 'note-taken' };
+    if (outcome !== 'conflict' && outcome.failedIndex === fingerprintIndex)
+      return { kind: 'fingerprint-taken' };
+    state = await readUserAuthState(input.login);
+  }
+  throw new Error('createAuthorization: too much contention');
+}
+
+export type GetOrCreateResult =
+  | { readonly kind: 'existing'; readonly authorization: Authorization }
+  | { readonly kind: 'created'; readonly authorization: Authorization };
+
+/**
+ * Returns the authorization for user + app + fingerprint, creating it only when none exists. The
+ * fingerprint pointer's conditional put decides between concurrent identical requests; an
+ * authorization made earlier without the pointer (e.g. by POST) is adopted by claiming it.
+ */
+export async function getOrCreateAuthorization(
+  input: Omit<NewAuthorization, 'claimFingerprint'>,
+): Promise<GetOrCreateResult> {
+  const fingerprint = input.fingerprint ?? '';
+  const pointerKey = fingerprintPointerKey(input.login, input.clientId, fingerprint);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const state = await readUserAuthState(input.login);
+    const pointed = state.pointers.get(pointerKey.SK);
+    const existing =
+      state.authorizations.find((a) => a.id === pointed) ??
+      state.authorizations.find(
+        (a) => a.clientId === input.clientId && (a.fingerprint ?? '') === fingerprint,
+      );
+    if (existing) {
+      if (pointed === existing.id) return { kind: 'existing', authorization: existing };
+      // Adopt it: point at it and record that it owns the pointer, atomically.
+      const timestamp = now();
+      const outcome = await transact([
+        pointed === undefined
+          ? putPointer(pointerKey, existing.id, timestamp)
+          : {
+              Put: {
+                TableName: table(),
+                Item: {
+                  ...pointerKey,
+                  _type: 'Pointer',
+                  authorizationId: existing.id,
+                  createdAt: timestamp,
+                  updatedAt: timestamp,
+                },
+                ConditionExpression: '#authorizationId = :old',
+                ExpressionAttributeNames: { '#authorizationId': 'authorizationId' },
+                ExpressionAttributeValues: { ':old': pointed },
+              },
+            },
+        {
+          Update: {
+            TableName: table(),
+            Key: authorizationKey(existing.login, existing.id),
+            UpdateExpression: 'SET #pointers.#fingerprint = :sk',
+            ExpressionAttributeNames: { '#pointers': 'pointers', '#fingerprint': 'fingerprint' },
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':sk': pointerKey.SK },
+          },
+        },
+      ]);
+      if (outcome === 'ok') return { kind: 'existing', authorization: existing };
+      continue;
+    }
+    const created = await createAuthorization({ ...input, claimFingerprint: true }, state);
+    if (created.kind === 'created') return { kind: 'created', authorization: created.authorization };
+    if (created.kind === 'note-taken') throw new Error('unreachable: app tokens have no note pointer');
+  }
+  throw new Error('getOrCreateAuthorization: too much contention');
+}
+
+/** Deletes an authorization (its token stops working at once); false when it was already gone. */
+export async function deleteAuthorization(login: string, id: number): Promise<boolean> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const state = await readUserAuthState(login);
+    const authorization = state.authorizations.find((a) => a.id === id);
+    if (!authorization) return false;
+    const items = deleteAuthorizationItems(authorization, state.owned.get(id) ?? {});
+    const grantItem = grantChange(
+      login,
+      authorization.clientId,
+      state.grants.get(authorization.clientId),
+      -1,
+      undefined,
+      now(),
+    );
+    if (grantItem) items.push(grantItem);
+    if ((await transact(items)) === 'ok') return true;
+  }
+  throw new Error('deleteAuthorization: too much contention');
+}
+
+/** Deletes every token of an application for a user; the grant goes with the last one. */
+export async function deleteGrant(login: string, clientId: string): Promise<number> {
+  const state = await readUserAuthState(login);
+  const ids = state.authorizations.filter((a) => a.clientId === clientId).map((a) => a.id);
+  let deleted = 0;
+  for (const id of ids) if (await deleteAuthorization(login, id)) deleted++;
+  return deleted;
+}
+
+export interface AuthorizationChanges {
+  readonly scopes?: readonly Scope[];
+  readonly note?: string | null;
+  readonly noteUrl?: string | null;
+  readonly fingerprint?: string | null;
+}
+
+export type UpdateResult =
+  | { readonly kind: 'updated'; readonly authorization: Authorization }
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'note-taken' }
+  | { readonly kind: 'fingerprint-taken' };
+
+/**
+ * Applies changes to an authorization and its token lookup together, moving the note and
+ * fingerprint pointers when those change (a clash with another authorization refuses the whole
+ * update).
+ */
+export async function updateAuthorization(
+  login: string,
+  id: number,
+  changes: AuthorizationChanges,
+): Promise<UpdateResult> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: authorizationKey(login, id), ConsistentRead: true }),
+    );
+    if (!Item) return { kind: 'not-found' };
+    const current = toAuthorization(Item);
+    const pointers = ownedPointers(Item);
+    const timestamp = now();
+    const next: Authorization = {
+      ...current,
+      ...(changes.scopes !== undefined ? { scopes: changes.scopes } : {}),
+      ...(changes.note !== undefined ? { note: changes.note } : {}),
+      ...(changes.noteUrl !== undefined ? { noteUrl: changes.noteUrl } : {}),
+      ...(changes.fingerprint !== undefined ? { fingerprint: changes.fingerprint } : {}),
+      updatedAt: timestamp,
+    };
+    const partition = userPartition(login);
+    const items: TransactItem[] = [];
+    let nextPointers: OwnedPointers = { ...pointers };
+    let noteIndex = -1;
+    let fingerprintIndex = -1;
+    if (current.clientId === '' && next.note !== current.note && next.note !== null) {
+      const sk = notePointerKey(login, noteHash(next.note)).SK;
+      if (pointers.note) items.push(deletePointer({ PK: partition, SK: pointers.note }, id));
+      noteIndex = items.push(putPointer({ PK: partition, SK: sk }, id, timestamp)) - 1;
+      nextPointers = { ...nextPointers, note: sk };
+    }
+    if (current.clientId !== '' && (next.fingerprint ?? '') !== (current.fingerprint ?? '')) {
+      if (pointers.fingerprint) items.push(deletePointer({ PK: partition, SK: pointers.fingerprint }, id));
+      const { fingerprint: _, ...rest } = nextPointers;
+      nextPointers = rest;
+      if ((next.fingerprint ?? '') !== '') {
+        const sk = fingerprintPointerKey(login, current.clientId, next.fingerprint ?? '').SK;
+        fingerprintIndex = items.push(putPointer({ PK: partition, SK: sk }, id, timestamp)) - 1;
+        nextPointers = { ...nextPointers, fingerprint: sk };
+      }
+    }
+    items.push(
+      {
+        Update: {
+          TableName: table(),
+          Key: authorizationKey(login, id),
+          UpdateExpression:
+            'SET #scopes = :scopes, #note = :note, #noteUrl = :noteUrl, #fingerprint = :fingerprint, #updatedAt = :now, #pointers = :pointers',
+          ConditionExpression: '#tokenHash = :hash',
+          ExpressionAttributeNames: {
+            '#scopes': 'scopes',
+            '#note': 'note',
+            '#noteUrl': 'noteUrl',
+            '#fingerprint': 'fingerprint',
+            '#updatedAt': 'updatedAt',
+            '#pointers': 'pointers',
+            '#tokenHash': 'tokenHash',
+          },
+          ExpressionAttributeValues: {
+            ':scopes': next.scopes,
+            ':note': next.note,
+            ':noteUrl': next.noteUrl,
+            ':fingerprint': next.fingerprint,
+            ':now': timestamp,
+            ':pointers': nextPointers,
+            ':hash': current.tokenHash,
+          },
+        },
+      },
+      {
+        Update: {
+          TableName: table(),
+          Key: tokenKey(current.tokenHash),
+          UpdateExpression: 'SET #scopes = :scopes, #updatedAt = :now',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: { '#scopes': 'scopes', '#updatedAt': 'updatedAt' },
+          ExpressionAttributeValues: { ':scopes': next.scopes, ':now': timestamp },
+        },
+      },
+    );
+    const outcome = await transact(items);
+    if (outcome === 'ok') return { kind: 'updated', authorization: next };
+    if (outcome !== 'conflict' && outcome.failedIndex === noteIndex) return { kind: 'note-taken' };
+    if (outcome !== 'conflict' && outcome.failedIndex === fingerprintIndex)
+      return { kind: 'fingerprint-taken' };
+  }
+  throw new Error('updateAuthorization: too much contention');
+}
+
+/**
+ * Replaces an authorization's token: the new lookup appears and the old one disappears in the
+ * same transaction, so the old token fails on the very next request. Undefined when the
+ * authorization no longer has `expectedHash` (revoked or reset meanwhile).
+ */
+export async function resetToken(
+  current: Authorization,
+  next: { readonly tokenHash: string; readonly tokenLastEight: string },
+): Promise<Authorization | undefined> {
+  const timestamp = now();
+  const authorization: Authorization = { ...current, ...next, updatedAt: timestamp };
+  const outcome = await transact([
+    putToken(authorization, timestamp),
+    {
+      Delete: {
+        TableName: table(),
+        Key: tokenKey(current.tokenHash),
+        ConditionExpression: 'attribute_exists(PK)',
+      },
+    },
+    {
+      Update: {
+        TableName: table(),
+        Key: authorizationKey(current.login, current.id),
+        UpdateExpression: 'SET #tokenHash = :new, #tokenLastEight = :last, #updatedAt = :now',
+        ConditionExpression: '#tokenHash = :old',
+        ExpressionAttributeNames: {
+          '#tokenHash': 'tokenHash',
+          '#tokenLastEight': 'tokenLastEight',
+          '#updatedAt': 'updatedAt',
+        },
+        ExpressionAttributeValues: {
+          ':new': next.tokenHash,
+          ':last': next.tokenLastEight,
+          ':now': timestamp,
+          ':old': current.tokenHash,
+        },
+      },
+    },
+  ]);
+  return outcome === 'ok' ? authorization : undefined;
+}

@@ -1,0 +1,62 @@
+import type { Scope } from './scopes.ts';
+
+/** An OAuth authorization (a token's record). The token itself is never stored, only its hash. */
+export interface Authorization {
+  readonly id: number;
+  readonly login: string;
+  /** The application's client_id; empty for a personal access token. */
+  readonly clientId: string;
+  readonly scopes: readonly Scope[];
+  readonly note: string | null;
+  readonly noteUrl: string | null;
+  readonly fingerprint: string | null;
+  readonly tokenHash: string;
+  readonly tokenLastEight: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** A grant: one per user and application with at least one token. */
+export interface Grant {
+  readonly id: number;
+  readonly login: string;
+  readonly clientId: string;
+  /** Union of the scopes of the application's tokens for the user. */
+  readonly scopes: readonly Scope[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** Tokens per user/application/scope set; creating one more revokes the oldest (GitHub's number). */
+export const TOKENS_PER_SCOPE_SET = 10;
+
+/** `client_id` of the synthetic application GitHub shows for personal access tokens. */
+export const PERSONAL_CLIENT_ID = '00000000000000000000';
+
+export const isPersonal = (authorization: Pick<Authorization, 'clientId'>): boolean => authorization.clientId === '';
+
+const scopeSetKey = (scopes: readonly Scope[]): string => [...scopes].sort().join(',');
+
+/**
+ * The authorization the token limit revokes when one more is created for the same user,
+ * application and scope set, or undefined while under the limit. Personal tokens have no limit
+ * (their notes are unique instead).
+ */
+export function oldestOverLimit(
+  existing: readonly Authorization[],
+  clientId: string,
+  scopes: readonly Scope[],
+): Authorization | undefined {
+  if (clientId === '') return undefined;
+  const same = existing
+    .filter((a) => a.clientId === clientId && scopeSetKey(a.scopes) === scopeSetKey(scopes))
+    .sort((a, b) => a.id - b.id);
+  return same.length >= TOKENS_PER_SCOPE_SET ? same[0] : undefined;
+}
+
+/** Grants as the user sees them: one per application, scopes the union of its tokens' scopes. */
+export function grantScopes(authorizations: readonly Authorization[], clientId: string): Scope[] {
+  const union = new Set<Scope>();
+  for (const a of authorizations) if (a.clientId === clientId) for (const s of a.scopes) union.add(s);
+  return [...union].sort();
+}

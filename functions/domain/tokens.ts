@@ -1,0 +1,54 @@
+import { createHash, randomInt } from 'node:crypto';
+
+/**
+ * Token format, like GitHub's since 2021 so that secret scanners recognise leaked tokens:
+ * `<prefix>_<30 random base62 characters><6 base62 characters of the CRC-32 of those 30>`, 40
+ * characters in all. `gho_` is an OAuth application's token, `ghp_` a personal access token. The
+ * 30 random characters carry 178 bits from the CSPRNG; the checksum lets a scanner (or
+ * `hasValidChecksum`) reject random look-alikes without a database lookup.
+ */
+export type TokenKind = 'oauth' | 'personal';
+
+const PREFIX: Record<TokenKind, string> = { oauth: 'gho_', personal: 'ghp_' };
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const RANDOM_LENGTH = 30;
+const CHECKSUM_LENGTH = 6;
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(text: string): number {
+  let crc = 0xffffffff;
+  for (const byte of Buffer.from(text)) crc = (CRC_TABLE[(crc ^ byte) & 0xff] ?? 0) ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function base62(value: number, length: number): string {
+  let out = '';
+  let rest = value;
+  for (let i = 0; i < length; i++) {
+    out = BASE62[rest % 62] + out;
+    rest = Math.floor(rest / 62);
+  }
+  return out;
+}
+
+export function newToken(kind: TokenKind): string {
+  let random = '';
+  for (let i = 0; i < RANDOM_LENGTH; i++) random += BASE62[randomInt(62)];
+  return `${PREFIX[kind]}${random}${base62(crc32(random), CHECKSUM_LENGTH)}`;
+}
+
+/** True for a well-formed token of this service (right prefix, length and checksum). */
+export function hasValidChecksum(token: string): boolean {
+  const match = /^gh[op]_([0-9A-Za-z]{30})([0-9A-Za-z]{6})$/.exec(token);
+  return match !== null && base62(crc32(match[1] ?? ''), CHECKSUM_LENGTH) === match[2];
+}
+
+/** `hashed_token`: the lower-case hex SHA-256 of the token, the only form stored. */
+export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export const lastEight = (token: string): string => token.slice(-8);
