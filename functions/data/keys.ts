@@ -60,7 +60,10 @@ export const counterKey = (entity: string): Key => ({ PK: `COUNTER#${entity}`, S
  */
 
 /** Authorization by id, and the user's authorizations in id order (begins_with `AUTH#`). */
-export const authorizationKey = (login: string, id: number): Key => ({ PK: userPartition(login), SK: `AUTH#${sortableId(id)}` });
+export const authorizationKey = (login: string, id: number): Key => ({
+  PK: userPartition(login),
+  SK: `AUTH#${sortableId(id)}`,
+});
 
 /** The prefix shared by every authorization-related item of a user (one Query reads them all). */
 export const AUTH_ITEMS_PREFIX = 'AUTH';
@@ -72,7 +75,10 @@ export const appAuthorizationIndexKey = (clientId: string, login: string, id: nu
 });
 
 /** Unique note of a personal access token, per user. */
-export const notePointerKey = (login: string, noteHash: string): Key => ({ PK: userPartition(login), SK: `AUTHNOTE#${noteHash}` });
+export const notePointerKey = (login: string, noteHash: string): Key => ({
+  PK: userPartition(login),
+  SK: `AUTHNOTE#${noteHash}`,
+});
 
 /** The authorization get-or-create returns for user + application + fingerprint (may be empty). */
 export const fingerprintPointerKey = (login: string, clientId: string, fingerprint: string): Key => ({
@@ -81,7 +87,16 @@ export const fingerprintPointerKey = (login: string, clientId: string, fingerpri
 });
 
 /** Grant of a user for an application. */
-export const grantKey = (login: string, clientId: string): Key => ({ PK: userPartition(login), SK: `AUTHGRANT#${clientId}` });
+export const grantKey = (login: string, clientId: string): Key => ({
+  PK: userPartition(login),
+  SK: `AUTHGRANT#${clientId}`,
+});
 
 /** Token → user, authorization and scopes, by the token's SHA-256 (strongly consistent GetItem). */
 export const tokenKey = (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' });
+
+/** Failed password attempts of a login in one fixed time window (TTL'd). */
+export const failedLoginKey = (login: string, window: number): Key => ({
+  PK: userPartition(login),
+  SK: `LOGINFAIL#${window}`,
+});

@@ -8,7 +8,7 @@ import {
 import type { User } from '#domain/users';
 import { db, isConditionFailure, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
-import { credentialKey, userIdIndexKey, userProfileKey } from './keys.ts';
+import { credentialKey, failedLoginKey, userIdIndexKey, userProfileKey } from './keys.ts';
 import { TABLE } from './table.ts';
 
 export interface Credential {
@@ -115,15 +115,24 @@ export async function getUserById(id: number): Promise<User | undefined> {
   return item ? toUser(item) : undefined;
 }
 
-/** The user and their credential in one strongly consistent round trip (Basic authentication). */
-export async function getUserWithCredential(
-  login: string,
-): Promise<{ user: User; credential: Credential } | undefined> {
+export interface LoginRecord {
+  /** Absent when the login does not exist. */
+  readonly account?: { readonly user: User; readonly credential: Credential };
+  /** Failed attempts in the given window. */
+  readonly failures: number;
+}
+
+/**
+ * What Basic authentication needs, in one strongly consistent round trip: the user, their
+ * credential, and the failed-attempt count of the current window.
+ */
+export async function getLoginRecord(login: string, window: number): Promise<LoginRecord> {
   const profile = userProfileKey(login);
   const credential = credentialKey(login);
+  const failures = failedLoginKey(login, window);
   const result = await db().send(
     new BatchGetCommand({
-      RequestItems: { [tableName()]: { Keys: [profile, credential], ConsistentRead: true } },
+      RequestItems: { [tableName()]: { Keys: [profile, credential, failures], ConsistentRead: true } },
     }),
   );
   const items = [...(result.Responses?.[tableName()] ?? [])];
@@ -136,14 +145,64 @@ export async function getUserWithCredential(
   }
   const profileItem = items.find((item) => item.SK === profile.SK);
   const credentialItem = items.find((item) => item.SK === credential.SK);
-  if (!profileItem || !credentialItem) return undefined;
+  const failureCount = Number(items.find((item) => item.SK === failures.SK)?.attempts ?? 0);
+  if (!profileItem || !credentialItem) return { failures: failureCount };
   return {
-    user: toUser(profileItem),
-    credential: {
-      passwordHash: String(credentialItem.passwordHash),
-      ...(credentialItem.otpSecret ? { otpSecret: String(credentialItem.otpSecret) } : {}),
+    account: {
+      user: toUser(profileItem),
+      credential: {
+        passwordHash: String(credentialItem.passwordHash),
+        ...(credentialItem.otpSecret ? { otpSecret: String(credentialItem.otpSecret) } : {}),
+      },
     },
+    failures: failureCount,
   };
+}
+
+/** Counts one failed attempt in the window (atomic ADD; the item expires with the window). */
+export async function recordFailedLogin(login: string, window: number, expiresAt: number): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: failedLoginKey(login, window),
+      UpdateExpression: 'ADD #attempts :one SET #type = :type, #expiresAt = :expiresAt, #updatedAt = :now',
+      ExpressionAttributeNames: {
+        '#attempts': 'attempts',
+        '#type': '_type',
+        '#expiresAt': 'expiresAt',
+        '#updatedAt': 'updatedAt',
+      },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':type': 'FailedLogins',
+        ':expiresAt': expiresAt,
+        ':now': now(),
+      },
+    }),
+  );
+}
+
+/**
+ * Spends a TOTP time step: succeeds only for a step later than the last one spent, so a code
+ * cannot be replayed within its window (or an older code after a newer one).
+ */
+export async function consumeOtpStep(login: string, step: number): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: credentialKey(login),
+        UpdateExpression: 'SET #last = :step',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#last) OR #last < :step)',
+        ExpressionAttributeNames: { '#last': 'lastOtpStep' },
+        ExpressionAttributeValues: { ':step': step },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
 /** Turns on TOTP two-factor authentication; `false` when the user does not exist. */

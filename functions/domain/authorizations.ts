@@ -33,7 +33,8 @@ export const TOKENS_PER_SCOPE_SET = 10;
 /** `client_id` of the synthetic application GitHub shows for personal access tokens. */
 export const PERSONAL_CLIENT_ID = '00000000000000000000';
 
-export const isPersonal = (authorization: Pick<Authorization, 'clientId'>): boolean => authorization.clientId === '';
+export const isPersonal = (authorization: Pick<Authorization, 'clientId'>): boolean =>
+  authorization.clientId === '';
 
 const scopeSetKey = (scopes: readonly Scope[]): string => [...scopes].sort().join(',');
 

@@ -50,6 +50,7 @@ export function linkHeader(url: string, total: number, request: PageRequest): st
   };
   const links: string[] = [];
   if (request.page < last) links.push(`${href(request.page + 1)}; rel="next"`, `${href(last)}; rel="last"`);
-  if (request.page > 1) links.push(`${href(1)}; rel="first"`, `${href(Math.min(request.page - 1, last))}; rel="prev"`);
+  if (request.page > 1)
+    links.push(`${href(1)}; rel="first"`, `${href(Math.min(request.page - 1, last))}; rel="prev"`);
   return links.length > 0 ? links.join(', ') : undefined;
 }

@@ -7,7 +7,8 @@ export const SCOPES = {
   user: 'Read/write access to profile info only; includes user:email and user:follow',
   'user:email': 'Read access to email addresses',
   'user:follow': 'Follow and unfollow users',
-  public_repo: 'Read/write access to code, commit statuses, collaborators and deployment statuses of public repositories and organizations; also needed to star public repositories',
+  public_repo:
+    'Read/write access to code, commit statuses, collaborators and deployment statuses of public repositories and organizations; also needed to star public repositories',
   repo: 'Read/write access to code, commit statuses, invitations, collaborators, adding team memberships and deployment statuses of public and private repositories and organizations',
   repo_deployment: 'Access to deployment statuses of public and private repositories',
   'repo:status': 'Read/write access to commit statuses of public and private repositories',

@@ -1,24 +1,100 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { getUserWithCredential } from '#data/users';
+import { getApp } from '#data/apps';
+import { lookupToken, type TokenLookup } from '#data/authorizations';
+import { consumeOtpStep, getLoginRecord, getUser, recordFailedLogin } from '#data/users';
+import { type OAuthApp, secretMatches } from '#domain/apps';
+import { failureWindow, failureWindowExpiry, isLockedOut } from '#domain/login-limits';
 import { verifyPassword } from '#domain/passwords';
+import { satisfies } from '#domain/scopes';
+import { hashToken, hasValidChecksum } from '#domain/tokens';
+import { matchingStep } from '#domain/totp';
 import type { User } from '#domain/users';
-import type { AuthKind } from '#http/routes';
-import { presentedCredentials } from './credentials.ts';
-import { badCredentials, requiresAuthentication } from './errors.ts';
+import type { Route } from '#http/routes';
+import { config, vendorHeader } from './config.ts';
+import { header, presentedCredentials } from './credentials.ts';
+import { badCredentials, HttpError, notFound, requiresAuthentication } from './errors.ts';
 
 /** Who is calling, once their credentials have been checked. */
 export type Caller =
   | { readonly kind: 'anonymous' }
-  | { readonly kind: 'user'; readonly user: User; readonly via: 'password' };
+  | { readonly kind: 'user'; readonly user: User; readonly via: 'password' }
+  | { readonly kind: 'user'; readonly user: User; readonly via: 'token'; readonly token: TokenLookup }
+  | { readonly kind: 'app'; readonly app: OAuthApp };
 
 const ANONYMOUS: Caller = { kind: 'anonymous' };
 
-async function userByPassword(login: string, password: string): Promise<Caller> {
-  const found = await getUserWithCredential(login);
+const TWO_FACTOR_DOCS = '/overview/other-authentication-methods#working-with-two-factor-authentication';
+
+function otpRequired(): HttpError {
+  return new HttpError(401, 'Must specify two-factor authentication OTP code.', {
+    documentationPath: TWO_FACTOR_DOCS,
+    headers: { [vendorHeader(config().vendor, 'OTP')]: 'required; app' },
+  });
+}
+
+const loginAttemptsExceeded = (): HttpError =>
+  new HttpError(403, 'Maximum number of login attempts exceeded. Please try again later.');
+
+const passwordOnly = (): HttpError =>
+  new HttpError(401, 'This API can only be accessed with username and password Basic Auth');
+
+/**
+ * Basic authentication with a password: refused outright while the login is locked out; a wrong
+ * password, or a wrong one-time code for a two-factor user, counts towards the lock-out.
+ */
+async function userByPassword(event: APIGatewayProxyEvent, login: string, password: string): Promise<Caller> {
+  const now = Date.now();
+  const window = failureWindow(now);
+  const record = await getLoginRecord(login, window);
+  if (isLockedOut(record.failures)) throw loginAttemptsExceeded();
+  const fail = async (error: HttpError): Promise<never> => {
+    await recordFailedLogin(login, window, failureWindowExpiry(window));
+    throw error;
+  };
   // verifyPassword runs scrypt even for unknown logins, so timing does not reveal which exist.
-  const valid = await verifyPassword(password, found?.credential.passwordHash);
-  if (!found || !valid) throw badCredentials();
-  return { kind: 'user', user: found.user, via: 'password' };
+  const valid = await verifyPassword(password, record.account?.credential.passwordHash);
+  if (!record.account || !valid) return fail(badCredentials());
+  const { user, credential } = record.account;
+  if (credential.otpSecret) {
+    const code = header(event, vendorHeader(config().vendor, 'OTP'))?.trim();
+    if (!code) throw otpRequired(); // the first step of the 2FA dance is not a failure
+    const step = matchingStep(credential.otpSecret, code, now);
+    if (step === undefined || !(await consumeOtpStep(user.login, step))) return fail(otpRequired());
+  }
+  return { kind: 'user', user, via: 'password' };
+}
+
+async function userByToken(token: string): Promise<Caller> {
+  // Well-formed tokens only: a look-alike costs no database read.
+  const lookup = hasValidChecksum(token) ? await lookupToken(hashToken(token)) : undefined;
+  const user = lookup ? await getUser(lookup.login) : undefined;
+  if (!lookup || !user) throw badCredentials();
+  return { kind: 'user', user, via: 'token', token: lookup };
+}
+
+/**
+ * An application's own credentials: Basic `client_id:client_secret`, or the `client_id` and
+ * `client_secret` query parameters (Octokit sends them that way). GitHub answers failures here
+ * with 404, not 401, so as not to confirm which client ids exist.
+ */
+async function appByCredentials(event: APIGatewayProxyEvent): Promise<Caller> {
+  const presented = presentedCredentials(event);
+  const query = event.queryStringParameters ?? {};
+  const [clientId, secret] =
+    presented.kind === 'basic'
+      ? [presented.username, presented.password]
+      : [query.client_id, query.client_secret];
+  const app = clientId && secret ? await getApp(clientId) : undefined;
+  if (!app || !secret || !secretMatches(secret, app.secretHash)) throw notFound();
+  const { secretHash: _, ...publicApp } = app;
+  return { kind: 'app', app: publicApp };
+}
+
+/** The token in a Basic header: `login:<token>` or `<token>:x-oauth-basic`, as GitHub accepts. */
+function tokenInBasic(username: string, password: string): string | undefined {
+  if (hasValidChecksum(password)) return password;
+  if (hasValidChecksum(username) && (password === '' || password === 'x-oauth-basic')) return username;
+  return undefined;
 }
 
 /**
@@ -26,20 +102,43 @@ async function userByPassword(login: string, password: string): Promise<Caller> 
  * always verified (a wrong password is 401 even on an anonymous route, as on GitHub); routes that
  * need a user answer 401 `Requires authentication` when none was sent.
  */
-export async function authenticate(event: APIGatewayProxyEvent, auth: AuthKind): Promise<Caller> {
+export async function authenticate(event: APIGatewayProxyEvent, route: Pick<Route, 'auth'>): Promise<Caller> {
+  if (route.auth === 'app') return appByCredentials(event);
   const presented = presentedCredentials(event);
   let caller: Caller;
   switch (presented.kind) {
     case 'none':
       caller = ANONYMOUS;
       break;
-    case 'basic':
-      caller = await userByPassword(presented.username, presented.password);
+    case 'basic': {
+      const token = tokenInBasic(presented.username, presented.password);
+      caller = token
+        ? await userByToken(token)
+        : await userByPassword(event, presented.username, presented.password);
+      break;
+    }
+    case 'token':
+      caller = await userByToken(presented.token);
       break;
     default:
-      // OAuth tokens are not issued yet (authorizations arrive in a later change): none can be valid.
       throw badCredentials();
   }
-  if ((auth === 'user' || auth === 'password') && caller.kind !== 'user') throw requiresAuthentication();
+  if (route.auth === 'password' && caller.kind === 'user' && caller.via === 'token') throw passwordOnly();
+  if ((route.auth === 'user' || route.auth === 'password') && caller.kind !== 'user')
+    throw requiresAuthentication();
   return caller;
+}
+
+/**
+ * A token lacking every scope the route accepts gets 404, GitHub's usual answer (it does not
+ * reveal that the resource exists). Scopes only ever narrow what the token's user may do.
+ */
+export function checkScopes(caller: Caller, accepted: readonly string[]): void {
+  if (caller.kind === 'user' && caller.via === 'token' && !satisfies(caller.token.scopes, accepted))
+    throw notFound();
+}
+
+/** True when the caller is a token that grants at least one of `accepted` (or a password). */
+export function callerHasScope(caller: Caller, accepted: readonly string[]): boolean {
+  return caller.kind === 'user' && (caller.via === 'password' || satisfies(caller.token.scopes, accepted));
 }

@@ -72,3 +72,9 @@ export function config(): Config {
   cached ??= readConfig();
   return cached;
 }
+
+/** A vendor header name as GitHub spells its own: `X-GitHub-OTP`, `X-GitHub-Media-Type`. */
+export function vendorHeader(vendor: string, suffix: string): string {
+  const title = vendor === 'github' ? 'GitHub' : vendor.charAt(0).toUpperCase() + vendor.slice(1);
+  return `X-${title}-${suffix}`;
+}

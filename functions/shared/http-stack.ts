@@ -2,9 +2,10 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import { scopeHeader } from '#domain/scopes';
 import { type Route, routeFor } from '#http/routes';
-import { authenticate, type Caller } from './authenticate.ts';
-import { config } from './config.ts';
+import { authenticate, type Caller, checkScopes } from './authenticate.ts';
+import { config, vendorHeader } from './config.ts';
 import {
   bodyNotObject,
   errorBody,
@@ -88,36 +89,52 @@ const jsonBody = (): middy.MiddlewareObj<StackEvent> => {
 
 const authentication = (route: Route): middy.MiddlewareObj<StackEvent> => ({
   before: async ({ event }) => {
-    event.caller = await authenticate(event, route.auth);
+    event.caller = await authenticate(event, route);
+    checkScopes(event.caller, route.scopes);
   },
 });
 
-function jsonHeaders(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+/** `X-OAuth-Scopes` and `X-Accepted-OAuth-Scopes` go on every response to a token request. */
+function scopeHeaders(event: StackEvent, route: Route): Record<string, string> {
+  const caller = event.caller;
+  if (caller?.kind !== 'user' || caller.via !== 'token') return {};
   return {
-    'Content-Type': 'application/json; charset=utf-8',
-    'X-GitHub-Media-Type': `${config().vendor}.v3; format=json`,
-    ...extra,
+    'X-OAuth-Scopes': scopeHeader(caller.token.scopes),
+    'X-Accepted-OAuth-Scopes': scopeHeader(route.scopes),
   };
 }
 
-function serialize(reply: Reply): APIGatewayProxyResult {
-  if (reply.body === undefined) return { statusCode: reply.status, headers: { ...reply.headers }, body: '' };
-  return { statusCode: reply.status, headers: jsonHeaders(reply.headers), body: JSON.stringify(reply.body) };
+function serialize(reply: Reply, extraHeaders: Readonly<Record<string, string>>): APIGatewayProxyResult {
+  const { vendor } = config();
+  const headers = {
+    [vendorHeader(vendor, 'Media-Type')]: `${vendor}.v3; format=json`,
+    ...extraHeaders,
+    ...reply.headers,
+  };
+  if (reply.body === undefined) return { statusCode: reply.status, headers, body: '' };
+  return {
+    statusCode: reply.status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+    body: JSON.stringify(reply.body),
+  };
 }
 
 /** Serializes replies and is the one place errors become responses. */
 const httpResponse = (route: Route): middy.MiddlewareObj<StackEvent, APIGatewayProxyResult> => ({
   after: (request) => {
-    request.response = serialize(request.response as unknown as Reply);
+    request.response = serialize(request.response as unknown as Reply, scopeHeaders(request.event, route));
   },
   onError: (request) => {
     const { error } = request;
     if (error instanceof HttpError) {
-      request.response = serialize({
-        status: error.status,
-        body: errorBody(error, config().docsUrl),
-        headers: error.details.headers ?? {},
-      });
+      request.response = serialize(
+        {
+          status: error.status,
+          body: errorBody(error, config().docsUrl),
+          headers: error.details.headers ?? {},
+        },
+        scopeHeaders(request.event, route),
+      );
       return;
     }
     log('error', 'unhandled error', {
@@ -128,10 +145,8 @@ const httpResponse = (route: Route): middy.MiddlewareObj<StackEvent, APIGatewayP
           ? { name: error.name, message: error.message, stack: error.stack }
           : String(error),
     });
-    request.response = serialize({
-      status: 500,
-      body: { ...GATEWAY_ERROR_BODIES.serverError, documentation_url: config().docsUrl },
-    });
+    const body = { ...GATEWAY_ERROR_BODIES.serverError, documentation_url: config().docsUrl };
+    request.response = serialize({ status: 500, body }, {});
   },
 });
 

@@ -39,7 +39,7 @@ describe('users', () => {
     );
     const winners = attempts.filter((user) => user !== null);
     expect(winners).toHaveLength(1);
-    const stored = await data.users.getUserWithCredential('RACER');
+    const stored = (await data.users.getLoginRecord('RACER', 0)).account;
     expect(stored?.user.id).toBe(winners[0]?.id);
     // The profile and credential came from the same transaction.
     expect(stored?.credential.passwordHash).toBe(`h${attempts.findIndex((user) => user !== null)}`);
@@ -56,7 +56,24 @@ describe('users', () => {
     expect(byLogin).toEqual(user);
     expect(JSON.stringify(byLogin)).not.toContain('secret-hash');
     expect(await data.users.getUserById(user?.id ?? 0)).toEqual(user);
-    expect(await data.users.getUserWithCredential('nobody')).toBeUndefined();
+    expect(await data.users.getLoginRecord('nobody', 0)).toEqual({ failures: 0 });
+  });
+});
+
+describe('login protections', () => {
+  it('count failed attempts per window, read with the credential', async () => {
+    await data.users.createUser({ login: 'counted', passwordHash: 'h' });
+    await Promise.all(Array.from({ length: 5 }, () => data.users.recordFailedLogin('counted', 7, 9_999_999_999)));
+    expect((await data.users.getLoginRecord('counted', 7)).failures).toBe(5);
+    expect((await data.users.getLoginRecord('counted', 8)).failures).toBe(0);
+  });
+
+  it('spend each TOTP step once, and never an older one', async () => {
+    expect(await data.users.consumeOtpStep('counted', 100)).toBe(true);
+    expect(await data.users.consumeOtpStep('counted', 100)).toBe(false);
+    expect(await data.users.consumeOtpStep('counted', 99)).toBe(false);
+    expect(await data.users.consumeOtpStep('counted', 101)).toBe(true);
+    expect(await data.users.consumeOtpStep('ghost', 1)).toBe(false);
   });
 });
 
