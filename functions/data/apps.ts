@@ -1,4 +1,10 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { hashSecret, newClientId, newClientSecret, type OAuthApp } from '#domain/apps';
 import { db, isConditionFailure, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
@@ -90,4 +96,23 @@ export async function setSuspended(clientId: string, suspended: boolean): Promis
     if (isConditionFailure(error)) return undefined;
     throw error;
   }
+}
+
+/** Several applications in one round trip (BatchGetItem), by client_id; unknown ids are absent. */
+export async function getApps(clientIds: Iterable<string>): Promise<Map<string, StoredApp>> {
+  const unique = [...new Set(clientIds)].filter((id) => id !== '');
+  const found = new Map<string, StoredApp>();
+  for (let i = 0; i < unique.length; i += 100) {
+    let keys: Record<string, unknown>[] | undefined = unique
+      .slice(i, i + 100)
+      .map((id) => ({ ...appKey(id) }));
+    while (keys && keys.length > 0) {
+      const result: BatchGetCommandOutput = await db().send(
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys } } }),
+      );
+      for (const item of result.Responses?.[tableName()] ?? []) found.set(String(item.clientId), toApp(item));
+      keys = result.UnprocessedKeys?.[tableName()]?.Keys;
+    }
+  }
+  return found;
 }

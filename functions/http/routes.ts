@@ -37,43 +37,40 @@ export interface Route {
 
 const API = '/api/v3';
 
+// biome-ignore format: one line per route keeps the table readable
 export const ROUTES: readonly Route[] = [
-  {
-    method: 'GET',
-    path: `${API}/user`,
-    handler: 'users/get-authenticated',
-    auth: 'user',
-    scopes: [],
-    media: 'json',
-    table: 'RO',
-  },
-  {
-    method: 'GET',
-    path: `${API}/users/{login}`,
-    handler: 'users/get-by-login',
-    auth: 'none',
-    scopes: [],
-    media: 'json',
-    table: 'RO',
-  },
-  {
-    method: 'POST',
-    path: `${API}/user/repos`,
-    handler: 'repos/create-for-user',
-    auth: 'user',
-    scopes: ['public_repo', 'repo'],
-    media: 'json',
-    table: 'RW',
-  },
-  {
-    method: 'GET',
-    path: `${API}/repos/{owner}/{repo}`,
-    handler: 'repos/get',
-    auth: 'none',
-    scopes: [],
-    media: 'json',
-    table: 'RO',
-  },
+  { method: 'GET', path: `${API}/user`, handler: 'users/get-authenticated', auth: 'user', scopes: [], media: 'json', table: 'RO' },
+  { method: 'GET', path: `${API}/users/{login}`, handler: 'users/get-by-login', auth: 'none', scopes: [], media: 'json', table: 'RO' },
+  { method: 'POST', path: `${API}/user/repos`, handler: 'repos/create-for-user', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW' },
+  { method: 'GET', path: `${API}/repos/{owner}/{repo}`, handler: 'repos/get', auth: 'none', scopes: [], media: 'json', table: 'RO' },
+
+  // Grants and authorizations: Basic with login and password only (spec §5.1).
+  { method: 'GET', path: `${API}/applications/grants`, handler: 'grants/list', auth: 'password', scopes: [], media: 'json', table: 'RO' },
+  { method: 'GET', path: `${API}/applications/grants/{grant_id}`, handler: 'grants/get', auth: 'password', scopes: [], media: 'json', table: 'RO' },
+  { method: 'DELETE', path: `${API}/applications/grants/{grant_id}`, handler: 'grants/delete', auth: 'password', scopes: [], media: 'json', table: 'RW' },
+  { method: 'GET', path: `${API}/authorizations`, handler: 'authorizations/list', auth: 'password', scopes: [], media: 'json', table: 'RO' },
+  { method: 'GET', path: `${API}/authorizations/{authorization_id}`, handler: 'authorizations/get', auth: 'password', scopes: [], media: 'json', table: 'RO' },
+  { method: 'POST', path: `${API}/authorizations`, handler: 'authorizations/create', auth: 'password', scopes: [], media: 'json', table: 'RW' },
+  { method: 'PUT', path: `${API}/authorizations/clients/{client_id}`, handler: 'authorizations/get-or-create', auth: 'password', scopes: [], media: 'json', table: 'RW' },
+  { method: 'PUT', path: `${API}/authorizations/clients/{client_id}/{fingerprint}`, handler: 'authorizations/get-or-create-with-fingerprint', auth: 'password', scopes: [], media: 'json', table: 'RW' },
+  { method: 'PATCH', path: `${API}/authorizations/{authorization_id}`, handler: 'authorizations/update', auth: 'password', scopes: [], media: 'json', table: 'RW' },
+  { method: 'DELETE', path: `${API}/authorizations/{authorization_id}`, handler: 'authorizations/delete', auth: 'password', scopes: [], media: 'json', table: 'RW' },
+
+  // Application side: Basic with client_id and client_secret (spec §5.2).
+  { method: 'GET', path: `${API}/applications/{client_id}/tokens/{access_token}`, handler: 'applications/check-token', auth: 'app', scopes: [], media: 'json', table: 'RO' },
+  { method: 'POST', path: `${API}/applications/{client_id}/tokens/{access_token}`, handler: 'applications/reset-token', auth: 'app', scopes: [], media: 'json', table: 'RW' },
+  { method: 'DELETE', path: `${API}/applications/{client_id}/tokens/{access_token}`, handler: 'applications/revoke-token', auth: 'app', scopes: [], media: 'json', table: 'RW' },
+  { method: 'DELETE', path: `${API}/applications/{client_id}/grants/{access_token}`, handler: 'applications/revoke-grant', auth: 'app', scopes: [], media: 'json', table: 'RW' },
+
+  // SSH keys and deploy keys
+  { method: 'GET', path: `${API}/user/keys`, handler: 'keys/list-for-user', auth: 'user', scopes: ['read:public_key', 'write:public_key', 'admin:public_key'], media: 'json', table: 'RO' },
+  { method: 'POST', path: `${API}/user/keys`, handler: 'keys/create-for-user', auth: 'user', scopes: ['write:public_key', 'admin:public_key'], media: 'json', table: 'RW' },
+  { method: 'GET', path: `${API}/user/keys/{key_id}`, handler: 'keys/get-for-user', auth: 'user', scopes: ['read:public_key', 'write:public_key', 'admin:public_key'], media: 'json', table: 'RO' },
+  { method: 'DELETE', path: `${API}/user/keys/{key_id}`, handler: 'keys/delete-for-user', auth: 'user', scopes: ['admin:public_key'], media: 'json', table: 'RW' },
+  { method: 'GET', path: `${API}/repos/{owner}/{repo}/keys`, handler: 'deploy-keys/list', auth: 'user', scopes: ['repo'], media: 'json', table: 'RO' },
+  { method: 'POST', path: `${API}/repos/{owner}/{repo}/keys`, handler: 'deploy-keys/create', auth: 'user', scopes: ['repo'], media: 'json', table: 'RW' },
+  { method: 'GET', path: `${API}/repos/{owner}/{repo}/keys/{key_id}`, handler: 'deploy-keys/get', auth: 'user', scopes: ['repo'], media: 'json', table: 'RO' },
+  { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/keys/{key_id}`, handler: 'deploy-keys/delete', auth: 'user', scopes: ['repo'], media: 'json', table: 'RW' },
 ];
 
 /** The API root path; the REST API's `{base_url}` ends with it. */

@@ -33,9 +33,21 @@ export function compile<H>(route: Route, handler: H): CompiledRoute<H> {
   return { route, pattern: new RegExp(`^${source}$`), params, handler };
 }
 
+/**
+ * API Gateway prefers a static path segment over a `{param}` at the same position; sorting the
+ * routes this way lets first-match give the same answer.
+ */
+export function byPrecedence(a: Pick<CompiledRoute, 'route'>, b: Pick<CompiledRoute, 'route'>): number {
+  const rank = (route: Route) => route.path.split('/').map((segment) => (segment.startsWith('{') ? 1 : 0));
+  const left = rank(a.route);
+  const right = rank(b.route);
+  for (let i = 0; i < Math.min(left.length, right.length); i++) if (left[i] !== right[i]) return (left[i] ?? 0) - (right[i] ?? 0);
+  return left.length - right.length;
+}
+
 /** Imports every route's real handler module, so a broken handler fails the start, not a request. */
 export async function loadRoutes(routes: readonly Route[]): Promise<CompiledRoute[]> {
-  return Promise.all(
+  const compiled = await Promise.all(
     routes.map(async (route) => {
       const module = (await import(new URL(`${route.handler}.ts`, HANDLERS_DIR).href)) as {
         handler?: Handler;
@@ -45,6 +57,7 @@ export async function loadRoutes(routes: readonly Route[]): Promise<CompiledRout
       return compile(route, module.handler);
     }),
   );
+  return compiled.sort(byPrecedence);
 }
 
 /** The route API Gateway would pick for a request, with its decoded path parameters. */

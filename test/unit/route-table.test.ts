@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { API_PREFIX, ROUTES, routeId } from '#http/routes';
-import { compile, matchRoute } from '#local/http-server';
+import { byPrecedence, compile, matchRoute } from '#local/http-server';
 
 const handlerFile = (handler: string) =>
   fileURLToPath(new URL(`../../functions/http/${handler}.ts`, import.meta.url));
@@ -31,7 +31,7 @@ describe('route table', () => {
   });
 
   it('lets the local router resolve every row to itself, with its parameters', () => {
-    const compiled = ROUTES.map((route) => compile(route, route.handler));
+    const compiled = ROUTES.map((route) => compile(route, route.handler)).sort(byPrecedence);
     for (const route of ROUTES) {
       const matched = matchRoute(compiled, route.method, samplePath(route.path));
       expect(matched?.compiled.route).toBe(route);
@@ -39,5 +39,7 @@ describe('route table', () => {
         expect(value).toBe(`sample-${name}`);
     }
     expect(matchRoute(compiled, 'GET', `${API_PREFIX}/no-such-thing`)).toBeUndefined();
+    // A static segment wins over a parameter, as in API Gateway.
+    expect(matchRoute(compiled, 'GET', `${API_PREFIX}/applications/grants/7`)?.compiled.route.handler).toBe('grants/get');
   });
 });

@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
 import { createRepository } from '#data/repositories';
 import { isValidRepositoryName } from '#domain/repositories';
-import { requiresAuthentication, validationFailed } from '#shared/errors';
+import { callerHasScope } from '#shared/authenticate';
+import { notFound, requiresAuthentication, validationFailed } from '#shared/errors';
 import { apiHandler } from '#shared/http-stack';
 import { repositoryJson } from '../json/repository.ts';
 
@@ -25,6 +26,8 @@ export const handler = apiHandler(
   { body: { schema: body, resource: 'Repository' } },
   async ({ body, caller, urls }) => {
     if (caller.kind !== 'user') throw requiresAuthentication();
+    // `public_repo` (the route's lesser scope) may create public repositories only.
+    if (body.private && !callerHasScope(caller, ['repo'])) throw notFound();
     const repository = await createRepository({ ...body, ownerLogin: caller.user.login });
     if (!repository) {
       throw validationFailed([

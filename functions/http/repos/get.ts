@@ -1,6 +1,7 @@
 import { getRepository } from '#data/repositories';
 import { getUser } from '#data/users';
 import { canRead } from '#domain/repositories';
+import { callerHasScope } from '#shared/authenticate';
 import { notFound } from '#shared/errors';
 import { apiHandler } from '#shared/http-stack';
 import { repositoryJson } from '../json/repository.ts';
@@ -13,5 +14,7 @@ export const handler = apiHandler('repos/get', {}, async ({ params, caller, urls
   ]);
   const login = caller.kind === 'user' ? caller.user.login : undefined;
   if (!repository || !owner || !canRead(repository, login)) throw notFound();
+  // A token sees private repositories only with the `repo` scope.
+  if (repository.private && !callerHasScope(caller, ['repo'])) throw notFound();
   return { status: 200, body: repositoryJson(repository, owner, urls) };
 });

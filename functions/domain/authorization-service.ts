@@ -1,0 +1,174 @@
+/**
+ * What the authorization endpoints (and later the OAuth web flow) do, above the data layer:
+ * check inputs against GitHub's rules, mint tokens, and turn the data layer's refusals into
+ * GitHub's validation errors. Handlers call one function here each.
+ */
+
+import { getApp, type StoredApp } from '#data/apps';
+import {
+  type AuthorizationChanges,
+  createAuthorization,
+  deleteGrant,
+  getOrCreateAuthorization,
+  updateAuthorization,
+} from '#data/authorizations';
+import { type FieldError, notFound, validationFailed } from '#shared/errors';
+import { secretMatches } from './apps.ts';
+import type { Authorization } from './authorizations.ts';
+import { invalidScopes, normalizeScopes, type Scope } from './scopes.ts';
+import { hashToken, lastEight, newToken } from './tokens.ts';
+
+const RESOURCE = 'OauthAccess';
+const refuse = (field: string, code: FieldError['code'], message?: string) =>
+  validationFailed([{ resource: RESOURCE, field, code, ...(message ? { message } : {}) }]);
+
+/** Valid, normalized scopes; 422 naming the invalid ones otherwise. */
+export function checkedScopes(requested: readonly string[] | null | undefined): Scope[] {
+  const scopes = requested ?? [];
+  const invalid = invalidScopes(scopes);
+  if (invalid.length > 0) throw refuse('scopes', 'custom', `scopes are invalid: ${invalid.join(',')}`);
+  return normalizeScopes(scopes as Scope[]);
+}
+
+/** The application, if `secret` is its client secret; 422 on the field that is wrong. */
+async function appForSecret(clientId: string, secret: string | null | undefined): Promise<StoredApp> {
+  const app = await getApp(clientId);
+  if (!app) throw refuse('client_id', 'invalid');
+  if (!secret) throw refuse('client_secret', 'missing_field');
+  if (!secretMatches(secret, app.secretHash)) throw refuse('client_secret', 'invalid');
+  if (app.suspended) throw refuse('client_id', 'custom', 'application is suspended');
+  return app;
+}
+
+function mint(kind: 'oauth' | 'personal') {
+  const token = newToken(kind);
+  return { token, tokenHash: hashToken(token), tokenLastEight: lastEight(token) };
+}
+
+export interface CreateInput {
+  readonly scopes?: readonly string[] | null;
+  readonly note: string;
+  readonly noteUrl?: string | null;
+  readonly clientId?: string | null;
+  readonly clientSecret?: string | null;
+  readonly fingerprint?: string | null;
+}
+
+/** POST /authorizations: a personal access token, or a token for an application (with its secret). */
+export async function createForUser(
+  login: string,
+  input: CreateInput,
+): Promise<{ authorization: Authorization; token: string }> {
+  const scopes = checkedScopes(input.scopes);
+  const clientId = input.clientId ?? '';
+  if (clientId) await appForSecret(clientId, input.clientSecret);
+  const fingerprint = input.fingerprint || null;
+  const minted = mint(clientId ? 'oauth' : 'personal');
+  const result = await createAuthorization({
+    login,
+    clientId,
+    scopes,
+    note: input.note,
+    noteUrl: input.noteUrl ?? null,
+    fingerprint,
+    tokenHash: minted.tokenHash,
+    tokenLastEight: minted.tokenLastEight,
+    claimFingerprint: clientId !== '' && fingerprint !== null,
+  });
+  if (result.kind === 'note-taken') throw refuse('note', 'already_exists');
+  if (result.kind === 'fingerprint-taken') throw refuse('fingerprint', 'already_exists');
+  return { authorization: result.authorization, token: minted.token };
+}
+
+export interface GetOrCreateInput {
+  readonly clientSecret?: string | null;
+  readonly scopes?: readonly string[] | null;
+  readonly note?: string | null;
+  readonly noteUrl?: string | null;
+  readonly fingerprint?: string | null;
+}
+
+/**
+ * PUT /authorizations/clients/:client_id[/:fingerprint]: the user's authorization for the
+ * application (and fingerprint), created only when none exists. An unknown client_id in the path
+ * is 404, like any unknown resource.
+ */
+export async function getOrCreateForApp(
+  login: string,
+  clientId: string,
+  input: GetOrCreateInput,
+): Promise<{ created: boolean; authorization: Authorization; token?: string }> {
+  if (!(await getApp(clientId))) throw notFound();
+  await appForSecret(clientId, input.clientSecret);
+  const scopes = checkedScopes(input.scopes);
+  const minted = mint('oauth');
+  const result = await getOrCreateAuthorization({
+    login,
+    clientId,
+    scopes,
+    note: input.note ?? null,
+    noteUrl: input.noteUrl ?? null,
+    fingerprint: input.fingerprint || null,
+    tokenHash: minted.tokenHash,
+    tokenLastEight: minted.tokenLastEight,
+  });
+  return result.kind === 'created'
+    ? { created: true, authorization: result.authorization, token: minted.token }
+    : { created: false, authorization: result.authorization };
+}
+
+export interface UpdateInput {
+  readonly scopes?: readonly string[] | null;
+  readonly addScopes?: readonly string[] | null;
+  readonly removeScopes?: readonly string[] | null;
+  readonly note?: string | null;
+  readonly noteUrl?: string | null;
+  readonly fingerprint?: string | null;
+}
+
+/** PATCH /authorizations/:id. Only one of scopes, add_scopes and remove_scopes per request. */
+export async function updateForUser(current: Authorization, input: UpdateInput): Promise<Authorization> {
+  const scopeKeys = [input.scopes, input.addScopes, input.removeScopes].filter(
+    (value) => value !== undefined,
+  );
+  if (scopeKeys.length > 1) {
+    throw refuse(
+      'scopes',
+      'custom',
+      'Only one of scopes, add_scopes, or remove_scopes may be sent per request',
+    );
+  }
+  const changes: { -readonly [K in keyof AuthorizationChanges]: AuthorizationChanges[K] } = {};
+  if (input.scopes !== undefined) changes.scopes = checkedScopes(input.scopes);
+  if (input.addScopes !== undefined)
+    changes.scopes = checkedScopes([...current.scopes, ...(input.addScopes ?? [])]);
+  if (input.removeScopes !== undefined) {
+    const removed = new Set(
+      checkedScopes(input.removeScopes ?? []).concat((input.removeScopes ?? []) as Scope[]),
+    );
+    changes.scopes = normalizeScopes(current.scopes.filter((scope) => !removed.has(scope)));
+  }
+  if (input.note !== undefined) {
+    if (current.clientId === '' && !input.note) throw refuse('note', 'missing_field');
+    changes.note = input.note;
+  }
+  if (input.noteUrl !== undefined) changes.noteUrl = input.noteUrl;
+  if (input.fingerprint !== undefined) changes.fingerprint = input.fingerprint || null;
+  const result = await updateAuthorization(current.login, current.id, changes);
+  if (result.kind === 'not-found') throw notFound();
+  if (result.kind === 'note-taken') throw refuse('note', 'already_exists');
+  if (result.kind === 'fingerprint-taken') throw refuse('fingerprint', 'already_exists');
+  return result.authorization;
+}
+
+/**
+ * Revokes a user's grant for an application: every token of that application for the user, and
+ * the grant with the last of them.
+ */
+export async function revokeGrant(login: string, clientId: string): Promise<void> {
+  await deleteGrant(login, clientId);
+}
+
+/** A fresh token for an existing authorization (the token kind follows the authorization). */
+export const mintFor = (authorization: Pick<Authorization, 'clientId'>) =>
+  mint(authorization.clientId ? 'oauth' : 'personal');

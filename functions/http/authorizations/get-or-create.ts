@@ -1,0 +1,10 @@
+import { apiHandler } from '#shared/http-stack';
+import { RESOURCE } from './fields.ts';
+import { getOrCreate, getOrCreateBody } from './get-or-create-body.ts';
+
+/** PUT /authorizations/clients/:client_id */
+export const handler = apiHandler(
+  'authorizations/get-or-create',
+  { body: { schema: getOrCreateBody, resource: RESOURCE } },
+  getOrCreate,
+);
