@@ -118,21 +118,21 @@ export async function getUserById(id: number): Promise<User | undefined> {
 export interface LoginRecord {
   /** Absent when the login does not exist. */
   readonly account?: { readonly user: User; readonly credential: Credential };
-  /** Failed attempts in the given window. */
+  /** Failed attempts in the given window and the one before it. */
   readonly failures: number;
 }
 
 /**
  * What Basic authentication needs, in one strongly consistent round trip: the user, their
- * credential, and the failed-attempt count of the current window.
+ * credential, and the failed attempts of the current and previous windows.
  */
 export async function getLoginRecord(login: string, window: number): Promise<LoginRecord> {
   const profile = userProfileKey(login);
   const credential = credentialKey(login);
-  const failures = failedLoginKey(login, window);
+  const windows = [failedLoginKey(login, window), failedLoginKey(login, window - 1)];
   const result = await db().send(
     new BatchGetCommand({
-      RequestItems: { [tableName()]: { Keys: [profile, credential, failures], ConsistentRead: true } },
+      RequestItems: { [tableName()]: { Keys: [profile, credential, ...windows], ConsistentRead: true } },
     }),
   );
   const items = [...(result.Responses?.[tableName()] ?? [])];
@@ -145,7 +145,9 @@ export async function getLoginRecord(login: string, window: number): Promise<Log
   }
   const profileItem = items.find((item) => item.SK === profile.SK);
   const credentialItem = items.find((item) => item.SK === credential.SK);
-  const failureCount = Number(items.find((item) => item.SK === failures.SK)?.attempts ?? 0);
+  const failureCount = items
+    .filter((item) => windows.some((key) => key.SK === item.SK))
+    .reduce((sum, item) => sum + Number(item.attempts ?? 0), 0);
   if (!profileItem || !credentialItem) return { failures: failureCount };
   return {
     account: {
