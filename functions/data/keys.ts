@@ -100,3 +100,35 @@ export const failedLoginKey = (login: string, window: number): Key => ({
   PK: userPartition(login),
   SK: `LOGINFAIL#${window}`,
 });
+
+/** A user's SSH key by id, and the user's SSH keys in id order (begins_with `KEY#`). */
+export const USER_KEY_PREFIX = 'KEY#';
+export const userKeyKey = (login: string, id: number): Key => ({
+  PK: userPartition(login),
+  SK: `${USER_KEY_PREFIX}${sortableId(id)}`,
+});
+
+/** A repository's deploy key by id, and the repository's deploy keys in id order (begins_with `DEPLOYKEY#`). */
+export const DEPLOY_KEY_PREFIX = 'DEPLOYKEY#';
+export const deployKeyKey = (owner: string, name: string, id: number): Key => ({
+  PK: repoPartition(owner, name),
+  SK: `${DEPLOY_KEY_PREFIX}${sortableId(id)}`,
+});
+
+/** SSH and deploy keys an application's tokens created for a user, deleted with the user's grant (GSI1). */
+export const appKeysIndexPartition = (login: string, clientId: string): string =>
+  `APPKEYS#${lower(login)}#${clientId}`;
+export const appUserKeyIndexKey = (login: string, clientId: string, id: number): Gsi1Key => ({
+  GSI1PK: appKeysIndexPartition(login, clientId),
+  GSI1SK: `${USER_KEY_PREFIX}${sortableId(id)}`,
+});
+export const appDeployKeyIndexKey = (login: string, clientId: string, id: number): Gsi1Key => ({
+  GSI1PK: appKeysIndexPartition(login, clientId),
+  GSI1SK: `${DEPLOY_KEY_PREFIX}${sortableId(id)}`,
+});
+
+/** A public key's fingerprint, registered once on the whole service (conditional put with the key). */
+export const sshKeyFingerprintKey = (fingerprint: string): Key => ({
+  PK: `SSHKEY#${fingerprint}`,
+  SK: 'SSHKEY',
+});

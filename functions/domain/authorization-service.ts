@@ -5,6 +5,7 @@
  */
 
 import { getApp, type StoredApp } from '#data/apps';
+import { deleteKeysCreatedByApp } from '#data/public-keys';
 import {
   type AuthorizationChanges,
   createAuthorization,
@@ -162,11 +163,12 @@ export async function updateForUser(current: Authorization, input: UpdateInput):
 }
 
 /**
- * Revokes a user's grant for an application: every token of that application for the user, and
- * the grant with the last of them.
+ * Revokes a user's grant for an application: every token of that application for the user (the
+ * grant goes with the last of them), and the SSH and deploy keys those tokens created.
  */
 export async function revokeGrant(login: string, clientId: string): Promise<void> {
   await deleteGrant(login, clientId);
+  await deleteKeysCreatedByApp(login, clientId);
 }
 
 /** A fresh token for an existing authorization (the token kind follows the authorization). */

@@ -1,0 +1,14 @@
+import { getUserKey } from '#data/public-keys';
+import { keyIdParam } from '#domain/public-keys';
+import { notFound, requiresAuthentication } from '#shared/errors';
+import { apiHandler } from '#shared/http-stack';
+import { userKeyJson } from '../json/public-key.ts';
+
+/** GET /user/keys/:key_id: one of the caller's SSH keys; anyone else's is 404. */
+export const handler = apiHandler('keys/get-for-user', {}, async ({ caller, params, urls }) => {
+  if (caller.kind !== 'user') throw requiresAuthentication();
+  const id = keyIdParam(params.key_id);
+  const key = id === undefined ? undefined : await getUserKey(caller.user.login, id);
+  if (!key) throw notFound();
+  return { status: 200, body: userKeyJson(key, urls) };
+});
