@@ -1,13 +1,11 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { getApp } from '#data/apps';
 import { lookupToken, type TokenLookup } from '#data/authorizations';
-import { consumeOtpStep, getLoginRecord, getUser, recordFailedLogin } from '#data/users';
+import { getUser } from '#data/users';
 import { type OAuthApp, secretMatches } from '#domain/apps';
-import { failureWindow, failureWindowExpiry, isLockedOut } from '#domain/login-limits';
-import { verifyPassword } from '#domain/passwords';
 import { satisfies } from '#domain/scopes';
+import { signIn } from '#domain/sign-in';
 import { hashToken, hasValidChecksum } from '#domain/tokens';
-import { matchingStep } from '#domain/totp';
 import type { User } from '#domain/users';
 import type { Route } from '#http/routes';
 import { config, vendorHeader } from './config.ts';
@@ -38,30 +36,24 @@ const loginAttemptsExceeded = (): HttpError =>
 const passwordOnly = (): HttpError =>
   new HttpError(401, 'This API can only be accessed with username and password Basic Auth');
 
-/**
- * Basic authentication with a password: refused outright while the login is locked out; a wrong
- * password, or a wrong one-time code for a two-factor user, counts towards the lock-out.
- */
+/** Basic authentication with a password (and, for two-factor users, the OTP header). */
 async function userByPassword(event: APIGatewayProxyEvent, login: string, password: string): Promise<Caller> {
-  const now = Date.now();
-  const window = failureWindow(now);
-  const record = await getLoginRecord(login, window);
-  if (isLockedOut(record.failures)) throw loginAttemptsExceeded();
-  const fail = async (error: HttpError): Promise<never> => {
-    await recordFailedLogin(login, window, failureWindowExpiry(window));
-    throw error;
-  };
-  // verifyPassword runs scrypt even for unknown logins, so timing does not reveal which exist.
-  const valid = await verifyPassword(password, record.account?.credential.passwordHash);
-  if (!record.account || !valid) return fail(badCredentials());
-  const { user, credential } = record.account;
-  if (credential.otpSecret) {
-    const code = header(event, vendorHeader(config().vendor, 'OTP'))?.trim();
-    if (!code) throw otpRequired(); // the first step of the 2FA dance is not a failure
-    const step = matchingStep(credential.otpSecret, code, now);
-    if (step === undefined || !(await consumeOtpStep(user.login, step))) return fail(otpRequired());
+  const result = await signIn(
+    login,
+    password,
+    header(event, vendorHeader(config().vendor, 'OTP'))?.trim() || undefined,
+  );
+  switch (result.kind) {
+    case 'ok':
+      return { kind: 'user', user: result.user, via: 'password' };
+    case 'locked-out':
+      throw loginAttemptsExceeded();
+    case 'otp-required':
+    case 'otp-invalid':
+      throw otpRequired();
+    default:
+      throw badCredentials();
   }
-  return { kind: 'user', user, via: 'password' };
 }
 
 async function userByToken(token: string): Promise<Caller> {
