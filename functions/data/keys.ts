@@ -132,3 +132,6 @@ export const sshKeyFingerprintKey = (fingerprint: string): Key => ({
   PK: `SSHKEY#${fingerprint}`,
   SK: 'SSHKEY',
 });
+
+/** Browser session by the SHA-256 of its cookie value (GetItem; TTL). */
+export const sessionKey = (idHash: string): Key => ({ PK: `SESSION#${idHash}`, SK: 'SESSION' });

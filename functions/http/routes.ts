@@ -12,9 +12,12 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - `password`: HTTP Basic with the user's login and password (plus OTP); tokens are refused.
  * - `user`: a user, by password or by OAuth token.
  * - `app`: HTTP Basic with an OAuth application's client_id and client_secret.
- * - `session`: a browser session cookie (web pages).
+ * - `web`: a browser page; the session cookie, if any, says who is signed in (pages that need a
+ *   user redirect to the login page themselves). API credentials are not read.
+ * - `client`: the OAuth token endpoint, which authenticates the client itself and answers in
+ *   OAuth's error format.
  */
-export type AuthKind = 'none' | 'password' | 'user' | 'app' | 'session';
+export type AuthKind = 'none' | 'password' | 'user' | 'app' | 'web' | 'client';
 
 /** What the response body is: GitHub JSON, an HTML page, or an OAuth token-endpoint response. */
 export type MediaKind = 'json' | 'html' | 'oauth';
@@ -71,6 +74,15 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: `${API}/repos/{owner}/{repo}/keys`, handler: 'deploy-keys/create', auth: 'user', scopes: ['repo'], media: 'json', table: 'RW' },
   { method: 'GET', path: `${API}/repos/{owner}/{repo}/keys/{key_id}`, handler: 'deploy-keys/get', auth: 'user', scopes: ['repo'], media: 'json', table: 'RO' },
   { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/keys/{key_id}`, handler: 'deploy-keys/delete', auth: 'user', scopes: ['repo'], media: 'json', table: 'RW' },
+
+  // Web pages: sign-in (OAuth web flow, spec §4.4).
+  { method: 'GET', path: '/login', handler: 'pages/login-form', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'POST', path: '/login', handler: 'pages/login', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'GET', path: '/login/two-factor', handler: 'pages/two-factor-form', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'POST', path: '/login/two-factor', handler: 'pages/two-factor', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'GET', path: '/signup', handler: 'pages/signup-form', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'POST', path: '/signup', handler: 'pages/signup', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'POST', path: '/logout', handler: 'pages/logout', auth: 'web', scopes: [], media: 'html', table: 'RW' },
 ];
 
 /** The API root path; the REST API's `{base_url}` ends with it. */

@@ -48,7 +48,7 @@ type StackEvent = APIGatewayProxyEvent & { parsedBody?: unknown; caller?: Caller
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Rejects bodies over the configured limit before anything parses them (413). */
-const bodyLimit = (): middy.MiddlewareObj<StackEvent> => ({
+export const bodyLimit = (): middy.MiddlewareObj<APIGatewayProxyEvent> => ({
   before: ({ event }) => {
     if (
       event.body &&

@@ -5,7 +5,8 @@ const AUTH_TEXT = {
   password: 'Basic (password)',
   user: 'password or token',
   app: 'Basic (client_id:secret)',
-  session: 'session cookie',
+  web: 'browser session',
+  client: 'OAuth client credentials',
 } as const;
 
 /** The route table as Markdown: one row per route-table entry. */

@@ -1,0 +1,7 @@
+import { webHandler } from '#shared/web-stack';
+import { loginPage, returnTo } from './sign-in-views.ts';
+
+/** GET /login: the sign-in form (signed-in users go straight on). */
+export const handler = webHandler('pages/login-form', async (request) =>
+  request.user ? { location: returnTo(request) } : loginPage(request),
+);

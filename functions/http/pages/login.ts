@@ -1,0 +1,36 @@
+import { createSession } from '#data/sessions';
+import { signIn } from '#domain/sign-in';
+import { sessionCookie, webHandler } from '#shared/web-stack';
+import { loginPage, returnTo } from './sign-in-views.ts';
+
+/**
+ * POST /login: checks the password (same lock-out as the API). Two-factor users get a pending
+ * session and the code form; everyone else a session and their way back to `return_to`.
+ */
+export const handler = webHandler('pages/login', async (request) => {
+  const login = (request.form.get('login') ?? '').trim();
+  const result = await signIn(login, request.form.get('password') ?? '', undefined);
+  const target = returnTo(request);
+  switch (result.kind) {
+    case 'ok': {
+      const { cookie } = await createSession(result.user.login, false);
+      return { location: target, status: 303, cookies: [sessionCookie(cookie, request.secure)] };
+    }
+    case 'otp-required': {
+      const { cookie } = await createSession(result.user.login, true);
+      return {
+        location: `/login/two-factor?return_to=${encodeURIComponent(target)}`,
+        status: 303,
+        cookies: [sessionCookie(cookie, request.secure)],
+      };
+    }
+    case 'locked-out':
+      return loginPage(request, {
+        status: 403,
+        login,
+        error: 'Maximum number of login attempts exceeded. Please try again later.',
+      });
+    default:
+      return loginPage(request, { status: 401, login, error: 'Incorrect username or password.' });
+  }
+});

@@ -1,0 +1,9 @@
+import { deleteSession } from '#data/sessions';
+import { sessionCookie, webHandler } from '#shared/web-stack';
+
+/** POST /logout: ends the session on the server and clears the cookie. */
+export const handler = webHandler('pages/logout', async (request) => {
+  const session = request.session ?? request.pending;
+  if (session) await deleteSession(session.idHash);
+  return { location: '/login', status: 303, cookies: [sessionCookie('', request.secure, 0)] };
+});

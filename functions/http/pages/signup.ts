@@ -1,0 +1,32 @@
+import { createSession } from '#data/sessions';
+import { createUser } from '#data/users';
+import { hashPassword, isAcceptablePassword } from '#domain/passwords';
+import { isValidLogin } from '#domain/users';
+import { HttpError } from '#shared/errors';
+import { sessionCookie, webHandler } from '#shared/web-stack';
+import { returnTo, signupAllowed, signupPage } from './sign-in-views.ts';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** POST /signup: creates the account, signs in, and returns to where the user was going. */
+export const handler = webHandler('pages/signup', async (request) => {
+  const target = returnTo(request);
+  if (!signupAllowed(target)) throw new HttpError(403, 'This application does not allow signing up here.');
+  const login = (request.form.get('login') ?? '').trim();
+  const email = (request.form.get('email') ?? '').trim();
+  const password = request.form.get('password') ?? '';
+  const refuse = (error: string) => signupPage(request, { status: 422, error, login, email });
+  if (!isValidLogin(login))
+    return refuse(
+      'Username may only contain letters, digits and single hyphens, and cannot begin or end with a hyphen (at most 39 characters).',
+    );
+  if (!EMAIL.test(email) || email.length > 254) return refuse('Enter a valid email address.');
+  if (!isAcceptablePassword(password))
+    return refuse(
+      'Password needs at least 15 characters, or at least 8 with a number and a lower-case letter.',
+    );
+  const user = await createUser({ login, email, passwordHash: await hashPassword(password) });
+  if (!user) return refuse(`Username ${login} is not available.`);
+  const { cookie } = await createSession(user.login, false);
+  return { location: target, status: 303, cookies: [sessionCookie(cookie, request.secure)] };
+});

@@ -1,0 +1,7 @@
+import { webHandler } from '#shared/web-stack';
+import { twoFactorPage } from './sign-in-views.ts';
+
+/** GET /login/two-factor: the code form, for a sign-in whose password step is done. */
+export const handler = webHandler('pages/two-factor-form', async (request) =>
+  request.pending ? twoFactorPage(request) : { location: '/login' },
+);

@@ -1,0 +1,24 @@
+import { createSession, deleteSession } from '#data/sessions';
+import { completeTwoFactor } from '#domain/sign-in';
+import { sessionCookie, webHandler } from '#shared/web-stack';
+import { returnTo, twoFactorPage } from './sign-in-views.ts';
+
+/** POST /login/two-factor: a valid, unspent code turns the pending session into a real one. */
+export const handler = webHandler('pages/two-factor', async (request) => {
+  if (!request.pending) return { location: '/login', status: 303 };
+  const result = await completeTwoFactor(request.pending.login, request.form.get('otp') ?? '');
+  if (result.kind === 'locked-out') {
+    return twoFactorPage(request, {
+      status: 403,
+      error: 'Maximum number of login attempts exceeded. Please try again later.',
+    });
+  }
+  if (result.kind !== 'ok')
+    return twoFactorPage(request, {
+      status: 401,
+      error: 'That code is not valid. Try the current code from your app.',
+    });
+  await deleteSession(request.pending.idHash);
+  const { cookie } = await createSession(result.user.login, false);
+  return { location: returnTo(request), status: 303, cookies: [sessionCookie(cookie, request.secure)] };
+});

@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import { type Html, html, trustedHtml } from './html.ts';
+
+/** The whole stylesheet, inline; the CSP allows exactly this text by its hash (no 'unsafe-inline'). */
+const CSS = `
+:root { color-scheme: light dark; --fg: #1f2328; --muted: #59636e; --bg: #ffffff; --panel: #f6f8fa; --border: #d1d9e0; --accent: #1f883d; --danger: #cf222e; --link: #0969da; }
+@media (prefers-color-scheme: dark) { :root { --fg: #f0f6fc; --muted: #9198a1; --bg: #0d1117; --panel: #151b23; --border: #3d444d; --accent: #238636; --danger: #da3633; --link: #4493f8; } }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
+header { display: flex; justify-content: space-between; align-items: center; padding: 12px 24px; border-bottom: 1px solid var(--border); background: var(--panel); }
+header nav a, header nav form { margin-left: 16px; display: inline; }
+main { max-width: 720px; margin: 32px auto; padding: 0 24px; }
+a { color: var(--link); }
+h1 { font-size: 24px; margin: 0 0 16px; }
+h2 { font-size: 18px; margin: 24px 0 8px; }
+.panel { border: 1px solid var(--border); border-radius: 6px; padding: 16px 20px; background: var(--panel); margin-bottom: 16px; }
+label { display: block; font-weight: 600; margin: 12px 0 4px; }
+input[type=text], input[type=password], input[type=email], input[type=url] { width: 100%; padding: 6px 10px; font: inherit; border: 1px solid var(--border); border-radius: 6px; background: var(--bg); color: var(--fg); }
+input:focus-visible, button:focus-visible, a:focus-visible { outline: 2px solid var(--link); outline-offset: 2px; }
+button { font: inherit; font-weight: 600; padding: 6px 16px; border-radius: 6px; border: 1px solid var(--border); background: var(--panel); color: var(--fg); cursor: pointer; }
+button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }
+button.danger { color: var(--danger); }
+.link-button { background: none; border: 0; padding: 0; color: var(--link); font-weight: normal; text-decoration: underline; }
+.actions { display: flex; gap: 12px; margin-top: 20px; align-items: center; }
+.muted { color: var(--muted); }
+.error { border: 1px solid var(--danger); color: var(--danger); border-radius: 6px; padding: 8px 12px; margin-bottom: 16px; }
+.notice { border: 1px solid var(--accent); border-radius: 6px; padding: 8px 12px; margin-bottom: 16px; }
+.secret { font-family: ui-monospace, monospace; font-size: 14px; word-break: break-all; padding: 8px; border: 1px dashed var(--border); }
+ul.scopes { list-style: none; padding: 0; }
+ul.scopes li { padding: 6px 0; border-top: 1px solid var(--border); }
+table { width: 100%; border-collapse: collapse; }
+th, td { text-align: left; padding: 6px 8px; border-top: 1px solid var(--border); vertical-align: top; }
+`;
+
+export const STYLE_HASH = `'sha256-${createHash('sha256').update(CSS).digest('base64')}'`;
+
+export interface PageContext {
+  /** Who is signed in (shown in the header, with a sign-out button). */
+  readonly login?: string | undefined;
+  /** CSRF token for the forms on the page (the header's sign-out form uses it too). */
+  readonly csrf: string;
+}
+
+/** The page frame: accessible landmarks, the inline stylesheet, the signed-in header. */
+export function page(title: string, context: PageContext, body: Html): Html {
+  const account = context.login
+    ? html`<nav aria-label="Account">
+        <a href="/settings/connections/applications">Applications</a>
+        <a href="/settings/tokens">Tokens</a>
+        <a href="/settings/developers">Developer settings</a>
+        <form method="post" action="/logout"><input type="hidden" name="_csrf" value="${context.csrf}"><button type="submit" class="link-button">Sign out ${context.login}</button></form>
+      </nav>`
+    : html`<nav aria-label="Account"><a href="/login">Sign in</a></nav>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${trustedHtml(CSS)}</style>
+</head>
+<body>
+<header><strong>OAuth service</strong>${account}</header>
+<main id="main">
+${body}
+</main>
+</body>
+</html>`;
+}
+
+/** A hidden CSRF field for a form. */
+export const csrfField = (token: string): Html => html`<input type="hidden" name="_csrf" value="${token}">`;

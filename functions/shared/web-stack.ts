@@ -1,0 +1,190 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { getSession } from '#data/sessions';
+import { getUser } from '#data/users';
+import { newSecret, type Session, sameSecret } from '#domain/sessions';
+import type { User } from '#domain/users';
+import { type Route, routeFor } from '#http/routes';
+import { csrfField, page, STYLE_HASH } from './page-layout.ts';
+import { config } from './config.ts';
+import { cookieName, parseCookies, serializeCookie } from './cookies.ts';
+import { header } from './credentials.ts';
+import { HttpError } from './errors.ts';
+import { type Html, html } from './html.ts';
+import { bodyLimit } from './http-stack.ts';
+import { log } from './log.ts';
+import { type PublicUrls, publicUrls } from './urls.ts';
+
+/** What a page handler gets. */
+export interface WebRequest {
+  readonly method: string;
+  /** The form fields of a POST (application/x-www-form-urlencoded). */
+  readonly form: URLSearchParams;
+  readonly query: Readonly<Record<string, string | undefined>>;
+  readonly params: Readonly<Record<string, string>>;
+  /** A signed-in session (two-factor complete) and its user. */
+  readonly session: Session | undefined;
+  readonly user: User | undefined;
+  /** A session whose password step is done and whose one-time code is still owed. */
+  readonly pending: Session | undefined;
+  /** The CSRF token to put in this response's forms. */
+  readonly csrf: string;
+  /** Whether the site is served over https (cookies get Secure and `__Host-`). */
+  readonly secure: boolean;
+  readonly urls: PublicUrls;
+  readonly event: APIGatewayProxyEvent;
+}
+
+/** A page, or a redirect; either may set cookies. */
+export type WebReply =
+  | {
+      readonly status?: number;
+      readonly title: string;
+      readonly body: Html;
+      /** Origins a form on this page may end up at (its POST redirects there); CSP form-action. */
+      readonly formActions?: readonly string[];
+      readonly cookies?: readonly string[];
+    }
+  | { readonly location: string; readonly status?: 302 | 303; readonly cookies?: readonly string[] };
+
+type WebEvent = APIGatewayProxyEvent & { web?: WebRequest; newCsrfCookie?: string };
+
+const SESSION_COOKIE = 'session';
+const CSRF_COOKIE = 'csrf';
+
+function securityHeaders(formActions: readonly string[] = []): Record<string, string> {
+  const csp = [
+    "default-src 'none'",
+    `style-src ${STYLE_HASH}`,
+    "img-src 'self' data:",
+    `form-action 'self'${formActions.map((origin) => ` ${origin}`).join('')}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+  return {
+    'Content-Security-Policy': csp,
+    'X-Frame-Options': 'DENY',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+  };
+}
+
+function toResult(reply: WebReply, event: WebEvent): APIGatewayProxyResult {
+  const cookies = [...(reply.cookies ?? [])];
+  if (event.newCsrfCookie) cookies.push(event.newCsrfCookie);
+  const multiValueHeaders = cookies.length > 0 ? { 'Set-Cookie': cookies } : undefined;
+  if ('location' in reply) {
+    return {
+      statusCode: reply.status ?? 302,
+      headers: { Location: reply.location, ...securityHeaders() },
+      ...(multiValueHeaders ? { multiValueHeaders } : {}),
+      body: '',
+    };
+  }
+  const context = { login: event.web?.user?.login, csrf: event.web?.csrf ?? '' };
+  return {
+    statusCode: reply.status ?? 200,
+    headers: { 'Content-Type': 'text/html; charset=utf-8', ...securityHeaders(reply.formActions) },
+    ...(multiValueHeaders ? { multiValueHeaders } : {}),
+    body: page(reply.title, context, reply.body).toString(),
+  };
+}
+
+/** Reads the session and CSRF cookies, and refuses cross-site or token-less form posts. */
+const webContext = (): middy.MiddlewareObj<WebEvent> => ({
+  before: async ({ event }) => {
+    const urls = publicUrls(config(), event);
+    const secure = urls.auth.startsWith('https:');
+    const cookies = parseCookies(header(event, 'cookie'));
+    const sessionCookie = cookies.get(cookieName(SESSION_COOKIE, secure));
+    const found = sessionCookie ? await getSession(sessionCookie) : undefined;
+    const session = found && !found.pendingOtp ? found : undefined;
+    const pending = found?.pendingOtp ? found : undefined;
+    const user = session ? await getUser(session.login) : undefined;
+
+    let csrfCookie = cookies.get(cookieName(CSRF_COOKIE, secure));
+    if (!csrfCookie) {
+      csrfCookie = newSecret();
+      event.newCsrfCookie = serializeCookie(CSRF_COOKIE, csrfCookie, { secure });
+    }
+    const csrf = (user ? session?.csrf : pending?.csrf) ?? csrfCookie;
+    const form = new URLSearchParams(
+      event.body
+        ? event.isBase64Encoded
+          ? Buffer.from(event.body, 'base64').toString('utf8')
+          : event.body
+        : '',
+    );
+    event.web = {
+      method: event.httpMethod,
+      form,
+      query: event.queryStringParameters ?? {},
+      params: (event.pathParameters ?? {}) as Record<string, string>,
+      session: user ? session : undefined,
+      user,
+      pending,
+      csrf,
+      secure,
+      urls,
+      event,
+    };
+
+    if (event.httpMethod === 'POST') {
+      const origin = header(event, 'origin');
+      if (origin && origin !== 'null' && origin !== new URL(urls.auth).origin)
+        throw new HttpError(403, 'Cross-site form submissions are refused.');
+      if (!sameSecret(form.get('_csrf') ?? undefined, csrf)) {
+        throw new HttpError(
+          403,
+          'This form has expired or did not come from this site. Go back, reload the page and try again.',
+        );
+      }
+    }
+  },
+});
+
+const webResponse = (route: Route): middy.MiddlewareObj<WebEvent, APIGatewayProxyResult> => ({
+  after: (request) => {
+    request.response = toResult(request.response as unknown as WebReply, request.event);
+  },
+  onError: (request) => {
+    const { error } = request;
+    const known = error instanceof HttpError;
+    if (!known) {
+      log('error', 'unhandled error', {
+        route: route.handler,
+        requestId: request.context?.awsRequestId,
+        error:
+          error instanceof Error
+            ? { name: error.name, message: error.message, stack: error.stack }
+            : String(error),
+      });
+    }
+    const status = known ? error.status : 500;
+    const message = known ? error.message : 'Something went wrong on our side. Please try again.';
+    request.response = toResult(
+      { status, title: `${status} · ${known ? 'Error' : 'Server error'}`, body: html`<h1>${message}</h1>` },
+      request.event,
+    );
+  },
+});
+
+/** Builds a page route's handler: body limit → cookies, session and CSRF → the page → HTML. */
+export function webHandler(handlerId: string, run: (request: WebRequest) => Promise<WebReply>) {
+  const route = routeFor(handlerId);
+  return middy<WebEvent, APIGatewayProxyResult>()
+    .use(webResponse(route))
+    .use(bodyLimit())
+    .use(webContext())
+    .handler(async (event) => (await run(event.web as WebRequest)) as unknown as APIGatewayProxyResult);
+}
+
+/** The session cookie to set after signing in (or to clear with `maxAgeSeconds: 0`). */
+export const sessionCookie = (value: string, secure: boolean, maxAgeSeconds?: number): string =>
+  serializeCookie(SESSION_COOKIE, value, {
+    secure,
+    ...(maxAgeSeconds !== undefined ? { maxAgeSeconds } : {}),
+  });
+
+export { csrfField };
