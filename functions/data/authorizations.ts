@@ -28,6 +28,8 @@ export interface TokenLookup {
   readonly authorizationId: number;
   readonly clientId: string;
   readonly scopes: readonly Scope[];
+  readonly tokenHash: string;
+  readonly lastUsedAt: string | null;
 }
 
 interface GrantItem {
@@ -71,6 +73,7 @@ const toAuthorization = (item: Record<string, unknown>): Authorization => ({
   tokenLastEight: String(item.tokenLastEight),
   createdAt: String(item.createdAt),
   updatedAt: String(item.updatedAt),
+  lastUsedAt: (item.lastUsedAt as string | null | undefined) ?? null,
 });
 
 export async function readUserAuthState(login: string): Promise<UserAuthState> {
@@ -117,10 +120,17 @@ export function grantsOf(state: UserAuthState, login: string): Grant[] {
       scopes: grantScopes(state.authorizations, clientId),
       createdAt: item.createdAt,
       updatedAt: item.updatedAt,
+      lastUsedAt: lastUse(state.authorizations.filter((a) => a.clientId === clientId)),
     });
   }
   return grants.sort((a, b) => a.id - b.id);
 }
+
+const lastUse = (authorizations: readonly Authorization[]): string | null =>
+  authorizations.reduce<string | null>(
+    (latest, a) => (a.lastUsedAt && (!latest || a.lastUsedAt > latest) ? a.lastUsedAt : latest),
+    null,
+  );
 
 export async function getAuthorization(login: string, id: number): Promise<Authorization | undefined> {
   const { Item } = await db().send(
@@ -139,7 +149,39 @@ export async function lookupToken(tokenHash: string): Promise<TokenLookup | unde
     authorizationId: Number(Item.authorizationId),
     clientId: String(Item.clientId ?? ''),
     scopes: (Item.scopes as Scope[] | undefined) ?? [],
+    tokenHash,
+    lastUsedAt: (Item.lastUsedAt as string | null | undefined) ?? null,
   };
+}
+
+/**
+ * Records that a token was used, on its lookup and its authorization. Conditional on both still
+ * existing, so a token revoked meanwhile is not resurrected; losing the race is harmless.
+ */
+export async function recordTokenUse(lookup: TokenLookup, timestamp: string): Promise<void> {
+  // A cancelled transaction means the token was revoked or reset meanwhile: nothing to record.
+  await transact([
+    {
+      Update: {
+        TableName: table(),
+        Key: tokenKey(lookup.tokenHash),
+        UpdateExpression: 'SET #lastUsedAt = :now',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#lastUsedAt': 'lastUsedAt' },
+        ExpressionAttributeValues: { ':now': timestamp },
+      },
+    },
+    {
+      Update: {
+        TableName: table(),
+        Key: authorizationKey(lookup.login, lookup.authorizationId),
+        UpdateExpression: 'SET #lastUsedAt = :now',
+        ConditionExpression: '#tokenHash = :hash',
+        ExpressionAttributeNames: { '#lastUsedAt': 'lastUsedAt', '#tokenHash': 'tokenHash' },
+        ExpressionAttributeValues: { ':now': timestamp, ':hash': lookup.tokenHash },
+      },
+    },
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -337,7 +379,14 @@ export async function createAuthorization(
   let newGrantId: number | undefined;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const timestamp = now();
-    const authorization: Authorization = { id, ...input, createdAt: timestamp, updatedAt: timestamp };
+    const { claimFingerprint: _, ...fields } = input;
+    const authorization: Authorization = {
+      id,
+      ...fields,
+      createdAt: timestamp,
+      updatedAt: timestamp,
+      lastUsedAt: null,
+    };
     const pointers: OwnedPointers = {
       ...(input.clientId === '' && input.note !== null
         ? { note: notePointerKey(input.login, noteHash(input.note)).SK }

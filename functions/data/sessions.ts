@@ -1,10 +1,19 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { hashSecretValue, newSecret, PENDING_OTP_SECONDS, SESSION_SECONDS, type Session } from '#domain/sessions';
+import {
+  hashSecretValue,
+  newSecret,
+  PENDING_OTP_SECONDS,
+  SESSION_SECONDS,
+  type Session,
+} from '#domain/sessions';
 import { db, now, tableName } from './client.ts';
 import { sessionKey } from './keys.ts';
 
 /** Starts a session; returns the cookie value (shown once) and the session. */
-export async function createSession(login: string, pendingOtp: boolean): Promise<{ cookie: string; session: Session }> {
+export async function createSession(
+  login: string,
+  pendingOtp: boolean,
+): Promise<{ cookie: string; session: Session }> {
   const cookie = newSecret();
   const idHash = hashSecretValue(cookie);
   const expiresAt = Math.floor(Date.now() / 1000) + (pendingOtp ? PENDING_OTP_SECONDS : SESSION_SECONDS);
@@ -13,7 +22,13 @@ export async function createSession(login: string, pendingOtp: boolean): Promise
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...sessionKey(idHash), _type: 'Session', ...session, createdAt: timestamp, updatedAt: timestamp },
+      Item: {
+        ...sessionKey(idHash),
+        _type: 'Session',
+        ...session,
+        createdAt: timestamp,
+        updatedAt: timestamp,
+      },
       ConditionExpression: 'attribute_not_exists(PK)',
     }),
   );
@@ -22,7 +37,9 @@ export async function createSession(login: string, pendingOtp: boolean): Promise
 
 /** The live session for a cookie value; expired ones count as absent (TTL deletion is lazy). */
 export async function getSession(cookie: string): Promise<Session | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: sessionKey(hashSecretValue(cookie)) }));
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: sessionKey(hashSecretValue(cookie)) }),
+  );
   if (!Item || Number(Item.expiresAt) <= Math.floor(Date.now() / 1000)) return undefined;
   return {
     idHash: String(Item.idHash),

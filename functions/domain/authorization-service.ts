@@ -5,7 +5,6 @@
  */
 
 import { getApp, type StoredApp } from '#data/apps';
-import { deleteKeysCreatedByApp } from '#data/public-keys';
 import {
   type AuthorizationChanges,
   createAuthorization,
@@ -13,6 +12,7 @@ import {
   getOrCreateAuthorization,
   updateAuthorization,
 } from '#data/authorizations';
+import { deleteKeysCreatedByApp } from '#data/public-keys';
 import { type FieldError, notFound, validationFailed } from '#shared/errors';
 import { secretMatches } from './apps.ts';
 import type { Authorization } from './authorizations.ts';

@@ -14,7 +14,15 @@ export interface Authorization {
   readonly tokenLastEight: string;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** When the token last authenticated a request, to the hour (null: never). */
+  readonly lastUsedAt: string | null;
 }
+
+/** How stale `lastUsedAt` may get before a request writes it again (one write per token per hour). */
+export const LAST_USED_RESOLUTION_MS = 3600_000;
+
+export const isLastUseStale = (lastUsedAt: string | null, now: number): boolean =>
+  lastUsedAt === null || now - Date.parse(lastUsedAt) >= LAST_USED_RESOLUTION_MS;
 
 /** A grant: one per user and application with at least one token. */
 export interface Grant {
@@ -25,6 +33,8 @@ export interface Grant {
   readonly scopes: readonly Scope[];
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The latest use of any of the application's tokens for the user. */
+  readonly lastUsedAt: string | null;
 }
 
 /** Tokens per user/application/scope set; creating one more revokes the oldest (GitHub's number). */

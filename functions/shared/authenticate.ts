@@ -1,8 +1,10 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { getApp } from '#data/apps';
-import { lookupToken, type TokenLookup } from '#data/authorizations';
+import { lookupToken, recordTokenUse, type TokenLookup } from '#data/authorizations';
+import { now } from '#data/client';
 import { getUser } from '#data/users';
 import { type OAuthApp, secretMatches } from '#domain/apps';
+import { isLastUseStale } from '#domain/authorizations';
 import { satisfies } from '#domain/scopes';
 import { signIn } from '#domain/sign-in';
 import { hashToken, hasValidChecksum } from '#domain/tokens';
@@ -61,6 +63,8 @@ async function userByToken(token: string): Promise<Caller> {
   const lookup = hasValidChecksum(token) ? await lookupToken(hashToken(token)) : undefined;
   const user = lookup ? await getUser(lookup.login) : undefined;
   if (!lookup || !user) throw badCredentials();
+  // "Last used" to the hour: at most one extra write per token per hour.
+  if (isLastUseStale(lookup.lastUsedAt, Date.now())) await recordTokenUse(lookup, now());
   return { kind: 'user', user, via: 'token', token: lookup };
 }
 

@@ -5,7 +5,6 @@ import { getUser } from '#data/users';
 import { newSecret, type Session, sameSecret } from '#domain/sessions';
 import type { User } from '#domain/users';
 import { type Route, routeFor } from '#http/routes';
-import { csrfField, page, STYLE_HASH } from './page-layout.ts';
 import { config } from './config.ts';
 import { cookieName, parseCookies, serializeCookie } from './cookies.ts';
 import { header } from './credentials.ts';
@@ -13,6 +12,7 @@ import { HttpError } from './errors.ts';
 import { type Html, html } from './html.ts';
 import { bodyLimit } from './http-stack.ts';
 import { log } from './log.ts';
+import { csrfField, page, STYLE_HASH } from './page-layout.ts';
 import { type PublicUrls, publicUrls } from './urls.ts';
 
 /** What a page handler gets. */
