@@ -27,6 +27,7 @@ readonly SYSTEM_COMMANDS=(
   'java:openjdk-17-jre-headless'
   'javac:openjdk-17-jdk-headless'
   'git:git'
+  'chromium:chromium'
 )
 
 fail() {
