@@ -1,13 +1,15 @@
 /**
  * `npm run bench [-- section ...]`: measures the service on this machine and writes the results
  * into docs/benchmarks.md. Sections: `startup` (npm start → ready), `bundles` (each Lambda bundle's
- * size and module-load time). No section named means all of them.
+ * size and module-load time), `tokens` (token-authenticated requests against a one-GetItem floor).
+ * No section named means all of them.
  */
 import { cpus } from 'node:os';
 import { measureBundles } from '#bench/bundles';
 import { kib, median, ms } from '#bench/measure';
 import { writeSection } from '#bench/report';
 import { timeToReady } from '#bench/startup';
+import { measureTokens, tokensReport } from '#bench/tokens';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -39,5 +41,19 @@ if (run('bundles')) {
     ...results.map((r) => `| \`${r.route}\` | ${kib(r.bytes)} | ${kib(r.gzipBytes)} | ${ms(r.loadMs)} |`),
   ].join('\n');
   await writeSection('bundles', markdown);
+  console.log(markdown);
+}
+
+if (run('tokens')) {
+  const result = await measureTokens({
+    concurrency: 16,
+    prewarmMs: 5_000,
+    warmupMs: 2_000,
+    durationMs: 10_000,
+    rounds: 3,
+    countedRequests: 20,
+  });
+  const markdown = tokensReport(result, machine);
+  await writeSection('tokens', markdown);
   console.log(markdown);
 }

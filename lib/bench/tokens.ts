@@ -1,0 +1,393 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '#data/client';
+import { tokenKey } from '#data/keys';
+import { hashToken } from '#domain/tokens';
+import { localDynamoDbClient } from '#local/dynamodb-local';
+import { startLocalStack } from '#local/stack';
+import { config } from '#shared/config';
+import { type LoadResult, runLoad } from './load.ts';
+import { median, ms, percentile } from './measure.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const COUNTER_MIDDLEWARE = 'benchCountDynamoDbCalls';
+
+export interface TokenBenchOptions {
+  readonly concurrency: number;
+  /** Unmeasured load per target before the first round: DynamoDB Local's JIT and V8's warm up. */
+  readonly prewarmMs: number;
+  /** Each run's own warm-up, then its measured duration. */
+  readonly warmupMs: number;
+  readonly durationMs: number;
+  /** Rounds of one run per target, in rotating order, so that drift and noise hit every target alike. */
+  readonly rounds: number;
+  /** Sequential requests per target over which DynamoDB calls are counted. */
+  readonly countedRequests: number;
+}
+
+/** DynamoDB calls one request made: `GetItem` → count, and `GetItem TOKEN/TOKEN strong` → count. */
+export interface CallCount {
+  readonly total: number;
+  readonly byCommand: ReadonlyMap<string, number>;
+  readonly byItem: ReadonlyMap<string, number>;
+}
+
+/** The calls of each of a series of identical requests, summarized. */
+export interface CallProfile {
+  readonly requests: number;
+  /** What most of the requests made. */
+  readonly usual: CallCount;
+  /** The requests (1-based) that made other calls, and what they made. */
+  readonly unusual: readonly { readonly request: number; readonly calls: CallCount }[];
+}
+
+export interface RouteResult {
+  readonly label: string;
+  /** One load run per round, in round order. */
+  readonly runs: readonly LoadResult[];
+  readonly calls: CallProfile;
+}
+
+export interface TokenBenchResult {
+  readonly options: TokenBenchOptions;
+  /** The 1-minute load average before the bench started: other work on the machine skews the numbers. */
+  readonly loadAverage: number;
+  readonly user: RouteResult;
+  readonly check: RouteResult;
+  readonly floor: RouteResult;
+}
+
+/** A GET the bench sends: where, and with which credentials. */
+interface Target {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+}
+
+interface CallRecord {
+  readonly command: string;
+  readonly item: string;
+}
+
+/** `TOKEN#<hash>`, `TOKEN` → `TOKEN/TOKEN`: the entity, without the hash or login. */
+function itemName(key: { PK?: unknown; SK?: unknown }): string {
+  const entity = (value: unknown) => String(value ?? '?').split('#')[0];
+  return `${entity(key.PK)}/${entity(key.SK)}`;
+}
+
+type CommandInput = {
+  Key?: { PK?: unknown; SK?: unknown };
+  ConsistentRead?: boolean;
+  TransactItems?: Array<Record<string, { Key?: { PK?: unknown; SK?: unknown } } | undefined>>;
+};
+
+/** `GetItem TOKEN/TOKEN strong`, `TransactWriteItems [Update TOKEN/TOKEN, Update USER/AUTH]`. */
+function describeCall(command: string, input: CommandInput): string {
+  if (input.Key) return `${command} ${itemName(input.Key)}${input.ConsistentRead ? ' strong' : ''}`;
+  if (input.TransactItems) {
+    const actions = input.TransactItems.flatMap((entry) =>
+      Object.entries(entry).map(([action, body]) => `${action} ${itemName(body?.Key ?? {})}`),
+    );
+    return `${command} [${actions.join(', ')}]`;
+  }
+  return command;
+}
+
+/**
+ * Counts every `send` on a DocumentClient (for the service, the process's one `db()`, which the
+ * in-process handlers use) at the 'initialize' step: once per SDK call, before retries.
+ */
+function countDynamoDbCalls(client: DynamoDBDocumentClient): { take(): CallRecord[]; remove(): void } {
+  let records: CallRecord[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = String(context.commandName ?? 'unknown').replace(/Command$/, '');
+      records.push({ command, item: describeCall(command, args.input as CommandInput) });
+      return next(args);
+    },
+    { step: 'initialize', name: COUNTER_MIDDLEWARE },
+  );
+  return {
+    take: () => {
+      const taken = records;
+      records = [];
+      return taken;
+    },
+    remove: () => void client.middlewareStack.remove(COUNTER_MIDDLEWARE),
+  };
+}
+
+const tally = (keys: readonly string[]): Map<string, number> => {
+  const counts = new Map<string, number>();
+  for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+  return counts;
+};
+
+const countOf = (calls: readonly CallRecord[]): CallCount => ({
+  total: calls.length,
+  byCommand: tally(calls.map((call) => call.command)),
+  byItem: tally(calls.map((call) => call.item)),
+});
+
+/** Sends `requests` GETs one after another and summarizes the calls each made. */
+async function callsPerRequest(
+  counter: { take(): CallRecord[] },
+  { url, headers }: Target,
+  requests: number,
+): Promise<CallProfile> {
+  const perRequest: string[] = [];
+  counter.take();
+  for (let i = 0; i < requests; i++) {
+    const response = await fetch(url, { headers });
+    if (response.status !== 200)
+      throw new Error(`GET ${url} answered ${response.status}: ${await response.text()}`);
+    await response.arrayBuffer();
+    perRequest.push(JSON.stringify(counter.take().sort((a, b) => a.item.localeCompare(b.item))));
+  }
+  const frequency = tally(perRequest);
+  const usual = [...frequency].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '[]';
+  const parse = (signature: string) => countOf(JSON.parse(signature) as CallRecord[]);
+  return {
+    requests,
+    usual: parse(usual),
+    unusual: perRequest.flatMap((signature, index) =>
+      signature === usual ? [] : [{ request: index + 1, calls: parse(signature) }],
+    ),
+  };
+}
+
+/**
+ * The floor: a bare `node:http` server that does what no token-authenticated route can avoid, one
+ * strongly consistent GetItem of the token's item, and answers JSON. Its own client, configured as
+ * `db()` is, so that its calls are counted apart from the service's.
+ */
+async function startFloorServer(
+  dynamodbEndpoint: string,
+  tableName: string,
+): Promise<{ url: string; client: DynamoDBDocumentClient; stop(): Promise<void> }> {
+  const client = DynamoDBDocumentClient.from(localDynamoDbClient(dynamodbEndpoint), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const server: Server = createServer(async (request, response) => {
+    try {
+      const token = /^token (\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: tokenKey(hashToken(token)), ConsistentRead: true }),
+      );
+      response.writeHead(Item ? 200 : 401, { 'Content-Type': 'application/json; charset=utf-8' });
+      response.end(
+        JSON.stringify(Item ? { login: Item.login, scopes: Item.scopes } : { message: 'Bad credentials' }),
+      );
+    } catch (error) {
+      response.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+      response.end(JSON.stringify({ message: String(error) }));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    client,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      client.destroy();
+    },
+  };
+}
+
+const execFileAsync = promisify(execFile);
+
+/** The real admin CLI against the in-process stack's endpoints file; returns its JSON. */
+async function admin(endpointsFile: string, ...args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await execFileAsync(TSX, ['bin/admin.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOCAL_ENDPOINTS_FILE: endpointsFile },
+  });
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+/** POST /authorizations with Basic; returns the new token. */
+async function createToken(baseUrl: string, basic: string, body: Record<string, unknown>): Promise<string> {
+  const response = await fetch(`${baseUrl}/authorizations`, {
+    method: 'POST',
+    headers: { Authorization: basic },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 201)
+    throw new Error(`token not created: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { token: string }).token;
+}
+
+const basicAuth = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+/**
+ * Token-authenticated requests on the local stack started in this process (its own DynamoDB
+ * Local): DynamoDB calls per request, then throughput and latency of `GET /user` with a token, of
+ * the application-side check endpoint, and of the one-GetItem floor, under the same load loop.
+ */
+export async function measureTokens(options: TokenBenchOptions): Promise<TokenBenchResult> {
+  const loadAverage = loadavg()[0] ?? Number.NaN;
+  const dir = await mkdtemp(join(tmpdir(), 'bench-tokens-'));
+  const endpointsFile = join(dir, 'local.json');
+  const previousEndpointsFile = process.env.LOCAL_ENDPOINTS_FILE;
+  process.env.LOCAL_ENDPOINTS_FILE = endpointsFile;
+  process.env.LOG_LEVEL ??= 'silent';
+  const tableName = `bench-${randomUUID()}`;
+  const stack = await startLocalStack({ port: 0, tableName, writeEndpointsFile: true });
+  let floor: Awaited<ReturnType<typeof startFloorServer>> | undefined;
+  try {
+    // db() is built from config() on first use: it must be this stack's, never a real table.
+    if (config().tableName !== tableName || config().dynamodbEndpoint !== stack.dynamodbEndpoint)
+      throw new Error('the data layer is configured for another table than the bench stack');
+    const origin = `http://127.0.0.1:${new URL(stack.baseUrl).port}`;
+    const api = `${origin}/api/v3`;
+
+    const password = 'bench-password-1';
+    await admin(endpointsFile, 'user', 'create', 'bench', '--password', password);
+    await admin(endpointsFile, 'user', 'create', 'bench-owner', '--password', password);
+    const app = await admin(
+      endpointsFile,
+      'app',
+      'create',
+      '--owner',
+      'bench-owner',
+      '--name',
+      'Bench App',
+      '--url',
+      'https://bench.example',
+      '--callback-url',
+      'https://bench.example/callback',
+    );
+    const clientId = String(app.client_id);
+    const clientSecret = String(app.client_secret);
+    const basic = basicAuth('bench', password);
+    const personal = await createToken(api, basic, { note: 'bench personal', scopes: ['user'] });
+    const oauth = await createToken(api, basic, {
+      note: 'bench app',
+      client_id: clientId,
+      client_secret: clientSecret,
+      scopes: ['repo'],
+    });
+
+    const userRoute = { url: `${api}/user`, headers: { Authorization: `token ${personal}` } };
+    const checkRoute = {
+      url: `${api}/applications/${clientId}/tokens/${oauth}`,
+      headers: { Authorization: basicAuth(clientId, clientSecret) },
+    };
+    floor = await startFloorServer(stack.dynamodbEndpoint, tableName);
+    const floorRoute = { url: floor.url, headers: { Authorization: `token ${personal}` } };
+
+    const countCalls = async (client: DynamoDBDocumentClient, route: Target): Promise<CallProfile> => {
+      const counter = countDynamoDbCalls(client);
+      try {
+        return await callsPerRequest(counter, route, options.countedRequests);
+      } finally {
+        counter.remove();
+      }
+    };
+    const userCalls = await countCalls(db(), userRoute);
+    const checkCalls = await countCalls(db(), checkRoute);
+    const floorCalls = await countCalls(floor.client, floorRoute);
+
+    const targets = [floorRoute, userRoute, checkRoute];
+    const measure = (target: Target, warmupMs: number, durationMs: number) =>
+      runLoad({ ...target, concurrency: options.concurrency, warmupMs, durationMs, expectStatus: 200 });
+    for (const target of targets) await measure(target, 0, options.prewarmMs);
+    const runs: LoadResult[][] = targets.map(() => []);
+    for (let round = 0; round < options.rounds; round++) {
+      for (let k = 0; k < targets.length; k++) {
+        const index = (round + k) % targets.length;
+        const target = targets[index] as Target;
+        runs[index]?.push(await measure(target, options.warmupMs, options.durationMs));
+      }
+    }
+    const [floorRuns = [], userRuns = [], checkRuns = []] = runs;
+    return {
+      options,
+      loadAverage,
+      user: { label: '`GET /api/v3/user` (token)', runs: userRuns, calls: userCalls },
+      check: {
+        label: '`GET /api/v3/applications/{client_id}/tokens/{access_token}` (app Basic)',
+        runs: checkRuns,
+        calls: checkCalls,
+      },
+      floor: { label: 'floor: bare `node:http` + one GetItem', runs: floorRuns, calls: floorCalls },
+    };
+  } finally {
+    await floor?.stop();
+    await stack.stop();
+    if (previousEndpointsFile === undefined) delete process.env.LOCAL_ENDPOINTS_FILE;
+    else process.env.LOCAL_ENDPOINTS_FILE = previousEndpointsFile;
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** `2 — GetItem ×2: TOKEN/TOKEN strong, USER/PROFILE`. */
+const callsText = (calls: CallCount): string => {
+  const commands = [...calls.byCommand].map(([command, n]) => `${command} ×${n}`).join(', ');
+  const items = [...calls.byItem].map(([item, n]) => `${item.replace(/^\w+ /, '')}${n > 1 ? ` ×${n}` : ''}`);
+  return `${calls.total} — ${commands}: ${items.join(', ')}`;
+};
+
+/** Requests whose calls differed from the usual ones, one line per route that had any. */
+const unusualCalls = (routes: readonly RouteResult[]): string[] =>
+  routes.flatMap((r) =>
+    r.calls.unusual.map(
+      ({ request, calls }) =>
+        `- ${r.label}: request ${request} of ${r.calls.requests} made ${calls.total} calls instead: ${callsText(calls).replace(/^\d+ — /, '')}`,
+    ),
+  );
+
+const rpsOf = (route: RouteResult): number[] => route.runs.map((r) => r.rps);
+const pooled = (route: RouteResult, p: number): number =>
+  percentile(
+    route.runs.flatMap((r) => r.latencies),
+    p,
+  );
+/** The route's throughput as a share of the floor's, per round (same conditions), then the median. */
+const shareOfFloor = (route: RouteResult, floor: RouteResult): number =>
+  median(route.runs.map((r, round) => (100 * r.rps) / (floor.runs[round]?.rps ?? Number.NaN)));
+
+/** The section's markdown: the table, the target on round trips and the target on throughput. */
+export function tokensReport(result: TokenBenchResult, machine: string): string {
+  const { options, user, check, floor } = result;
+  const rows = [user, check, floor].map((r) => {
+    const rps = rpsOf(r);
+    const spread = `${Math.min(...rps).toFixed(0)}–${Math.max(...rps).toFixed(0)}`;
+    return `| ${r.label} | ${median(rps).toFixed(0)} (${spread}) | ${ms(pooled(r, 50))} | ${ms(pooled(r, 99))} | ${callsText(r.calls.usual)} |`;
+  });
+  const tokenLookups = (r: RouteResult) => r.calls.usual.byItem.get('GetItem TOKEN/TOKEN strong') ?? 0;
+  const lookupMet = [user, check].every((r) => tokenLookups(r) === 1);
+  const throughput = [user, check].map((r) => {
+    const share = shareOfFloor(r, floor);
+    return `- ${r.label}: throughput vs floor: ${share.toFixed(0)}% (target at least 50%: ${share >= 50 ? 'met' : 'not met'})`;
+  });
+  return [
+    `Measured ${machine}: the local stack started in the bench process (\`startLocalStack\`, its own in-memory DynamoDB Local, real handlers) ` +
+      `and a closed loop of ${options.concurrency} keep-alive connections on 127.0.0.1 (\`lib/bench/load.ts\`). ` +
+      `After ${options.prewarmMs / 1000} s of unmeasured load per target, ${options.rounds} rounds of one run per target in rotating order, ` +
+      `each run ${options.warmupMs / 1000} s warm-up then ${options.durationMs / 1000} s measured. ` +
+      'RPS: median of the runs (min–max); p50/p99: over every measured request; throughput vs floor: median of the per-round ratios. ' +
+      'The load loop, the HTTP server, the handlers and the floor share one Node process, and DynamoDB Local (a JVM) the same cores; ' +
+      `the 1-minute load average was ${result.loadAverage.toFixed(1)} before the bench started (anything else running skews it). ` +
+      `DynamoDB calls: a middleware on the client's stack (step \`initialize\`, one per SDK call) over ${options.countedRequests} sequential requests per target, before the load runs; the table shows what most requests made.`,
+    '',
+    '| Route | RPS | p50 | p99 | DynamoDB calls/request |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+    ...unusualCalls([user, check, floor]),
+    `- Token lookup in 1 round trip (a strongly consistent GetItem of \`TOKEN#<hash>\`): ${lookupMet ? 'met' : 'not met'} on both routes; the other calls are what each route reads besides.`,
+    ...throughput,
+  ].join('\n');
+}
