@@ -135,3 +135,6 @@ export const sshKeyFingerprintKey = (fingerprint: string): Key => ({
 
 /** Browser session by the SHA-256 of its cookie value (GetItem; TTL). */
 export const sessionKey = (idHash: string): Key => ({ PK: `SESSION#${idHash}`, SK: 'SESSION' });
+
+/** OAuth authorization code by the SHA-256 of the code (strong GetItem; single-use conditional updates; TTL). */
+export const codeKey = (codeHash: string): Key => ({ PK: `CODE#${codeHash}`, SK: 'CODE' });

@@ -31,8 +31,8 @@ export function sameSecret(a: string | undefined, b: string | undefined): boolea
  * anything with a scheme, so the parameter cannot become an open redirect.
  */
 export function safeReturnTo(value: string | null | undefined, fallback: string): string {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return fallback;
-  if (/[\u0000-\u001f\\]/.test(value)) return fallback;
+  if (!value?.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return fallback;
+  if ([...value].some((char) => char < ' ' || char === '\\')) return fallback;
   const url = new URL(value, 'http://self.invalid');
   return url.origin === 'http://self.invalid' ? `${url.pathname}${url.search}` : fallback;
 }

@@ -83,6 +83,23 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/signup', handler: 'pages/signup-form', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'POST', path: '/signup', handler: 'pages/signup', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/logout', handler: 'pages/logout', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  // Settings pages (spec §5.3, §5.7)
+  { method: 'GET', path: '/settings/connections/applications', handler: 'settings/applications', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'GET', path: '/settings/connections/applications/{client_id}', handler: 'settings/application', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'POST', path: '/settings/connections/applications/{client_id}/revoke', handler: 'settings/application-revoke', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'GET', path: '/settings/tokens', handler: 'settings/tokens', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'POST', path: '/settings/tokens', handler: 'settings/token-create', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'POST', path: '/settings/tokens/{authorization_id}/regenerate', handler: 'settings/token-regenerate', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'POST', path: '/settings/tokens/{authorization_id}/delete', handler: 'settings/token-delete', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'GET', path: '/settings/developers', handler: 'settings/developers', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'POST', path: '/settings/developers', handler: 'settings/developer-app-create', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'GET', path: '/settings/developers/{client_id}', handler: 'settings/developer-app', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'POST', path: '/settings/developers/{client_id}/secret', handler: 'settings/developer-app-secret', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'POST', path: '/settings/developers/{client_id}/authorizations/{authorization_id}/revoke', handler: 'settings/developer-token-revoke', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  // OAuth web flow (spec §4.4)
+  { method: 'GET', path: '/login/oauth/authorize', handler: 'oauth/authorize', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'POST', path: '/login/oauth/authorize', handler: 'oauth/authorize-decision', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'POST', path: '/login/oauth/access_token', handler: 'oauth/access-token', auth: 'client', scopes: [], media: 'oauth', table: 'RW' },
 ];
 
 /** The API root path; the REST API's `{base_url}` ends with it. */

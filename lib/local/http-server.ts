@@ -41,7 +41,8 @@ export function byPrecedence(a: Pick<CompiledRoute, 'route'>, b: Pick<CompiledRo
   const rank = (route: Route) => route.path.split('/').map((segment) => (segment.startsWith('{') ? 1 : 0));
   const left = rank(a.route);
   const right = rank(b.route);
-  for (let i = 0; i < Math.min(left.length, right.length); i++) if (left[i] !== right[i]) return (left[i] ?? 0) - (right[i] ?? 0);
+  for (let i = 0; i < Math.min(left.length, right.length); i++)
+    if (left[i] !== right[i]) return (left[i] ?? 0) - (right[i] ?? 0);
   return left.length - right.length;
 }
 

@@ -37,9 +37,18 @@ describe('sign-in pages', () => {
     const browser = new WebClient(stack.webUrl);
     await browser.get('/login');
     const csrf = browser.csrf();
-    expect((await browser.post('/login', { login: 'octocat', password: 'octocat-pass-1' }, { csrf: null })).status).toBe(403);
-    expect((await browser.post('/login', { login: 'octocat', password: 'octocat-pass-1' }, { csrf: 'forged' })).status).toBe(403);
-    const crossSite = await browser.post('/login', { login: 'octocat', password: 'octocat-pass-1' }, { csrf, headers: { Origin: 'https://evil.example' } });
+    expect(
+      (await browser.post('/login', { login: 'octocat', password: 'octocat-pass-1' }, { csrf: null })).status,
+    ).toBe(403);
+    expect(
+      (await browser.post('/login', { login: 'octocat', password: 'octocat-pass-1' }, { csrf: 'forged' }))
+        .status,
+    ).toBe(403);
+    const crossSite = await browser.post(
+      '/login',
+      { login: 'octocat', password: 'octocat-pass-1' },
+      { csrf, headers: { Origin: 'https://evil.example' } },
+    );
     expect(crossSite.status).toBe(403);
     expect(browser.cookie('session')).toBeUndefined();
   });
@@ -47,11 +56,19 @@ describe('sign-in pages', () => {
   it('sign in and go back to return_to', async () => {
     const browser = new WebClient(stack.webUrl);
     await browser.get('/login?return_to=%2Fsettings%2Ftokens');
-    const wrong = await browser.post('/login', { login: 'octocat', password: 'nope-nope-1', return_to: '/settings/tokens' });
+    const wrong = await browser.post('/login', {
+      login: 'octocat',
+      password: 'nope-nope-1',
+      return_to: '/settings/tokens',
+    });
     expect(wrong.status).toBe(401);
     expect(browser.lastHtml).toContain('Incorrect username or password.');
 
-    const ok = await browser.post('/login', { login: 'octocat', password: 'octocat-pass-1', return_to: '/settings/tokens' });
+    const ok = await browser.post('/login', {
+      login: 'octocat',
+      password: 'octocat-pass-1',
+      return_to: '/settings/tokens',
+    });
     expect(ok.status).toBe(303);
     expect(ok.headers.get('location')).toBe('/settings/tokens');
     expect(browser.cookie('session')).toBeTruthy();
@@ -62,10 +79,19 @@ describe('sign-in pages', () => {
   });
 
   it('never redirects off-site after sign-in', async () => {
-    for (const target of ['//evil.example/x', 'https://evil.example/', '/\\evil.example', 'javascript:alert(1)']) {
+    for (const target of [
+      '//evil.example/x',
+      'https://evil.example/',
+      '/\\evil.example',
+      'javascript:alert(1)',
+    ]) {
       const browser = new WebClient(stack.webUrl);
       await browser.get('/login');
-      const response = await browser.post('/login', { login: 'octocat', password: 'octocat-pass-1', return_to: target });
+      const response = await browser.post('/login', {
+        login: 'octocat',
+        password: 'octocat-pass-1',
+        return_to: target,
+      });
       expect(response.headers.get('location'), target).toBe('/settings/connections/applications');
     }
   });
@@ -73,15 +99,32 @@ describe('sign-in pages', () => {
   it('sign up, then land signed in where the user was going; taken names and weak passwords are refused', async () => {
     const browser = new WebClient(stack.webUrl);
     await browser.get('/signup?return_to=%2Fsettings%2Ftokens');
-    const weak = await browser.post('/signup', { login: 'newbie', email: 'n@example.com', password: 'short', return_to: '/settings/tokens' });
+    const weak = await browser.post('/signup', {
+      login: 'newbie',
+      email: 'n@example.com',
+      password: 'short',
+      return_to: '/settings/tokens',
+    });
     expect(weak.status).toBe(422);
-    const taken = await browser.post('/signup', { login: 'OctoCat', email: 'n@example.com', password: 'long-enough-1', return_to: '/settings/tokens' });
+    const taken = await browser.post('/signup', {
+      login: 'OctoCat',
+      email: 'n@example.com',
+      password: 'long-enough-1',
+      return_to: '/settings/tokens',
+    });
     expect(taken.status).toBe(422);
     expect(browser.lastHtml).toContain('is not available');
-    const created = await browser.post('/signup', { login: 'newbie', email: 'n@example.com', password: 'long-enough-1', return_to: '/settings/tokens' });
+    const created = await browser.post('/signup', {
+      login: 'newbie',
+      email: 'n@example.com',
+      password: 'long-enough-1',
+      return_to: '/settings/tokens',
+    });
     expect(created.status).toBe(303);
     expect(created.headers.get('location')).toBe('/settings/tokens');
-    const me = await fetch(`${stack.baseUrl}/user`, { headers: { Authorization: `Basic ${Buffer.from('newbie:long-enough-1').toString('base64')}` } });
+    const me = await fetch(`${stack.baseUrl}/user`, {
+      headers: { Authorization: `Basic ${Buffer.from('newbie:long-enough-1').toString('base64')}` },
+    });
     expect(me.status).toBe(200);
   });
 
@@ -100,7 +143,11 @@ describe('sign-in pages', () => {
     const otp = await enableOtp(stack.endpointsFile, 'twofa');
     const browser = new WebClient(stack.webUrl);
     await browser.get('/login');
-    const step1 = await browser.post('/login', { login: 'twofa', password: 'twofa-pass-1', return_to: '/settings/tokens' });
+    const step1 = await browser.post('/login', {
+      login: 'twofa',
+      password: 'twofa-pass-1',
+      return_to: '/settings/tokens',
+    });
     expect(step1.status).toBe(303);
     expect(step1.headers.get('location')).toBe('/login/two-factor?return_to=%2Fsettings%2Ftokens');
     // Half signed in is not signed in.
@@ -115,5 +162,4 @@ describe('sign-in pages', () => {
     expect(ok.headers.get('location')).toBe('/settings/tokens');
     expect((await browser.get('/login')).status).toBe(302);
   });
-
 });

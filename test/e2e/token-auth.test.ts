@@ -39,7 +39,11 @@ describe('token authentication', () => {
     const withToken = await api('/user', { Authorization: `token ${token}` });
     expect(withToken.headers.get('x-oauth-scopes')).toBe('repo, user');
     expect(withToken.headers.get('x-accepted-oauth-scopes')).toBe('');
-    const creating = await api('/user/repos', { Authorization: `token ${token}` }, { method: 'POST', body: JSON.stringify({ name: 'scoped' }) });
+    const creating = await api(
+      '/user/repos',
+      { Authorization: `token ${token}` },
+      { method: 'POST', body: JSON.stringify({ name: 'scoped' }) },
+    );
     expect(creating.status).toBe(201);
     expect(creating.headers.get('x-accepted-oauth-scopes')).toBe('public_repo, repo');
     const withPassword = await api('/user', { Authorization: octocat.auth });
@@ -48,7 +52,11 @@ describe('token authentication', () => {
 
   it('answers 404 when the token lacks the scopes the route accepts, with the scope headers', async () => {
     const { token } = await personalToken(stack.baseUrl, octocat.auth, ['gist']);
-    const response = await api('/user/repos', { Authorization: `token ${token}` }, { method: 'POST', body: JSON.stringify({ name: 'nope' }) });
+    const response = await api(
+      '/user/repos',
+      { Authorization: `token ${token}` },
+      { method: 'POST', body: JSON.stringify({ name: 'nope' }) },
+    );
     expect(response.status).toBe(404);
     expect(response.headers.get('x-oauth-scopes')).toBe('gist');
     expect(response.headers.get('x-accepted-oauth-scopes')).toBe('public_repo, repo');
@@ -100,13 +108,18 @@ describe('two-factor authentication', () => {
     expect(replay.headers.get('x-github-otp')).toBe('required; app');
 
     const wrong = String((Number(otp.code(1)) + 1) % 1_000_000).padStart(6, '0');
-    expect((await api('/authorizations', { Authorization: user.auth, 'X-GitHub-OTP': wrong })).status).toBe(401);
+    expect((await api('/authorizations', { Authorization: user.auth, 'X-GitHub-OTP': wrong })).status).toBe(
+      401,
+    );
     // The next step's code is within the allowed clock skew and not yet spent.
     const next = await api('/authorizations', { Authorization: user.auth, 'X-GitHub-OTP': otp.code(1) });
     expect(next.status).toBe(200);
 
     // A wrong password is plain Bad credentials, whatever the code.
-    const badPassword = await api('/user', { Authorization: basicAuth('twofa', 'wrong-pass-1'), 'X-GitHub-OTP': otp.code() });
+    const badPassword = await api('/user', {
+      Authorization: basicAuth('twofa', 'wrong-pass-1'),
+      'X-GitHub-OTP': otp.code(),
+    });
     expect((await json(badPassword)).message).toBe('Bad credentials');
   });
 });
@@ -116,11 +129,20 @@ describe('failed-login limit', () => {
     const user = await createUser(stack.endpointsFile, 'lockme');
     const app = await createApp(stack.endpointsFile, 'octocat', 'Checker');
     const appToken = await json(
-      await api('/authorizations', { Authorization: user.auth }, { method: 'POST', body: JSON.stringify({ note: 'x', client_id: app.clientId, client_secret: app.clientSecret }) }),
+      await api(
+        '/authorizations',
+        { Authorization: user.auth },
+        {
+          method: 'POST',
+          body: JSON.stringify({ note: 'x', client_id: app.clientId, client_secret: app.clientSecret }),
+        },
+      ),
     );
 
     for (let i = 0; i < 10; i++) {
-      expect((await api('/user', { Authorization: basicAuth('lockme', `wrong-${i}-pass`) })).status).toBe(401);
+      expect((await api('/user', { Authorization: basicAuth('lockme', `wrong-${i}-pass`) })).status).toBe(
+        401,
+      );
     }
     const locked = await api('/user', { Authorization: user.auth });
     expect(locked.status).toBe(403);
@@ -131,17 +153,35 @@ describe('failed-login limit', () => {
     // Other logins are unaffected; the user's tokens still work; the app can still check them.
     expect((await api('/user', { Authorization: octocat.auth })).status).toBe(200);
     expect((await api('/user', { Authorization: `token ${appToken.token}` })).status).toBe(200);
-    expect((await api(`/applications/${app.clientId}/tokens/${appToken.token}`, { Authorization: app.basic })).status).toBe(200);
+    expect(
+      (await api(`/applications/${app.clientId}/tokens/${appToken.token}`, { Authorization: app.basic }))
+        .status,
+    ).toBe(200);
   });
 
   it('does not count checks of invalid tokens: the check endpoint is exempt', async () => {
     const app = await createApp(stack.endpointsFile, 'octocat', 'Prober');
     for (let i = 0; i < 15; i++) {
-      expect((await api(`/applications/${app.clientId}/tokens/gho_${String(i).padStart(36, '0')}`, { Authorization: app.basic })).status).toBe(404);
+      expect(
+        (
+          await api(`/applications/${app.clientId}/tokens/gho_${String(i).padStart(36, '0')}`, {
+            Authorization: app.basic,
+          })
+        ).status,
+      ).toBe(404);
     }
     const token = await json(
-      await api('/authorizations', { Authorization: octocat.auth }, { method: 'POST', body: JSON.stringify({ note: 'probe', client_id: app.clientId, client_secret: app.clientSecret }) }),
+      await api(
+        '/authorizations',
+        { Authorization: octocat.auth },
+        {
+          method: 'POST',
+          body: JSON.stringify({ note: 'probe', client_id: app.clientId, client_secret: app.clientSecret }),
+        },
+      ),
     );
-    expect((await api(`/applications/${app.clientId}/tokens/${token.token}`, { Authorization: app.basic })).status).toBe(200);
+    expect(
+      (await api(`/applications/${app.clientId}/tokens/${token.token}`, { Authorization: app.basic })).status,
+    ).toBe(200);
   });
 });

@@ -9,7 +9,12 @@ const tokenFields = () => {
   const hash = `${String(seq).padStart(8, '0')}${'ab'.repeat(28)}`;
   return { tokenHash: hash, tokenLastEight: hash.slice(-8) };
 };
-const appToken = (login: string, clientId: string, scopes: Scope[], extra: Partial<{ fingerprint: string; note: string }> = {}) => ({
+const appToken = (
+  login: string,
+  clientId: string,
+  scopes: Scope[],
+  extra: Partial<{ fingerprint: string; note: string }> = {},
+) => ({
   login,
   clientId,
   scopes,
@@ -39,7 +44,10 @@ describe('authorizations data', () => {
   });
 
   it('get-or-create keeps fingerprints apart and adopts an authorization created without the pointer', async () => {
-    const posted = await data.createAuthorization({ ...appToken('bob', 'app2', ['repo']), claimFingerprint: false });
+    const posted = await data.createAuthorization({
+      ...appToken('bob', 'app2', ['repo']),
+      claimFingerprint: false,
+    });
     expect(posted.kind).toBe('created');
     const adopted = await data.getOrCreateAuthorization(appToken('bob', 'app2', []));
     expect(adopted).toMatchObject({ kind: 'existing' });
@@ -51,36 +59,56 @@ describe('authorizations data', () => {
   });
 
   it('refuses a second personal token with the same note, writing nothing', async () => {
-    const first = await data.createAuthorization({ ...appToken('carol', '', [], { note: 'deploy' }), claimFingerprint: false });
+    const first = await data.createAuthorization({
+      ...appToken('carol', '', [], { note: 'deploy' }),
+      claimFingerprint: false,
+    });
     expect(first.kind).toBe('created');
-    const second = await data.createAuthorization({ ...appToken('carol', '', [], { note: 'deploy' }), claimFingerprint: false });
+    const second = await data.createAuthorization({
+      ...appToken('carol', '', [], { note: 'deploy' }),
+      claimFingerprint: false,
+    });
     expect(second.kind).toBe('note-taken');
     expect((await data.readUserAuthState('carol')).authorizations).toHaveLength(1);
   });
 
   it('the 11th token of a user/app/scope set revokes the oldest, atomically', async () => {
     const created = [];
-    for (let i = 0; i < 11; i++) created.push(await data.createAuthorization({ ...appToken('dave', 'app3', ['user']), claimFingerprint: false }));
+    for (let i = 0; i < 11; i++)
+      created.push(
+        await data.createAuthorization({ ...appToken('dave', 'app3', ['user']), claimFingerprint: false }),
+      );
     const ids = created.map((c) => (c.kind === 'created' ? c.authorization.id : -1));
     const last = created[10];
     expect(last?.kind === 'created' && last.revoked?.id).toBe(ids[0]);
     const state = await data.readUserAuthState('dave');
     expect(state.authorizations.map((a) => a.id)).toEqual(ids.slice(1));
-    expect(await data.lookupToken(created[0]?.kind === 'created' ? created[0].authorization.tokenHash : '')).toBeUndefined();
+    expect(
+      await data.lookupToken(created[0]?.kind === 'created' ? created[0].authorization.tokenHash : ''),
+    ).toBeUndefined();
     // Another scope set is counted separately.
-    const other = await data.createAuthorization({ ...appToken('dave', 'app3', ['gist']), claimFingerprint: false });
+    const other = await data.createAuthorization({
+      ...appToken('dave', 'app3', ['gist']),
+      claimFingerprint: false,
+    });
     expect(other.kind === 'created' && other.revoked).toBeFalsy();
     expect(state.grants.get('app3')?.tokens).toBe(10);
   });
 
   it('reset swaps the token lookup; delete removes it and the grant with the last token', async () => {
-    const created = await data.createAuthorization({ ...appToken('erin', 'app4', ['repo']), claimFingerprint: false });
+    const created = await data.createAuthorization({
+      ...appToken('erin', 'app4', ['repo']),
+      claimFingerprint: false,
+    });
     if (created.kind !== 'created') throw new Error('not created');
     const next = tokenFields();
     const reset = await data.resetToken(created.authorization, next);
     expect(reset?.tokenHash).toBe(next.tokenHash);
     expect(await data.lookupToken(created.authorization.tokenHash)).toBeUndefined();
-    expect(await data.lookupToken(next.tokenHash)).toMatchObject({ login: 'erin', authorizationId: created.authorization.id });
+    expect(await data.lookupToken(next.tokenHash)).toMatchObject({
+      login: 'erin',
+      authorizationId: created.authorization.id,
+    });
     expect(await data.resetToken(created.authorization, tokenFields())).toBeUndefined();
 
     expect(await data.deleteAuthorization('erin', created.authorization.id)).toBe(true);
@@ -92,11 +120,22 @@ describe('authorizations data', () => {
   });
 
   it('update moves the note pointer and refuses a clash', async () => {
-    const a = await data.createAuthorization({ ...appToken('fay', '', [], { note: 'one' }), claimFingerprint: false });
-    const b = await data.createAuthorization({ ...appToken('fay', '', [], { note: 'two' }), claimFingerprint: false });
+    const a = await data.createAuthorization({
+      ...appToken('fay', '', [], { note: 'one' }),
+      claimFingerprint: false,
+    });
+    const b = await data.createAuthorization({
+      ...appToken('fay', '', [], { note: 'two' }),
+      claimFingerprint: false,
+    });
     if (a.kind !== 'created' || b.kind !== 'created') throw new Error('not created');
-    expect(await data.updateAuthorization('fay', b.authorization.id, { note: 'one' })).toEqual({ kind: 'note-taken' });
-    const renamed = await data.updateAuthorization('fay', a.authorization.id, { note: 'three', scopes: ['gist'] });
+    expect(await data.updateAuthorization('fay', b.authorization.id, { note: 'one' })).toEqual({
+      kind: 'note-taken',
+    });
+    const renamed = await data.updateAuthorization('fay', a.authorization.id, {
+      note: 'three',
+      scopes: ['gist'],
+    });
     expect(renamed).toMatchObject({ kind: 'updated', authorization: { note: 'three', scopes: ['gist'] } });
     expect((await data.lookupToken(a.authorization.tokenHash))?.scopes).toEqual(['gist']);
     // "one" is free again.

@@ -63,7 +63,9 @@ describe('users', () => {
 describe('login protections', () => {
   it('count failed attempts of the current and previous window, read with the credential', async () => {
     await data.users.createUser({ login: 'counted', passwordHash: 'h' });
-    await Promise.all(Array.from({ length: 5 }, () => data.users.recordFailedLogin('counted', 7, 9_999_999_999)));
+    await Promise.all(
+      Array.from({ length: 5 }, () => data.users.recordFailedLogin('counted', 7, 9_999_999_999)),
+    );
     await data.users.recordFailedLogin('counted', 6, 9_999_999_999);
     expect((await data.users.getLoginRecord('counted', 7)).failures).toBe(6);
     expect((await data.users.getLoginRecord('counted', 8)).failures).toBe(5);

@@ -10,11 +10,33 @@ export async function createUser(endpointsFile: string, login: string, password 
 }
 
 /** An OAuth application made with the real admin CLI. */
-export async function createApp(endpointsFile: string, owner: string, name = 'Test App', callbackUrl = 'https://app.example/callback') {
-  const result = await admin(endpointsFile, 'app', 'create', '--owner', owner, '--name', name, '--url', 'https://app.example', '--callback-url', callbackUrl);
+export async function createApp(
+  endpointsFile: string,
+  owner: string,
+  name = 'Test App',
+  callbackUrl = 'https://app.example/callback',
+) {
+  const result = await admin(
+    endpointsFile,
+    'app',
+    'create',
+    '--owner',
+    owner,
+    '--name',
+    name,
+    '--url',
+    'https://app.example',
+    '--callback-url',
+    callbackUrl,
+  );
   if (result.code !== 0) throw new Error(result.stderr);
   const app = result.json as { client_id: string; client_secret: string; name: string };
-  return { clientId: app.client_id, clientSecret: app.client_secret, name: app.name, basic: basicAuth(app.client_id, app.client_secret) };
+  return {
+    clientId: app.client_id,
+    clientSecret: app.client_secret,
+    name: app.name,
+    basic: basicAuth(app.client_id, app.client_secret),
+  };
 }
 
 /** Turns on two-factor authentication and returns a code generator for the user's secret. */
@@ -27,13 +49,18 @@ export async function enableOtp(endpointsFile: string, login: string) {
 }
 
 /** Creates a personal access token over HTTP (POST /authorizations with Basic). */
-export async function personalToken(baseUrl: string, auth: string, scopes: string[], note = `note-${Math.random()}`) {
+export async function personalToken(
+  baseUrl: string,
+  auth: string,
+  scopes: string[],
+  note = `note-${Math.random()}`,
+) {
   const response = await fetch(`${baseUrl}/authorizations`, {
     method: 'POST',
     headers: { Authorization: auth },
     body: JSON.stringify({ scopes, note }),
   });
-  if (response.status !== 201) throw new Error(`token not created: ${response.status} ${await response.text()}`);
+  if (response.status !== 201)
+    throw new Error(`token not created: ${response.status} ${await response.text()}`);
   return (await json(response)) as { id: number; token: string; scopes: string[] };
 }
-

@@ -28,9 +28,13 @@ export class WebClient {
   }
 
   async get(path: string): Promise<Response> {
-    const response = await fetch(new URL(path, this.origin), { headers: this.cookieHeader(), redirect: 'manual' });
+    const response = await fetch(new URL(path, this.origin), {
+      headers: this.cookieHeader(),
+      redirect: 'manual',
+    });
     this.remember(response);
-    if ((response.headers.get('content-type') ?? '').startsWith('text/html')) this.lastHtml = await response.clone().text();
+    if ((response.headers.get('content-type') ?? '').startsWith('text/html'))
+      this.lastHtml = await response.clone().text();
     return response;
   }
 
@@ -41,7 +45,11 @@ export class WebClient {
     return match[1];
   }
 
-  async post(path: string, fields: Record<string, string | string[]>, options: { csrf?: string | null; headers?: Record<string, string> } = {}): Promise<Response> {
+  async post(
+    path: string,
+    fields: Record<string, string | string[]>,
+    options: { csrf?: string | null; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     const body = new URLSearchParams();
     const token = options.csrf === undefined ? this.csrf() : options.csrf;
     if (token !== null) body.append('_csrf', token);
@@ -49,11 +57,16 @@ export class WebClient {
     const response = await fetch(new URL(path, this.origin), {
       method: 'POST',
       body,
-      headers: { ...this.cookieHeader(), 'Content-Type': 'application/x-www-form-urlencoded', ...options.headers },
+      headers: {
+        ...this.cookieHeader(),
+        'Content-Type': 'application/x-www-form-urlencoded',
+        ...options.headers,
+      },
       redirect: 'manual',
     });
     this.remember(response);
-    if ((response.headers.get('content-type') ?? '').startsWith('text/html')) this.lastHtml = await response.clone().text();
+    if ((response.headers.get('content-type') ?? '').startsWith('text/html'))
+      this.lastHtml = await response.clone().text();
     return response;
   }
 }

@@ -40,6 +40,8 @@ describe('route table', () => {
     }
     expect(matchRoute(compiled, 'GET', `${API_PREFIX}/no-such-thing`)).toBeUndefined();
     // A static segment wins over a parameter, as in API Gateway.
-    expect(matchRoute(compiled, 'GET', `${API_PREFIX}/applications/grants/7`)?.compiled.route.handler).toBe('grants/get');
+    expect(matchRoute(compiled, 'GET', `${API_PREFIX}/applications/grants/7`)?.compiled.route.handler).toBe(
+      'grants/get',
+    );
   });
 });

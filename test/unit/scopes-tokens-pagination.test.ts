@@ -6,7 +6,9 @@ import { hashToken, hasValidChecksum, lastEight, newToken } from '#domain/tokens
 describe('scopes', () => {
   it('drop scopes implied by another requested scope (spec: user, gist, user:email → user, gist)', () => {
     expect(normalizeScopes(['user', 'gist', 'user:email'])).toEqual(['gist', 'user']);
-    expect(normalizeScopes(['admin:public_key', 'read:public_key', 'write:public_key'])).toEqual(['admin:public_key']);
+    expect(normalizeScopes(['admin:public_key', 'read:public_key', 'write:public_key'])).toEqual([
+      'admin:public_key',
+    ]);
     expect(normalizeScopes(['repo', 'public_repo', 'repo:status', 'repo'])).toEqual(['repo']);
     expect(normalizeScopes([])).toEqual([]);
   });
@@ -40,7 +42,9 @@ describe('tokens', () => {
   });
 
   it('hash to lower-case hex SHA-256 (GitHub example) and expose the last eight', () => {
-    expect(hashToken('eef705f503b4053517ac55a99206feece1e48fab')).toBe('f41b865a3aa1ec9af88fcfaee7770f02953eaf1039a8d817fe098312fa1a57eb');
+    expect(hashToken('eef705f503b4053517ac55a99206feece1e48fab')).toBe(
+      'f41b865a3aa1ec9af88fcfaee7770f02953eaf1039a8d817fe098312fa1a57eb',
+    );
     expect(lastEight('eef705f503b4053517ac55a99206feece1e48fab')).toBe('e1e48fab');
   });
 });
@@ -48,7 +52,11 @@ describe('tokens', () => {
 describe('pagination', () => {
   it('defaults to page 1 of 30 and caps per_page at 100', () => {
     expect(pageRequest({})).toEqual({ page: 1, perPage: 30, perPageGiven: false });
-    expect(pageRequest({ page: '3', per_page: '500' })).toEqual({ page: 3, perPage: 100, perPageGiven: true });
+    expect(pageRequest({ page: '3', per_page: '500' })).toEqual({
+      page: 3,
+      perPage: 100,
+      perPageGiven: true,
+    });
     expect(pageRequest({ page: '0', per_page: 'x' })).toEqual({ page: 1, perPage: 30, perPageGiven: false });
   });
 
@@ -59,7 +67,9 @@ describe('pagination', () => {
   it('writes next, last, first, prev and echoes a given per_page', () => {
     const url = 'http://h/api/v3/authorizations';
     expect(linkHeader(url, 10, pageRequest({}))).toBeUndefined();
-    expect(linkHeader(url, 31, pageRequest({}))).toBe('<http://h/api/v3/authorizations?page=2>; rel="next", <http://h/api/v3/authorizations?page=2>; rel="last"');
+    expect(linkHeader(url, 31, pageRequest({}))).toBe(
+      '<http://h/api/v3/authorizations?page=2>; rel="next", <http://h/api/v3/authorizations?page=2>; rel="last"',
+    );
     expect(linkHeader(url, 50, pageRequest({ page: '3', per_page: '10' }))).toBe(
       [
         '<http://h/api/v3/authorizations?per_page=10&page=4>; rel="next"',

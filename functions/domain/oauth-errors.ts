@@ -1,0 +1,100 @@
+/**
+ * The one catalogue of OAuth errors (spec §7.1–7.2, github-behaviour §3.3 and §3.5): GitHub's
+ * `error` codes and `error_description` texts, and an `error_uri` under the configured docs URL
+ * laid out as GitHub's were (`…/v3/oauth/#redirect-uri-mismatch`, `#redirect-uri-mismatch(2)` for
+ * the token endpoint's). The authorize step sends them as query parameters of a redirect to the
+ * registered callback; the token endpoint answers them in the format the client asked for.
+ */
+
+interface Entry {
+  readonly error: string;
+  readonly description: string;
+  readonly anchor: string;
+}
+
+/** Errors of the authorize step: a redirect to the registered callback URL (spec §7.1). */
+const AUTHORIZE = {
+  application_suspended: {
+    error: 'application_suspended',
+    description: 'Your application has been suspended. Contact support@github.com.',
+    anchor: 'application-suspended',
+  },
+  redirect_uri_mismatch: {
+    error: 'redirect_uri_mismatch',
+    description: 'The redirect_uri MUST match the registered callback URL for this application.',
+    anchor: 'redirect-uri-mismatch',
+  },
+  access_denied: {
+    error: 'access_denied',
+    description: 'The user has denied your application access.',
+    anchor: 'access-denied',
+  },
+} as const satisfies Record<string, Entry>;
+
+/** Errors of the token endpoint (spec §7.2), answered with HTTP 200 as GitHub does. */
+const TOKEN = {
+  incorrect_client_credentials: {
+    error: 'incorrect_client_credentials',
+    description: 'The client_id and/or client_secret passed are incorrect.',
+    anchor: 'incorrect-client-credentials',
+  },
+  redirect_uri_mismatch: {
+    error: 'redirect_uri_mismatch',
+    description: 'The redirect_uri MUST match the registered callback URL for this application.',
+    anchor: 'redirect-uri-mismatch(2)',
+  },
+  bad_verification_code: {
+    error: 'bad_verification_code',
+    description: 'The code passed is incorrect or expired.',
+    anchor: 'bad-verification-code',
+  },
+  // Not in the spec's table: a suspended application gets no new tokens (see docs/decisions.md).
+  application_suspended: {
+    error: 'application_suspended',
+    description: 'Your application has been suspended. Contact support@github.com.',
+    anchor: 'application-suspended',
+  },
+  // RFC 6749 §5.2, for requests that cannot be read at all (unparsable body, oversized body).
+  invalid_request: {
+    error: 'invalid_request',
+    description: 'The request could not be read.',
+    anchor: 'invalid-request',
+  },
+} as const satisfies Record<string, Entry>;
+
+export type AuthorizeErrorCode = keyof typeof AUTHORIZE;
+export type TokenErrorCode = keyof typeof TOKEN;
+
+/** The three fields as they go on the wire. */
+export type OAuthErrorFields = {
+  readonly error: string;
+  readonly error_description: string;
+  readonly error_uri: string;
+};
+
+const fields = (entry: Entry, docsUrl: string, description?: string): OAuthErrorFields => ({
+  error: entry.error,
+  error_description: description ?? entry.description,
+  error_uri: `${docsUrl.replace(/\/$/, '')}/oauth/#${entry.anchor}`,
+});
+
+export const authorizeErrorFields = (code: AuthorizeErrorCode, docsUrl: string): OAuthErrorFields =>
+  fields(AUTHORIZE[code], docsUrl);
+
+export const tokenErrorFields = (
+  code: TokenErrorCode,
+  docsUrl: string,
+  description?: string,
+): OAuthErrorFields => fields(TOKEN[code], docsUrl, description);
+
+/** Thrown by the token exchange; the OAuth stack renders it (HTTP 200 unless `status` says otherwise). */
+export class OAuthError extends Error {
+  override readonly name = 'OAuthError';
+  constructor(
+    readonly code: TokenErrorCode,
+    readonly status = 200,
+    readonly description?: string,
+  ) {
+    super(code);
+  }
+}

@@ -1,0 +1,284 @@
+/**
+ * The OAuth 2.0 authorization code flow (spec §4.4) above the data layer: checking an authorize
+ * request, deciding whether the user must be asked, issuing codes, and exchanging a code for a
+ * token exactly once. The pages and the token endpoint call one function here each.
+ */
+
+import { createHash, randomBytes } from 'node:crypto';
+import { getApp, type StoredApp } from '#data/apps';
+import {
+  createAuthorization,
+  deleteAuthorization,
+  grantsOf,
+  lookupToken,
+  readUserAuthState,
+} from '#data/authorizations';
+import { claimCode, getCode, markReused, putCode, recordExchange } from '#data/codes';
+import { secretMatches } from './apps.ts';
+import { type AuthorizeErrorCode, authorizeErrorFields, OAuthError } from './oauth-errors.ts';
+import { checkChallenge, verifierMatches } from './pkce.ts';
+import { checkRedirectUri, exchangeRedirectMatches, withQuery } from './redirect-uri.ts';
+import { isScope, normalizeScopes, type Scope, satisfies } from './scopes.ts';
+import { hashToken, lastEight, newToken } from './tokens.ts';
+
+/** GitHub's codes expire after 10 minutes (github-behaviour §3.1). */
+export const CODE_TTL_SECONDS = 600;
+/** Longer `state` values are refused (they travel in URLs; 1 KiB is far beyond any real use). */
+export const MAX_STATE_LENGTH = 1024;
+
+/** The authorize request's parameters, as GET query or POST form fields (and their hidden copies). */
+export const AUTHORIZE_PARAMETERS = [
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'allow_signup',
+  'response_type',
+  'code_challenge',
+  'code_challenge_method',
+] as const;
+export type AuthorizeParameter = (typeof AUTHORIZE_PARAMETERS)[number];
+export type AuthorizeParams = Readonly<Partial<Record<AuthorizeParameter, string>>>;
+
+/** A checked authorize request: everything needed to ask the user and to issue a code. */
+export interface AuthorizeRequest {
+  readonly app: StoredApp;
+  /** Where the code goes: the normalized `redirect_uri`, or the registered callback. */
+  readonly target: string;
+  /** The normalized `redirect_uri` the request named (bound to the code), or null. */
+  readonly redirectUri: string | null;
+  /** Requested scopes: known ones only, normalized. */
+  readonly scopes: readonly Scope[];
+  readonly state: string | null;
+  readonly codeChallenge: string | null;
+  /** The parameters as received, for the consent form's hidden fields. */
+  readonly params: AuthorizeParams;
+}
+
+export type AuthorizeCheck =
+  | { readonly kind: 'invalid'; readonly status: 400 | 404; readonly message: string }
+  | { readonly kind: 'redirect'; readonly location: string }
+  | { readonly kind: 'valid'; readonly request: AuthorizeRequest };
+
+/**
+ * Reads the parameters through `values` (every value a name was given); a parameter given more
+ * than once is refused (RFC 6749 §3.1).
+ */
+export function readAuthorizeParams(
+  values: (name: string) => readonly string[],
+): { readonly params: AuthorizeParams } | { readonly repeated: string } {
+  const params: Partial<Record<AuthorizeParameter, string>> = {};
+  for (const name of AUTHORIZE_PARAMETERS) {
+    const given = values(name);
+    if (given.length > 1) return { repeated: name };
+    if (given[0] !== undefined) params[name] = given[0];
+  }
+  return { params };
+}
+
+/** Space-delimited (commas accepted, as Octokit joins arrays with them); unknown scopes are dropped. */
+export const parseScopeParameter = (scope: string | undefined): Scope[] =>
+  normalizeScopes((scope ?? '').split(/[\s,]+/).filter(isScope));
+
+/** Client ids are 20 hex characters; anything implausible is unknown without a database read. */
+const isPlausibleClientId = (value: string): boolean => /^[\x21-\x7e]{1,100}$/.test(value);
+
+const errorRedirect = (app: StoredApp, code: AuthorizeErrorCode, state: string | null, docsUrl: string) =>
+  withQuery(app.callbackUrl, { ...authorizeErrorFields(code, docsUrl), state });
+
+/**
+ * Checks an authorize request from scratch (the consent form's POST is checked again the same
+ * way). Errors that cannot safely redirect are pages; the others redirect to the *registered*
+ * callback, never to the `redirect_uri` that was sent.
+ */
+export async function checkAuthorizeRequest(
+  params: AuthorizeParams,
+  docsUrl: string,
+): Promise<AuthorizeCheck> {
+  const clientId = params.client_id;
+  if (!clientId) return { kind: 'invalid', status: 400, message: 'The client_id parameter is missing.' };
+  const app = isPlausibleClientId(clientId) ? await getApp(clientId) : undefined;
+  if (!app) return { kind: 'invalid', status: 404, message: 'There is no application with this client_id.' };
+  const state = params.state ?? null;
+  if (state !== null && state.length > MAX_STATE_LENGTH)
+    return {
+      kind: 'invalid',
+      status: 400,
+      message: `The state parameter is longer than ${MAX_STATE_LENGTH} characters.`,
+    };
+  if (params.response_type !== undefined && params.response_type !== 'code') {
+    return {
+      kind: 'invalid',
+      status: 400,
+      message:
+        'Only the authorization code grant is supported: response_type must be "code" (or left out). The implicit grant is not supported.',
+    };
+  }
+  if (app.suspended)
+    return { kind: 'redirect', location: errorRedirect(app, 'application_suspended', state, docsUrl) };
+  const redirect = checkRedirectUri(params.redirect_uri, app.callbackUrl);
+  if (!redirect.ok)
+    return { kind: 'redirect', location: errorRedirect(app, 'redirect_uri_mismatch', state, docsUrl) };
+  const pkce = checkChallenge(params.code_challenge, params.code_challenge_method);
+  if (!pkce.ok) return { kind: 'invalid', status: 400, message: pkce.message };
+  return {
+    kind: 'valid',
+    request: {
+      app,
+      target: redirect.target,
+      redirectUri: redirect.redirectUri,
+      scopes: parseScopeParameter(params.scope),
+      state,
+      codeChallenge: pkce.challenge,
+      params,
+    },
+  };
+}
+
+/** 160 random bits; only the SHA-256 is stored. */
+const newCode = (): string => randomBytes(20).toString('hex');
+const hashCode = (code: string): string => createHash('sha256').update(code).digest('hex');
+const CODE_FORMAT = /^[0-9a-f]{40}$/;
+
+/** Stores a code for the user's decision and returns where to send the browser with it. */
+async function issueCode(
+  login: string,
+  request: AuthorizeRequest,
+  scopes: readonly Scope[],
+): Promise<string> {
+  const code = newCode();
+  await putCode({
+    codeHash: hashCode(code),
+    clientId: request.app.clientId,
+    login,
+    redirectUri: request.redirectUri,
+    scopes: normalizeScopes(scopes),
+    codeChallenge: request.codeChallenge,
+    expiresAt: Math.floor(Date.now() / 1000) + CODE_TTL_SECONDS,
+  });
+  return withQuery(request.target, { code, state: request.state });
+}
+
+export type AuthorizationStart =
+  | { readonly kind: 'issued'; readonly location: string }
+  | { readonly kind: 'consent'; readonly alreadyGranted: readonly Scope[] };
+
+/**
+ * A signed-in user's authorize request. When the user's grant for the application already covers
+ * every requested scope (by implication too; an omitted scope asks for nothing), no page is
+ * shown: the code carries the union of the scopes already granted (spec §4.4 scope rules).
+ */
+export async function startAuthorization(
+  login: string,
+  request: AuthorizeRequest,
+): Promise<AuthorizationStart> {
+  const grant = grantsOf(await readUserAuthState(login), login).find(
+    (g) => g.clientId === request.app.clientId,
+  );
+  if (grant && request.scopes.every((scope) => satisfies(grant.scopes, [scope])))
+    return { kind: 'issued', location: await issueCode(login, request, grant.scopes) };
+  return { kind: 'consent', alreadyGranted: grant?.scopes ?? [] };
+}
+
+/** The user said yes: the code carries the ticked scopes among those requested (never more). */
+export async function approveAuthorization(
+  login: string,
+  request: AuthorizeRequest,
+  ticked: readonly string[],
+): Promise<string> {
+  const granted = request.scopes.filter((scope) => ticked.includes(scope));
+  return issueCode(login, request, granted);
+}
+
+/** The user said no: `access_denied` to the registered callback. */
+export const denyAuthorization = (request: AuthorizeRequest, docsUrl: string): string =>
+  errorRedirect(request.app, 'access_denied', request.state, docsUrl);
+
+export interface ExchangeInput {
+  readonly clientId: string | undefined;
+  readonly clientSecret: string | undefined;
+  readonly code: string | undefined;
+  readonly redirectUri: string | undefined;
+  readonly codeVerifier: string | undefined;
+}
+
+export interface IssuedToken {
+  readonly accessToken: string;
+  readonly scopes: readonly Scope[];
+}
+
+async function authenticateClient(
+  clientId: string | undefined,
+  secret: string | undefined,
+): Promise<StoredApp> {
+  const app = clientId && secret && isPlausibleClientId(clientId) ? await getApp(clientId) : undefined;
+  if (!app || !secret || !secretMatches(secret, app.secretHash))
+    throw new OAuthError('incorrect_client_credentials');
+  if (app.suspended) throw new OAuthError('application_suspended');
+  return app;
+}
+
+/**
+ * A code presented again (RFC 6749 §4.1.2, RFC 9700 §4.4): revoke the token its first exchange
+ * minted. Marking the code and recording the token are both conditional updates of the code item;
+ * whichever comes second revokes. When the token exists but was never recorded (the first
+ * exchange died in between), the token hash saved by the claim finds it.
+ */
+async function revokeOnReuse(codeHash: string): Promise<void> {
+  const code = await markReused(codeHash);
+  if (!code?.exchangedAt) return;
+  if (code.authorizationId !== null) {
+    await deleteAuthorization(code.login, code.authorizationId);
+    return;
+  }
+  const lookup = code.tokenHash ? await lookupToken(code.tokenHash) : undefined;
+  if (lookup) await deleteAuthorization(lookup.login, lookup.authorizationId);
+}
+
+/**
+ * POST /login/oauth/access_token: authenticates the client, checks the code (its client, expiry,
+ * redirect_uri and PKCE verifier), then claims it once and mints a token of the application for
+ * the user. A second exchange of the same code fails and revokes that token.
+ */
+export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
+  const app = await authenticateClient(input.clientId, input.clientSecret);
+  const badCode = () => new OAuthError('bad_verification_code');
+  if (!input.code || !CODE_FORMAT.test(input.code)) throw badCode();
+  const codeHash = hashCode(input.code);
+  const code = await getCode(codeHash);
+  if (!code || code.clientId !== app.clientId) throw badCode();
+  if (code.exchangedAt !== null) {
+    await revokeOnReuse(codeHash);
+    throw badCode();
+  }
+  if (code.expiresAt <= Math.floor(Date.now() / 1000)) throw badCode();
+  if (!exchangeRedirectMatches(input.redirectUri, code.redirectUri, app.callbackUrl))
+    throw new OAuthError('redirect_uri_mismatch');
+  if (!verifierMatches(input.codeVerifier, code.codeChallenge)) throw badCode();
+
+  const token = newToken('oauth');
+  const tokenHash = hashToken(token);
+  if (!(await claimCode(codeHash, tokenHash))) {
+    await revokeOnReuse(codeHash);
+    throw badCode();
+  }
+  const created = await createAuthorization({
+    login: code.login,
+    clientId: app.clientId,
+    scopes: code.scopes,
+    note: null,
+    noteUrl: null,
+    fingerprint: null,
+    tokenHash,
+    tokenLastEight: lastEight(token),
+    claimFingerprint: false,
+  });
+  if (created.kind !== 'created')
+    throw new Error('exchangeCode: an application token has no note or fingerprint to clash');
+  // The code was presented again while this token was being minted: the token must not survive.
+  // This exchange still answers with it, as if it had finished just before the reuse revoked it,
+  // so that of concurrent exchanges exactly one succeeds whatever the timing.
+  if (!(await recordExchange(codeHash, created.authorization.id)))
+    await deleteAuthorization(code.login, created.authorization.id);
+  return { accessToken: token, scopes: code.scopes };
+}

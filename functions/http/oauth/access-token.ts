@@ -1,0 +1,14 @@
+import { exchangeCode } from '#domain/oauth-flow';
+import { oauthHandler } from '#shared/oauth-stack';
+
+/** POST /login/oauth/access_token (spec §4.4, §2.3): a code and the client's credentials for a token. */
+export const handler = oauthHandler('oauth/access-token', async ({ params, client }) => {
+  const issued = await exchangeCode({
+    clientId: client.id,
+    clientSecret: client.secret,
+    code: params.code,
+    redirectUri: params.redirect_uri,
+    codeVerifier: params.code_verifier,
+  });
+  return { access_token: issued.accessToken, scope: issued.scopes.join(','), token_type: 'bearer' };
+});

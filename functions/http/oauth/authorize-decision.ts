@@ -1,0 +1,29 @@
+import { approveAuthorization, checkAuthorizeRequest, denyAuthorization } from '#domain/oauth-flow';
+import { config } from '#shared/config';
+import { webHandler } from '#shared/web-stack';
+import { authorizePath, errorPage, formParams } from './authorize-views.ts';
+
+/**
+ * POST /login/oauth/authorize: the consent form (CSRF-checked by the stack). Everything is checked
+ * again from the hidden fields; Cancel sends `access_denied` to the registered callback, Authorize
+ * issues a code for the ticked scopes among those requested.
+ */
+export const handler = webHandler('oauth/authorize-decision', async (request) => {
+  const read = formParams(request);
+  if ('repeated' in read) return errorPage(400, `The ${read.repeated} parameter was given more than once.`);
+  const { docsUrl } = config();
+  const checked = await checkAuthorizeRequest(read.params, docsUrl);
+  if (checked.kind === 'invalid') return errorPage(checked.status, checked.message);
+  if (checked.kind === 'redirect') return { location: checked.location };
+  if (!request.user)
+    return { location: `/login?return_to=${encodeURIComponent(authorizePath(read.params))}`, status: 303 };
+  const decision = request.form.get('decision');
+  if (decision === 'cancel') return { location: denyAuthorization(checked.request, docsUrl) };
+  if (decision !== 'authorize') return errorPage(400, 'Choose Authorize or Cancel.');
+  const location = await approveAuthorization(
+    request.user.login,
+    checked.request,
+    request.form.getAll('granted_scope'),
+  );
+  return { location, status: 303 };
+});

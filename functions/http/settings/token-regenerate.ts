@@ -1,0 +1,21 @@
+import { resetToken } from '#data/authorizations';
+import { mintFor } from '#domain/authorization-service';
+import { HttpError } from '#shared/errors';
+import { personalToken, personalTokens } from './personal-tokens.ts';
+import { paths, settingsHandler } from './settings-page.ts';
+import { tokensPage } from './tokens-views.ts';
+
+/**
+ * POST /settings/tokens/:authorization_id/regenerate: a new token value, as the API's reset does
+ * (spec §3.3): the old value fails at once; the new one is shown this once.
+ */
+export const handler = settingsHandler('settings/token-regenerate', paths.tokens, async (request, user) => {
+  const current = await personalToken(user, request.params.authorization_id);
+  const minted = mintFor(current);
+  const authorization = await resetToken(current, minted);
+  if (!authorization)
+    throw new HttpError(409, 'This token was changed or deleted meanwhile. Reload the page and try again.');
+  return tokensPage(request, await personalTokens(user), Date.now(), {
+    fresh: { authorization, token: minted.token, regenerated: true },
+  });
+});
