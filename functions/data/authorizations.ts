@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { type Authorization, type Grant, grantScopes, oldestOverLimit } from '#domain/authorizations';
 import type { Scope } from '#domain/scopes';
+import { log } from '#shared/log';
 import { db, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
 import {
@@ -160,6 +161,7 @@ export async function lookupToken(tokenHash: string): Promise<TokenLookup | unde
  */
 export async function recordTokenUse(lookup: TokenLookup, timestamp: string): Promise<void> {
   // A cancelled transaction means the token was revoked or reset meanwhile: nothing to record.
+  // Bookkeeping never fails the request it rides on.
   await transact([
     {
       Update: {
@@ -181,7 +183,7 @@ export async function recordTokenUse(lookup: TokenLookup, timestamp: string): Pr
         ExpressionAttributeValues: { ':now': timestamp, ':hash': lookup.tokenHash },
       },
     },
-  ]);
+  ]).catch((error: unknown) => log('warn', 'could not record token use', { error: (error as Error).name }));
 }
 
 // ---------------------------------------------------------------------------------------------

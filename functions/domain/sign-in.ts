@@ -50,6 +50,11 @@ export async function completeTwoFactor(login: string, otp: string, now = Date.n
   return spendCode(record.account.user, record.account.credential.otpSecret, otp, window, now);
 }
 
+/**
+ * A wrong code counts towards the lock-out (it is a guess). A right code whose step is already
+ * spent is refused but not counted: it proves knowledge of the current code, and clients such as
+ * Octokit resend the last code on every request.
+ */
 async function spendCode(
   user: User,
   secret: string,
@@ -58,7 +63,9 @@ async function spendCode(
   now: number,
 ): Promise<SignInResult> {
   const step = matchingStep(secret, otp.trim(), now);
-  if (step !== undefined && (await consumeOtpStep(user.login, step))) return { kind: 'ok', user };
-  await recordFailedLogin(user.login, window, failureWindowExpiry(window));
-  return { kind: 'otp-invalid' };
+  if (step === undefined) {
+    await recordFailedLogin(user.login, window, failureWindowExpiry(window));
+    return { kind: 'otp-invalid' };
+  }
+  return (await consumeOtpStep(user.login, step)) ? { kind: 'ok', user } : { kind: 'otp-invalid' };
 }

@@ -113,6 +113,10 @@ export function routeId(route: Pick<Route, 'handler'>): string {
     .join('');
 }
 
+/** Routes an OAuth token may call; their functions record the token's last use. */
+export const acceptsTokens = (route: Pick<Route, 'auth'>): boolean =>
+  route.auth === 'user' || route.auth === 'none';
+
 /** The route a handler module serves; throws at cold start if the table has no such row. */
 export function routeFor(handler: string): Route {
   const route = ROUTES.find((candidate) => candidate.handler === handler);

@@ -1,10 +1,11 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { CfnTable, type ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { TABLE } from '#data/table';
 import type { Route } from '#http/routes';
 import { ENV } from '#shared/config';
 import { LOCK_FILE, PROJECT_ROOT, TSCONFIG_FILE } from './paths.ts';
@@ -107,6 +108,26 @@ export class ApiFunction extends NodejsFunction {
       reason:
         'Tracing.ACTIVE grants xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions (X-Ray service authorization reference).',
     });
+  }
+
+  /**
+   * Lets a read-only function record when a token was last used, and nothing else: UpdateItem on
+   * the table, only for requests whose attribute names are the key, `lastUsedAt` and the
+   * `tokenHash` its condition checks (IAM condition key `dynamodb:Attributes`).
+   */
+  allowRecordingTokenUse(table: ITable): void {
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringEquals': {
+            'dynamodb:Attributes': [TABLE.partitionKey, TABLE.sortKey, 'lastUsedAt', 'tokenHash'],
+          },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+        },
+      }),
+    );
   }
 
   /** Sets `ENV.tableName` and grants exactly the data-plane actions `access` names; once per function. */

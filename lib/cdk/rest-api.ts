@@ -15,7 +15,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { API_PREFIX, ROUTES, type Route, routeId } from '#http/routes';
+import { API_PREFIX, acceptsTokens, ROUTES, type Route, routeId } from '#http/routes';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 import { ApiFunction } from './api-function.ts';
 import { httpHandlerEntry } from './paths.ts';
@@ -175,6 +175,7 @@ export class ServiceRestApi extends Construct {
         logRemovalPolicy: props.logRemovalPolicy,
       });
       fn.bindTable(props.table, route.table);
+      if (route.table === 'RO' && acceptsTokens(route)) fn.allowRecordingTokenUse(props.table);
       functions.set(id, fn);
       const method = this.api.root
         .resourceForPath(route.path)

@@ -115,6 +115,16 @@ describe('two-factor authentication', () => {
     const next = await api('/authorizations', { Authorization: user.auth, 'X-GitHub-OTP': otp.code(1) });
     expect(next.status).toBe(200);
 
+    // Replays are refused but are not guesses: many of them do not lock the account.
+    for (let i = 0; i < 12; i++) {
+      expect((await api('/authorizations', { Authorization: user.auth, 'X-GitHub-OTP': code })).status).toBe(
+        401,
+      );
+    }
+    expect(
+      (await api('/authorizations', { Authorization: user.auth, 'X-GitHub-OTP': otp.code(-1) })).status,
+    ).not.toBe(403);
+
     // A wrong password is plain Bad credentials, whatever the code.
     const badPassword = await api('/user', {
       Authorization: basicAuth('twofa', 'wrong-pass-1'),

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { AssetStaging } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertDeployableRoutes } from '#cdk/rest-api';
-import { ROUTES, type Route, routeId } from '#http/routes';
+import { acceptsTokens, ROUTES, type Route, routeId } from '#http/routes';
 import { ENV } from '#shared/config';
 import { type SynthesizedService, synthService } from '#test/synth';
 
@@ -52,14 +52,22 @@ function resourcePaths(resources: Record<string, CfnResource>): Map<string, stri
   return paths;
 }
 
-function policyActions(resources: Record<string, CfnResource>, roleLogicalId: string): string[] {
+interface Statement {
+  readonly Action: string | string[];
+  readonly Condition?: Record<string, Record<string, unknown>>;
+}
+
+function policyStatements(resources: Record<string, CfnResource>, roleLogicalId: string): Statement[] {
   return Object.values(resources)
     .filter((resource) => resource.Type === 'AWS::IAM::Policy')
     .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleLogicalId }]))
-    .flatMap(
-      (policy) =>
-        (policy.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
-    )
+    .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+}
+
+/** Actions granted without conditions. */
+function policyActions(resources: Record<string, CfnResource>, roleLogicalId: string): string[] {
+  return policyStatements(resources, roleLogicalId)
+    .filter((statement) => statement.Condition === undefined)
     .flatMap((statement) => statement.Action);
 }
 
@@ -194,6 +202,29 @@ describe('ServiceRestApi', () => {
         (get(resources, role).Properties.ManagedPolicyArns as unknown[] | undefined) ?? [],
         `${route.handler} role has no managed policies`,
       ).toEqual([]);
+    }
+  });
+
+  it("lets read-only routes that accept tokens update nothing but a token's lastUsedAt", () => {
+    for (const route of ROUTES.filter((candidate) => candidate.table === 'RO')) {
+      const role = (functionResource(route).Properties.Role as { 'Fn::GetAtt': [string, string] })[
+        'Fn::GetAtt'
+      ][0];
+      const conditioned = policyStatements(resources, role).filter(
+        (statement) => statement.Condition !== undefined,
+      );
+      if (!acceptsTokens(route)) {
+        expect(conditioned, route.handler).toEqual([]);
+        continue;
+      }
+      expect(conditioned, route.handler).toHaveLength(1);
+      expect(conditioned[0]).toMatchObject({
+        Action: 'dynamodb:UpdateItem',
+        Condition: {
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'lastUsedAt', 'tokenHash'] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+        },
+      });
     }
   });
 
