@@ -70,14 +70,29 @@ function securityHeaders(formActions: readonly string[] = []): Record<string, st
   };
 }
 
+/**
+ * Pages and handlers write site paths (`/login`, `href="/settings/tokens"`). When the site is
+ * served below a base path (API Gateway's default URL ends in the stage, `/prod`), the stack puts
+ * that base in front of every such path, in redirects and in the rendered `href`/`action`
+ * attributes. User content cannot produce those attributes: `html` escapes its quotes.
+ */
+export function withBasePath(basePath: string, markup: string): string {
+  return basePath ? markup.replace(/ (href|action)="\/(?!\/)/g, ` $1="${basePath}/`) : markup;
+}
+
+const basePathOf = (event: WebEvent): string =>
+  new URL(event.web?.urls.auth ?? publicUrls(config(), event).auth).pathname.replace(/\/$/, '');
+
 function toResult(reply: WebReply, event: WebEvent): APIGatewayProxyResult {
+  const basePath = basePathOf(event);
   const cookies = [...(reply.cookies ?? [])];
   if (event.newCsrfCookie) cookies.push(event.newCsrfCookie);
   const multiValueHeaders = cookies.length > 0 ? { 'Set-Cookie': cookies } : undefined;
   if ('location' in reply) {
+    const sitePath = reply.location.startsWith('/') && !reply.location.startsWith('//');
     return {
       statusCode: reply.status ?? 302,
-      headers: { Location: reply.location, ...securityHeaders() },
+      headers: { Location: sitePath ? `${basePath}${reply.location}` : reply.location, ...securityHeaders() },
       ...(multiValueHeaders ? { multiValueHeaders } : {}),
       body: '',
     };
@@ -87,7 +102,7 @@ function toResult(reply: WebReply, event: WebEvent): APIGatewayProxyResult {
     statusCode: reply.status ?? 200,
     headers: { 'Content-Type': 'text/html; charset=utf-8', ...securityHeaders(reply.formActions) },
     ...(multiValueHeaders ? { multiValueHeaders } : {}),
-    body: page(reply.title, context, reply.body).toString(),
+    body: withBasePath(basePath, page(reply.title, context, reply.body).toString()),
   };
 }
 
