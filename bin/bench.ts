@@ -1,12 +1,14 @@
 /**
  * `npm run bench [-- section ...]`: measures the service on this machine and writes the results
  * into docs/benchmarks.md. Sections: `startup` (npm start → ready), `bundles` (each Lambda bundle's
- * size and module-load time), `tokens` (token-authenticated requests against a one-GetItem floor).
+ * size and module-load time), `tokens` (token-authenticated requests against a one-GetItem floor),
+ * `oauth` (code exchanges under load, and the whole OAuth web flow in Chromium).
  * No section named means all of them.
  */
 import { cpus } from 'node:os';
 import { measureBundles } from '#bench/bundles';
 import { kib, median, ms } from '#bench/measure';
+import { measureOAuth, oauthReport } from '#bench/oauth';
 import { writeSection } from '#bench/report';
 import { timeToReady } from '#bench/startup';
 import { measureTokens, tokensReport } from '#bench/tokens';
@@ -55,5 +57,12 @@ if (run('tokens')) {
   });
   const markdown = tokensReport(result, machine);
   await writeSection('tokens', markdown);
+  console.log(markdown);
+}
+
+if (run('oauth')) {
+  const result = await measureOAuth({ codes: 400, concurrency: 8, countedExchanges: 12, browserRuns: 3 });
+  const markdown = oauthReport(result, machine);
+  await writeSection('oauth', markdown);
   console.log(markdown);
 }

@@ -1,12 +1,6 @@
-import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashSecret, newClientId, newClientSecret, type OAuthApp } from '#domain/apps';
-import { db, isConditionFailure, now, tableName } from './client.ts';
+import { db, getItems, isConditionFailure, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
 import { appKey, appOwnerIndexKey } from './keys.ts';
 
@@ -14,7 +8,7 @@ export interface StoredApp extends OAuthApp {
   readonly secretHash: string;
 }
 
-const toApp = (item: Record<string, unknown>): StoredApp => ({
+export const toApp = (item: Record<string, unknown>): StoredApp => ({
   id: Number(item.id),
   clientId: String(item.clientId),
   name: String(item.name),
@@ -103,15 +97,8 @@ export async function getApps(clientIds: Iterable<string>): Promise<Map<string, 
   const unique = [...new Set(clientIds)].filter((id) => id !== '');
   const found = new Map<string, StoredApp>();
   for (let i = 0; i < unique.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = unique
-      .slice(i, i + 100)
-      .map((id) => ({ ...appKey(id) }));
-    while (keys && keys.length > 0) {
-      const result: BatchGetCommandOutput = await db().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys } } }),
-      );
-      for (const item of result.Responses?.[tableName()] ?? []) found.set(String(item.clientId), toApp(item));
-      keys = result.UnprocessedKeys?.[tableName()]?.Keys;
+    for (const item of (await getItems(unique.slice(i, i + 100).map(appKey), false)).values()) {
+      found.set(String(item.clientId), toApp(item));
     }
   }
   return found;

@@ -1,27 +1,35 @@
 import { createHash } from 'node:crypto';
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type Authorization, type Grant, grantScopes, oldestOverLimit } from '#domain/authorizations';
 import type { Scope } from '#domain/scopes';
+import type { User } from '#domain/users';
 import { log } from '#shared/log';
-import { db, now, tableName } from './client.ts';
+import { type StoredApp, toApp } from './apps.ts';
+import {
+  backoff,
+  db,
+  getItems,
+  itemOf,
+  MAX_ATTEMPTS,
+  now,
+  type TransactItem,
+  tableName,
+  transact,
+} from './client.ts';
 import { nextId } from './counters.ts';
 import {
   AUTH_ITEMS_PREFIX,
   appAuthorizationIndexKey,
+  appKey,
   authorizationKey,
   fingerprintPointerKey,
   grantKey,
   notePointerKey,
   tokenKey,
   userPartition,
+  userProfileKey,
 } from './keys.ts';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+import { toUser } from './users.ts';
 
 /** What a token-authenticated request needs, in one strongly consistent GetItem. */
 export interface TokenLookup {
@@ -140,19 +148,54 @@ export async function getAuthorization(login: string, id: number): Promise<Autho
   return Item ? toAuthorization(Item) : undefined;
 }
 
+export const toTokenLookup = (item: Record<string, unknown>, tokenHash: string): TokenLookup => ({
+  login: String(item.login),
+  authorizationId: Number(item.authorizationId),
+  clientId: String(item.clientId ?? ''),
+  scopes: (item.scopes as Scope[] | undefined) ?? [],
+  tokenHash,
+  lastUsedAt: (item.lastUsedAt as string | null | undefined) ?? null,
+});
+
 export async function lookupToken(tokenHash: string): Promise<TokenLookup | undefined> {
   const { Item } = await db().send(
     new GetCommand({ TableName: tableName(), Key: tokenKey(tokenHash), ConsistentRead: true }),
   );
-  if (!Item) return undefined;
+  return Item ? toTokenLookup(Item, tokenHash) : undefined;
+}
+
+/**
+ * An application and a token's lookup in one strongly consistent round trip: what the
+ * application-side token endpoints authenticate and act on.
+ */
+export async function getAppAndToken(
+  clientId: string,
+  tokenHash: string,
+): Promise<{ app?: StoredApp; token?: TokenLookup }> {
+  const appAt = appKey(clientId);
+  const tokenAt = tokenKey(tokenHash);
+  const items = await getItems([appAt, tokenAt], true);
+  const app = itemOf(items, appAt);
+  const token = itemOf(items, tokenAt);
   return {
-    login: String(Item.login),
-    authorizationId: Number(Item.authorizationId),
-    clientId: String(Item.clientId ?? ''),
-    scopes: (Item.scopes as Scope[] | undefined) ?? [],
-    tokenHash,
-    lastUsedAt: (Item.lastUsedAt as string | null | undefined) ?? null,
+    ...(app ? { app: toApp(app) } : {}),
+    ...(token ? { token: toTokenLookup(token, tokenHash) } : {}),
   };
+}
+
+/** An authorization and its user's profile in one strongly consistent round trip. */
+export async function getAuthorizationAndUser(
+  login: string,
+  id: number,
+): Promise<{ authorization: Authorization; user: User } | undefined> {
+  const authorizationAt = authorizationKey(login, id);
+  const profileAt = userProfileKey(login);
+  const items = await getItems([authorizationAt, profileAt], true);
+  const authorization = itemOf(items, authorizationAt);
+  const profile = itemOf(items, profileAt);
+  return authorization && profile
+    ? { authorization: toAuthorization(authorization), user: toUser(profile) }
+    : undefined;
 }
 
 /**
@@ -330,25 +373,6 @@ function grantChange(
 
 // ---------------------------------------------------------------------------------------------
 
-/** Why a write was refused: which uniqueness rule, or a concurrent change worth retrying. */
-type Outcome = 'ok' | 'conflict' | { readonly failedIndex: number };
-
-async function transact(items: TransactItem[]): Promise<Outcome> {
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-    return 'ok';
-  } catch (error) {
-    const reasons = (error as { name?: string; CancellationReasons?: Array<{ Code?: string }> })
-      .CancellationReasons;
-    if ((error as { name?: string }).name !== 'TransactionCanceledException' || !reasons) throw error;
-    const failedIndex = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-    if (failedIndex < 0) return 'conflict'; // e.g. TransactionConflict with a concurrent transaction
-    return { failedIndex };
-  }
-}
-
-const MAX_ATTEMPTS = 8;
-
 export interface NewAuthorization {
   readonly login: string;
   readonly clientId: string;
@@ -421,6 +445,7 @@ export async function createAuthorization(
     if (outcome !== 'conflict' && outcome.failedIndex === noteIndex) return { kind: 'note-taken' };
     if (outcome !== 'conflict' && outcome.failedIndex === fingerprintIndex)
       return { kind: 'fingerprint-taken' };
+    await backoff(attempt);
     state = await readUserAuthState(input.login);
   }
   throw new Error('createAuthorization: too much contention');
@@ -482,6 +507,7 @@ export async function getOrCreateAuthorization(
         },
       ]);
       if (outcome === 'ok') return { kind: 'existing', authorization: existing };
+      await backoff(attempt);
       continue;
     }
     const created = await createAuthorization({ ...input, claimFingerprint: true }, state);
@@ -508,6 +534,7 @@ export async function deleteAuthorization(login: string, id: number): Promise<bo
     );
     if (grantItem) items.push(grantItem);
     if ((await transact(items)) === 'ok') return true;
+    await backoff(attempt);
   }
   throw new Error('deleteAuthorization: too much contention');
 }
@@ -625,6 +652,7 @@ export async function updateAuthorization(
     if (outcome !== 'conflict' && outcome.failedIndex === noteIndex) return { kind: 'note-taken' };
     if (outcome !== 'conflict' && outcome.failedIndex === fingerprintIndex)
       return { kind: 'fingerprint-taken' };
+    await backoff(attempt);
   }
   throw new Error('updateAuthorization: too much contention');
 }

@@ -1,6 +1,14 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  DynamoDBDocumentClient,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { config } from '#shared/config';
+import type { Key } from './keys.ts';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
@@ -39,3 +47,63 @@ export function isConditionFailure(error: unknown): boolean {
 export function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+/**
+ * Several items in one BatchGetItem round trip (100 keys at most), strongly consistent when asked,
+ * retrying whatever DynamoDB leaves unprocessed. Returns the found items by `PK|SK`.
+ */
+export async function getItems(
+  keys: readonly Key[],
+  consistent: boolean,
+): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  let pending: Record<string, unknown>[] | undefined = keys.map((key) => ({ PK: key.PK, SK: key.SK }));
+  while (pending && pending.length > 0) {
+    const result: BatchGetCommandOutput = await db().send(
+      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: consistent } } }),
+    );
+    for (const item of result.Responses?.[tableName()] ?? []) found.set(`${item.PK}|${item.SK}`, item);
+    pending = result.UnprocessedKeys?.[tableName()]?.Keys;
+  }
+  return found;
+}
+
+export const itemOf = (
+  items: ReadonlyMap<string, Record<string, unknown>>,
+  key: Key,
+): Record<string, unknown> | undefined => items.get(`${key.PK}|${key.SK}`);
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * How a transaction ended: written; cancelled by a concurrent transaction (`conflict`, worth
+ * retrying from a fresh read); or refused because the condition of item `failedIndex` failed
+ * (which uniqueness rule, or which expectation about the state read, did not hold).
+ */
+export type Outcome = 'ok' | 'conflict' | { readonly failedIndex: number };
+
+export async function transact(items: TransactItem[]): Promise<Outcome> {
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+    return 'ok';
+  } catch (error) {
+    const { name, CancellationReasons: reasons } = error as {
+      name?: string;
+      CancellationReasons?: Array<{ Code?: string }>;
+    };
+    if (name !== 'TransactionCanceledException' || !reasons) throw error;
+    const failedIndex = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+    return failedIndex < 0 ? 'conflict' : { failedIndex };
+  }
+}
+
+/** Attempts for an optimistic read-then-transact loop before giving up. */
+export const MAX_ATTEMPTS = 10;
+
+/**
+ * Waits before attempt `attempt + 1` of such a loop: jittered exponential backoff (up to ~5 s in
+ * all), so that writers contending for the same items (a grant's counter, a key's pointer) spread
+ * out instead of colliding again at once.
+ */
+export const backoff = (attempt: number): Promise<void> =>
+  sleep(Math.random() * 5 * 2 ** Math.min(attempt, 9));

@@ -1,12 +1,15 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeployKey, UserKey } from '#domain/public-keys';
-import { db, now, tableName } from './client.ts';
+import {
+  backoff,
+  db,
+  MAX_ATTEMPTS,
+  now,
+  type Outcome,
+  type TransactItem,
+  tableName,
+  transact,
+} from './client.ts';
 import { nextId } from './counters.ts';
 import {
   appDeployKeyIndexKey,
@@ -32,8 +35,6 @@ import { TABLE } from './table.ts';
  * OAuth application's token also sits in GSI1 under `APPKEYS#<login>#<client_id>`, which is how
  * revoking the user's grant for that application finds it.
  */
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 const toUserKey = (item: Record<string, unknown>): UserKey => ({
   id: Number(item.id),
@@ -105,25 +106,6 @@ function deleteKeyItems(key: Key, fingerprint: string): TransactItem[] {
 
 // ---------------------------------------------------------------------------------------------
 
-type Outcome = 'ok' | 'conflict' | { readonly failedIndex: number };
-
-async function transact(items: TransactItem[]): Promise<Outcome> {
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-    return 'ok';
-  } catch (error) {
-    const { name, CancellationReasons: reasons } = error as {
-      name?: string;
-      CancellationReasons?: Array<{ Code?: string }>;
-    };
-    if (name !== 'TransactionCanceledException' || !reasons) throw error;
-    const failedIndex = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-    return failedIndex < 0 ? 'conflict' : { failedIndex };
-  }
-}
-
-const MAX_ATTEMPTS = 8;
-
 /**
  * Runs a transaction, retrying (with jittered backoff) only when it collided with a concurrent
  * one: concurrent creates of the same public key all touch its pointer.
@@ -135,7 +117,7 @@ async function transactWithRetry(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const outcome = await transact(items);
     if (outcome !== 'conflict') return outcome;
-    await sleep(Math.random() * 10 * 2 ** attempt);
+    await backoff(attempt);
   }
   throw new Error(`${operation}: too much contention`);
 }

@@ -1,12 +1,6 @@
-import {
-  BatchGetCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { User } from '#domain/users';
-import { db, isConditionFailure, now, tableName } from './client.ts';
+import { db, getItems, isConditionFailure, itemOf, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
 import { credentialKey, failedLoginKey, userIdIndexKey, userProfileKey } from './keys.ts';
 import { TABLE } from './table.ts';
@@ -27,7 +21,7 @@ interface ProfileItem {
   updatedAt: string;
 }
 
-const toUser = (item: Record<string, unknown>): User => {
+export const toUser = (item: Record<string, unknown>): User => {
   const { id, login, name, email, siteAdmin, createdAt, updatedAt } = item as unknown as ProfileItem;
   return {
     id,
@@ -130,24 +124,10 @@ export async function getLoginRecord(login: string, window: number): Promise<Log
   const profile = userProfileKey(login);
   const credential = credentialKey(login);
   const windows = [failedLoginKey(login, window), failedLoginKey(login, window - 1)];
-  const result = await db().send(
-    new BatchGetCommand({
-      RequestItems: { [tableName()]: { Keys: [profile, credential, ...windows], ConsistentRead: true } },
-    }),
-  );
-  const items = [...(result.Responses?.[tableName()] ?? [])];
-  // BatchGetItem may leave keys unprocessed under throttling; fetch those one by one.
-  for (const key of result.UnprocessedKeys?.[tableName()]?.Keys ?? []) {
-    const { Item } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
-    );
-    if (Item) items.push(Item);
-  }
-  const profileItem = items.find((item) => item.SK === profile.SK);
-  const credentialItem = items.find((item) => item.SK === credential.SK);
-  const failureCount = items
-    .filter((item) => windows.some((key) => key.SK === item.SK))
-    .reduce((sum, item) => sum + Number(item.attempts ?? 0), 0);
+  const items = await getItems([profile, credential, ...windows], true);
+  const profileItem = itemOf(items, profile);
+  const credentialItem = itemOf(items, credential);
+  const failureCount = windows.reduce((sum, key) => sum + Number(itemOf(items, key)?.attempts ?? 0), 0);
   if (!profileItem || !credentialItem) return { failures: failureCount };
   return {
     account: {
@@ -224,4 +204,26 @@ export async function setOtpSecret(login: string, otpSecret: string): Promise<bo
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/** Profiles recently read by this container: login → [read at, user]. */
+const recentProfiles = new Map<string, readonly [number, User]>();
+const RECENT_PROFILES_MAX = 1000;
+
+/**
+ * A user's profile, from this container's memory when read in the last `maxAgeMs`. Only for
+ * display data after the credential itself was checked against the table (token lookups are
+ * never cached, so revocation still takes effect on the next request).
+ */
+export async function getUserRecent(login: string, maxAgeMs: number): Promise<User | undefined> {
+  const key = login.toLowerCase();
+  const hit = recentProfiles.get(key);
+  if (hit && Date.now() - hit[0] < maxAgeMs) return hit[1];
+  const user = await getUser(login);
+  if (user) {
+    if (recentProfiles.size >= RECENT_PROFILES_MAX)
+      recentProfiles.delete(recentProfiles.keys().next().value ?? '');
+    recentProfiles.set(key, [Date.now(), user]);
+  }
+  return user;
 }

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { getApp } from '#data/apps';
-import { lookupToken, recordTokenUse, type TokenLookup } from '#data/authorizations';
+import { getAppAndToken, lookupToken, recordTokenUse, type TokenLookup } from '#data/authorizations';
 import { now } from '#data/client';
-import { getUser } from '#data/users';
+import { getUserRecent } from '#data/users';
 import { type OAuthApp, secretMatches } from '#domain/apps';
 import { isLastUseStale } from '#domain/authorizations';
 import { satisfies } from '#domain/scopes';
@@ -19,7 +19,8 @@ export type Caller =
   | { readonly kind: 'anonymous' }
   | { readonly kind: 'user'; readonly user: User; readonly via: 'password' }
   | { readonly kind: 'user'; readonly user: User; readonly via: 'token'; readonly token: TokenLookup }
-  | { readonly kind: 'app'; readonly app: OAuthApp };
+  /** An application, with the token named in the route's `{access_token}` if there is one. */
+  | { readonly kind: 'app'; readonly app: OAuthApp; readonly token?: TokenLookup };
 
 const ANONYMOUS: Caller = { kind: 'anonymous' };
 
@@ -61,7 +62,8 @@ async function userByPassword(event: APIGatewayProxyEvent, login: string, passwo
 async function userByToken(token: string): Promise<Caller> {
   // Well-formed tokens only: a look-alike costs no database read.
   const lookup = hasValidChecksum(token) ? await lookupToken(hashToken(token)) : undefined;
-  const user = lookup ? await getUser(lookup.login) : undefined;
+  // The profile may be up to 10 s old; the token itself was just read strongly consistently.
+  const user = lookup ? await getUserRecent(lookup.login, 10_000) : undefined;
   if (!lookup || !user) throw badCredentials();
   // "Last used" to the hour: at most one extra write per token per hour.
   if (isLastUseStale(lookup.lastUsedAt, Date.now())) await recordTokenUse(lookup, now());
@@ -80,10 +82,16 @@ async function appByCredentials(event: APIGatewayProxyEvent): Promise<Caller> {
     presented.kind === 'basic'
       ? [presented.username, presented.password]
       : [query.client_id, query.client_secret];
-  const app = clientId && secret ? await getApp(clientId) : undefined;
-  if (!app || !secret || !secretMatches(secret, app.secretHash)) throw notFound();
-  const { secretHash: _, ...publicApp } = app;
-  return { kind: 'app', app: publicApp };
+  if (!clientId || !secret) throw notFound();
+  // The token the route acts on is read in the same round trip as the application.
+  const token = event.pathParameters?.access_token;
+  const found =
+    token && hasValidChecksum(token)
+      ? await getAppAndToken(clientId, hashToken(token))
+      : { app: await getApp(clientId) };
+  if (!found.app || !secretMatches(secret, found.app.secretHash)) throw notFound();
+  const { secretHash: _, ...app } = found.app;
+  return { kind: 'app', app, ...('token' in found && found.token ? { token: found.token } : {}) };
 }
 
 /** The token in a Basic header: `login:<token>` or `<token>:x-oauth-basic`, as GitHub accepts. */

@@ -95,6 +95,20 @@ describe('authorizations data', () => {
     expect(state.grants.get('app3')?.tokens).toBe(10);
   });
 
+  it('concurrent creates at the token limit all succeed and leave exactly 10 tokens', async () => {
+    for (let i = 0; i < 9; i++)
+      await data.createAuthorization({ ...appToken('gus', 'app5', ['repo']), claimFingerprint: false });
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        data.createAuthorization({ ...appToken('gus', 'app5', ['repo']), claimFingerprint: false }),
+      ),
+    );
+    expect(results.every((r) => r.kind === 'created')).toBe(true);
+    const state = await data.readUserAuthState('gus');
+    expect(state.authorizations).toHaveLength(10);
+    expect(state.grants.get('app5')?.tokens).toBe(10);
+  });
+
   it('reset swaps the token lookup; delete removes it and the grant with the last token', async () => {
     const created = await data.createAuthorization({
       ...appToken('erin', 'app4', ['repo']),

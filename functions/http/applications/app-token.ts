@@ -1,8 +1,6 @@
-import { getAuthorization, lookupToken } from '#data/authorizations';
-import { getUser } from '#data/users';
+import { getAuthorizationAndUser } from '#data/authorizations';
 import type { OAuthApp } from '#domain/apps';
 import type { Authorization } from '#domain/authorizations';
-import { hashToken, hasValidChecksum } from '#domain/tokens';
 import type { User } from '#domain/users';
 import type { Caller } from '#shared/authenticate';
 import { notFound } from '#shared/errors';
@@ -20,17 +18,13 @@ export interface AppToken {
  * these endpoints.
  */
 export async function appToken(caller: Caller, params: Readonly<Record<string, string>>): Promise<AppToken> {
-  const token = params.access_token ?? '';
-  if (caller.kind !== 'app' || caller.app.clientId !== params.client_id || !hasValidChecksum(token))
-    throw notFound();
-  const lookup = await lookupToken(hashToken(token));
+  if (caller.kind !== 'app' || caller.app.clientId !== params.client_id) throw notFound();
+  // Authentication already read the token named in the path, with the application.
+  const lookup = caller.token;
   if (!lookup || lookup.clientId !== caller.app.clientId) throw notFound();
-  const [authorization, user] = await Promise.all([
-    getAuthorization(lookup.login, lookup.authorizationId),
-    getUser(lookup.login),
-  ]);
-  if (!authorization || !user) throw notFound();
-  return { app: caller.app, authorization, user };
+  const found = await getAuthorizationAndUser(lookup.login, lookup.authorizationId);
+  if (!found) throw notFound();
+  return { app: caller.app, ...found };
 }
 
 export const directoryOf = (app: OAuthApp) => new Map([[app.clientId, app]]);

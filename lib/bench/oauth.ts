@@ -1,0 +1,505 @@
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent, createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { db } from '#data/client';
+import { startLocalStack } from '#local/stack';
+import { config } from '#shared/config';
+import { launchBrowser } from '#test/browser';
+import { WebClient } from '#test/web-client';
+import { median, ms, percentile } from './measure.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const COUNTER_MIDDLEWARE = 'benchCountOAuthDynamoDbCalls';
+const SCOPE = 'repo';
+const PASSWORD = 'bench-password-1';
+
+export interface OAuthBenchOptions {
+  /** Codes minted up front and then exchanged under load, each once. */
+  readonly codes: number;
+  /** Exchanges (and mints) in flight at any time. */
+  readonly concurrency: number;
+  /** Exchanges sent one after another first, each one's DynamoDB calls recorded (crosses the token limit). */
+  readonly countedExchanges: number;
+  /** Runs of the whole browser flow. */
+  readonly browserRuns: number;
+}
+
+/** A phase of requests sent with a fixed concurrency, each once. */
+export interface PhaseResult {
+  readonly requests: number;
+  readonly failures: readonly string[];
+  readonly seconds: number;
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  /** Every DynamoDB call the service made during the phase, by command. */
+  readonly calls: ReadonlyMap<string, number>;
+}
+
+/** The DynamoDB calls of one sequential exchange: `GetItem ×3, TransactWriteItems ×1 (4 actions)`. */
+export interface ExchangeCalls {
+  readonly exchange: number;
+  readonly signature: string;
+  readonly total: number;
+}
+
+export interface BrowserRun {
+  readonly launchMs: number;
+  /** Step name → milliseconds, in flow order. */
+  readonly steps: readonly (readonly [string, number])[];
+  readonly totalMs: number;
+}
+
+export interface OAuthBenchResult {
+  readonly options: OAuthBenchOptions;
+  readonly loadAverage: number;
+  readonly mint: PhaseResult;
+  readonly sequential: readonly ExchangeCalls[];
+  readonly exchange: PhaseResult;
+  /** Tokens the user still holds for the app afterwards (the limit is 10). */
+  readonly tokensLeft: number;
+  readonly browser: readonly BrowserRun[];
+}
+
+const execFileAsync = promisify(execFile);
+
+/** The real admin CLI against the in-process stack's endpoints file; returns its JSON. */
+async function admin(endpointsFile: string, ...args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await execFileAsync(TSX, ['bin/admin.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOCAL_ENDPOINTS_FILE: endpointsFile },
+  });
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+const basicAuth = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+interface CallRecord {
+  readonly command: string;
+  readonly actions: number;
+}
+
+/** Counts every `send` on the process's DocumentClient (the handlers' `db()`), once per SDK call. */
+function countDynamoDbCalls(client: DynamoDBDocumentClient): { take(): CallRecord[]; remove(): void } {
+  let records: CallRecord[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = String(context.commandName ?? 'unknown').replace(/Command$/, '');
+      const input = args.input as { TransactItems?: unknown[] };
+      records.push({ command, actions: input.TransactItems?.length ?? 1 });
+      return next(args);
+    },
+    { step: 'initialize', name: COUNTER_MIDDLEWARE },
+  );
+  return {
+    take: () => {
+      const taken = records;
+      records = [];
+      return taken;
+    },
+    remove: () => void client.middlewareStack.remove(COUNTER_MIDDLEWARE),
+  };
+}
+
+const byCommand = (records: readonly CallRecord[]): Map<string, number> => {
+  const counts = new Map<string, number>();
+  for (const { command } of records) counts.set(command, (counts.get(command) ?? 0) + 1);
+  return counts;
+};
+
+/** `GetItem ×3, TransactWriteItems ×1 (5 actions)` */
+function signatureOf(records: readonly CallRecord[]): string {
+  const parts = [...byCommand(records)].sort(([a], [b]) => a.localeCompare(b));
+  return parts
+    .map(([command, n]) => {
+      const actions = records.filter((r) => r.command === command && command.startsWith('Transact'));
+      return `${command} ×${n}${actions.length > 0 ? ` (${actions.map((r) => r.actions).join('+')} actions)` : ''}`;
+    })
+    .join(', ');
+}
+
+/** The OAuth client's callback for the browser flow: answers a small page, nothing else. */
+async function startCallbackServer(): Promise<{ origin: string; stop(): Promise<void> }> {
+  const server: Server = createServer((_request, response) => {
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    response.end('<!doctype html><title>Client app</title><h1>Callback received</h1>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** One request on a kept-alive loopback connection; resolves with the status and body. */
+function send(
+  agent: Agent,
+  url: URL,
+  options: { method: string; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        agent,
+        method: options.method,
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        headers: { ...options.headers, Connection: 'keep-alive' },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        response.on('error', reject);
+      },
+    );
+    req.setTimeout(30_000, () => req.destroy(new Error('no response within 30 s')));
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/**
+ * Runs `work` once per item with `concurrency` workers, timing each; a failure is recorded (its
+ * text) and does not stop the phase, so that the report shows how many there were.
+ */
+async function runPhase<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<string | undefined>,
+  counter: { take(): CallRecord[] },
+): Promise<PhaseResult> {
+  counter.take();
+  const latencies: number[] = [];
+  const failures: string[] = [];
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      const sent = performance.now();
+      const failure = await work(item).catch((error: unknown) => String(error));
+      latencies.push(performance.now() - sent);
+      if (failure !== undefined) failures.push(failure);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    requests: items.length,
+    failures,
+    seconds,
+    rps: items.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    calls: byCommand(counter.take()),
+  };
+}
+
+const codeOf = (location: string | null, origin: string): string =>
+  new URL(location ?? 'missing:', origin).searchParams.get('code') ?? '';
+
+/**
+ * One run of the browser flow a new user goes through: authorize signed out → sign-in page →
+ * "Create an account" → sign-up → consent → Authorize → the client's callback → the client
+ * exchanges the code → `GET /user` with the token. Browser launch is timed apart.
+ */
+async function browserFlow(
+  webUrl: string,
+  apiUrl: string,
+  app: { clientId: string; clientSecret: string; name: string },
+  callbackOrigin: string,
+): Promise<BrowserRun> {
+  const launched = performance.now();
+  const browser = await launchBrowser();
+  const launchMs = performance.now() - launched;
+  const steps: [string, number][] = [];
+  let mark = performance.now();
+  const step = (name: string) => {
+    const now = performance.now();
+    steps.push([name, now - mark]);
+    mark = now;
+  };
+  const started = mark;
+  try {
+    const page = await browser.newPage();
+    step('new page');
+    const state = randomBytes(16).toString('hex');
+    const login = `flow-${randomBytes(4).toString('hex')}`;
+    const at = (path: string) => (url: URL) => url.pathname === path;
+    await page.goto(
+      `${webUrl}/login/oauth/authorize?${new URLSearchParams({ client_id: app.clientId, scope: 'user repo', state })}`,
+    );
+    await page.waitForURL(at('/login'));
+    step('authorize → sign-in page');
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.waitForURL(at('/signup'));
+    step('→ sign-up page');
+    await page.getByLabel('Username', { exact: true }).fill(login);
+    await page.getByLabel('Email', { exact: true }).fill(`${login}@example.com`);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(at('/login/oauth/authorize'));
+    step('sign-up → consent page');
+    await page.getByRole('button', { name: `Authorize ${app.name}` }).click();
+    await page.waitForURL((url) => url.origin === callbackOrigin && url.pathname === '/callback');
+    step('Authorize → callback');
+    const landed = new URL(page.url());
+    if (landed.searchParams.get('state') !== state) throw new Error('the callback lost the state');
+
+    const exchanged = await fetch(`${webUrl}/login/oauth/access_token`, {
+      method: 'POST',
+      headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        code: landed.searchParams.get('code'),
+      }),
+    });
+    const token = (await exchanged.json()) as { access_token?: string; error?: string };
+    if (!token.access_token) throw new Error(`exchange failed: ${JSON.stringify(token)}`);
+    step('code exchange');
+    const me = await fetch(`${apiUrl}/user`, { headers: { Authorization: `token ${token.access_token}` } });
+    const user = (await me.json()) as { login?: string };
+    if (me.status !== 200 || user.login !== login) throw new Error(`GET /user answered ${me.status}`);
+    step('GET /user');
+    return { launchMs, steps, totalMs: performance.now() - started };
+  } finally {
+    await browser.close();
+  }
+}
+
+/**
+ * The OAuth web flow on the local stack started in this process (its own in-memory DynamoDB
+ * Local): code exchanges under a fixed concurrency for one user, application and scope set, and
+ * the whole flow a new user goes through in Chromium.
+ */
+export async function measureOAuth(options: OAuthBenchOptions): Promise<OAuthBenchResult> {
+  if (options.codes > 5_000 || options.countedExchanges > 100 || options.browserRuns > 10)
+    throw new Error('the OAuth bench is bounded: at most 5000 codes, 100 counted exchanges, 10 browser runs');
+  const loadAverage = loadavg()[0] ?? Number.NaN;
+  const dir = await mkdtemp(join(tmpdir(), 'bench-oauth-'));
+  const endpointsFile = join(dir, 'local.json');
+  const previousEndpointsFile = process.env.LOCAL_ENDPOINTS_FILE;
+  process.env.LOCAL_ENDPOINTS_FILE = endpointsFile;
+  process.env.LOG_LEVEL ??= 'silent';
+  const tableName = `bench-${randomUUID()}`;
+  const stack = await startLocalStack({ port: 0, tableName, writeEndpointsFile: true });
+  const callback = await startCallbackServer();
+  const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
+  const counter = countDynamoDbCalls(db());
+  try {
+    // db() is built from config() on first use: it must be this stack's, never a real table.
+    if (config().tableName !== tableName || config().dynamodbEndpoint !== stack.dynamodbEndpoint)
+      throw new Error('the data layer is configured for another table than the bench stack');
+    const loopback = `http://127.0.0.1:${new URL(stack.webUrl).port}`;
+
+    await admin(endpointsFile, 'user', 'create', 'bench-owner', '--password', PASSWORD);
+    await admin(endpointsFile, 'user', 'create', 'bench', '--password', PASSWORD);
+    const created = await admin(
+      endpointsFile,
+      'app',
+      'create',
+      '--owner',
+      'bench-owner',
+      '--name',
+      'Bench App',
+      '--url',
+      'https://bench.example',
+      '--callback-url',
+      `${callback.origin}/callback`,
+    );
+    const app = {
+      clientId: String(created.client_id),
+      clientSecret: String(created.client_secret),
+      name: String(created.name),
+    };
+
+    // Sign in over HTTP and authorize once through the consent form; once that code is exchanged,
+    // every authorize request for the same scope answers 302 with a fresh code.
+    const web = new WebClient(stack.webUrl);
+    await web.get('/login');
+    const signedIn = await web.post('/login', { login: 'bench', password: PASSWORD });
+    if (signedIn.status !== 303) throw new Error(`POST /login answered ${signedIn.status}`);
+    const authorizeParams = { client_id: app.clientId, scope: SCOPE };
+    const authorizePath = `/login/oauth/authorize?${new URLSearchParams(authorizeParams)}`;
+    const consent = await web.get(authorizePath);
+    if (consent.status !== 200) throw new Error(`the consent page answered ${consent.status}`);
+    const approved = await web.post('/login/oauth/authorize', {
+      ...authorizeParams,
+      granted_scope: SCOPE,
+      decision: 'authorize',
+    });
+    if (approved.status !== 303) throw new Error(`the consent POST answered ${approved.status}`);
+    const firstCode = codeOf(approved.headers.get('location'), stack.webUrl);
+
+    const mintOne = async (): Promise<string> => {
+      const response = await web.get(authorizePath);
+      const code = codeOf(response.headers.get('location'), stack.webUrl);
+      if (response.status !== 302 || !code) throw new Error(`authorize answered ${response.status}`);
+      return code;
+    };
+    const exchangeUrl = new URL('/login/oauth/access_token', loopback);
+    const exchangeOne = async (code: string): Promise<string | undefined> => {
+      const { status, body } = await send(agent, exchangeUrl, {
+        method: 'POST',
+        headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ client_id: app.clientId, client_secret: app.clientSecret, code }),
+      });
+      const parsed = status === 200 ? (JSON.parse(body) as { access_token?: string }) : {};
+      return parsed.access_token ? undefined : `${status} ${body.slice(0, 200)}`;
+    };
+
+    // One after another first: what each exchange costs below the limit and once the 11th token
+    // revokes the oldest in the same transaction. The grant exists once the first code has been
+    // exchanged (a grant is its tokens), so only then does authorize skip the consent page.
+    const sequential: ExchangeCalls[] = [];
+    for (let index = 0; index < options.countedExchanges; index++) {
+      const code = index === 0 ? firstCode : await mintOne();
+      counter.take();
+      const failure = await exchangeOne(code);
+      if (failure) throw new Error(`sequential exchange ${index + 1} failed: ${failure}`);
+      const calls = counter.take();
+      sequential.push({ exchange: index + 1, signature: signatureOf(calls), total: calls.length });
+    }
+
+    const minted: string[] = [];
+    const mint = await runPhase(
+      Array.from({ length: options.codes }, (_, i) => i),
+      options.concurrency,
+      async () => {
+        minted.push(await mintOne());
+        return undefined;
+      },
+      counter,
+    );
+
+    const exchange = await runPhase(minted, options.concurrency, exchangeOne, counter);
+
+    const list = await fetch(`${loopback}/api/v3/authorizations`, {
+      headers: { Authorization: basicAuth('bench', PASSWORD) },
+    });
+    const tokensLeft = ((await list.json()) as Array<{ app: { client_id: string } }>).filter(
+      (a) => a.app.client_id === app.clientId,
+    ).length;
+
+    counter.remove();
+    const browser: BrowserRun[] = [];
+    for (let run = 0; run < options.browserRuns; run++)
+      browser.push(await browserFlow(stack.webUrl, stack.baseUrl, app, callback.origin));
+
+    return { options, loadAverage, mint, sequential, exchange, tokensLeft, browser };
+  } finally {
+    counter.remove();
+    agent.destroy();
+    await callback.stop();
+    await stack.stop();
+    if (previousEndpointsFile === undefined) delete process.env.LOCAL_ENDPOINTS_FILE;
+    else process.env.LOCAL_ENDPOINTS_FILE = previousEndpointsFile;
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const total = (calls: ReadonlyMap<string, number>) => [...calls.values()].reduce((a, b) => a + b, 0);
+
+/** `7.4 — GetItem 3.0, Query 1.4, …` per request. */
+function perRequest(phase: PhaseResult): string {
+  const parts = [...phase.calls]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([command, n]) => `${command} ${(n / phase.requests).toFixed(2)}`);
+  return `${(total(phase.calls) / phase.requests).toFixed(2)} — ${parts.join(', ')}`;
+}
+
+/** Consecutive exchanges with the same calls, as ranges: `exchanges 1–10: …`. */
+function sequentialLines(calls: readonly ExchangeCalls[]): string[] {
+  const lines: string[] = [];
+  let from = 0;
+  for (let i = 1; i <= calls.length; i++) {
+    if (i < calls.length && calls[i]?.signature === calls[from]?.signature) continue;
+    const first = calls[from] as ExchangeCalls;
+    const range = i - 1 === from ? `exchange ${first.exchange}` : `exchanges ${first.exchange}–${i}`;
+    lines.push(`- ${range}: ${first.total} calls — ${first.signature}`);
+    from = i;
+  }
+  return lines;
+}
+
+/** The section's markdown. */
+export function oauthReport(result: OAuthBenchResult, machine: string): string {
+  const { options, mint, exchange, browser } = result;
+  const phaseRow = (label: string, phase: PhaseResult) =>
+    `| ${label} | ${phase.requests} | ${phase.failures.length} | ${phase.rps.toFixed(0)} | ${ms(phase.p50)} | ${ms(phase.p99)} | ${perRequest(phase)} |`;
+  const failureLines = [mint, exchange].flatMap((phase, i) =>
+    phase.failures.length === 0
+      ? []
+      : [
+          `- ${i === 0 ? 'Minting' : 'Exchange'} failures (first of ${phase.failures.length}): \`${phase.failures[0]}\``,
+        ],
+  );
+  const stepNames = browser[0]?.steps.map(([name]) => name) ?? [];
+  const stepRow = (name: string, values: number[]) =>
+    `| ${name} | ${ms(median(values))} | ${ms(Math.min(...values))} | ${ms(Math.max(...values))} |`;
+  const transactPerExchange = (exchange.calls.get('TransactWriteItems') ?? 0) / exchange.requests;
+  return [
+    `Measured ${machine}: the local stack started in the bench process (\`startLocalStack\`, its own in-memory DynamoDB Local, real handlers); the 1-minute load average was ${result.loadAverage.toFixed(1)} before the bench started.`,
+    '',
+    '### Code exchanges',
+    '',
+    `One user signs in over HTTP (\`POST /login\` with the CSRF field and cookie) and authorizes the application once for \`${SCOPE}\` through the consent form; once that first code is exchanged (the grant is its tokens), every \`GET /login/oauth/authorize\` for the same scope answers 302 with a fresh code, no page. ` +
+      `${options.countedExchanges} codes (that first one, then codes minted one by one) are exchanged one after another (DynamoDB calls recorded per exchange), then ${options.codes} more codes are minted with ${options.concurrency} requests in flight and exchanged the same way (\`POST /login/oauth/access_token\`, JSON, client id and secret in the body), each code once, on kept-alive connections to 127.0.0.1. ` +
+      'Every exchange mints a token for the same user, application and scope set, which keeps at most 10 tokens: from the 11th on, each exchange also revokes the oldest in its transaction, and concurrent exchanges contend for the same grant item and oldest token (a cancelled transaction is re-read and retried). That is part of what is measured. ' +
+      'Rate: requests ÷ wall time of the phase; p50/p99: per request; DynamoDB calls: every SDK call the service made in the phase (a middleware on `db().middlewareStack`, step `initialize`, so retries inside the SDK are not counted) ÷ requests.',
+    '',
+    '| Phase | Requests | Failed | Per second | p50 | p99 | DynamoDB calls/request |',
+    '|---|---|---|---|---|---|---|',
+    phaseRow('`GET /login/oauth/authorize` (already granted → 302 with a code)', mint),
+    phaseRow('`POST /login/oauth/access_token` (code → token)', exchange),
+    '',
+    ...failureLines,
+    `- TransactWriteItems per exchange under load: ${transactPerExchange.toFixed(2)} (1.00 would mean no transaction was cancelled and retried).`,
+    `- Tokens the user holds for the application afterwards: ${result.tokensLeft} (limit 10).`,
+    `- DynamoDB calls of the ${options.countedExchanges} sequential exchanges:`,
+    ...sequentialLines(result.sequential).map((line) => `  ${line}`),
+    '',
+    '### The whole browser flow',
+    '',
+    `A new user in Chromium (playwright-core driving \`/usr/bin/chromium\`, headless): authorize signed out → sign-in page → "Create an account" → sign-up form → consent page → Authorize → the client's callback (a \`node:http\` server on 127.0.0.1), then the client exchanges the code and calls \`GET /api/v3/user\` with the token. ${browser.length} runs, each with a fresh browser and a new user; median (min–max).`,
+    '',
+    '| Step | median | min | max |',
+    '|---|---|---|---|',
+    stepRow(
+      'browser launch',
+      browser.map((r) => r.launchMs),
+    ),
+    ...stepNames.map((name, i) =>
+      stepRow(
+        name,
+        browser.map((r) => r.steps[i]?.[1] ?? Number.NaN),
+      ),
+    ),
+    stepRow(
+      '**flow without launch**',
+      browser.map((r) => r.totalMs),
+    ),
+    stepRow(
+      '**flow with launch**',
+      browser.map((r) => r.totalMs + r.launchMs),
+    ),
+  ].join('\n');
+}
