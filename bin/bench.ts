@@ -5,7 +5,9 @@
  * `oauth` (code exchanges under load, and the whole OAuth web flow in Chromium).
  * No section named means all of them.
  */
+import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { measureBundles } from '#bench/bundles';
 import { kib, median, ms } from '#bench/measure';
 import { measureOAuth, oauthReport } from '#bench/oauth';
@@ -15,8 +17,20 @@ import { measureTokens, tokensReport } from '#bench/tokens';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+const SECTIONS = ['startup', 'bundles', 'tokens', 'oauth'] as const;
 const wanted = new Set(process.argv.slice(2));
-const run = (section: string) => wanted.size === 0 || wanted.has(section);
+
+// Each section that starts a local stack needs a process of its own (configuration is read once
+// per process, as in a Lambda container): with no section named, run each in a child process.
+if (wanted.size === 0) {
+  for (const section of SECTIONS) {
+    const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
+    const child = spawnSync(tsx, [fileURLToPath(import.meta.url), section], { stdio: 'inherit' });
+    if (child.status !== 0) process.exit(child.status ?? 1);
+  }
+  process.exit(0);
+}
+const run = (section: string) => wanted.has(section);
 const machine = `${cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
 
 if (run('startup')) {

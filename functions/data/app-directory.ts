@@ -1,6 +1,6 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '#domain/scopes';
-import { db, isConditionFailure, now, tableName } from './client.ts';
+import { db, isConditionFailure, now, queryAll, tableName } from './client.ts';
 import { appAuthorizationIndexKey, appKey, appOwnerIndexKey } from './keys.ts';
 import { TABLE } from './table.ts';
 
@@ -39,26 +39,16 @@ async function queryIndex(
   const names: Record<string, string> = { '#pk': INDEX.partitionKey };
   if (prefix) names['#sk'] = INDEX.sortKey;
   for (const [index, attribute] of attributes.entries()) names[`#a${index}`] = attribute;
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: prefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
-        ProjectionExpression: attributes.map((_, index) => `#a${index}`).join(', '),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : {}) },
-        // One more than asked for tells whether there are more.
-        Limit: limit + 1 - items.length,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && items.length <= limit);
-  return { items: items.slice(0, limit), more: items.length > limit };
+  return queryAll(
+    {
+      IndexName: 'GSI1',
+      KeyConditionExpression: prefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
+      ProjectionExpression: attributes.map((_, index) => `#a${index}`).join(', '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : {}) },
+    },
+    limit,
+  );
 }
 
 /** The applications `login` owns, in client_id order (at most `limit`; `more` when there are others). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Authorization, type Grant, grantScopes, oldestOverLimit } from '#domain/authorizations';
 import type { Scope } from '#domain/scopes';
 import type { User } from '#domain/users';
@@ -12,6 +12,7 @@ import {
   itemOf,
   MAX_ATTEMPTS,
   now,
+  queryAll,
   type TransactItem,
   tableName,
   transact,
@@ -92,27 +93,18 @@ export async function readUserAuthState(login: string): Promise<UserAuthState> {
     pointers: new Map(),
     owned: new Map(),
   };
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': userPartition(login), ':prefix': AUTH_ITEMS_PREFIX },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      if (item._type === 'Authorization') {
-        state.authorizations.push(toAuthorization(item));
-        state.owned.set(Number(item.id), ownedPointers(item));
-      } else if (item._type === 'Grant')
-        state.grants.set(String(item.clientId), item as unknown as GrantItem);
-      else state.pointers.set(String(item.SK), Number(item.authorizationId));
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const { items } = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': userPartition(login), ':prefix': AUTH_ITEMS_PREFIX },
+    ConsistentRead: true,
+  });
+  for (const item of items) {
+    if (item._type === 'Authorization') {
+      state.authorizations.push(toAuthorization(item));
+      state.owned.set(Number(item.id), ownedPointers(item));
+    } else if (item._type === 'Grant') state.grants.set(String(item.clientId), item as unknown as GrantItem);
+    else state.pointers.set(String(item.SK), Number(item.authorizationId));
+  }
   state.authorizations.sort((a, b) => a.id - b.id);
   return state;
 }
@@ -373,18 +365,11 @@ function grantChange(
 
 // ---------------------------------------------------------------------------------------------
 
-export interface NewAuthorization {
-  readonly login: string;
-  readonly clientId: string;
-  readonly scopes: readonly Scope[];
-  readonly note: string | null;
-  readonly noteUrl: string | null;
-  readonly fingerprint: string | null;
-  readonly tokenHash: string;
-  readonly tokenLastEight: string;
+/** A new authorization's fields (id and timestamps are assigned here). */
+export type NewAuthorization = Omit<Authorization, 'id' | 'createdAt' | 'updatedAt' | 'lastUsedAt'> & {
   /** Make this the authorization get-or-create returns for (app, fingerprint); refused if taken. */
   readonly claimFingerprint: boolean;
-}
+};
 
 export type CreateResult =
   | { readonly kind: 'created'; readonly authorization: Authorization; readonly revoked?: Authorization }

@@ -4,6 +4,8 @@ import {
   BatchGetCommand,
   type BatchGetCommandOutput,
   DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -107,3 +109,29 @@ export const MAX_ATTEMPTS = 10;
  */
 export const backoff = (attempt: number): Promise<void> =>
   sleep(Math.random() * 5 * 2 ** Math.min(attempt, 9));
+
+/**
+ * All items a Query matches (following `LastEvaluatedKey`), or the first `limit` of them with
+ * `more` telling whether others exist.
+ */
+export async function queryAll(
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Limit'>,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<{ items: Record<string, unknown>[]; more: boolean }> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        ...input,
+        TableName: tableName(),
+        ExclusiveStartKey: startKey,
+        // One more than asked for tells whether there are more.
+        ...(Number.isFinite(limit) ? { Limit: limit + 1 - items.length } : {}),
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && items.length <= limit);
+  return { items: items.slice(0, limit), more: items.length > limit };
+}

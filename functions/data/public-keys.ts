@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeployKey, UserKey } from '#domain/public-keys';
 import {
   backoff,
@@ -6,6 +6,7 @@ import {
   MAX_ATTEMPTS,
   now,
   type Outcome,
+  queryAll,
   type TransactItem,
   tableName,
   transact,
@@ -171,22 +172,12 @@ export async function getUserKey(login: string, id: number): Promise<UserKey | u
 
 /** Every item of a partition whose sort key starts with `prefix`, in sort-key order. */
 async function queryPartition(pk: string, prefix: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#sk': TABLE.sortKey },
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const { items } = await queryAll({
+    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#sk': TABLE.sortKey },
+    ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+    ConsistentRead: true,
+  });
   return items;
 }
 
@@ -289,26 +280,16 @@ export async function deleteDeployKey(owner: string, repo: string, id: number): 
 export async function deleteKeysCreatedByApp(login: string, clientId: string): Promise<number> {
   if (clientId === '') return 0;
   const index = TABLE.indexes.GSI1;
-  const found: Array<{ key: Key; fingerprint: string }> = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': index.partitionKey },
-        ExpressionAttributeValues: { ':pk': appKeysIndexPartition(login, clientId) },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? [])
-      found.push({
-        key: { PK: String(item[TABLE.partitionKey]), SK: String(item[TABLE.sortKey]) },
-        fingerprint: String(item.fingerprint),
-      });
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const { items } = await queryAll({
+    IndexName: 'GSI1',
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': index.partitionKey },
+    ExpressionAttributeValues: { ':pk': appKeysIndexPartition(login, clientId) },
+  });
+  const found = items.map((item) => ({
+    key: { PK: String(item[TABLE.partitionKey]), SK: String(item[TABLE.sortKey]) } as Key,
+    fingerprint: String(item.fingerprint),
+  }));
   let deleted = 0;
   for (const { key, fingerprint } of found)
     if ((await transactWithRetry(deleteKeyItems(key, fingerprint), 'deleteKeysCreatedByApp')) === 'ok')

@@ -14,7 +14,7 @@ import {
   payloadTooLarge,
   problemsParsingJson,
 } from './errors.ts';
-import { log } from './log.ts';
+import { logUnhandled } from './log.ts';
 import { type PublicUrls, publicUrls } from './urls.ts';
 import { validateBody } from './validate.ts';
 
@@ -137,14 +137,7 @@ const httpResponse = (route: Route): middy.MiddlewareObj<StackEvent, APIGatewayP
       );
       return;
     }
-    log('error', 'unhandled error', {
-      route: route.handler,
-      requestId: request.context?.awsRequestId,
-      error:
-        error instanceof Error
-          ? { name: error.name, message: error.message, stack: error.stack }
-          : String(error),
-    });
+    logUnhandled(route.handler, request.context?.awsRequestId, error);
     const body = { ...GATEWAY_ERROR_BODIES.serverError, documentation_url: config().docsUrl };
     request.response = serialize({ status: 500, body }, {});
   },

@@ -12,3 +12,15 @@ export function log(level: Level, message: string, fields: Record<string, unknow
   if (level === 'error' || level === 'warn') console.error(line);
   else console.log(line);
 }
+
+/** An error that escaped a handler: a bug. Logged with its stack; never with the request. */
+export function logUnhandled(route: string, requestId: string | undefined, error: unknown): void {
+  log('error', 'unhandled error', {
+    route,
+    requestId,
+    error:
+      error instanceof Error
+        ? { name: error.name, message: error.message, stack: error.stack }
+        : String(error),
+  });
+}

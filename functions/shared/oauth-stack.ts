@@ -6,7 +6,7 @@ import { config } from './config.ts';
 import { header, presentedCredentials } from './credentials.ts';
 import { HttpError } from './errors.ts';
 import { bodyLimit } from './http-stack.ts';
-import { log } from './log.ts';
+import { logUnhandled } from './log.ts';
 
 /**
  * The token endpoint's stack (POST /login/oauth/access_token). Parameters come as a form (the
@@ -160,14 +160,7 @@ const oauthResponse = (handlerId: string): middy.MiddlewareObj<OAuthEvent, APIGa
       );
       return;
     }
-    log('error', 'unhandled error', {
-      route: handlerId,
-      requestId: request.context?.awsRequestId,
-      error:
-        error instanceof Error
-          ? { name: error.name, message: error.message, stack: error.stack }
-          : String(error),
-    });
+    logUnhandled(handlerId, request.context?.awsRequestId, error);
     request.response = toResult(
       500,
       { error: 'server_error', error_description: 'Something went wrong on our side. Please try again.' },

@@ -29,6 +29,9 @@ button.danger { color: var(--danger); }
 ul.scopes { list-style: none; padding: 0; }
 ul.scopes li { padding: 6px 0; border-top: 1px solid var(--border); }
 table { width: 100%; border-collapse: collapse; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; }
+dt { font-weight: 600; }
+dd { margin: 0; }
 th, td { text-align: left; padding: 6px 8px; border-top: 1px solid var(--border); vertical-align: top; }
 `;
 

@@ -11,7 +11,7 @@ import { header } from './credentials.ts';
 import { HttpError } from './errors.ts';
 import { type Html, html } from './html.ts';
 import { bodyLimit } from './http-stack.ts';
-import { log } from './log.ts';
+import { logUnhandled } from './log.ts';
 import { csrfField, page, STYLE_HASH } from './page-layout.ts';
 import { type PublicUrls, publicUrls } from './urls.ts';
 
@@ -167,14 +167,7 @@ const webResponse = (route: Route): middy.MiddlewareObj<WebEvent, APIGatewayProx
     const { error } = request;
     const known = error instanceof HttpError;
     if (!known) {
-      log('error', 'unhandled error', {
-        route: route.handler,
-        requestId: request.context?.awsRequestId,
-        error:
-          error instanceof Error
-            ? { name: error.name, message: error.message, stack: error.stack }
-            : String(error),
-      });
+      logUnhandled(route.handler, request.context?.awsRequestId, error);
     }
     const status = known ? error.status : 500;
     const message = known ? error.message : 'Something went wrong on our side. Please try again.';
