@@ -17,7 +17,7 @@ import { type FieldError, notFound, validationFailed } from '#shared/errors';
 import { secretMatches } from './apps.ts';
 import type { Authorization } from './authorizations.ts';
 import { invalidScopes, normalizeScopes, type Scope } from './scopes.ts';
-import { hashToken, lastEight, newToken } from './tokens.ts';
+import { mintToken } from './tokens.ts';
 
 const RESOURCE = 'OauthAccess';
 const refuse = (field: string, code: FieldError['code'], message?: string) =>
@@ -41,11 +41,6 @@ async function appForSecret(clientId: string, secret: string | null | undefined)
   return app;
 }
 
-function mint(kind: 'oauth' | 'personal') {
-  const token = newToken(kind);
-  return { token, tokenHash: hashToken(token), tokenLastEight: lastEight(token) };
-}
-
 export interface CreateInput {
   readonly scopes?: readonly string[] | null;
   readonly note: string;
@@ -64,7 +59,7 @@ export async function createForUser(
   const clientId = input.clientId ?? '';
   if (clientId) await appForSecret(clientId, input.clientSecret);
   const fingerprint = input.fingerprint || null;
-  const minted = mint(clientId ? 'oauth' : 'personal');
+  const minted = mintToken(clientId ? 'oauth' : 'personal');
   const result = await createAuthorization({
     login,
     clientId,
@@ -102,7 +97,7 @@ export async function getOrCreateForApp(
   if (!(await getApp(clientId))) throw notFound();
   await appForSecret(clientId, input.clientSecret);
   const scopes = checkedScopes(input.scopes);
-  const minted = mint('oauth');
+  const minted = mintToken('oauth');
   const result = await getOrCreateAuthorization({
     login,
     clientId,
@@ -173,4 +168,4 @@ export async function revokeGrant(login: string, clientId: string): Promise<void
 
 /** A fresh token for an existing authorization (the token kind follows the authorization). */
 export const mintFor = (authorization: Pick<Authorization, 'clientId'>) =>
-  mint(authorization.clientId ? 'oauth' : 'personal');
+  mintToken(authorization.clientId ? 'oauth' : 'personal');

@@ -19,7 +19,7 @@ import { type AuthorizeErrorCode, authorizeErrorFields, OAuthError } from './oau
 import { checkChallenge, verifierMatches } from './pkce.ts';
 import { checkRedirectUri, exchangeRedirectMatches, withQuery } from './redirect-uri.ts';
 import { isScope, normalizeScopes, type Scope, satisfies } from './scopes.ts';
-import { hashToken, lastEight, newToken } from './tokens.ts';
+import { hashToken, mintToken } from './tokens.ts';
 
 /** GitHub's codes expire after 10 minutes (github-behaviour §3.1). */
 export const CODE_TTL_SECONDS = 600;
@@ -256,8 +256,7 @@ export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
     throw new OAuthError('redirect_uri_mismatch');
   if (!verifierMatches(input.codeVerifier, code.codeChallenge)) throw badCode();
 
-  const token = newToken('oauth');
-  const tokenHash = hashToken(token);
+  const { token, tokenHash, tokenLastEight } = mintToken('oauth');
   if (!(await claimCode(codeHash, tokenHash))) {
     await revokeOnReuse(codeHash);
     throw badCode();
@@ -270,7 +269,7 @@ export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
     noteUrl: null,
     fingerprint: null,
     tokenHash,
-    tokenLastEight: lastEight(token),
+    tokenLastEight,
     claimFingerprint: false,
   });
   if (created.kind !== 'created')

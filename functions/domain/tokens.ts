@@ -52,3 +52,9 @@ export function hasValidChecksum(token: string): boolean {
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 export const lastEight = (token: string): string => token.slice(-8);
+
+/** A new token with the two forms that are stored: its hash and its last eight characters. */
+export function mintToken(kind: TokenKind): { token: string; tokenHash: string; tokenLastEight: string } {
+  const token = newToken(kind);
+  return { token, tokenHash: hashToken(token), tokenLastEight: lastEight(token) };
+}
