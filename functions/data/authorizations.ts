@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Authorization, type Grant, grantScopes, oldestOverLimit } from '#domain/authorizations';
 import type { Scope } from '#domain/scopes';
-import type { User } from '#domain/users';
 import { log } from '#shared/log';
 import { type StoredApp, toApp } from './apps.ts';
 import {
@@ -28,9 +27,7 @@ import {
   notePointerKey,
   tokenKey,
   userPartition,
-  userProfileKey,
 } from './keys.ts';
-import { toUser } from './users.ts';
 
 /** What a token-authenticated request needs, in one strongly consistent GetItem. */
 export interface TokenLookup {
@@ -40,6 +37,8 @@ export interface TokenLookup {
   readonly scopes: readonly Scope[];
   readonly tokenHash: string;
   readonly lastUsedAt: string | null;
+  /** The authorization's fields, as copied onto the lookup item. */
+  readonly authorization: Authorization;
 }
 
 interface GrantItem {
@@ -147,6 +146,7 @@ export const toTokenLookup = (item: Record<string, unknown>, tokenHash: string):
   scopes: (item.scopes as Scope[] | undefined) ?? [],
   tokenHash,
   lastUsedAt: (item.lastUsedAt as string | null | undefined) ?? null,
+  authorization: toAuthorization({ ...item, id: item.authorizationId }),
 });
 
 export async function lookupToken(tokenHash: string): Promise<TokenLookup | undefined> {
@@ -173,21 +173,6 @@ export async function getAppAndToken(
     ...(app ? { app: toApp(app) } : {}),
     ...(token ? { token: toTokenLookup(token, tokenHash) } : {}),
   };
-}
-
-/** An authorization and its user's profile in one strongly consistent round trip. */
-export async function getAuthorizationAndUser(
-  login: string,
-  id: number,
-): Promise<{ authorization: Authorization; user: User } | undefined> {
-  const authorizationAt = authorizationKey(login, id);
-  const profileAt = userProfileKey(login);
-  const items = await getItems([authorizationAt, profileAt], true);
-  const authorization = itemOf(items, authorizationAt);
-  const profile = itemOf(items, profileAt);
-  return authorization && profile
-    ? { authorization: toAuthorization(authorization), user: toUser(profile) }
-    : undefined;
 }
 
 /**
@@ -242,24 +227,19 @@ function putAuthorization(a: Authorization, pointers: OwnedPointers): TransactIt
   };
 }
 
-function putToken(
-  a: Pick<Authorization, 'login' | 'id' | 'clientId' | 'scopes' | 'tokenHash'>,
-  timestamp: string,
-): TransactItem {
+/**
+ * The token lookup item: what a token request needs (login, authorization id, client, scopes) and
+ * a copy of the authorization's other fields, always written in the same transaction as the
+ * authorization item, so that the application-side endpoints get everything they answer with in
+ * the round trip that reads the application.
+ */
+function putToken(a: Authorization, mode: 'create' | 'replace'): TransactItem {
+  const { id, ...fields } = a;
   return {
     Put: {
       TableName: table(),
-      Item: {
-        ...tokenKey(a.tokenHash),
-        _type: 'TokenLookup',
-        login: a.login,
-        authorizationId: a.id,
-        clientId: a.clientId,
-        scopes: a.scopes,
-        createdAt: timestamp,
-        updatedAt: timestamp,
-      },
-      ConditionExpression: 'attribute_not_exists(PK)',
+      Item: { ...tokenKey(a.tokenHash), _type: 'TokenLookup', authorizationId: id, ...fields },
+      ConditionExpression: mode === 'create' ? 'attribute_not_exists(PK)' : 'attribute_exists(PK)',
     },
   };
 }
@@ -412,7 +392,7 @@ export async function createAuthorization(
 
     const items: TransactItem[] = [
       putAuthorization(authorization, pointers),
-      putToken(authorization, timestamp),
+      putToken(authorization, 'create'),
     ];
     const noteIndex = pointers.note
       ? items.push(putPointer({ PK: userPartition(input.login), SK: pointers.note }, id, timestamp)) - 1
@@ -621,16 +601,7 @@ export async function updateAuthorization(
           },
         },
       },
-      {
-        Update: {
-          TableName: table(),
-          Key: tokenKey(current.tokenHash),
-          UpdateExpression: 'SET #scopes = :scopes, #updatedAt = :now',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeNames: { '#scopes': 'scopes', '#updatedAt': 'updatedAt' },
-          ExpressionAttributeValues: { ':scopes': next.scopes, ':now': timestamp },
-        },
-      },
+      putToken(next, 'replace'),
     );
     const outcome = await transact(items);
     if (outcome === 'ok') return { kind: 'updated', authorization: next };
@@ -654,7 +625,7 @@ export async function resetToken(
   const timestamp = now();
   const authorization: Authorization = { ...current, ...next, updatedAt: timestamp };
   const outcome = await transact([
-    putToken(authorization, timestamp),
+    putToken(authorization, 'create'),
     {
       Delete: {
         TableName: table(),

@@ -19,7 +19,7 @@ import { type AuthorizeErrorCode, authorizeErrorFields, OAuthError } from './oau
 import { checkChallenge, verifierMatches } from './pkce.ts';
 import { checkRedirectUri, exchangeRedirectMatches, withQuery } from './redirect-uri.ts';
 import { isScope, normalizeScopes, type Scope, satisfies } from './scopes.ts';
-import { hashToken, mintToken } from './tokens.ts';
+import { mintToken } from './tokens.ts';
 
 /** GitHub's codes expire after 10 minutes (github-behaviour §3.1). */
 export const CODE_TTL_SECONDS = 600;

@@ -133,6 +133,35 @@ describe('authorizations data', () => {
     expect(await data.deleteAuthorization('erin', created.authorization.id)).toBe(false);
   });
 
+  it("keeps the token lookup's copy equal to the authorization through create, update, reset and use", async () => {
+    const created = await data.createAuthorization({
+      ...appToken('hal', 'app6', ['gist'], { fingerprint: 'fp' }),
+      claimFingerprint: true,
+    });
+    if (created.kind !== 'created') throw new Error('not created');
+    const same = async (tokenHash: string) => {
+      const stored = await data.getAuthorization('hal', created.authorization.id);
+      expect((await data.lookupToken(tokenHash))?.authorization).toEqual(stored);
+    };
+    await same(created.authorization.tokenHash);
+    await data.updateAuthorization('hal', created.authorization.id, {
+      scopes: ['repo'],
+      note: 'n',
+      noteUrl: 'https://n.example',
+      fingerprint: 'fp2',
+    });
+    await same(created.authorization.tokenHash);
+    const current = await data.getAuthorization('hal', created.authorization.id);
+    const reset = await data.resetToken(current ?? created.authorization, tokenFields());
+    await same(reset?.tokenHash ?? '');
+    const lookup = await data.lookupToken(reset?.tokenHash ?? '');
+    if (lookup) await data.recordTokenUse(lookup, '2026-11-21T12:00:00Z');
+    await same(reset?.tokenHash ?? '');
+    expect((await data.getAuthorization('hal', created.authorization.id))?.lastUsedAt).toBe(
+      '2026-11-21T12:00:00Z',
+    );
+  });
+
   it('update moves the note pointer and refuses a clash', async () => {
     const a = await data.createAuthorization({
       ...appToken('fay', '', [], { note: 'one' }),

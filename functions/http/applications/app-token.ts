@@ -1,4 +1,4 @@
-import { getAuthorizationAndUser } from '#data/authorizations';
+import { getUserRecent } from '#data/users';
 import type { OAuthApp } from '#domain/apps';
 import type { Authorization } from '#domain/authorizations';
 import type { User } from '#domain/users';
@@ -22,9 +22,10 @@ export async function appToken(caller: Caller, params: Readonly<Record<string, s
   // Authentication already read the token named in the path, with the application.
   const lookup = caller.token;
   if (!lookup || lookup.clientId !== caller.app.clientId) throw notFound();
-  const found = await getAuthorizationAndUser(lookup.login, lookup.authorizationId);
-  if (!found) throw notFound();
-  return { app: caller.app, ...found };
+  // The lookup item carries the authorization; the profile may be up to 10 s old (display only).
+  const user = await getUserRecent(lookup.login, 10_000);
+  if (!user) throw notFound();
+  return { app: caller.app, authorization: lookup.authorization, user };
 }
 
 export const directoryOf = (app: OAuthApp) => new Map([[app.clientId, app]]);
