@@ -21,9 +21,10 @@ const SECTIONS = ['startup', 'bundles', 'tokens', 'oauth'] as const;
 const wanted = new Set(process.argv.slice(2));
 
 // Each section that starts a local stack needs a process of its own (configuration is read once
-// per process, as in a Lambda container): with no section named, run each in a child process.
-if (wanted.size === 0) {
-  for (const section of SECTIONS) {
+// per process, as in a Lambda container): unless exactly one section is named, run each named
+// section (or all) in a child process.
+if (wanted.size !== 1) {
+  for (const section of wanted.size === 0 ? SECTIONS : SECTIONS.filter((name) => wanted.has(name))) {
     const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
     const child = spawnSync(tsx, [fileURLToPath(import.meta.url), section], { stdio: 'inherit' });
     if (child.status !== 0) process.exit(child.status ?? 1);

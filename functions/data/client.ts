@@ -100,15 +100,16 @@ export async function transact(items: TransactItem[]): Promise<Outcome> {
 }
 
 /** Attempts for an optimistic read-then-transact loop before giving up. */
-export const MAX_ATTEMPTS = 10;
+export const MAX_ATTEMPTS = 25;
 
 /**
- * Waits before attempt `attempt + 1` of such a loop: jittered exponential backoff (up to ~5 s in
- * all), so that writers contending for the same items (a grant's counter, a key's pointer) spread
- * out instead of colliding again at once.
+ * Waits before attempt `attempt + 1` of such a loop: full-jitter exponential backoff capped at
+ * 200 ms (about 2.5 s over all attempts at most on average), so that writers contending for the
+ * same items (a grant's counter, the oldest token, a key's pointer) spread out instead of
+ * colliding again at once.
  */
 export const backoff = (attempt: number): Promise<void> =>
-  sleep(Math.random() * 5 * 2 ** Math.min(attempt, 9));
+  sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
 
 /**
  * All items a Query matches (following `LastEvaluatedKey`), or the first `limit` of them with

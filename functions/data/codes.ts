@@ -144,6 +144,36 @@ export async function claimCode(codeHash: string, tokenHash: string): Promise<bo
   return (await conditionally(claimCodeRequest(codeHash, tokenHash, now()))) !== false;
 }
 
+export function releaseClaimRequest(
+  codeHash: string,
+  tokenHash: string,
+  timestamp: string,
+): UpdateCommandInput {
+  return {
+    TableName: tableName(),
+    Key: codeKey(codeHash),
+    UpdateExpression: 'REMOVE #exchangedAt, #tokenHash SET #updatedAt = :now',
+    ConditionExpression:
+      '#tokenHash = :tokenHash AND attribute_not_exists(#reusedAt) AND attribute_not_exists(#authorizationId)',
+    ExpressionAttributeNames: {
+      '#exchangedAt': 'exchangedAt',
+      '#tokenHash': 'tokenHash',
+      '#reusedAt': 'reusedAt',
+      '#authorizationId': 'authorizationId',
+      '#updatedAt': 'updatedAt',
+    },
+    ExpressionAttributeValues: { ':tokenHash': tokenHash, ':now': timestamp },
+  };
+}
+
+/**
+ * Gives a claimed code back when minting its token failed (nothing was issued), so that the
+ * client may simply retry the exchange; a no-op once the code was presented again.
+ */
+export async function releaseClaim(codeHash: string, tokenHash: string): Promise<void> {
+  await conditionally(releaseClaimRequest(codeHash, tokenHash, now()));
+}
+
 /** Records the minted authorization; false when a reuse was marked first (the caller must revoke it). */
 export async function recordExchange(codeHash: string, authorizationId: number): Promise<boolean> {
   return (await conditionally(recordExchangeRequest(codeHash, authorizationId, now()))) !== false;

@@ -13,7 +13,7 @@ import {
   lookupToken,
   readUserAuthState,
 } from '#data/authorizations';
-import { claimCode, getCode, markReused, putCode, recordExchange } from '#data/codes';
+import { claimCode, getCode, markReused, putCode, recordExchange, releaseClaim } from '#data/codes';
 import { secretMatches } from './apps.ts';
 import { type AuthorizeErrorCode, authorizeErrorFields, OAuthError } from './oauth-errors.ts';
 import { checkChallenge, verifierMatches } from './pkce.ts';
@@ -261,17 +261,25 @@ export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
     await revokeOnReuse(codeHash);
     throw badCode();
   }
-  const created = await createAuthorization({
-    login: code.login,
-    clientId: app.clientId,
-    scopes: code.scopes,
-    note: null,
-    noteUrl: null,
-    fingerprint: null,
-    tokenHash,
-    tokenLastEight,
-    claimFingerprint: false,
-  });
+  let created: Awaited<ReturnType<typeof createAuthorization>>;
+  try {
+    created = await createAuthorization({
+      login: code.login,
+      clientId: app.clientId,
+      scopes: code.scopes,
+      note: null,
+      noteUrl: null,
+      fingerprint: null,
+      tokenHash,
+      tokenLastEight,
+      claimFingerprint: false,
+    });
+  } catch (error) {
+    // Minting failed (contention beyond the retry budget, or the database was unreachable): give
+    // the code back so the client can retry the exchange instead of starting the flow over.
+    await releaseClaim(codeHash, tokenHash);
+    throw error;
+  }
   if (created.kind !== 'created')
     throw new Error('exchangeCode: an application token has no note or fingerprint to clash');
   // The code was presented again while this token was being minted: the token must not survive.

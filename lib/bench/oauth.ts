@@ -1,23 +1,17 @@
-import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { db } from '#data/client';
 import { startLocalStack } from '#local/stack';
 import { config } from '#shared/config';
 import { launchBrowser } from '#test/browser';
 import { WebClient } from '#test/web-client';
 import { median, ms, percentile } from './measure.ts';
+import { admin, basicAuth, countDynamoDbCalls } from './support.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
-const COUNTER_MIDDLEWARE = 'benchCountOAuthDynamoDbCalls';
 const SCOPE = 'repo';
 const PASSWORD = 'bench-password-1';
 
@@ -69,45 +63,9 @@ export interface OAuthBenchResult {
   readonly browser: readonly BrowserRun[];
 }
 
-const execFileAsync = promisify(execFile);
-
-/** The real admin CLI against the in-process stack's endpoints file; returns its JSON. */
-async function admin(endpointsFile: string, ...args: string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await execFileAsync(TSX, ['bin/admin.ts', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, LOCAL_ENDPOINTS_FILE: endpointsFile },
-  });
-  return JSON.parse(stdout) as Record<string, unknown>;
-}
-
-const basicAuth = (user: string, password: string) =>
-  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-
 interface CallRecord {
   readonly command: string;
   readonly actions: number;
-}
-
-/** Counts every `send` on the process's DocumentClient (the handlers' `db()`), once per SDK call. */
-function countDynamoDbCalls(client: DynamoDBDocumentClient): { take(): CallRecord[]; remove(): void } {
-  let records: CallRecord[] = [];
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const command = String(context.commandName ?? 'unknown').replace(/Command$/, '');
-      const input = args.input as { TransactItems?: unknown[] };
-      records.push({ command, actions: input.TransactItems?.length ?? 1 });
-      return next(args);
-    },
-    { step: 'initialize', name: COUNTER_MIDDLEWARE },
-  );
-  return {
-    take: () => {
-      const taken = records;
-      records = [];
-      return taken;
-    },
-    remove: () => void client.middlewareStack.remove(COUNTER_MIDDLEWARE),
-  };
 }
 
 const byCommand = (records: readonly CallRecord[]): Map<string, number> => {
@@ -303,7 +261,13 @@ export async function measureOAuth(options: OAuthBenchOptions): Promise<OAuthBen
   const stack = await startLocalStack({ port: 0, tableName, writeEndpointsFile: true });
   const callback = await startCallbackServer();
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
-  const counter = countDynamoDbCalls(db());
+  const counter = countDynamoDbCalls(
+    db(),
+    (command, input): CallRecord => ({
+      command,
+      actions: (input as { TransactItems?: unknown[] }).TransactItems?.length ?? 1,
+    }),
+  );
   try {
     // db() is built from config() on first use: it must be this stack's, never a real table.
     if (config().tableName !== tableName || config().dynamodbEndpoint !== stack.dynamodbEndpoint)

@@ -1,12 +1,9 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#data/client';
 import { tokenKey } from '#data/keys';
@@ -16,10 +13,7 @@ import { startLocalStack } from '#local/stack';
 import { config } from '#shared/config';
 import { type LoadResult, runLoad } from './load.ts';
 import { median, ms, percentile } from './measure.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
-const COUNTER_MIDDLEWARE = 'benchCountDynamoDbCalls';
+import { admin, basicAuth, countDynamoDbCalls } from './support.ts';
 
 export interface TokenBenchOptions {
   readonly concurrency: number;
@@ -110,30 +104,6 @@ function describeCall(command: string, input: CommandInput): string {
   return command;
 }
 
-/**
- * Counts every `send` on a DocumentClient (for the service, the process's one `db()`, which the
- * in-process handlers use) at the 'initialize' step: once per SDK call, before retries.
- */
-function countDynamoDbCalls(client: DynamoDBDocumentClient): { take(): CallRecord[]; remove(): void } {
-  let records: CallRecord[] = [];
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const command = String(context.commandName ?? 'unknown').replace(/Command$/, '');
-      records.push({ command, item: describeCall(command, args.input as CommandInput) });
-      return next(args);
-    },
-    { step: 'initialize', name: COUNTER_MIDDLEWARE },
-  );
-  return {
-    take: () => {
-      const taken = records;
-      records = [];
-      return taken;
-    },
-    remove: () => void client.middlewareStack.remove(COUNTER_MIDDLEWARE),
-  };
-}
-
 const tally = (keys: readonly string[]): Map<string, number> => {
   const counts = new Map<string, number>();
   for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -213,17 +183,6 @@ async function startFloorServer(
   };
 }
 
-const execFileAsync = promisify(execFile);
-
-/** The real admin CLI against the in-process stack's endpoints file; returns its JSON. */
-async function admin(endpointsFile: string, ...args: string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await execFileAsync(TSX, ['bin/admin.ts', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, LOCAL_ENDPOINTS_FILE: endpointsFile },
-  });
-  return JSON.parse(stdout) as Record<string, unknown>;
-}
-
 /** POST /authorizations with Basic; returns the new token. */
 async function createToken(baseUrl: string, basic: string, body: Record<string, unknown>): Promise<string> {
   const response = await fetch(`${baseUrl}/authorizations`, {
@@ -235,9 +194,6 @@ async function createToken(baseUrl: string, basic: string, body: Record<string, 
     throw new Error(`token not created: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { token: string }).token;
 }
-
-const basicAuth = (user: string, password: string) =>
-  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 /**
  * Token-authenticated requests on the local stack started in this process (its own DynamoDB
@@ -297,7 +253,10 @@ export async function measureTokens(options: TokenBenchOptions): Promise<TokenBe
     const floorRoute = { url: floor.url, headers: { Authorization: `token ${personal}` } };
 
     const countCalls = async (client: DynamoDBDocumentClient, route: Target): Promise<CallProfile> => {
-      const counter = countDynamoDbCalls(client);
+      const counter = countDynamoDbCalls(
+        client,
+        (command, input): CallRecord => ({ command, item: describeCall(command, input as CommandInput) }),
+      );
       try {
         return await callsPerRequest(counter, route, options.countedRequests);
       } finally {
