@@ -10,10 +10,9 @@ import { config } from '#shared/config';
 import { launchBrowser } from '#test/browser';
 import { WebClient } from '#test/web-client';
 import { median, ms, percentile } from './measure.ts';
-import { admin, basicAuth, countDynamoDbCalls } from './support.ts';
+import { BENCH_PASSWORD, basicAuth, countDynamoDbCalls, createBenchAccounts } from './support.ts';
 
 const SCOPE = 'repo';
-const PASSWORD = 'bench-password-1';
 
 export interface OAuthBenchOptions {
   /** Codes minted up front and then exchanged under load, each once. */
@@ -211,7 +210,7 @@ async function browserFlow(
     step('→ sign-up page');
     await page.getByLabel('Username', { exact: true }).fill(login);
     await page.getByLabel('Email', { exact: true }).fill(`${login}@example.com`);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Password', { exact: true }).fill(BENCH_PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.waitForURL(at('/login/oauth/authorize'));
     step('sign-up → consent page');
@@ -274,32 +273,13 @@ export async function measureOAuth(options: OAuthBenchOptions): Promise<OAuthBen
       throw new Error('the data layer is configured for another table than the bench stack');
     const loopback = `http://127.0.0.1:${new URL(stack.webUrl).port}`;
 
-    await admin(endpointsFile, 'user', 'create', 'bench-owner', '--password', PASSWORD);
-    await admin(endpointsFile, 'user', 'create', 'bench', '--password', PASSWORD);
-    const created = await admin(
-      endpointsFile,
-      'app',
-      'create',
-      '--owner',
-      'bench-owner',
-      '--name',
-      'Bench App',
-      '--url',
-      'https://bench.example',
-      '--callback-url',
-      `${callback.origin}/callback`,
-    );
-    const app = {
-      clientId: String(created.client_id),
-      clientSecret: String(created.client_secret),
-      name: String(created.name),
-    };
+    const app = await createBenchAccounts(endpointsFile, `${callback.origin}/callback`);
 
     // Sign in over HTTP and authorize once through the consent form; once that code is exchanged,
     // every authorize request for the same scope answers 302 with a fresh code.
     const web = new WebClient(stack.webUrl);
     await web.get('/login');
-    const signedIn = await web.post('/login', { login: 'bench', password: PASSWORD });
+    const signedIn = await web.post('/login', { login: 'bench', password: BENCH_PASSWORD });
     if (signedIn.status !== 303) throw new Error(`POST /login answered ${signedIn.status}`);
     const authorizeParams = { client_id: app.clientId, scope: SCOPE };
     const authorizePath = `/login/oauth/authorize?${new URLSearchParams(authorizeParams)}`;
@@ -357,7 +337,7 @@ export async function measureOAuth(options: OAuthBenchOptions): Promise<OAuthBen
     const exchange = await runPhase(minted, options.concurrency, exchangeOne, counter);
 
     const list = await fetch(`${loopback}/api/v3/authorizations`, {
-      headers: { Authorization: basicAuth('bench', PASSWORD) },
+      headers: { Authorization: basicAuth('bench', BENCH_PASSWORD) },
     });
     const tokensLeft = ((await list.json()) as Array<{ app: { client_id: string } }>).filter(
       (a) => a.app.client_id === app.clientId,

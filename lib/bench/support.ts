@@ -46,3 +46,31 @@ export function countDynamoDbCalls<R>(
     remove: () => void client.middlewareStack.remove(COUNTER_MIDDLEWARE),
   };
 }
+
+export const BENCH_PASSWORD = 'bench-password-1';
+
+/**
+ * The accounts every benchmark needs, made with the real admin CLI: a user `bench`, and an OAuth
+ * application owned by `bench-owner` with the given callback.
+ */
+export async function createBenchAccounts(
+  endpointsFile: string,
+  callbackUrl: string,
+): Promise<{ clientId: string; clientSecret: string; name: string }> {
+  await admin(endpointsFile, 'user', 'create', 'bench', '--password', BENCH_PASSWORD);
+  await admin(endpointsFile, 'user', 'create', 'bench-owner', '--password', BENCH_PASSWORD);
+  const app = await admin(
+    endpointsFile,
+    'app',
+    'create',
+    '--owner',
+    'bench-owner',
+    '--name',
+    'Bench App',
+    '--url',
+    'https://bench.example',
+    '--callback-url',
+    callbackUrl,
+  );
+  return { clientId: String(app.client_id), clientSecret: String(app.client_secret), name: String(app.name) };
+}

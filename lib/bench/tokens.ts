@@ -13,7 +13,7 @@ import { startLocalStack } from '#local/stack';
 import { config } from '#shared/config';
 import { type LoadResult, runLoad } from './load.ts';
 import { median, ms, percentile } from './measure.ts';
-import { admin, basicAuth, countDynamoDbCalls } from './support.ts';
+import { BENCH_PASSWORD, basicAuth, countDynamoDbCalls, createBenchAccounts } from './support.ts';
 
 export interface TokenBenchOptions {
   readonly concurrency: number;
@@ -217,24 +217,11 @@ export async function measureTokens(options: TokenBenchOptions): Promise<TokenBe
     const origin = `http://127.0.0.1:${new URL(stack.baseUrl).port}`;
     const api = `${origin}/api/v3`;
 
-    const password = 'bench-password-1';
-    await admin(endpointsFile, 'user', 'create', 'bench', '--password', password);
-    await admin(endpointsFile, 'user', 'create', 'bench-owner', '--password', password);
-    const app = await admin(
+    const password = BENCH_PASSWORD;
+    const { clientId, clientSecret } = await createBenchAccounts(
       endpointsFile,
-      'app',
-      'create',
-      '--owner',
-      'bench-owner',
-      '--name',
-      'Bench App',
-      '--url',
-      'https://bench.example',
-      '--callback-url',
       'https://bench.example/callback',
     );
-    const clientId = String(app.client_id);
-    const clientSecret = String(app.client_secret);
     const basic = basicAuth('bench', password);
     const personal = await createToken(api, basic, { note: 'bench personal', scopes: ['user'] });
     const oauth = await createToken(api, basic, {
