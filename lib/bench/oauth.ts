@@ -1,16 +1,18 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { db } from '#data/client';
-import { startLocalStack } from '#local/stack';
-import { config } from '#shared/config';
 import { launchBrowser } from '#test/browser';
 import { WebClient } from '#test/web-client';
 import { median, ms, percentile } from './measure.ts';
-import { BENCH_PASSWORD, basicAuth, countDynamoDbCalls, createBenchAccounts } from './support.ts';
+import {
+  BENCH_PASSWORD,
+  basicAuth,
+  countDynamoDbCalls,
+  createBenchAccounts,
+  startBenchStack,
+} from './support.ts';
 
 const SCOPE = 'repo';
 
@@ -251,13 +253,7 @@ export async function measureOAuth(options: OAuthBenchOptions): Promise<OAuthBen
   if (options.codes > 5_000 || options.countedExchanges > 100 || options.browserRuns > 10)
     throw new Error('the OAuth bench is bounded: at most 5000 codes, 100 counted exchanges, 10 browser runs');
   const loadAverage = loadavg()[0] ?? Number.NaN;
-  const dir = await mkdtemp(join(tmpdir(), 'bench-oauth-'));
-  const endpointsFile = join(dir, 'local.json');
-  const previousEndpointsFile = process.env.LOCAL_ENDPOINTS_FILE;
-  process.env.LOCAL_ENDPOINTS_FILE = endpointsFile;
-  process.env.LOG_LEVEL ??= 'silent';
-  const tableName = `bench-${randomUUID()}`;
-  const stack = await startLocalStack({ port: 0, tableName, writeEndpointsFile: true });
+  const { stack, endpointsFile, stop } = await startBenchStack('oauth');
   const callback = await startCallbackServer();
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
   const counter = countDynamoDbCalls(
@@ -268,9 +264,6 @@ export async function measureOAuth(options: OAuthBenchOptions): Promise<OAuthBen
     }),
   );
   try {
-    // db() is built from config() on first use: it must be this stack's, never a real table.
-    if (config().tableName !== tableName || config().dynamodbEndpoint !== stack.dynamodbEndpoint)
-      throw new Error('the data layer is configured for another table than the bench stack');
     const loopback = `http://127.0.0.1:${new URL(stack.webUrl).port}`;
 
     const app = await createBenchAccounts(endpointsFile, `${callback.origin}/callback`);
@@ -353,10 +346,7 @@ export async function measureOAuth(options: OAuthBenchOptions): Promise<OAuthBen
     counter.remove();
     agent.destroy();
     await callback.stop();
-    await stack.stop();
-    if (previousEndpointsFile === undefined) delete process.env.LOCAL_ENDPOINTS_FILE;
-    else process.env.LOCAL_ENDPOINTS_FILE = previousEndpointsFile;
-    await rm(dir, { recursive: true, force: true });
+    await stop();
   }
 }
 

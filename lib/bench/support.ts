@@ -1,7 +1,13 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type LocalStack, startLocalStack } from '#local/stack';
+import { config } from '#shared/config';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
@@ -73,4 +79,32 @@ export async function createBenchAccounts(
     callbackUrl,
   );
   return { clientId: String(app.client_id), clientSecret: String(app.client_secret), name: String(app.name) };
+}
+
+/**
+ * The local stack in this process with a fresh table and its own endpoints file, for one
+ * benchmark section; `stop` ends it and restores the environment.
+ */
+export async function startBenchStack(
+  name: string,
+): Promise<{ stack: LocalStack; endpointsFile: string; stop(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), `bench-${name}-`));
+  const endpointsFile = join(dir, 'local.json');
+  const previousEndpointsFile = process.env.LOCAL_ENDPOINTS_FILE;
+  process.env.LOCAL_ENDPOINTS_FILE = endpointsFile;
+  process.env.LOG_LEVEL ??= 'silent';
+  const tableName = `bench-${randomUUID()}`;
+  const stack = await startLocalStack({ port: 0, tableName, writeEndpointsFile: true });
+  const stop = async () => {
+    await stack.stop();
+    if (previousEndpointsFile === undefined) delete process.env.LOCAL_ENDPOINTS_FILE;
+    else process.env.LOCAL_ENDPOINTS_FILE = previousEndpointsFile;
+    await rm(dir, { recursive: true, force: true });
+  };
+  // db() is built from config() on first use: it must be this stack's, never a real table.
+  if (config().tableName !== tableName || config().dynamodbEndpoint !== stack.dynamodbEndpoint) {
+    await stop();
+    throw new Error('the data layer is configured for another table than the bench stack');
+  }
+  return { stack, endpointsFile, stop };
 }

@@ -1,19 +1,20 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#data/client';
 import { tokenKey } from '#data/keys';
 import { hashToken } from '#domain/tokens';
 import { localDynamoDbClient } from '#local/dynamodb-local';
-import { startLocalStack } from '#local/stack';
-import { config } from '#shared/config';
 import { type LoadResult, runLoad } from './load.ts';
 import { median, ms, percentile } from './measure.ts';
-import { BENCH_PASSWORD, basicAuth, countDynamoDbCalls, createBenchAccounts } from './support.ts';
+import {
+  BENCH_PASSWORD,
+  basicAuth,
+  countDynamoDbCalls,
+  createBenchAccounts,
+  startBenchStack,
+} from './support.ts';
 
 export interface TokenBenchOptions {
   readonly concurrency: number;
@@ -202,18 +203,9 @@ async function createToken(baseUrl: string, basic: string, body: Record<string, 
  */
 export async function measureTokens(options: TokenBenchOptions): Promise<TokenBenchResult> {
   const loadAverage = loadavg()[0] ?? Number.NaN;
-  const dir = await mkdtemp(join(tmpdir(), 'bench-tokens-'));
-  const endpointsFile = join(dir, 'local.json');
-  const previousEndpointsFile = process.env.LOCAL_ENDPOINTS_FILE;
-  process.env.LOCAL_ENDPOINTS_FILE = endpointsFile;
-  process.env.LOG_LEVEL ??= 'silent';
-  const tableName = `bench-${randomUUID()}`;
-  const stack = await startLocalStack({ port: 0, tableName, writeEndpointsFile: true });
+  const { stack, endpointsFile, stop } = await startBenchStack('tokens');
   let floor: Awaited<ReturnType<typeof startFloorServer>> | undefined;
   try {
-    // db() is built from config() on first use: it must be this stack's, never a real table.
-    if (config().tableName !== tableName || config().dynamodbEndpoint !== stack.dynamodbEndpoint)
-      throw new Error('the data layer is configured for another table than the bench stack');
     const origin = `http://127.0.0.1:${new URL(stack.baseUrl).port}`;
     const api = `${origin}/api/v3`;
 
@@ -236,7 +228,7 @@ export async function measureTokens(options: TokenBenchOptions): Promise<TokenBe
       url: `${api}/applications/${clientId}/tokens/${oauth}`,
       headers: { Authorization: basicAuth(clientId, clientSecret) },
     };
-    floor = await startFloorServer(stack.dynamodbEndpoint, tableName);
+    floor = await startFloorServer(stack.dynamodbEndpoint, stack.tableName);
     const floorRoute = { url: floor.url, headers: { Authorization: `token ${personal}` } };
 
     const countCalls = async (client: DynamoDBDocumentClient, route: Target): Promise<CallProfile> => {
@@ -280,10 +272,7 @@ export async function measureTokens(options: TokenBenchOptions): Promise<TokenBe
     };
   } finally {
     await floor?.stop();
-    await stack.stop();
-    if (previousEndpointsFile === undefined) delete process.env.LOCAL_ENDPOINTS_FILE;
-    else process.env.LOCAL_ENDPOINTS_FILE = previousEndpointsFile;
-    await rm(dir, { recursive: true, force: true });
+    await stop();
   }
 }
 

@@ -3,7 +3,10 @@ import type { OAuthApp } from '#domain/apps';
 import type { Authorization } from '#domain/authorizations';
 import type { User } from '#domain/users';
 import type { Caller } from '#shared/authenticate';
+import { config } from '#shared/config';
 import { notFound } from '#shared/errors';
+import type { PublicUrls } from '#shared/urls';
+import { authorizationJson } from '../json/authorization.ts';
 
 export interface AppToken {
   readonly app: OAuthApp;
@@ -28,4 +31,13 @@ export async function appToken(caller: Caller, params: Readonly<Record<string, s
   return { app: caller.app, authorization: lookup.authorization, user };
 }
 
-export const directoryOf = (app: OAuthApp) => new Map([[app.clientId, app]]);
+/** The check/reset reply: the authorization with the full token and its user. */
+export function appTokenJson({ app, authorization, user }: AppToken, token: string, urls: PublicUrls) {
+  return authorizationJson(authorization, {
+    urls,
+    apps: new Map([[app.clientId, app]]),
+    docsUrl: config().docsUrl,
+    token,
+    user,
+  });
+}
