@@ -1,6 +1,6 @@
 /**
  * `npm run docs`: regenerates the README's generated sections from their one source each: the
- * route table from `functions/http/routes.ts`, the access-pattern table from docs/data-model.md.
+ * route table from `functions/shared/routes.ts`, the access-pattern table from docs/data-model.md.
  * `test/unit/docs.test.ts` fails when the README is out of date.
  */
 import { readFile, writeFile } from 'node:fs/promises';

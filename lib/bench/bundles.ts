@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { App } from 'aws-cdk-lib';
 import { defineService } from '#cdk/service-app';
-import { ROUTES, routeId } from '#http/routes';
+import { ROUTES, routeId } from '#shared/routes';
 import { median } from './measure.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -6,8 +6,8 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { TABLE } from '#data/table';
-import type { Route } from '#http/routes';
 import { ENV } from '#shared/config';
+import type { Route } from '#shared/routes';
 import { LOCK_FILE, PROJECT_ROOT, TSCONFIG_FILE } from './paths.ts';
 
 /** Least-privilege access to the table: the same vocabulary as the route table's `table` column. */

@@ -15,8 +15,8 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { API_PREFIX, acceptsTokens, ROUTES, type Route, routeId } from '#http/routes';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
+import { API_PREFIX, acceptsTokens, ROUTES, type Route, routeId } from '#shared/routes';
 import { ApiFunction } from './api-function.ts';
 import { httpHandlerEntry } from './paths.ts';
 

@@ -1,7 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { API_PREFIX } from '#http/routes';
 import { ENV } from '#shared/config';
+import { API_PREFIX } from '#shared/routes';
 import { DataTable } from './data-table.ts';
 import { ServiceRestApi } from './rest-api.ts';
 import type { ServiceSettings } from './settings.ts';

@@ -1,4 +1,4 @@
-import { ROUTES, routeId } from '#http/routes';
+import { ROUTES, routeId } from '#shared/routes';
 
 const AUTH_TEXT = {
   none: 'optional',

@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROUTES } from '#http/routes';
 import { ENV } from '#shared/config';
+import { ROUTES } from '#shared/routes';
 import { createTable } from './create-table.ts';
 import { localDynamoDbClient, startDynamoDbLocal } from './dynamodb-local.ts';
 import { startHttpServer } from './http-server.ts';

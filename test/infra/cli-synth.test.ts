@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ROUTES } from '#http/routes';
+import { ROUTES } from '#shared/routes';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

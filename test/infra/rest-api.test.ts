@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { AssetStaging } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertDeployableRoutes } from '#cdk/rest-api';
-import { acceptsTokens, ROUTES, type Route, routeId } from '#http/routes';
 import { ENV } from '#shared/config';
+import { acceptsTokens, ROUTES, type Route, routeId } from '#shared/routes';
 import { type SynthesizedService, synthService } from '#test/synth';
 
 interface CfnResource {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { renderReadme, routeTableMarkdown } from '#docs/readme';
-import { ROUTES } from '#http/routes';
+import { ROUTES } from '#shared/routes';
 
 describe('README', () => {
   it('has the current route and access-pattern tables (run `npm run docs` when this fails)', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { authorizeErrorFields, OAuthError, tokenErrorFields } from '#domain/oauth-errors';
-import { negotiateFormat, serializeFields } from '#shared/oauth-stack';
+import { negotiateFormat, serializeFields } from '#http/middleware/oauth-stack';
 
 const DOCS = 'https://docs.example/rest';
 

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { API_PREFIX, ROUTES, routeId } from '#http/routes';
 import { byPrecedence, compile, matchRoute } from '#local/http-server';
+import { API_PREFIX, ROUTES, routeId } from '#shared/routes';
 
 const handlerFile = (handler: string) =>
   fileURLToPath(new URL(`../../functions/http/${handler}.ts`, import.meta.url));

@@ -2,7 +2,7 @@ import { getUserRecent } from '#data/users';
 import type { OAuthApp } from '#domain/apps';
 import type { Authorization } from '#domain/authorizations';
 import type { User } from '#domain/users';
-import type { Caller } from '#shared/authenticate';
+import type { Caller } from '#services/authenticate';
 import { config } from '#shared/config';
 import { notFound } from '#shared/errors';
 import type { PublicUrls } from '#shared/urls';

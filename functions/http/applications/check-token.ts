@@ -1,4 +1,4 @@
-import { apiHandler } from '#shared/http-stack';
+import { apiHandler } from '#http/middleware/http-stack';
 import { appToken, appTokenJson } from './app-token.ts';
 
 /** GET /applications/:client_id/tokens/:access_token: 200 with the token and its user, or 404. */

@@ -1,7 +1,7 @@
 import { resetToken } from '#data/authorizations';
-import { mintFor } from '#domain/authorization-service';
+import { apiHandler } from '#http/middleware/http-stack';
+import { mintFor } from '#services/authorizations';
 import { notFound } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 import { appToken, appTokenJson } from './app-token.ts';
 
 /** POST /applications/:client_id/tokens/:access_token: a new token; the old one fails at once. */

@@ -1,5 +1,5 @@
-import { revokeGrant } from '#domain/authorization-service';
-import { apiHandler } from '#shared/http-stack';
+import { apiHandler } from '#http/middleware/http-stack';
+import { revokeGrant } from '#services/authorizations';
 import { appToken } from './app-token.ts';
 
 /** DELETE /applications/:client_id/grants/:access_token: the token owner's whole grant for the app. */

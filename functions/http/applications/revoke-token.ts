@@ -1,5 +1,5 @@
 import { deleteAuthorization } from '#data/authorizations';
-import { apiHandler } from '#shared/http-stack';
+import { apiHandler } from '#http/middleware/http-stack';
 import { appToken } from './app-token.ts';
 
 /** DELETE /applications/:client_id/tokens/:access_token */

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { createForUser } from '#domain/authorization-service';
+import { apiHandler } from '#http/middleware/http-stack';
+import { createForUser } from '#services/authorizations';
 import { requiresAuthentication } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 import { authorizationJson } from '../json/authorization.ts';
 import { jsonContext } from './context.ts';
 import { optionalText, RESOURCE, scopeList } from './fields.ts';

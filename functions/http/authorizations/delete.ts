@@ -1,6 +1,6 @@
 import { deleteAuthorization } from '#data/authorizations';
+import { apiHandler } from '#http/middleware/http-stack';
 import { notFound } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 import { idParam } from './fields.ts';
 
 /** DELETE /authorizations/:id: the token stops working at once. */

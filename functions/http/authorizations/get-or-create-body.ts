@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { getOrCreateForApp } from '#domain/authorization-service';
+import type { ApiRequest, Reply } from '#http/middleware/http-stack';
+import { getOrCreateForApp } from '#services/authorizations';
 import { requiresAuthentication } from '#shared/errors';
-import type { ApiRequest, Reply } from '#shared/http-stack';
 import { authorizationJson } from '../json/authorization.ts';
 import { jsonContext } from './context.ts';
 import { optionalText, scopeList } from './fields.ts';

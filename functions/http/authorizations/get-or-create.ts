@@ -1,4 +1,4 @@
-import { apiHandler } from '#shared/http-stack';
+import { apiHandler } from '#http/middleware/http-stack';
 import { RESOURCE } from './fields.ts';
 import { getOrCreate, getOrCreateBody } from './get-or-create-body.ts';
 

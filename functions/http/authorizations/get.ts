@@ -1,6 +1,6 @@
 import { getAuthorization } from '#data/authorizations';
+import { apiHandler } from '#http/middleware/http-stack';
 import { notFound } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 import { authorizationJson } from '../json/authorization.ts';
 import { jsonContext } from './context.ts';
 import { idParam } from './fields.ts';

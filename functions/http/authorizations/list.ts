@@ -1,6 +1,6 @@
 import { readUserAuthState } from '#data/authorizations';
-import { apiHandler } from '#shared/http-stack';
-import { pagedReply } from '#shared/paged-reply';
+import { apiHandler } from '#http/middleware/http-stack';
+import { pagedReply } from '#http/middleware/paged-reply';
 import { authorizationJson } from '../json/authorization.ts';
 import { jsonContext } from './context.ts';
 

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { getAuthorization } from '#data/authorizations';
-import { updateForUser } from '#domain/authorization-service';
+import { apiHandler } from '#http/middleware/http-stack';
+import { updateForUser } from '#services/authorizations';
 import { notFound } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 import { authorizationJson } from '../json/authorization.ts';
 import { jsonContext } from './context.ts';
 import { idParam, optionalText, RESOURCE, scopeList } from './fields.ts';

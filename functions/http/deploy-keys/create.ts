@@ -9,8 +9,8 @@ import {
   mayManageDeployKeys,
   parsePublicKey,
 } from '#domain/public-keys';
+import { apiHandler } from '#http/middleware/http-stack';
 import { notFound, requiresAuthentication, validationFailed } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 import { deployKeyJson } from '../json/public-key.ts';
 
 const body = z.object({

@@ -1,8 +1,8 @@
 import { deleteDeployKey } from '#data/public-keys';
 import { getRepository } from '#data/repositories';
 import { keyIdParam, mayManageDeployKeys } from '#domain/public-keys';
+import { apiHandler } from '#http/middleware/http-stack';
 import { notFound, requiresAuthentication } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 
 /** DELETE /repos/:owner/:repo/keys/:key_id: removes a deploy key, for the repository's owner only. */
 export const handler = apiHandler('deploy-keys/delete', {}, async ({ caller, params }) => {

@@ -1,8 +1,8 @@
 import { getDeployKey } from '#data/public-keys';
 import { getRepository } from '#data/repositories';
 import { keyIdParam, mayManageDeployKeys } from '#domain/public-keys';
+import { apiHandler } from '#http/middleware/http-stack';
 import { notFound, requiresAuthentication } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 import { deployKeyJson } from '../json/public-key.ts';
 
 /** GET /repos/:owner/:repo/keys/:key_id: one deploy key, for the repository's owner only. */

@@ -1,9 +1,9 @@
 import { listDeployKeys } from '#data/public-keys';
 import { getRepository } from '#data/repositories';
 import { mayManageDeployKeys } from '#domain/public-keys';
+import { apiHandler } from '#http/middleware/http-stack';
+import { pagedReply } from '#http/middleware/paged-reply';
 import { notFound, requiresAuthentication } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
-import { pagedReply } from '#shared/paged-reply';
 import { deployKeyJson } from '../json/public-key.ts';
 
 /** GET /repos/:owner/:repo/keys: the repository's deploy keys, paged in id order, for its owner only. */

@@ -1,5 +1,5 @@
-import { revokeGrant } from '#domain/authorization-service';
-import { apiHandler } from '#shared/http-stack';
+import { apiHandler } from '#http/middleware/http-stack';
+import { revokeGrant } from '#services/authorizations';
 import { findGrant } from './find.ts';
 
 /** DELETE /applications/grants/:id: the app's tokens for the user, and the keys it made, go too. */

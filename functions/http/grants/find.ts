@@ -1,6 +1,6 @@
 import { grantsOf, readUserAuthState } from '#data/authorizations';
 import type { Grant } from '#domain/authorizations';
-import type { Caller } from '#shared/authenticate';
+import type { Caller } from '#services/authenticate';
 import { notFound } from '#shared/errors';
 import { idParam } from '../authorizations/fields.ts';
 

@@ -1,5 +1,5 @@
 import { getApps } from '#data/apps';
-import { apiHandler } from '#shared/http-stack';
+import { apiHandler } from '#http/middleware/http-stack';
 import { grantJson } from '../json/authorization.ts';
 import { findGrant } from './find.ts';
 

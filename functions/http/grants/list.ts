@@ -1,7 +1,7 @@
 import { getApps } from '#data/apps';
 import { grantsOf, readUserAuthState } from '#data/authorizations';
-import { apiHandler } from '#shared/http-stack';
-import { pagedReply } from '#shared/paged-reply';
+import { apiHandler } from '#http/middleware/http-stack';
+import { pagedReply } from '#http/middleware/paged-reply';
 import { grantJson } from '../json/authorization.ts';
 
 /** GET /applications/grants: one grant per application with tokens, paged. */

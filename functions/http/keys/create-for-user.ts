@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { createUserKey } from '#data/public-keys';
 import { INVALID_KEY, KEY_IN_USE, keyTitle, MAX_TITLE_LENGTH, parsePublicKey } from '#domain/public-keys';
+import { apiHandler } from '#http/middleware/http-stack';
 import { requiresAuthentication, validationFailed } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 import { userKeyJson } from '../json/public-key.ts';
 
 const body = z.object({

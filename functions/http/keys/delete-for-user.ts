@@ -1,7 +1,7 @@
 import { deleteUserKey } from '#data/public-keys';
 import { keyIdParam } from '#domain/public-keys';
+import { apiHandler } from '#http/middleware/http-stack';
 import { notFound, requiresAuthentication } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 
 /** DELETE /user/keys/:key_id: removes one of the caller's SSH keys (its public key is free again). */
 export const handler = apiHandler('keys/delete-for-user', {}, async ({ caller, params }) => {

@@ -1,7 +1,7 @@
 import { getUserKey } from '#data/public-keys';
 import { keyIdParam } from '#domain/public-keys';
+import { apiHandler } from '#http/middleware/http-stack';
 import { notFound, requiresAuthentication } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 import { userKeyJson } from '../json/public-key.ts';
 
 /** GET /user/keys/:key_id: one of the caller's SSH keys; anyone else's is 404. */

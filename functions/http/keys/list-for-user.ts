@@ -1,7 +1,7 @@
 import { listUserKeys } from '#data/public-keys';
+import { apiHandler } from '#http/middleware/http-stack';
+import { pagedReply } from '#http/middleware/paged-reply';
 import { requiresAuthentication } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
-import { pagedReply } from '#shared/paged-reply';
 import { userKeyJson } from '../json/public-key.ts';
 
 /** GET /user/keys: the authenticated user's SSH keys, paged in id order. */

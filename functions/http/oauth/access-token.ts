@@ -1,5 +1,5 @@
-import { exchangeCode } from '#domain/oauth-flow';
-import { oauthHandler } from '#shared/oauth-stack';
+import { oauthHandler } from '#http/middleware/oauth-stack';
+import { exchangeCode } from '#services/oauth-flow';
 
 /** POST /login/oauth/access_token (spec §4.4, §2.3): a code and the client's credentials for a token. */
 export const handler = oauthHandler('oauth/access-token', async ({ params, client }) => {

@@ -1,6 +1,6 @@
-import { approveAuthorization, checkAuthorizeRequest, denyAuthorization } from '#domain/oauth-flow';
+import { webHandler } from '#http/middleware/web-stack';
+import { approveAuthorization, checkAuthorizeRequest, denyAuthorization } from '#services/oauth-flow';
 import { config } from '#shared/config';
-import { webHandler } from '#shared/web-stack';
 import { authorizePath, errorPage, formParams } from './authorize-views.ts';
 
 /**

@@ -1,13 +1,13 @@
+import { SCOPES, type Scope } from '#domain/scopes';
+import type { WebReply, WebRequest } from '#http/middleware/web-stack';
 import {
   AUTHORIZE_PARAMETERS,
   type AuthorizeParams,
   type AuthorizeRequest,
   readAuthorizeParams,
-} from '#domain/oauth-flow';
-import { SCOPES, type Scope } from '#domain/scopes';
+} from '#services/oauth-flow';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
-import type { WebReply, WebRequest } from '#shared/web-stack';
 
 /** The page path; the login page comes back here with the same parameters. */
 export const AUTHORIZE_PATH = '/login/oauth/authorize';

@@ -1,6 +1,6 @@
-import { checkAuthorizeRequest, startAuthorization } from '#domain/oauth-flow';
+import { webHandler } from '#http/middleware/web-stack';
+import { checkAuthorizeRequest, startAuthorization } from '#services/oauth-flow';
 import { config } from '#shared/config';
-import { webHandler } from '#shared/web-stack';
 import { authorizePath, consentPage, errorPage, queryParams } from './authorize-views.ts';
 
 /**

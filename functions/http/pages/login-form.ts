@@ -1,4 +1,4 @@
-import { webHandler } from '#shared/web-stack';
+import { webHandler } from '#http/middleware/web-stack';
 import { loginPage, returnTo } from './sign-in-views.ts';
 
 /** GET /login: the sign-in form (signed-in users go straight on). */

@@ -1,6 +1,6 @@
 import { createSession } from '#data/sessions';
-import { signIn } from '#domain/sign-in';
-import { sessionCookie, webHandler } from '#shared/web-stack';
+import { sessionCookie, webHandler } from '#http/middleware/web-stack';
+import { signIn } from '#services/sign-in';
 import { loginPage, returnTo } from './sign-in-views.ts';
 
 /**

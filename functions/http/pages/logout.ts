@@ -1,5 +1,5 @@
 import { deleteSession } from '#data/sessions';
-import { sessionCookie, webHandler } from '#shared/web-stack';
+import { sessionCookie, webHandler } from '#http/middleware/web-stack';
 
 /** POST /logout: ends the session on the server and clears the cookie. */
 export const handler = webHandler('pages/logout', async (request) => {

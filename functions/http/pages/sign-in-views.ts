@@ -1,7 +1,7 @@
 import { safeReturnTo } from '#domain/sessions';
+import type { WebReply, WebRequest } from '#http/middleware/web-stack';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
-import type { WebReply, WebRequest } from '#shared/web-stack';
 
 /** Where signed-in users land when nothing else was asked for. */
 export const HOME = '/settings/connections/applications';

@@ -1,5 +1,5 @@
+import { webHandler } from '#http/middleware/web-stack';
 import { HttpError } from '#shared/errors';
-import { webHandler } from '#shared/web-stack';
 import { returnTo, signupAllowed, signupPage } from './sign-in-views.ts';
 
 /** GET /signup: the sign-up form (refused when the OAuth client asked for no sign-up). */

@@ -2,8 +2,8 @@ import { createSession } from '#data/sessions';
 import { createUser } from '#data/users';
 import { hashPassword, isAcceptablePassword } from '#domain/passwords';
 import { isValidLogin } from '#domain/users';
+import { sessionCookie, webHandler } from '#http/middleware/web-stack';
 import { HttpError } from '#shared/errors';
-import { sessionCookie, webHandler } from '#shared/web-stack';
 import { returnTo, signupAllowed, signupPage } from './sign-in-views.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

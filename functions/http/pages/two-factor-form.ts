@@ -1,4 +1,4 @@
-import { webHandler } from '#shared/web-stack';
+import { webHandler } from '#http/middleware/web-stack';
 import { twoFactorPage } from './sign-in-views.ts';
 
 /** GET /login/two-factor: the code form, for a sign-in whose password step is done. */

@@ -1,6 +1,6 @@
 import { createSession, deleteSession } from '#data/sessions';
-import { completeTwoFactor } from '#domain/sign-in';
-import { sessionCookie, webHandler } from '#shared/web-stack';
+import { sessionCookie, webHandler } from '#http/middleware/web-stack';
+import { completeTwoFactor } from '#services/sign-in';
 import { returnTo, twoFactorPage } from './sign-in-views.ts';
 
 /** POST /login/two-factor: a valid, unspent code turns the pending session into a real one. */

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { createRepository } from '#data/repositories';
 import { isValidRepositoryName } from '#domain/repositories';
-import { callerHasScope } from '#shared/authenticate';
+import { apiHandler } from '#http/middleware/http-stack';
+import { callerHasScope } from '#services/authenticate';
 import { notFound, requiresAuthentication, validationFailed } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 import { repositoryJson } from '../json/repository.ts';
 
 const body = z.object({

@@ -1,9 +1,9 @@
 import { getRepository } from '#data/repositories';
 import { getUser } from '#data/users';
 import { canRead } from '#domain/repositories';
-import { callerHasScope } from '#shared/authenticate';
+import { apiHandler } from '#http/middleware/http-stack';
+import { callerHasScope } from '#services/authenticate';
 import { notFound } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 import { repositoryJson } from '../json/repository.ts';
 
 /** GET /repos/:owner/:repo. A private repository is 404 to everyone but its owner, as on GitHub. */

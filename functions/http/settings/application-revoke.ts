@@ -1,4 +1,4 @@
-import { revokeGrant } from '#domain/authorization-service';
+import { revokeGrant } from '#services/authorizations';
 import { grantOf } from './grant-of.ts';
 import { paths, seeOther, settingsHandler } from './settings-page.ts';
 

@@ -1,7 +1,7 @@
 import type { StoredApp } from '#data/apps';
 import type { Grant } from '#domain/authorizations';
+import type { WebReply, WebRequest } from '#http/middleware/web-stack';
 import { html } from '#shared/html';
-import type { WebReply, WebRequest } from '#shared/web-stack';
 import {
   actionButton,
   dateText,

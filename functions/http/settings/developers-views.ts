@@ -1,9 +1,9 @@
 import type { AppTokenSummary, OwnedApp } from '#data/app-directory';
 import type { OAuthApp } from '#domain/apps';
+import type { WebReply, WebRequest } from '#http/middleware/web-stack';
 import type { FieldError } from '#shared/errors';
 import { html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
-import type { WebReply, WebRequest } from '#shared/web-stack';
 import type { AppInput } from './app-form.ts';
 import { APP_NAME_MAX, APP_URL_MAX } from './format.ts';
 import {

@@ -1,10 +1,10 @@
 import { isAcceptableAppUrl } from '#domain/apps';
 import { SCOPES, type Scope } from '#domain/scopes';
 import type { User } from '#domain/users';
+import { type WebReply, type WebRequest, webHandler } from '#http/middleware/web-stack';
 import { type FieldError, HttpError } from '#shared/errors';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
-import { type WebReply, type WebRequest, webHandler } from '#shared/web-stack';
 import { fieldErrorText, formatDate, lastUsedText, noticeText } from './format.ts';
 
 /*

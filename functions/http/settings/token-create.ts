@@ -1,4 +1,4 @@
-import { createForUser } from '#domain/authorization-service';
+import { createForUser } from '#services/authorizations';
 import type { FieldError } from '#shared/errors';
 import { RESOURCE } from '../authorizations/fields.ts';
 import { NOTE_MAX } from './format.ts';

@@ -1,5 +1,5 @@
 import { resetToken } from '#data/authorizations';
-import { mintFor } from '#domain/authorization-service';
+import { mintFor } from '#services/authorizations';
 import { HttpError } from '#shared/errors';
 import { personalToken, personalTokens } from './personal-tokens.ts';
 import { paths, settingsHandler } from './settings-page.ts';

@@ -1,9 +1,9 @@
 import type { Authorization } from '#domain/authorizations';
 import { SCOPES, type Scope } from '#domain/scopes';
+import type { WebReply, WebRequest } from '#http/middleware/web-stack';
 import type { FieldError } from '#shared/errors';
 import { html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
-import type { WebReply, WebRequest } from '#shared/web-stack';
 import { NOTE_MAX } from './format.ts';
 import {
   actionButton,

@@ -1,5 +1,5 @@
+import { apiHandler } from '#http/middleware/http-stack';
 import { requiresAuthentication } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 import { userJson } from '../json/user.ts';
 
 /** GET /user: the authenticated user. */

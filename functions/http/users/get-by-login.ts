@@ -1,6 +1,6 @@
 import { getUser } from '#data/users';
+import { apiHandler } from '#http/middleware/http-stack';
 import { notFound } from '#shared/errors';
-import { apiHandler } from '#shared/http-stack';
 import { userJson } from '../json/user.ts';
 
 /** GET /users/:login: a user's public profile. */

@@ -13,11 +13,11 @@ import {
   updateAuthorization,
 } from '#data/authorizations';
 import { deleteKeysCreatedByApp } from '#data/public-keys';
+import { secretMatches } from '#domain/apps';
+import type { Authorization } from '#domain/authorizations';
+import { invalidScopes, normalizeScopes, type Scope } from '#domain/scopes';
+import { mintToken } from '#domain/tokens';
 import { type FieldError, notFound, validationFailed } from '#shared/errors';
-import { secretMatches } from './apps.ts';
-import type { Authorization } from './authorizations.ts';
-import { invalidScopes, normalizeScopes, type Scope } from './scopes.ts';
-import { mintToken } from './tokens.ts';
 
 const RESOURCE = 'OauthAccess';
 const refuse = (field: string, code: FieldError['code'], message?: string) =>

@@ -1,12 +1,12 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { OAuthError, tokenErrorFields } from '#domain/oauth-errors';
-import { routeFor } from '#http/routes';
-import { config } from './config.ts';
-import { header, presentedCredentials } from './credentials.ts';
-import { HttpError } from './errors.ts';
+import { config } from '#shared/config';
+import { header, presentedCredentials } from '#shared/credentials';
+import { HttpError } from '#shared/errors';
+import { logUnhandled } from '#shared/log';
+import { routeFor } from '#shared/routes';
 import { bodyLimit } from './http-stack.ts';
-import { logUnhandled } from './log.ts';
 
 /**
  * The token endpoint's stack (POST /login/oauth/access_token). Parameters come as a form (the

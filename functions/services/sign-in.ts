@@ -3,10 +3,10 @@
  * limit, scrypt verification and TOTP two-factor with replay protection, decided in one place.
  */
 import { consumeOtpStep, getLoginRecord, recordFailedLogin } from '#data/users';
-import { failureWindow, failureWindowExpiry, isLockedOut } from './login-limits.ts';
-import { verifyPassword } from './passwords.ts';
-import { matchingStep } from './totp.ts';
-import type { User } from './users.ts';
+import { failureWindow, failureWindowExpiry, isLockedOut } from '#domain/login-limits';
+import { verifyPassword } from '#domain/passwords';
+import { matchingStep } from '#domain/totp';
+import type { User } from '#domain/users';
 
 export type SignInResult =
   | { readonly kind: 'ok'; readonly user: User }

@@ -6,13 +6,13 @@ import { getUserRecent } from '#data/users';
 import { type OAuthApp, secretMatches } from '#domain/apps';
 import { isLastUseStale } from '#domain/authorizations';
 import { satisfies } from '#domain/scopes';
-import { signIn } from '#domain/sign-in';
 import { hashToken, hasValidChecksum } from '#domain/tokens';
 import type { User } from '#domain/users';
-import type { Route } from '#http/routes';
-import { config, vendorHeader } from './config.ts';
-import { header, presentedCredentials } from './credentials.ts';
-import { badCredentials, HttpError, notFound, requiresAuthentication } from './errors.ts';
+import { signIn } from '#services/sign-in';
+import { config, vendorHeader } from '#shared/config';
+import { header, presentedCredentials } from '#shared/credentials';
+import { badCredentials, HttpError, notFound, requiresAuthentication } from '#shared/errors';
+import type { Route } from '#shared/routes';
 
 /** Who is calling, once their credentials have been checked. */
 export type Caller =

@@ -4,16 +4,16 @@ import { getSession } from '#data/sessions';
 import { getUser } from '#data/users';
 import { newSecret, type Session, sameSecret } from '#domain/sessions';
 import type { User } from '#domain/users';
-import { type Route, routeFor } from '#http/routes';
-import { config } from './config.ts';
-import { cookieName, parseCookies, serializeCookie } from './cookies.ts';
-import { header } from './credentials.ts';
-import { HttpError } from './errors.ts';
-import { type Html, html } from './html.ts';
+import { config } from '#shared/config';
+import { cookieName, parseCookies, serializeCookie } from '#shared/cookies';
+import { header } from '#shared/credentials';
+import { HttpError } from '#shared/errors';
+import { type Html, html } from '#shared/html';
+import { logUnhandled } from '#shared/log';
+import { csrfField, page, STYLE_HASH } from '#shared/page-layout';
+import { type Route, routeFor } from '#shared/routes';
+import { type PublicUrls, publicUrls } from '#shared/urls';
 import { bodyLimit } from './http-stack.ts';
-import { logUnhandled } from './log.ts';
-import { csrfField, page, STYLE_HASH } from './page-layout.ts';
-import { type PublicUrls, publicUrls } from './urls.ts';
 
 /** What a page handler gets. */
 export interface WebRequest {

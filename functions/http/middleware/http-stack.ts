@@ -3,9 +3,8 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { scopeHeader } from '#domain/scopes';
-import { type Route, routeFor } from '#http/routes';
-import { authenticate, type Caller, checkScopes } from './authenticate.ts';
-import { config, vendorHeader } from './config.ts';
+import { authenticate, type Caller, checkScopes } from '#services/authenticate';
+import { config, vendorHeader } from '#shared/config';
 import {
   bodyNotObject,
   errorBody,
@@ -13,10 +12,11 @@ import {
   HttpError,
   payloadTooLarge,
   problemsParsingJson,
-} from './errors.ts';
-import { logUnhandled } from './log.ts';
-import { type PublicUrls, publicUrls } from './urls.ts';
-import { validateBody } from './validate.ts';
+} from '#shared/errors';
+import { logUnhandled } from '#shared/log';
+import { type Route, routeFor } from '#shared/routes';
+import { type PublicUrls, publicUrls } from '#shared/urls';
+import { validateBody } from '#shared/validate';
 
 /** What a handler gets: checked credentials, a validated body, decoded parameters. */
 export interface ApiRequest<Body> {

@@ -14,12 +14,12 @@ import {
   readUserAuthState,
 } from '#data/authorizations';
 import { claimCode, getCode, markReused, putCode, recordExchange, releaseClaim } from '#data/codes';
-import { secretMatches } from './apps.ts';
-import { type AuthorizeErrorCode, authorizeErrorFields, OAuthError } from './oauth-errors.ts';
-import { checkChallenge, verifierMatches } from './pkce.ts';
-import { checkRedirectUri, exchangeRedirectMatches, withQuery } from './redirect-uri.ts';
-import { isScope, normalizeScopes, type Scope, satisfies } from './scopes.ts';
-import { mintToken } from './tokens.ts';
+import { secretMatches } from '#domain/apps';
+import { type AuthorizeErrorCode, authorizeErrorFields, OAuthError } from '#domain/oauth-errors';
+import { checkChallenge, verifierMatches } from '#domain/pkce';
+import { checkRedirectUri, exchangeRedirectMatches, withQuery } from '#domain/redirect-uri';
+import { isScope, normalizeScopes, type Scope, satisfies } from '#domain/scopes';
+import { mintToken } from '#domain/tokens';
 
 /** GitHub's codes expire after 10 minutes (github-behaviour §3.1). */
 export const CODE_TTL_SECONDS = 600;
