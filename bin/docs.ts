@@ -1,15 +1,16 @@
 /**
- * `npm run docs`: regenerates the README's generated sections from their one source each: the
- * route table from `functions/shared/routes.ts`, the access-pattern table from docs/data-model.md.
- * `test/unit/docs.test.ts` fails when the README is out of date.
+ * `npm run docs`: regenerates the generated sections of README.md and docs/data-model.md from their
+ * one source each: the route table from `functions/shared/routes.ts`, the access-pattern table from
+ * the key builders (`ACCESS_PATTERNS` in `functions/data/keys.ts`). `test/unit/docs.test.ts` fails
+ * when a document is out of date.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { renderReadme } from '#docs/readme';
+import { GENERATED_DOCS, renderGenerated } from '#docs/readme';
 
-const readmeFile = new URL('../README.md', import.meta.url);
-const dataModelFile = new URL('../docs/data-model.md', import.meta.url);
-
-const readme = await readFile(readmeFile, 'utf8');
-const updated = renderReadme(readme, await readFile(dataModelFile, 'utf8'));
-if (updated !== readme) await writeFile(readmeFile, updated);
-console.log(updated === readme ? 'README.md is up to date' : 'README.md updated');
+for (const path of GENERATED_DOCS) {
+  const file = new URL(`../${path}`, import.meta.url);
+  const text = await readFile(file, 'utf8');
+  const updated = renderGenerated(text);
+  if (updated !== text) await writeFile(file, updated);
+  console.log(updated === text ? `${path} is up to date` : `${path} updated`);
+}

@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AppTokenSummary, OwnedApp } from '#domain/apps';
 import type { Scope } from '#domain/scopes';
 import { db, isConditionFailure, now, queryAll, tableName } from './client.ts';
 import { appAuthorizationIndexKey, appKey, appOwnerIndexKey } from './keys.ts';
@@ -9,23 +10,6 @@ import { TABLE } from './table.ts';
  * tokens an application holds across users, both from GSI1 (eventually consistent, so an item
  * written a moment ago may be missing for a moment), and the rotation of a client secret.
  */
-
-/** An application as the owner's list shows it. */
-export interface OwnedApp {
-  readonly clientId: string;
-  readonly name: string;
-  readonly suspended: boolean;
-  readonly createdAt: string;
-}
-
-/** One token an application holds, as its owner may see it (never the token or its hash). */
-export interface AppTokenSummary {
-  readonly id: number;
-  readonly login: string;
-  readonly scopes: readonly Scope[];
-  readonly createdAt: string;
-  readonly lastUsedAt: string | null;
-}
 
 const INDEX = TABLE.indexes.GSI1;
 

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Scope } from './scopes.ts';
 
 /** An OAuth application registered with the service. */
 export interface OAuthApp {
@@ -38,4 +39,21 @@ export function isAcceptableAppUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** An application as the owner's list shows it. */
+export interface OwnedApp {
+  readonly clientId: string;
+  readonly name: string;
+  readonly suspended: boolean;
+  readonly createdAt: string;
+}
+
+/** One token an application holds, as its owner may see it (never the token or its hash). */
+export interface AppTokenSummary {
+  readonly id: number;
+  readonly login: string;
+  readonly scopes: readonly Scope[];
+  readonly createdAt: string;
+  readonly lastUsedAt: string | null;
 }

@@ -8,13 +8,17 @@ import { getApp, type StoredApp } from '#data/apps';
 import {
   type AuthorizationChanges,
   createAuthorization,
+  deleteAuthorization,
   deleteGrant,
+  getAuthorization,
   getOrCreateAuthorization,
+  readUserAuthState,
+  resetToken,
   updateAuthorization,
 } from '#data/authorizations';
 import { deleteKeysCreatedByApp } from '#data/public-keys';
 import { secretMatches } from '#domain/apps';
-import type { Authorization } from '#domain/authorizations';
+import { type Authorization, isPersonal } from '#domain/authorizations';
 import { invalidScopes, normalizeScopes, type Scope } from '#domain/scopes';
 import { mintToken } from '#domain/tokens';
 import { type FieldError, notFound, validationFailed } from '#shared/errors';
@@ -169,3 +173,52 @@ export async function revokeGrant(login: string, clientId: string): Promise<void
 /** A fresh token for an existing authorization (the token kind follows the authorization). */
 export const mintFor = (authorization: Pick<Authorization, 'clientId'>) =>
   mintToken(authorization.clientId ? 'oauth' : 'personal');
+
+/** The user's authorizations in id order. */
+export const authorizationsOf = async (login: string): Promise<Authorization[]> =>
+  (await readUserAuthState(login)).authorizations;
+
+/** One of the user's authorizations; 404 for anyone else's or none. */
+export async function authorizationOf(login: string, id: number): Promise<Authorization> {
+  const authorization = await getAuthorization(login, id);
+  if (!authorization) throw notFound();
+  return authorization;
+}
+
+/** Deletes one of the user's authorizations (its token stops working at once); 404 when there is none. */
+export async function deleteForUser(login: string, id: number): Promise<void> {
+  if (!(await deleteAuthorization(login, id))) throw notFound();
+}
+
+/**
+ * A new token for an authorization: the old one fails on the very next request. Undefined when
+ * the authorization was revoked or reset by someone else meanwhile.
+ */
+export async function resetFor(
+  current: Authorization,
+): Promise<{ authorization: Authorization; token: string } | undefined> {
+  const minted = mintFor(current);
+  const authorization = await resetToken(current, {
+    tokenHash: minted.tokenHash,
+    tokenLastEight: minted.tokenLastEight,
+  });
+  return authorization ? { authorization, token: minted.token } : undefined;
+}
+
+/** The user's personal access tokens, newest first. */
+export const personalTokensOf = async (login: string): Promise<Authorization[]> =>
+  (await authorizationsOf(login)).filter(isPersonal).sort((a, b) => b.id - a.id);
+
+/** One of the user's personal access tokens; 404 for anything else. */
+export async function personalTokenOf(login: string, id: number): Promise<Authorization> {
+  const authorization = await authorizationOf(login, id);
+  if (!isPersonal(authorization)) throw notFound();
+  return authorization;
+}
+
+/** An application's owner revokes one user's token of it; 404 unless it is that user's token of this app. */
+export async function revokeUserTokenOfApp(clientId: string, login: string, id: number): Promise<void> {
+  const authorization = await authorizationOf(login, id);
+  if (authorization.clientId !== clientId) throw notFound();
+  await deleteForUser(authorization.login, authorization.id);
+}

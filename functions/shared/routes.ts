@@ -123,3 +123,15 @@ export function routeFor(handler: string): Route {
   if (!route) throw new Error(`No route in the route table for handler ${handler}`);
   return route;
 }
+
+/**
+ * The path of the route a handler module serves, with its `{parameters}` filled in (encoded): the
+ * one way pages and redirects name each other, so a path changes in the table alone.
+ */
+export function pathTo(handler: string, params: Readonly<Record<string, string | number>> = {}): string {
+  return routeFor(handler).path.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`pathTo(${handler}): no value for {${name}}`);
+    return encodeURIComponent(String(value));
+  });
+}

@@ -1,3 +1,4 @@
+import { ACCESS_PATTERNS, type Gsi1Key, type Key, type Read } from '#data/keys';
 import { ROUTES, routeId } from '#shared/routes';
 
 const AUTH_TEXT = {
@@ -22,12 +23,31 @@ export function routeTableMarkdown(): string {
   ].join('\n');
 }
 
-/** The access-pattern table of docs/data-model.md (the section under "## Access patterns"). */
-export function accessPatternTable(dataModel: string): string {
-  const section = dataModel.split(/^## Access patterns\s*$/m)[1] ?? '';
-  const table = section.split('\n').filter((line) => line.startsWith('|'));
-  if (table.length < 3) throw new Error('docs/data-model.md has no access-pattern table');
-  return table.join('\n');
+const keyText = (key: Key | Gsi1Key): string =>
+  'PK' in key ? `${key.PK}, ${key.SK}` : `GSI1PK = ${key.GSI1PK}, GSI1SK = ${key.GSI1SK}`;
+
+function readText(read: Read): string {
+  if ('get' in read) return `GetItem \`${keyText(read.get)}\``;
+  if ('batchGet' in read)
+    return `BatchGetItem ${read.batchGet.map((key) => `\`${keyText(key)}\``).join(' + ')}`;
+  if ('update' in read) return `UpdateItem \`${keyText(read.update)}\``;
+  if ('write' in read) return read.write.map((key) => `\`${keyText(key)}\``).join(' + ');
+  const [pk, sk, pkName, skName] =
+    'PK' in read.query
+      ? [read.query.PK, read.query.SK, 'PK', 'SK']
+      : [read.query.GSI1PK, read.query.GSI1SK, 'GSI1PK', 'GSI1SK'];
+  if (read.by === 'partition') return `Query \`${pkName} = ${pk}\``;
+  if (read.by === 'key') return `Query \`${pkName} = ${pk} AND ${skName} = ${sk}\``;
+  return `Query \`${pkName} = ${pk} AND begins_with(${skName}, '${sk}')\``;
+}
+
+/** The access-pattern table, from the key builders' own output (`ACCESS_PATTERNS` in data/keys.ts). */
+export function accessPatternTable(): string {
+  const rows = ACCESS_PATTERNS.map(
+    (p) =>
+      `| ${p.pattern} | ${p.index} | ${readText(p.read)}${p.strong ? ', strong' : ''}${p.note ? ` (${p.note})` : ''} |`,
+  );
+  return ['| Access pattern | Index | Key condition |', '|---|---|---|', ...rows].join('\n');
 }
 
 function replaceSection(text: string, name: string, content: string): string {
@@ -35,15 +55,22 @@ function replaceSection(text: string, name: string, content: string): string {
   const end = `<!-- /generated:${name} -->`;
   const from = text.indexOf(start);
   const to = text.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`README.md lacks the ${start} ... ${end} markers`);
+  if (from < 0 || to < from) throw new Error(`the document lacks the ${start} ... ${end} markers`);
   return `${text.slice(0, from + start.length)}\n${content}\n${text.slice(to)}`;
 }
 
-/** README.md with its generated sections brought up to date. */
-export function renderReadme(readme: string, dataModel: string): string {
-  return replaceSection(
-    replaceSection(readme, 'routes', routeTableMarkdown()),
-    'access-patterns',
-    accessPatternTable(dataModel),
-  );
+const SECTIONS: Readonly<Record<string, () => string>> = {
+  routes: routeTableMarkdown,
+  'access-patterns': accessPatternTable,
+};
+
+/** A document (README.md, docs/data-model.md) with the generated sections it has brought up to date. */
+export function renderGenerated(text: string): string {
+  let rendered = text;
+  for (const [name, render] of Object.entries(SECTIONS))
+    if (rendered.includes(`<!-- generated:${name} -->`)) rendered = replaceSection(rendered, name, render());
+  return rendered;
 }
+
+/** The documents that carry generated sections. */
+export const GENERATED_DOCS = ['README.md', 'docs/data-model.md'] as const;

@@ -1,10 +1,8 @@
-import { deleteAuthorization } from '#data/authorizations';
 import { apiHandler } from '#http/middleware/http-stack';
-import { appToken } from './app-token.ts';
+import { appToken, revokeAppToken } from '#services/app-tokens';
 
 /** DELETE /applications/:client_id/tokens/:access_token */
 export const handler = apiHandler('applications/revoke-token', {}, async ({ caller, params }) => {
-  const { authorization } = await appToken(caller, params);
-  await deleteAuthorization(authorization.login, authorization.id);
+  await revokeAppToken(await appToken(caller, params.client_id));
   return { status: 204 };
 });

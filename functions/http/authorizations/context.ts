@@ -1,5 +1,5 @@
-import { getApps } from '#data/apps';
 import type { Authorization } from '#domain/authorizations';
+import { appDirectory } from '#services/apps';
 import { config } from '#shared/config';
 import type { PublicUrls } from '#shared/urls';
 import type { AppDirectory } from '../json/authorization.ts';
@@ -9,6 +9,6 @@ export async function jsonContext(
   authorizations: readonly Pick<Authorization, 'clientId'>[],
   urls: PublicUrls,
 ) {
-  const apps: AppDirectory = await getApps(authorizations.map((a) => a.clientId));
+  const apps: AppDirectory = await appDirectory(authorizations.map((a) => a.clientId));
   return { urls, apps, docsUrl: config().docsUrl };
 }

@@ -1,5 +1,5 @@
-import { getAuthorization } from '#data/authorizations';
 import { apiHandler } from '#http/middleware/http-stack';
+import { authorizationOf } from '#services/authorizations';
 import { notFound } from '#shared/errors';
 import { authorizationJson } from '../json/authorization.ts';
 import { jsonContext } from './context.ts';
@@ -8,8 +8,7 @@ import { idParam } from './fields.ts';
 /** GET /authorizations/:id (only the caller's own). */
 export const handler = apiHandler('authorizations/get', {}, async ({ caller, params, urls }) => {
   const id = idParam(params.authorization_id);
-  const authorization =
-    caller.kind === 'user' && id !== undefined ? await getAuthorization(caller.user.login, id) : undefined;
-  if (!authorization) throw notFound();
+  if (caller.kind !== 'user' || id === undefined) throw notFound();
+  const authorization = await authorizationOf(caller.user.login, id);
   return { status: 200, body: authorizationJson(authorization, await jsonContext([authorization], urls)) };
 });

@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
-import { getAuthorization } from '#data/authorizations';
 import { apiHandler } from '#http/middleware/http-stack';
-import { updateForUser } from '#services/authorizations';
+import { authorizationOf, updateForUser } from '#services/authorizations';
 import { notFound } from '#shared/errors';
 import { authorizationJson } from '../json/authorization.ts';
 import { jsonContext } from './context.ts';
@@ -22,9 +21,8 @@ export const handler = apiHandler(
   { body: { schema: body, resource: RESOURCE } },
   async ({ body, caller, params, urls }) => {
     const id = idParam(params.authorization_id);
-    const current =
-      caller.kind === 'user' && id !== undefined ? await getAuthorization(caller.user.login, id) : undefined;
-    if (!current) throw notFound();
+    if (caller.kind !== 'user' || id === undefined) throw notFound();
+    const current = await authorizationOf(caller.user.login, id);
     const authorization = await updateForUser(current, {
       scopes: body.scopes,
       addScopes: body.add_scopes,

@@ -1,16 +1,8 @@
 import * as z from 'zod/mini';
-import { createDeployKey } from '#data/public-keys';
-import { getRepository } from '#data/repositories';
-import {
-  INVALID_KEY,
-  KEY_IN_USE,
-  keyTitle,
-  MAX_TITLE_LENGTH,
-  mayManageDeployKeys,
-  parsePublicKey,
-} from '#domain/public-keys';
+import { MAX_TITLE_LENGTH } from '#domain/public-keys';
 import { apiHandler } from '#http/middleware/http-stack';
-import { notFound, requiresAuthentication, validationFailed } from '#shared/errors';
+import { addDeployKey, managedRepository } from '#services/public-keys';
+import { requiresAuthentication } from '#shared/errors';
 import { deployKeyJson } from '../json/public-key.ts';
 
 const body = z.object({
@@ -28,24 +20,13 @@ export const handler = apiHandler(
   { body: { schema: body, resource: 'PublicKey' } },
   async ({ body, caller, params, urls }) => {
     if (caller.kind !== 'user') throw requiresAuthentication();
-    const repository = await getRepository(params.owner ?? '', params.repo ?? '');
-    if (!repository || !mayManageDeployKeys(repository, caller.user.login)) throw notFound();
-    const parsed = parsePublicKey(body.key);
-    if (!parsed.valid) throw validationFailed([INVALID_KEY]);
-    const result = await createDeployKey(
-      { owner: repository.ownerLogin, repo: repository.name, repositoryId: repository.id },
-      {
-        key: parsed.key,
-        fingerprint: parsed.fingerprint,
-        title: keyTitle(body.title, parsed.comment),
-        readOnly: body.read_only ?? false,
-        createdBy: caller.user.login,
-        clientId: caller.via === 'token' ? caller.token.clientId : '',
-      },
-    );
-    if (result.kind === 'repository-gone') throw notFound();
-    if (result.kind === 'key-taken') throw validationFailed([KEY_IN_USE]);
-    const json = deployKeyJson(result.key, urls);
+    const repository = await managedRepository(caller.user.login, params.owner ?? '', params.repo ?? '');
+    const key = await addDeployKey(caller, repository, {
+      key: body.key,
+      title: body.title,
+      readOnly: body.read_only,
+    });
+    const json = deployKeyJson(key, urls);
     return { status: 201, body: json, headers: { Location: json.url } };
   },
 );

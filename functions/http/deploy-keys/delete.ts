@@ -1,16 +1,14 @@
-import { deleteDeployKey } from '#data/public-keys';
-import { getRepository } from '#data/repositories';
-import { keyIdParam, mayManageDeployKeys } from '#domain/public-keys';
+import { keyIdParam } from '#domain/public-keys';
 import { apiHandler } from '#http/middleware/http-stack';
+import { managedRepository, removeDeployKey } from '#services/public-keys';
 import { notFound, requiresAuthentication } from '#shared/errors';
 
 /** DELETE /repos/:owner/:repo/keys/:key_id: removes a deploy key, for the repository's owner only. */
 export const handler = apiHandler('deploy-keys/delete', {}, async ({ caller, params }) => {
   if (caller.kind !== 'user') throw requiresAuthentication();
   const id = keyIdParam(params.key_id);
-  const repository = await getRepository(params.owner ?? '', params.repo ?? '');
-  if (id === undefined || !repository || !mayManageDeployKeys(repository, caller.user.login))
-    throw notFound();
-  if (!(await deleteDeployKey(repository.ownerLogin, repository.name, id))) throw notFound();
+  if (id === undefined) throw notFound();
+  const repository = await managedRepository(caller.user.login, params.owner ?? '', params.repo ?? '');
+  await removeDeployKey(repository, id);
   return { status: 204 };
 });

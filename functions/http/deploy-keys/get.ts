@@ -1,7 +1,6 @@
-import { getDeployKey } from '#data/public-keys';
-import { getRepository } from '#data/repositories';
-import { keyIdParam, mayManageDeployKeys } from '#domain/public-keys';
+import { keyIdParam } from '#domain/public-keys';
 import { apiHandler } from '#http/middleware/http-stack';
+import { deployKey, managedRepository } from '#services/public-keys';
 import { notFound, requiresAuthentication } from '#shared/errors';
 import { deployKeyJson } from '../json/public-key.ts';
 
@@ -9,10 +8,7 @@ import { deployKeyJson } from '../json/public-key.ts';
 export const handler = apiHandler('deploy-keys/get', {}, async ({ caller, params, urls }) => {
   if (caller.kind !== 'user') throw requiresAuthentication();
   const id = keyIdParam(params.key_id);
-  const repository = await getRepository(params.owner ?? '', params.repo ?? '');
-  if (id === undefined || !repository || !mayManageDeployKeys(repository, caller.user.login))
-    throw notFound();
-  const key = await getDeployKey(repository.ownerLogin, repository.name, id);
-  if (!key) throw notFound();
-  return { status: 200, body: deployKeyJson(key, urls) };
+  if (id === undefined) throw notFound();
+  const repository = await managedRepository(caller.user.login, params.owner ?? '', params.repo ?? '');
+  return { status: 200, body: deployKeyJson(await deployKey(repository, id), urls) };
 });

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { createUserKey } from '#data/public-keys';
-import { INVALID_KEY, KEY_IN_USE, keyTitle, MAX_TITLE_LENGTH, parsePublicKey } from '#domain/public-keys';
+import { MAX_TITLE_LENGTH } from '#domain/public-keys';
 import { apiHandler } from '#http/middleware/http-stack';
-import { requiresAuthentication, validationFailed } from '#shared/errors';
+import { addUserKey } from '#services/public-keys';
+import { requiresAuthentication } from '#shared/errors';
 import { userKeyJson } from '../json/public-key.ts';
 
 const body = z.object({
@@ -16,19 +16,11 @@ export const handler = apiHandler(
   { body: { schema: body, resource: 'PublicKey' } },
   async ({ body, caller, urls }) => {
     if (caller.kind !== 'user') throw requiresAuthentication();
-    const parsed = parsePublicKey(body.key);
-    if (!parsed.valid) throw validationFailed([INVALID_KEY]);
-    const result = await createUserKey(caller.user.login, {
-      key: parsed.key,
-      fingerprint: parsed.fingerprint,
-      title: keyTitle(body.title, parsed.comment),
-      clientId: caller.via === 'token' ? caller.token.clientId : '',
-    });
-    if (result.kind === 'key-taken') throw validationFailed([KEY_IN_USE]);
+    const key = await addUserKey(caller, body);
     return {
       status: 201,
-      body: userKeyJson(result.key, urls),
-      headers: { Location: `${urls.api}/user/keys/${result.key.id}` },
+      body: userKeyJson(key, urls),
+      headers: { Location: `${urls.api}/user/keys/${key.id}` },
     };
   },
 );

@@ -1,6 +1,6 @@
-import { getUserKey } from '#data/public-keys';
 import { keyIdParam } from '#domain/public-keys';
 import { apiHandler } from '#http/middleware/http-stack';
+import { userKey } from '#services/public-keys';
 import { notFound, requiresAuthentication } from '#shared/errors';
 import { userKeyJson } from '../json/public-key.ts';
 
@@ -8,7 +8,6 @@ import { userKeyJson } from '../json/public-key.ts';
 export const handler = apiHandler('keys/get-for-user', {}, async ({ caller, params, urls }) => {
   if (caller.kind !== 'user') throw requiresAuthentication();
   const id = keyIdParam(params.key_id);
-  const key = id === undefined ? undefined : await getUserKey(caller.user.login, id);
-  if (!key) throw notFound();
-  return { status: 200, body: userKeyJson(key, urls) };
+  if (id === undefined) throw notFound();
+  return { status: 200, body: userKeyJson(await userKey(caller.user.login, id), urls) };
 });

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { createRepository } from '#data/repositories';
 import { isValidRepositoryName } from '#domain/repositories';
 import { apiHandler } from '#http/middleware/http-stack';
 import { callerHasScope } from '#services/authenticate';
-import { notFound, requiresAuthentication, validationFailed } from '#shared/errors';
+import { createForOwner } from '#services/repositories';
+import { notFound, requiresAuthentication } from '#shared/errors';
 import { repositoryJson } from '../json/repository.ts';
 
 const body = z.object({
@@ -28,17 +28,7 @@ export const handler = apiHandler(
     if (caller.kind !== 'user') throw requiresAuthentication();
     // `public_repo` (the route's lesser scope) may create public repositories only.
     if (body.private && !callerHasScope(caller, ['repo'])) throw notFound();
-    const repository = await createRepository({ ...body, ownerLogin: caller.user.login });
-    if (!repository) {
-      throw validationFailed([
-        {
-          resource: 'Repository',
-          field: 'name',
-          code: 'custom',
-          message: 'name already exists on this account',
-        },
-      ]);
-    }
+    const repository = await createForOwner(caller.user, body);
     return {
       status: 201,
       body: repositoryJson(repository, caller.user, urls),

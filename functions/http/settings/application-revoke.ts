@@ -1,5 +1,5 @@
 import { revokeGrant } from '#services/authorizations';
-import { grantOf } from './grant-of.ts';
+import { grantForApp } from '#services/grants';
 import { paths, seeOther, settingsHandler } from './settings-page.ts';
 
 /**
@@ -10,7 +10,7 @@ export const handler = settingsHandler(
   'settings/application-revoke',
   paths.applications,
   async (request, user) => {
-    const { app } = await grantOf(user, request.params.client_id);
+    const { app } = await grantForApp(user.login, request.params.client_id);
     await revokeGrant(user.login, app.clientId);
     return seeOther(paths.applications, 'app-revoked');
   },

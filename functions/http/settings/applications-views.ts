@@ -1,4 +1,4 @@
-import type { StoredApp } from '#data/apps';
+import type { OAuthApp } from '#domain/apps';
 import type { Grant } from '#domain/authorizations';
 import type { WebReply, WebRequest } from '#http/middleware/web-stack';
 import { html } from '#shared/html';
@@ -15,7 +15,7 @@ import {
 /** A grant with its application (absent only if the application record is gone). */
 export interface GrantView {
   readonly grant: Grant;
-  readonly app: Pick<StoredApp, 'clientId' | 'name' | 'url' | 'ownerLogin'> | undefined;
+  readonly app: Pick<OAuthApp, 'clientId' | 'name' | 'url' | 'ownerLogin'> | undefined;
 }
 
 /** GET /settings/connections/applications: the applications the user has authorized. */
@@ -49,7 +49,7 @@ ${
 export function applicationPage(
   request: WebRequest,
   grant: Grant,
-  app: Pick<StoredApp, 'clientId' | 'name' | 'url' | 'ownerLogin'>,
+  app: Pick<OAuthApp, 'clientId' | 'name' | 'url' | 'ownerLogin'>,
   now: number,
 ): WebReply {
   return {

@@ -1,5 +1,4 @@
-import { appsOwnedBy } from '#data/app-directory';
-import { createApp } from '#data/apps';
+import { appsOf, registerApp } from '#services/apps';
 import { appInputErrors, readAppInput } from './app-form.ts';
 import { developerAppPage, developersPage } from './developers-views.ts';
 import { LIST_LIMIT, paths, settingsHandler } from './settings-page.ts';
@@ -15,12 +14,12 @@ export const handler = settingsHandler(
     const input = readAppInput(request.form);
     const errors = appInputErrors(input);
     if (errors.length > 0)
-      return developersPage(request, await appsOwnedBy(user.login, LIST_LIMIT), {
+      return developersPage(request, await appsOf(user.login, LIST_LIMIT), {
         status: 422,
         errors,
         input,
       });
-    const { app, clientSecret } = await createApp({ ownerLogin: user.login, ...input });
+    const { app, clientSecret } = await registerApp({ ownerLogin: user.login, ...input });
     return developerAppPage(request, app, { tokens: [], more: false }, Date.now(), {
       fresh: { clientSecret, registered: true },
     });

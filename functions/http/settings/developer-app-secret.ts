@@ -1,8 +1,6 @@
-import { rotateClientSecret, tokensOfApp } from '#data/app-directory';
-import { hashSecret, newClientSecret } from '#domain/apps';
+import { ownedApp, rotateSecret, tokensOf } from '#services/apps';
 import { developerAppPage } from './developers-views.ts';
-import { ownedApp } from './owned-app.ts';
-import { LIST_LIMIT, pageNotFound, paths, settingsHandler } from './settings-page.ts';
+import { LIST_LIMIT, paths, settingsHandler } from './settings-page.ts';
 
 /**
  * POST /settings/developers/:client_id/secret: a new client secret, shown this once; the old one
@@ -12,11 +10,9 @@ export const handler = settingsHandler(
   'settings/developer-app-secret',
   paths.developers,
   async (request, user) => {
-    const app = await ownedApp(user, request.params.client_id);
-    const clientSecret = newClientSecret();
-    if (!(await rotateClientSecret(app.clientId, app.ownerLogin, hashSecret(clientSecret))))
-      throw pageNotFound();
-    return developerAppPage(request, app, await tokensOfApp(app.clientId, LIST_LIMIT), Date.now(), {
+    const app = await ownedApp(user.login, request.params.client_id);
+    const clientSecret = await rotateSecret(app);
+    return developerAppPage(request, app, await tokensOf(app, LIST_LIMIT), Date.now(), {
       fresh: { clientSecret, registered: false },
     });
   },

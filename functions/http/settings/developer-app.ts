@@ -1,10 +1,9 @@
-import { tokensOfApp } from '#data/app-directory';
+import { ownedApp, tokensOf } from '#services/apps';
 import { developerAppPage } from './developers-views.ts';
-import { ownedApp } from './owned-app.ts';
 import { LIST_LIMIT, settingsHandler } from './settings-page.ts';
 
 /** GET /settings/developers/:client_id: the owner's view of an application. */
 export const handler = settingsHandler('settings/developer-app', undefined, async (request, user) => {
-  const app = await ownedApp(user, request.params.client_id);
-  return developerAppPage(request, app, await tokensOfApp(app.clientId, LIST_LIMIT), Date.now());
+  const app = await ownedApp(user.login, request.params.client_id);
+  return developerAppPage(request, app, await tokensOf(app, LIST_LIMIT), Date.now());
 });

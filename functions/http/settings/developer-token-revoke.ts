@@ -1,7 +1,7 @@
-import { deleteAuthorization, getAuthorization } from '#data/authorizations';
 import { isValidLogin } from '#domain/users';
+import { ownedApp } from '#services/apps';
+import { revokeUserTokenOfApp } from '#services/authorizations';
 import { idParam } from '../authorizations/fields.ts';
-import { ownedApp } from './owned-app.ts';
 import { pageNotFound, paths, seeOther, settingsHandler } from './settings-page.ts';
 
 /**
@@ -13,13 +13,11 @@ export const handler = settingsHandler(
   'settings/developer-token-revoke',
   paths.developers,
   async (request, user) => {
-    const app = await ownedApp(user, request.params.client_id);
+    const app = await ownedApp(user.login, request.params.client_id);
     const id = idParam(request.params.authorization_id);
     const login = request.form.get('login') ?? '';
     if (id === undefined || !isValidLogin(login)) throw pageNotFound();
-    const authorization = await getAuthorization(login, id);
-    if (!authorization || authorization.clientId !== app.clientId) throw pageNotFound();
-    if (!(await deleteAuthorization(authorization.login, authorization.id))) throw pageNotFound();
+    await revokeUserTokenOfApp(app.clientId, login, id);
     return seeOther(paths.developerApp(app.clientId), 'token-revoked');
   },
 );

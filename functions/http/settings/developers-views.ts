@@ -1,5 +1,4 @@
-import type { AppTokenSummary, OwnedApp } from '#data/app-directory';
-import type { OAuthApp } from '#domain/apps';
+import type { AppTokenSummary, OAuthApp, OwnedApp } from '#domain/apps';
 import type { WebReply, WebRequest } from '#http/middleware/web-stack';
 import type { FieldError } from '#shared/errors';
 import { html } from '#shared/html';

@@ -1,8 +1,8 @@
-import { appsOwnedBy } from '#data/app-directory';
+import { appsOf } from '#services/apps';
 import { developersPage } from './developers-views.ts';
 import { LIST_LIMIT, settingsHandler } from './settings-page.ts';
 
 /** GET /settings/developers: the user's OAuth applications and the form to register one. */
 export const handler = settingsHandler('settings/developers', undefined, async (request, user) =>
-  developersPage(request, await appsOwnedBy(user.login, LIST_LIMIT)),
+  developersPage(request, await appsOf(user.login, LIST_LIMIT)),
 );

@@ -5,6 +5,7 @@ import { type WebReply, type WebRequest, webHandler } from '#http/middleware/web
 import { type FieldError, HttpError } from '#shared/errors';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
+import { pathTo } from '#shared/routes';
 import { fieldErrorText, formatDate, lastUsedText, noticeText } from './format.ts';
 
 /*
@@ -44,20 +45,19 @@ export async function orFieldErrors<T>(
   }
 }
 
-/** Addresses of the settings pages and actions, with path parameters encoded. */
+/** Addresses of the settings pages and actions, from the route table, with path parameters encoded. */
 export const paths = {
-  applications: '/settings/connections/applications',
-  application: (clientId: string) => `/settings/connections/applications/${encodeURIComponent(clientId)}`,
-  applicationRevoke: (clientId: string) =>
-    `/settings/connections/applications/${encodeURIComponent(clientId)}/revoke`,
-  tokens: '/settings/tokens',
-  tokenRegenerate: (id: number) => `/settings/tokens/${id}/regenerate`,
-  tokenDelete: (id: number) => `/settings/tokens/${id}/delete`,
-  developers: '/settings/developers',
-  developerApp: (clientId: string) => `/settings/developers/${encodeURIComponent(clientId)}`,
-  developerAppSecret: (clientId: string) => `/settings/developers/${encodeURIComponent(clientId)}/secret`,
+  applications: pathTo('settings/applications'),
+  application: (clientId: string) => pathTo('settings/application', { client_id: clientId }),
+  applicationRevoke: (clientId: string) => pathTo('settings/application-revoke', { client_id: clientId }),
+  tokens: pathTo('settings/tokens'),
+  tokenRegenerate: (id: number) => pathTo('settings/token-regenerate', { authorization_id: id }),
+  tokenDelete: (id: number) => pathTo('settings/token-delete', { authorization_id: id }),
+  developers: pathTo('settings/developers'),
+  developerApp: (clientId: string) => pathTo('settings/developer-app', { client_id: clientId }),
+  developerAppSecret: (clientId: string) => pathTo('settings/developer-app-secret', { client_id: clientId }),
   developerTokenRevoke: (clientId: string, id: number) =>
-    `/settings/developers/${encodeURIComponent(clientId)}/authorizations/${id}/revoke`,
+    pathTo('settings/developer-token-revoke', { client_id: clientId, authorization_id: id }),
 } as const;
 
 /** A redirect after an action, to a page that shows the fixed notice `notice`. */

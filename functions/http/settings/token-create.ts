@@ -1,8 +1,7 @@
-import { createForUser } from '#services/authorizations';
+import { createForUser, personalTokensOf } from '#services/authorizations';
 import type { FieldError } from '#shared/errors';
 import { RESOURCE } from '../authorizations/fields.ts';
 import { NOTE_MAX } from './format.ts';
-import { personalTokens } from './personal-tokens.ts';
 import { orFieldErrors, paths, settingsHandler } from './settings-page.ts';
 import { tokensPage } from './tokens-views.ts';
 
@@ -16,12 +15,12 @@ export const handler = settingsHandler('settings/token-create', paths.tokens, as
     scopes: [...new Set(request.form.getAll('scopes'))],
   };
   const refuse = async (errors: readonly FieldError[]) =>
-    tokensPage(request, await personalTokens(user), Date.now(), { status: 422, errors, input });
+    tokensPage(request, await personalTokensOf(user.login), Date.now(), { status: 422, errors, input });
   if (!input.note) return refuse([{ resource: RESOURCE, field: 'note', code: 'missing_field' }]);
   if (input.note.length > NOTE_MAX) return refuse([{ resource: RESOURCE, field: 'note', code: 'invalid' }]);
   const result = await orFieldErrors(createForUser(user.login, input));
   if ('errors' in result) return refuse(result.errors);
-  return tokensPage(request, await personalTokens(user), Date.now(), {
+  return tokensPage(request, await personalTokensOf(user.login), Date.now(), {
     fresh: { ...result.ok, regenerated: false },
   });
 });

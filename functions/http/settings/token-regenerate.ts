@@ -1,7 +1,6 @@
-import { resetToken } from '#data/authorizations';
-import { mintFor } from '#services/authorizations';
+import { personalTokensOf, resetFor } from '#services/authorizations';
 import { HttpError } from '#shared/errors';
-import { personalToken, personalTokens } from './personal-tokens.ts';
+import { personalToken } from './personal-tokens.ts';
 import { paths, settingsHandler } from './settings-page.ts';
 import { tokensPage } from './tokens-views.ts';
 
@@ -10,12 +9,10 @@ import { tokensPage } from './tokens-views.ts';
  * (spec §3.3): the old value fails at once; the new one is shown this once.
  */
 export const handler = settingsHandler('settings/token-regenerate', paths.tokens, async (request, user) => {
-  const current = await personalToken(user, request.params.authorization_id);
-  const minted = mintFor(current);
-  const authorization = await resetToken(current, minted);
-  if (!authorization)
+  const reset = await resetFor(await personalToken(user, request.params.authorization_id));
+  if (!reset)
     throw new HttpError(409, 'This token was changed or deleted meanwhile. Reload the page and try again.');
-  return tokensPage(request, await personalTokens(user), Date.now(), {
-    fresh: { authorization, token: minted.token, regenerated: true },
+  return tokensPage(request, await personalTokensOf(user.login), Date.now(), {
+    fresh: { ...reset, regenerated: true },
   });
 });

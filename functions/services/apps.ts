@@ -1,0 +1,48 @@
+/**
+ * OAuth applications as their owners manage them on the developer settings pages: registering,
+ * listing, the tokens an application holds, and rotating its client secret.
+ */
+import { appsOwnedBy, rotateClientSecret, tokensOfApp } from '#data/app-directory';
+import { createApp, getApp, getApps, type NewApp } from '#data/apps';
+import {
+  type AppTokenSummary,
+  hashSecret,
+  newClientSecret,
+  type OAuthApp,
+  type OwnedApp,
+} from '#domain/apps';
+import { sameLogin } from '#domain/users';
+import { notFound } from '#shared/errors';
+
+/** The applications named, by client_id, in one BatchGetItem (for names and URLs in replies). */
+export async function appDirectory(clientIds: Iterable<string>): Promise<Map<string, OAuthApp>> {
+  const apps = await getApps(clientIds);
+  return new Map([...apps].map(([clientId, { secretHash: _, ...app }]) => [clientId, app]));
+}
+
+/** The application when `login` owns it; 404 otherwise (others' applications do not exist here). */
+export async function ownedApp(login: string, clientId: string | undefined): Promise<OAuthApp> {
+  const found = clientId ? await getApp(clientId) : undefined;
+  if (!found || !sameLogin(found.ownerLogin, login)) throw notFound();
+  const { secretHash: _, ...app } = found;
+  return app;
+}
+
+export const appsOf = (login: string, limit: number): Promise<{ apps: OwnedApp[]; more: boolean }> =>
+  appsOwnedBy(login, limit);
+
+export const tokensOf = (
+  app: OAuthApp,
+  limit: number,
+): Promise<{ tokens: AppTokenSummary[]; more: boolean }> => tokensOfApp(app.clientId, limit);
+
+/** Registers an application; its client secret is returned this once (only its hash is stored). */
+export const registerApp = (input: NewApp): Promise<{ app: OAuthApp; clientSecret: string }> =>
+  createApp(input);
+
+/** A new client secret, returned this once; the old one fails on the very next request. */
+export async function rotateSecret(app: OAuthApp): Promise<string> {
+  const clientSecret = newClientSecret();
+  if (!(await rotateClientSecret(app.clientId, app.ownerLogin, hashSecret(clientSecret)))) throw notFound();
+  return clientSecret;
+}

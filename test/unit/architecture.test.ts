@@ -1,0 +1,166 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/*
+ * The dependency direction, checked on every import of the project's own code (static, dynamic
+ * and `export … from`): entry points → services → domain, services → data → domain types, and
+ * everything may lean on `shared`, which leans on nothing. The README's layout table describes the
+ * same rules; this test keeps the two true.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ALIASES: Record<string, string> = Object.fromEntries(
+  Object.entries(
+    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { imports: Record<string, string> })
+      .imports,
+  ).map(([alias, target]) => [alias.replace(/\*$/, ''), target.replace(/\*\.ts$/, '')]),
+);
+
+type Layer =
+  | 'domain'
+  | 'shared'
+  | 'data'
+  | 'services'
+  | 'vcs'
+  | 'workflow'
+  | 'http'
+  | 'cdk'
+  | 'local'
+  | 'bench'
+  | 'docs'
+  | 'bin'
+  | 'test';
+
+/** The layer a project file belongs to, by folder. */
+function layerOf(file: string): Layer | undefined {
+  const path = relative(ROOT, file);
+  const [top, second] = path.split('/');
+  if (top === 'functions' || top === 'lib') return second as Layer;
+  if (top === 'bin' || top === 'test') return top;
+  return undefined;
+}
+
+/** What each layer may import (besides itself, node builtins and npm packages). */
+const ALLOWED: Record<Exclude<Layer, 'test'>, readonly Layer[]> = {
+  domain: [],
+  shared: [],
+  data: ['domain', 'shared'],
+  services: ['domain', 'data', 'shared', 'vcs'],
+  vcs: ['domain', 'shared'],
+  workflow: ['services', 'domain', 'shared'],
+  http: ['services', 'domain', 'shared'],
+  // Infrastructure code reads the table's shape and the route table; nothing else of the functions.
+  cdk: ['shared', 'data'],
+  local: ['shared', 'data', 'cdk'],
+  bench: ['local', 'cdk', 'shared', 'data', 'domain', 'services'],
+  docs: ['shared', 'data'],
+  bin: ['cdk', 'local', 'bench', 'docs', 'services', 'domain', 'shared'],
+};
+
+/** Files of another layer that a layer may import, when the layer itself may not (exact paths). */
+const ALLOWED_FILES: Partial<Record<Layer, readonly string[]>> = {
+  cdk: ['functions/data/table.ts'],
+  local: ['functions/data/table.ts'],
+  docs: ['functions/data/table.ts', 'functions/data/keys.ts'],
+};
+
+interface Import {
+  readonly to: string;
+  /** `import type { … }`, or every specifier marked `type`. */
+  readonly typeOnly: boolean;
+}
+
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s+(type\s+)?([^'";]*?)\s*from\s+['"]([^'"]+)['"]|(?:^|\n)\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+function resolveSpecifier(from: string, specifier: string): string | undefined {
+  if (specifier.startsWith('.')) return resolve(dirname(from), specifier);
+  for (const [alias, target] of Object.entries(ALIASES))
+    if (specifier.startsWith(alias)) return join(ROOT, `${target}${specifier.slice(alias.length)}.ts`);
+  return undefined; // node builtin or npm package
+}
+
+const allTypes = (clause: string): boolean => {
+  const names = clause
+    .replace(/^\{|\}$/g, '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  return clause.startsWith('{') && names.length > 0 && names.every((name) => name.startsWith('type '));
+};
+
+function importsOf(file: string): Import[] {
+  const source = readFileSync(file, 'utf8');
+  const found: Import[] = [];
+  for (const match of source.matchAll(IMPORT)) {
+    const specifier = match[3] ?? match[4] ?? match[5];
+    if (!specifier) continue;
+    const to = resolveSpecifier(file, specifier);
+    const typeOnly = match[1] !== undefined || allTypes((match[2] ?? '').trim());
+    if (to) found.push({ to, typeOnly });
+  }
+  return found;
+}
+
+/** Why an import from `file` breaks the direction, or undefined when it is fine. */
+function violation(file: string, edge: Import): string | undefined {
+  const from = layerOf(file);
+  const to = layerOf(edge.to);
+  if (!from || !to || from === 'test' || from === to) return undefined;
+  const target = relative(ROOT, edge.to);
+  const line = `${relative(ROOT, file)} → ${target}`;
+  if (from === 'data' && to === 'domain' && !edge.typeOnly)
+    return `${line} (data may import domain types only)`;
+  if (ALLOWED[from].includes(to) || (ALLOWED_FILES[from] ?? []).includes(target)) return undefined;
+  return `${line} (${from} may not import ${to})`;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+const FILES = ['functions', 'lib', 'bin'].flatMap(sourceFiles);
+
+describe('dependency direction', () => {
+  it('reads the imports of every source file, type-only ones included', () => {
+    const authenticate = FILES.find((file) => file.endsWith('functions/services/authenticate.ts'));
+    expect(authenticate).toBeDefined();
+    const targets = importsOf(authenticate as string).map((edge) => relative(ROOT, edge.to));
+    expect(targets.some((target) => target.startsWith('functions/data/'))).toBe(true);
+    expect(FILES.length).toBeGreaterThan(50);
+  });
+
+  it('refuses imports that point back up, and data using domain rules', () => {
+    const at = (path: string) => join(ROOT, path);
+    const rule = { to: at('functions/domain/scopes.ts'), typeOnly: false };
+    expect(
+      violation(at('functions/domain/tokens.ts'), { to: at('functions/data/keys.ts'), typeOnly: false }),
+    ).toBeDefined();
+    expect(
+      violation(at('functions/http/grants/get.ts'), { to: at('functions/data/apps.ts'), typeOnly: true }),
+    ).toBeDefined();
+    expect(
+      violation(at('functions/shared/html.ts'), { to: at('functions/services/sign-in.ts'), typeOnly: false }),
+    ).toBeDefined();
+    expect(violation(at('functions/data/apps.ts'), rule)).toBeDefined();
+    expect(violation(at('functions/data/apps.ts'), { ...rule, typeOnly: true })).toBeUndefined();
+    expect(
+      violation(at('lib/bench/oauth.ts'), { to: at('test/support/browser.ts'), typeOnly: false }),
+    ).toBeDefined();
+    expect(
+      violation(at('functions/http/grants/get.ts'), {
+        to: at('functions/services/grants.ts'),
+        typeOnly: false,
+      }),
+    ).toBeUndefined();
+  });
+
+  it('holds for every import in functions/, lib/ and bin/', () => {
+    const found = FILES.flatMap((file) => importsOf(file).flatMap((edge) => violation(file, edge) ?? []));
+    expect(found.sort()).toEqual([]);
+  });
+});
