@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { byPrecedence, compile, matchRoute } from '#local/http-server';
-import { API_PREFIX, ROUTES, routeId } from '#shared/routes';
+import { API_PREFIX, pathTo, ROUTES, routeId } from '#shared/routes';
 
 const handlerFile = (handler: string) =>
   fileURLToPath(new URL(`../../functions/http/${handler}.ts`, import.meta.url));
@@ -43,5 +43,14 @@ describe('route table', () => {
     expect(matchRoute(compiled, 'GET', `${API_PREFIX}/applications/grants/7`)?.compiled.route.handler).toBe(
       'grants/get',
     );
+  });
+
+  it('fills a route\'s path from the table, encoding each parameter', () => {
+    expect(pathTo('settings/tokens')).toBe('/settings/tokens');
+    expect(pathTo('settings/developer-token-revoke', { client_id: 'a/b c', authorization_id: 7 })).toBe(
+      '/settings/developers/a%2Fb%20c/authorizations/7/revoke',
+    );
+    expect(() => pathTo('settings/application', {})).toThrow(/client_id/);
+    expect(() => pathTo('no/such-handler')).toThrow(/No route/);
   });
 });
