@@ -1,5 +1,5 @@
 /**
- * A minimal browser stand-in for page tests over HTTP: keeps cookies, reads the CSRF token from
+ * A minimal browser stand-in for page tests and the benchmark over HTTP: keeps cookies, reads the CSRF token from
  * the last page's forms, submits forms, and never follows redirects (tests assert them).
  */
 export class WebClient {
