@@ -26,6 +26,8 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
+          // One bundling `cdk synth` for the whole project (the slow part), provided as `cdkOut`.
+          globalSetup: ['test/support/infra-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },

@@ -1,11 +1,13 @@
 import { createHash, randomInt } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 
 /**
  * Token format, like GitHub's since 2021 so that secret scanners recognise leaked tokens:
  * `<prefix>_<30 random base62 characters><6 base62 characters of the CRC-32 of those 30>`, 40
  * characters in all. `gho_` is an OAuth application's token, `ghp_` a personal access token. The
  * 30 random characters carry 178 bits from the CSPRNG; the checksum lets a scanner (or
- * `hasValidChecksum`) reject random look-alikes without a database lookup.
+ * `hasValidChecksum`) reject random look-alikes without a database lookup. The checksum is the
+ * standard CRC-32 (IEEE 802.3, as zlib computes it) of the 30 characters, in base62.
  */
 export type TokenKind = 'oauth' | 'personal';
 
@@ -13,18 +15,6 @@ const PREFIX: Record<TokenKind, string> = { oauth: 'gho_', personal: 'ghp_' };
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
-
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(text: string): number {
-  let crc = 0xffffffff;
-  for (const byte of Buffer.from(text)) crc = (CRC_TABLE[(crc ^ byte) & 0xff] ?? 0) ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
 
 function base62(value: number, length: number): string {
   let out = '';

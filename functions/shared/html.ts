@@ -16,8 +16,11 @@ const ESCAPES: Record<string, string> = {
   '>': '&gt;',
   '"': '&quot;',
   "'": '&#39;',
+  // Harmless inside the quoted attributes the templates write; escaped anyway in case one is not.
+  '`': '&#96;',
 };
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
+export const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"'`]/g, (char) => ESCAPES[char] ?? char);
 
 function render(value: unknown): string {
   if (value instanceof Html) return value.value;

@@ -3,8 +3,8 @@ import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { db } from '#data/client';
-import { launchBrowser } from '#test/browser';
-import { WebClient } from '#test/web-client';
+import { launchBrowser } from '#local/browser';
+import { WebClient } from '#local/web-client';
 import { median, ms, percentile } from './measure.ts';
 import {
   BENCH_PASSWORD,

@@ -42,7 +42,6 @@ afterAll(() => {
 describe('npm start (bin/local.ts)', () => {
   it('starts the whole stack, prints its URLs, serves requests, and Ctrl-C leaves no process behind', async () => {
     const endpointsFile = join(await mkdtemp(join(tmpdir(), 'start-')), 'local.json');
-    const started = Date.now();
     child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['bin/local.ts', '--in-memory'], {
       cwd: ROOT,
       env: { ...process.env, PORT: '0', LOCAL_ENDPOINTS_FILE: endpointsFile },
@@ -52,8 +51,7 @@ describe('npm start (bin/local.ts)', () => {
     child.stdout?.on('data', (chunk) => (output += chunk));
     child.stderr?.on('data', (chunk) => (output += chunk));
     await expect.poll(() => output, { timeout: 30_000, interval: 100 }).toMatch(/Ready in/);
-    const readyMs = Date.now() - started;
-    expect(readyMs).toBeLessThan(15_000);
+    // How long startup takes is the benchmark's `startup` section, not an assertion here.
 
     const baseUrl = /REST API:\s+(\S+)/.exec(output)?.[1];
     expect(baseUrl).toMatch(/^http:\/\/localhost:\d+\/api\/v3$/);

@@ -1,29 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
-/** Debian's Chromium, installed by scripts/setup.sh (Playwright's own browser download is not used). */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// The launcher lives in lib/ so that the benchmark can use it without importing test code.
+export { launchBrowser } from '#local/browser';
 
 /** Screenshots land here; CI keeps the folder as the run's artifacts. */
 export const SCREENSHOT_DIR = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
-
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
-}
 
 /** Saves a full-page screenshot named `<name>.png` and returns its path. */
 export async function screenshot(page: Page, name: string): Promise<string> {

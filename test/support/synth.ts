@@ -14,18 +14,13 @@ const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
 export interface SynthOptions {
   /** Context on top of cdk.json's, as `cdk synth -c key=value` would give it. */
   readonly context?: Record<string, unknown>;
-  /**
-   * Bundle every function with esbuild, as `cdk synth` does. Off by default: without it the
-   * assets point at the unbundled sources, which is all a template assertion needs.
-   */
-  readonly bundle?: boolean;
 }
 
 export interface SynthesizedService {
   readonly app: App;
   readonly stack: ServiceStack;
   readonly template: Template;
-  /** The cloud assembly directory (bundled assets live under it). */
+  /** The cloud assembly directory. */
   readonly outdir: string;
   /** The logical ID a construct's CloudFormation resource got in the template. */
   logicalId(construct: IConstruct): string;
@@ -36,7 +31,7 @@ export interface SynthesizedService {
 /**
  * Builds and synthesizes the app exactly as `bin/app.ts` does (same `defineService`, cdk.json's
  * context, cdk-nag included), in memory, into a temporary directory. Synthesis throws if cdk-nag
- * reports an unacknowledged error. Costly with bundling: call it once per test file, in beforeAll.
+ * reports an unacknowledged error. Call it once per test file, in beforeAll.
  */
 export function synthService(options: SynthOptions = {}): SynthesizedService {
   const outdir = mkdtempSync(join(tmpdir(), 'infra-synth-'));
@@ -44,7 +39,9 @@ export function synthService(options: SynthOptions = {}): SynthesizedService {
     outdir,
     context: {
       ...cdkJson.context,
-      ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      // No bundling: assets point at the unbundled sources, which is all a template assertion
+      // needs. The bundles are checked in the one `cdk synth` of test/support/infra-setup.ts.
+      'aws:cdk:bundling-stacks': [],
       ...options.context,
     },
   });

@@ -45,7 +45,7 @@ describe('route table', () => {
     );
   });
 
-  it('fills a route\'s path from the table, encoding each parameter', () => {
+  it("fills a route's path from the table, encoding each parameter", () => {
     expect(pathTo('settings/tokens')).toBe('/settings/tokens');
     expect(pathTo('settings/developer-token-revoke', { client_id: 'a/b c', authorization_id: 7 })).toBe(
       '/settings/developers/a%2Fb%20c/authorizations/7/revoke',
