@@ -3,6 +3,7 @@
  * limit, scrypt verification and TOTP two-factor with replay protection, decided in one place.
  */
 import { consumeOtpStep, getLoginRecord, recordFailedLogin } from '#data/users';
+import { countSignal } from '#shared/log';
 import { failureWindow, failureWindowExpiry, isLockedOut } from './login-limits.ts';
 import { verifyPassword } from './passwords.ts';
 import { matchingStep } from './totp.ts';
@@ -33,6 +34,7 @@ export async function signIn(
   const valid = await verifyPassword(password, record.account?.credential.passwordHash);
   if (!record.account || !valid) {
     await recordFailedLogin(login, window, failureWindowExpiry(window));
+    countSignal('LoginFailed');
     return { kind: 'bad-credentials' };
   }
   const { user, credential } = record.account;
@@ -65,6 +67,7 @@ async function spendCode(
   const step = matchingStep(secret, otp.trim(), now);
   if (step === undefined) {
     await recordFailedLogin(user.login, window, failureWindowExpiry(window));
+    countSignal('LoginFailed');
     return { kind: 'otp-invalid' };
   }
   return (await consumeOtpStep(user.login, step)) ? { kind: 'ok', user } : { kind: 'otp-invalid' };

@@ -14,7 +14,7 @@ import {
   payloadTooLarge,
   problemsParsingJson,
 } from './errors.ts';
-import { logUnhandled } from './log.ts';
+import { logContext, logUnhandled } from './log.ts';
 import { type PublicUrls, publicUrls } from './urls.ts';
 import { validateBody } from './validate.ts';
 
@@ -154,6 +154,7 @@ export function apiHandler<Body = Record<string, never>>(
 ) {
   const route = routeFor(handlerId);
   return middy<StackEvent, APIGatewayProxyResult>()
+    .use(logContext())
     .use(httpResponse(route))
     .use(bodyLimit())
     .use(jsonBody())

@@ -6,7 +6,7 @@ import { config } from './config.ts';
 import { header, presentedCredentials } from './credentials.ts';
 import { HttpError } from './errors.ts';
 import { bodyLimit } from './http-stack.ts';
-import { logUnhandled } from './log.ts';
+import { logContext, logUnhandled } from './log.ts';
 
 /**
  * The token endpoint's stack (POST /login/oauth/access_token). Parameters come as a form (the
@@ -173,6 +173,7 @@ const oauthResponse = (handlerId: string): middy.MiddlewareObj<OAuthEvent, APIGa
 export function oauthHandler(handlerId: string, run: (request: OAuthRequest) => Promise<OAuthFields>) {
   routeFor(handlerId); // fails the cold start when the route table has no such row
   return middy<OAuthEvent, APIGatewayProxyResult>()
+    .use(logContext())
     .use(oauthResponse(handlerId))
     .use(bodyLimit())
     .use(oauthContext())

@@ -11,7 +11,7 @@ import { header } from './credentials.ts';
 import { HttpError } from './errors.ts';
 import { type Html, html } from './html.ts';
 import { bodyLimit } from './http-stack.ts';
-import { logUnhandled } from './log.ts';
+import { logContext, logUnhandled } from './log.ts';
 import { csrfField, page, STYLE_HASH } from './page-layout.ts';
 import { type PublicUrls, publicUrls } from './urls.ts';
 
@@ -182,6 +182,7 @@ const webResponse = (route: Route): middy.MiddlewareObj<WebEvent, APIGatewayProx
 export function webHandler(handlerId: string, run: (request: WebRequest) => Promise<WebReply>) {
   const route = routeFor(handlerId);
   return middy<WebEvent, APIGatewayProxyResult>()
+    .use(logContext())
     .use(webResponse(route))
     .use(bodyLimit())
     .use(webContext())

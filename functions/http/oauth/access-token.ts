@@ -1,4 +1,5 @@
 import { exchangeCode } from '#domain/oauth-flow';
+import { countSignal } from '#shared/log';
 import { oauthHandler } from '#shared/oauth-stack';
 
 /** POST /login/oauth/access_token (spec §4.4, §2.3): a code and the client's credentials for a token. */
@@ -9,6 +10,10 @@ export const handler = oauthHandler('oauth/access-token', async ({ params, clien
     code: params.code,
     redirectUri: params.redirect_uri,
     codeVerifier: params.code_verifier,
+  }).catch((error: unknown) => {
+    countSignal('CodeExchangeFailed');
+    throw error;
   });
+  countSignal('CodeExchangeSucceeded');
   return { access_token: issued.accessToken, scope: issued.scopes.join(','), token_type: 'bearer' };
 });
