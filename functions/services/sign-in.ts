@@ -7,6 +7,7 @@ import { failureWindow, failureWindowExpiry, isLockedOut } from '#domain/login-l
 import { verifyPassword } from '#domain/passwords';
 import { matchingStep } from '#domain/totp';
 import type { User } from '#domain/users';
+import { countSignal } from '#shared/log';
 
 export type SignInResult =
   | { readonly kind: 'ok'; readonly user: User }
@@ -33,6 +34,7 @@ export async function signIn(
   const valid = await verifyPassword(password, record.account?.credential.passwordHash);
   if (!record.account || !valid) {
     await recordFailedLogin(login, window, failureWindowExpiry(window));
+    countSignal('LoginFailed');
     return { kind: 'bad-credentials' };
   }
   const { user, credential } = record.account;
@@ -65,6 +67,7 @@ async function spendCode(
   const step = matchingStep(secret, otp.trim(), now);
   if (step === undefined) {
     await recordFailedLogin(user.login, window, failureWindowExpiry(window));
+    countSignal('LoginFailed');
     return { kind: 'otp-invalid' };
   }
   return (await consumeOtpStep(user.login, step)) ? { kind: 'ok', user } : { kind: 'otp-invalid' };

@@ -18,6 +18,8 @@ export const ENV = {
   vendor: 'VENDOR_NAME',
   docsUrl: 'DOCS_URL',
   maxBodyBytes: 'MAX_BODY_BYTES',
+  /** `debug`, `info` (the default), `warn`, `error` or `silent` (the local tests). */
+  logLevel: 'LOG_LEVEL',
 } as const;
 
 export interface Config {
@@ -77,4 +79,31 @@ export function config(): Config {
 export function vendorHeader(vendor: string, suffix: string): string {
   const title = vendor === 'github' ? 'GitHub' : vendor.charAt(0).toUpperCase() + vendor.slice(1);
   return `X-${title}-${suffix}`;
+}
+
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Observability {
+  /** Powertools' `service` key on every log record and the metrics' `service` dimension. */
+  readonly serviceName: string;
+  readonly metricsNamespace: string;
+  readonly logLevel: LogLevel;
+  /** Metrics are published unless logs are silent (local tests have no CloudWatch to read them). */
+  readonly metricsEnabled: boolean;
+}
+
+/**
+ * Logging and metrics settings. Separate from `config()` because the logger exists before any
+ * request, even where TABLE_NAME is not set; read once at cold start like the rest.
+ */
+export function observability(env: NodeJS.ProcessEnv = process.env): Observability {
+  const given = (env[ENV.logLevel] || 'info').toUpperCase();
+  const logLevel: LogLevel = (LOG_LEVELS as readonly string[]).includes(given) ? (given as LogLevel) : 'INFO';
+  return Object.freeze({
+    serviceName: 'oauth-import-service',
+    metricsNamespace: 'OAuthImportService',
+    logLevel,
+    metricsEnabled: logLevel !== 'SILENT',
+  });
 }

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type LocalStack, startLocalStack } from '#local/stack';
-import { config } from '#shared/config';
+import { config, ENV } from '#shared/config';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
@@ -92,7 +92,7 @@ export async function startBenchStack(
   const endpointsFile = join(dir, 'local.json');
   const previousEndpointsFile = process.env.LOCAL_ENDPOINTS_FILE;
   process.env.LOCAL_ENDPOINTS_FILE = endpointsFile;
-  process.env.LOG_LEVEL ??= 'silent';
+  process.env[ENV.logLevel] ??= 'silent';
   const tableName = `bench-${randomUUID()}`;
   const stack = await startLocalStack({ port: 0, tableName, writeEndpointsFile: true });
   const stop = async () => {

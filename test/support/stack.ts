@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { type LocalStack, startLocalStack } from '#local/stack';
+import { ENV } from '#shared/config';
 
 /**
  * The whole local service for one test file: the run's DynamoDB Local (from the global setup) with
@@ -12,7 +13,7 @@ import { type LocalStack, startLocalStack } from '#local/stack';
 export async function startTestStack(): Promise<LocalStack & { endpointsFile: string }> {
   const endpointsFile = join(await mkdtemp(join(tmpdir(), 'stack-')), 'local.json');
   process.env.LOCAL_ENDPOINTS_FILE = endpointsFile;
-  process.env.LOG_LEVEL ??= 'silent';
+  process.env[ENV.logLevel] ??= 'silent';
   const stack = await startLocalStack({
     port: 0,
     dynamodbEndpoint: inject('dynamodbEndpoint'),

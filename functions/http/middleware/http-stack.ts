@@ -13,7 +13,7 @@ import {
   payloadTooLarge,
   problemsParsingJson,
 } from '#shared/errors';
-import { logUnhandled } from '#shared/log';
+import { logContext, logUnhandled } from '#shared/log';
 import { type Route, routeFor } from '#shared/routes';
 import { type PublicUrls, publicUrls } from '#shared/urls';
 import { validateBody } from '#shared/validate';
@@ -154,6 +154,7 @@ export function apiHandler<Body = Record<string, never>>(
 ) {
   const route = routeFor(handlerId);
   return middy<StackEvent, APIGatewayProxyResult>()
+    .use(logContext())
     .use(httpResponse(route))
     .use(bodyLimit())
     .use(jsonBody())

@@ -4,7 +4,7 @@ import { OAuthError, tokenErrorFields } from '#domain/oauth-errors';
 import { config } from '#shared/config';
 import { header, presentedCredentials } from '#shared/credentials';
 import { HttpError } from '#shared/errors';
-import { logUnhandled } from '#shared/log';
+import { logContext, logUnhandled } from '#shared/log';
 import { routeFor } from '#shared/routes';
 import { bodyLimit } from './http-stack.ts';
 
@@ -173,6 +173,7 @@ const oauthResponse = (handlerId: string): middy.MiddlewareObj<OAuthEvent, APIGa
 export function oauthHandler(handlerId: string, run: (request: OAuthRequest) => Promise<OAuthFields>) {
   routeFor(handlerId); // fails the cold start when the route table has no such row
   return middy<OAuthEvent, APIGatewayProxyResult>()
+    .use(logContext())
     .use(oauthResponse(handlerId))
     .use(bodyLimit())
     .use(oauthContext())

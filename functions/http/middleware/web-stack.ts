@@ -9,7 +9,7 @@ import { cookieName, parseCookies, serializeCookie } from '#shared/cookies';
 import { header } from '#shared/credentials';
 import { HttpError } from '#shared/errors';
 import { type Html, html } from '#shared/html';
-import { logUnhandled } from '#shared/log';
+import { logContext, logUnhandled } from '#shared/log';
 import { csrfField, page, STYLE_HASH } from '#shared/page-layout';
 import { type Route, routeFor } from '#shared/routes';
 import { type PublicUrls, publicUrls } from '#shared/urls';
@@ -182,6 +182,7 @@ const webResponse = (route: Route): middy.MiddlewareObj<WebEvent, APIGatewayProx
 export function webHandler(handlerId: string, run: (request: WebRequest) => Promise<WebReply>) {
   const route = routeFor(handlerId);
   return middy<WebEvent, APIGatewayProxyResult>()
+    .use(logContext())
     .use(webResponse(route))
     .use(bodyLimit())
     .use(webContext())

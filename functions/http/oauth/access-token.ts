@@ -1,5 +1,6 @@
 import { oauthHandler } from '#http/middleware/oauth-stack';
 import { exchangeCode } from '#services/oauth-flow';
+import { countSignal } from '#shared/log';
 
 /** POST /login/oauth/access_token (spec §4.4, §2.3): a code and the client's credentials for a token. */
 export const handler = oauthHandler('oauth/access-token', async ({ params, client }) => {
@@ -9,6 +10,10 @@ export const handler = oauthHandler('oauth/access-token', async ({ params, clien
     code: params.code,
     redirectUri: params.redirect_uri,
     codeVerifier: params.code_verifier,
+  }).catch((error: unknown) => {
+    countSignal('CodeExchangeFailed');
+    throw error;
   });
+  countSignal('CodeExchangeSucceeded');
   return { access_token: issued.accessToken, scope: issued.scopes.join(','), token_type: 'bearer' };
 });
