@@ -11,8 +11,9 @@ import { hashToken, hasValidChecksum } from '#domain/tokens';
 import type { User } from '#domain/users';
 import type { Route } from '#http/routes';
 import { config, vendorHeader } from './config.ts';
-import { header, presentedCredentials } from './credentials.ts';
+import { header, plausibleSignIn, presentedCredentials } from './credentials.ts';
 import { badCredentials, HttpError, notFound, requiresAuthentication } from './errors.ts';
+import { matchesParamRule } from './validate.ts';
 
 /** Who is calling, once their credentials have been checked. */
 export type Caller =
@@ -45,6 +46,7 @@ const passwordOnly = (): HttpError =>
 
 /** Basic authentication with a password (and, for two-factor users, the OTP header). */
 async function userByPassword(event: APIGatewayProxyEvent, login: string, password: string): Promise<Caller> {
+  if (!plausibleSignIn(login, password)) throw badCredentials();
   const result = await signIn(
     login,
     password,
@@ -97,7 +99,8 @@ async function appByCredentials(event: APIGatewayProxyEvent): Promise<Caller> {
     presented.kind === 'basic'
       ? [presented.username, presented.password]
       : [query.client_id, query.client_secret];
-  if (!clientId || !secret) throw notFound();
+  // A client_id of the wrong shape names no application: no read (and no over-long key).
+  if (!clientId || !secret || !matchesParamRule('client_id', clientId)) throw notFound();
   // The token the route acts on is read in the same round trip as the application.
   const token = event.pathParameters?.access_token;
   const found =

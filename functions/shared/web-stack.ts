@@ -10,7 +10,7 @@ import { cookieName, parseCookies, serializeCookie } from './cookies.ts';
 import { header } from './credentials.ts';
 import { HttpError } from './errors.ts';
 import { type Html, html } from './html.ts';
-import { bodyLimit } from './http-stack.ts';
+import { bodyLimit, pathParameters } from './http-stack.ts';
 import { logUnhandled } from './log.ts';
 import { csrfField, page, STYLE_HASH } from './page-layout.ts';
 import { type PublicUrls, publicUrls } from './urls.ts';
@@ -178,11 +178,12 @@ const webResponse = (route: Route): middy.MiddlewareObj<WebEvent, APIGatewayProx
   },
 });
 
-/** Builds a page route's handler: body limit → cookies, session and CSRF → the page → HTML. */
+/** Builds a page route's handler: path parameters → body limit → cookies, session and CSRF → the page → HTML. */
 export function webHandler(handlerId: string, run: (request: WebRequest) => Promise<WebReply>) {
   const route = routeFor(handlerId);
   return middy<WebEvent, APIGatewayProxyResult>()
     .use(webResponse(route))
+    .use(pathParameters(route))
     .use(bodyLimit())
     .use(webContext())
     .handler(async (event) => (await run(event.web as WebRequest)) as unknown as APIGatewayProxyResult);
