@@ -128,6 +128,7 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParamRule>> = {
   /** Tokens are 40 characters; older or foreign ones are still only printable ASCII. */
   access_token: { pattern: /^[!-~]{1,255}$/ },
   /** A client's own string, as long as the body's `fingerprint` may be (UTF-16 units, no controls). */
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
   fingerprint: { pattern: /^[^\u0000-\u001f\u007f]{1,255}$/ },
   grant_id: ID,
   authorization_id: ID,
