@@ -124,6 +124,29 @@ describe('over-long identifiers', () => {
     }
   });
 
+  it('refuses the same over-long login and password at sign-up, so every account can sign in', async () => {
+    const browser = new WebClient(origin);
+    await browser.get('/signup');
+    for (const fields of [
+      { login: LONG, email: 'long@example.com', password: 'some-password-1' },
+      { login: 'longpassword', email: 'long@example.com', password: `p1${'p'.repeat(1023)}` },
+    ]) {
+      calls.length = 0;
+      const response = await browser.post('/signup', fields);
+      expect(response.status).toBe(422);
+      expect(calls.filter((call) => call !== 'GetCommand')).toEqual([]);
+    }
+    // 1024 characters is still a password, at sign-up and at sign-in.
+    const password = `p1${'p'.repeat(1022)}`;
+    await browser.get('/signup');
+    expect(
+      (await browser.post('/signup', { login: 'longpassword', email: 'lp@example.com', password })).status,
+    ).toBe(303);
+    const signIn = new WebClient(origin);
+    await signIn.get('/login');
+    expect((await signIn.post('/login', { login: 'longpassword', password })).status).toBe(303);
+  });
+
   it('still answers well-formed requests as before (the samples are valid)', async () => {
     const result = await send(`${API_PREFIX}/users/longid`);
     expect(result.status).toBe(200);
