@@ -84,6 +84,15 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
  */
 export type Outcome = 'ok' | 'conflict' | { readonly failedIndex: number };
 
+/** Cancellation reasons that say nothing is wrong with the request itself. */
+const RETRYABLE_REASONS = new Set([
+  'None',
+  'ConditionalCheckFailed',
+  'TransactionConflict',
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+]);
+
 export async function transact(items: TransactItem[]): Promise<Outcome> {
   try {
     await db().send(new TransactWriteCommand({ TransactItems: items }));
@@ -94,6 +103,9 @@ export async function transact(items: TransactItem[]): Promise<Outcome> {
       CancellationReasons?: Array<{ Code?: string }>;
     };
     if (name !== 'TransactionCanceledException' || !reasons) throw error;
+    // An invalid request (an over-long key, an item too large) fails the same way every time:
+    // never retried as if it were contention.
+    if (reasons.some((reason) => !RETRYABLE_REASONS.has(reason.Code ?? 'None'))) throw error;
     const failedIndex = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
     return failedIndex < 0 ? 'conflict' : { failedIndex };
   }

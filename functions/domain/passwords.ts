@@ -42,6 +42,10 @@ export async function verifyPassword(password: string, stored: string | undefine
 }
 
 /** GitHub's rule: at least 15 characters, or at least 8 with a digit and a lower-case letter. */
+/** Longer passwords are refused at sign-up and never checked at sign-in (no scrypt, no read). */
+export const MAX_PASSWORD_LENGTH = 1024;
+
 export function isAcceptablePassword(password: string): boolean {
+  if (password.length > MAX_PASSWORD_LENGTH) return false;
   return password.length >= 15 || (password.length >= 8 && /\d/.test(password) && /[a-z]/.test(password));
 }

@@ -1,5 +1,4 @@
 import { createHash, createPublicKey } from 'node:crypto';
-import type { FieldError } from '#shared/errors';
 
 /**
  * SSH public keys: users' SSH keys and repositories' deploy keys. A key is accepted in OpenSSH's
@@ -72,14 +71,33 @@ export const MAX_RSA_BITS = 16384;
 
 export const MAX_TITLE_LENGTH = 255;
 
+/**
+ * The longest key data accepted, in base64 characters: a 16384-bit RSA key with an exponent as
+ * long as its modulus is about 5,500. Checked before anything is decoded.
+ */
+export const MAX_KEY_BASE64_LENGTH = 8192;
+/** The longest key line (type, data and comment); the comment only ever feeds a 255-character title. */
+export const MAX_KEY_LINE_LENGTH = 16384;
+
+/**
+ * A key problem in the shape of GitHub's 422 `errors[]` entry; the HTTP layer puts it in the
+ * `Validation Failed` response (domain code raises no HTTP errors).
+ */
+export interface KeyFieldError {
+  readonly resource: 'PublicKey';
+  readonly field: 'key';
+  readonly code: 'custom';
+  readonly message: string;
+}
+
 /** GitHub's 422 errors for a key that does not parse, and for one registered anywhere already. */
-export const INVALID_KEY: FieldError = {
+export const INVALID_KEY: KeyFieldError = {
   resource: 'PublicKey',
   field: 'key',
   code: 'custom',
   message: 'key is invalid. You must supply a key in OpenSSH public key format',
 };
-export const KEY_IN_USE: FieldError = {
+export const KEY_IN_USE: KeyFieldError = {
   resource: 'PublicKey',
   field: 'key',
   code: 'custom',
@@ -115,6 +133,25 @@ function bitLength(mpint: Buffer): number {
   return (mpint.length - start - 1) * 8 + (mpint[start] as number).toString(2).length;
 }
 
+const isOdd = (mpint: Buffer): boolean => ((mpint.at(-1) ?? 0) & 1) === 1;
+const toBigInt = (mpint: Buffer): bigint => (mpint.length === 0 ? 0n : BigInt(`0x${mpint.toString('hex')}`));
+
+/**
+ * Why an RSA public key (modulus already within the size bounds) cannot be used: the public
+ * exponent must be odd, at least 3 and smaller than the modulus, and the modulus odd (a product
+ * of two odd primes). The exponent's length is compared first, so an oversized one is never
+ * converted to a number.
+ */
+function rsaProblem(exponent: Buffer, modulus: Buffer): string | undefined {
+  if (!isOdd(modulus)) return 'RSA modulus is even';
+  if (bitLength(exponent) > bitLength(modulus)) return 'RSA exponent larger than the modulus';
+  const e = toBigInt(exponent);
+  if (e < 3n) return 'RSA exponent too small';
+  if (!isOdd(exponent)) return 'RSA exponent is even';
+  if (e >= toBigInt(modulus)) return 'RSA exponent larger than the modulus';
+  return undefined;
+}
+
 /** Why the blob is not a key of `type`, or undefined when it is one. */
 function blobProblem(type: KeyType, reader: WireReader): string | undefined {
   if (type === 'ssh-ed25519') {
@@ -126,10 +163,10 @@ function blobProblem(type: KeyType, reader: WireReader): string | undefined {
     if (!exponent || !modulus) return 'truncated RSA key';
     // mpints are two's complement: a set top bit would make them negative.
     if (((exponent[0] ?? 0) & 0x80) !== 0 || ((modulus[0] ?? 0) & 0x80) !== 0) return 'negative RSA number';
-    if (bitLength(exponent) < 2) return 'RSA exponent too small';
     const bits = bitLength(modulus);
     if (bits < MIN_RSA_BITS) return `RSA keys must be at least ${MIN_RSA_BITS} bits`;
     if (bits > MAX_RSA_BITS) return `RSA keys must be at most ${MAX_RSA_BITS} bits`;
+    return rsaProblem(exponent, modulus) ?? (reader.done ? undefined : 'trailing bytes after the key');
   } else {
     const { curve, jwk, coordinateBytes } = ECDSA_CURVES[type];
     const name = reader.string();
@@ -157,12 +194,15 @@ function blobProblem(type: KeyType, reader: WireReader): string | undefined {
 
 /**
  * Parses one OpenSSH public key line. Accepted types: `ssh-ed25519`, `ssh-rsa` (1024 to 16384
- * bits) and `ecdsa-sha2-nistp256|384|521`. The base64 must be canonical and the blob must be a
+ * bits, odd exponent from 3 up to below the modulus) and `ecdsa-sha2-nistp256|384|521` (a point on
+ * the curve). Lines over 16 KiB and key data over 8 KiB of base64 are refused unread. The base64 must be canonical and the blob must be a
  * well-formed key of the declared type, with nothing after it.
  */
 export function parsePublicKey(line: string): ParsedPublicKey {
+  if (line.length > MAX_KEY_LINE_LENGTH) return invalid('key line too long');
   const [type = '', base64 = '', ...comment] = line.trim().split(/\s+/);
   if (!isKeyType(type)) return invalid('unsupported key type');
+  if (base64.length > MAX_KEY_BASE64_LENGTH) return invalid('key data too long');
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || base64.length % 4 !== 0) return invalid('not base64');
   const blob = Buffer.from(base64, 'base64');
   // Buffer.from ignores stray bits; re-encoding catches a non-canonical encoding.

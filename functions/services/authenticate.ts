@@ -10,9 +10,10 @@ import { hashToken, hasValidChecksum } from '#domain/tokens';
 import type { User } from '#domain/users';
 import { signIn } from '#services/sign-in';
 import { config, vendorHeader } from '#shared/config';
-import { header, presentedCredentials } from '#shared/credentials';
+import { header, plausibleSignIn, presentedCredentials } from '#shared/credentials';
 import { badCredentials, HttpError, notFound, requiresAuthentication } from '#shared/errors';
 import type { Route } from '#shared/routes';
+import { matchesParamRule } from '#shared/validate';
 
 /** Who is calling, once their credentials have been checked. */
 export type Caller =
@@ -36,11 +37,16 @@ function otpRequired(): HttpError {
 const loginAttemptsExceeded = (): HttpError =>
   new HttpError(403, 'Maximum number of login attempts exceeded. Please try again later.');
 
+/** Every application-side call of a suspended application (its own credentials were right). */
+const applicationSuspended = (): HttpError =>
+  new HttpError(403, 'Your application has been suspended. Contact support@github.com.');
+
 const passwordOnly = (): HttpError =>
   new HttpError(401, 'This API can only be accessed with username and password Basic Auth');
 
 /** Basic authentication with a password (and, for two-factor users, the OTP header). */
 async function userByPassword(event: APIGatewayProxyEvent, login: string, password: string): Promise<Caller> {
+  if (!plausibleSignIn(login, password)) throw badCredentials();
   const result = await signIn(
     login,
     password,
@@ -59,12 +65,23 @@ async function userByPassword(event: APIGatewayProxyEvent, login: string, passwo
   }
 }
 
+/**
+ * A token authenticates while it exists, its user exists and, for an application's token, the
+ * application exists and is not suspended. The application is read strongly consistently on every
+ * request, so suspending it stops all its tokens at once and reinstating it restores them (see
+ * docs/decisions.md, "Suspended application").
+ */
 async function userByToken(token: string): Promise<Caller> {
   // Well-formed tokens only: a look-alike costs no database read.
   const lookup = hasValidChecksum(token) ? await lookupToken(hashToken(token)) : undefined;
+  if (!lookup) throw badCredentials();
   // The profile may be up to 10 s old; the token itself was just read strongly consistently.
-  const user = lookup ? await getUserRecent(lookup.login, 10_000) : undefined;
-  if (!lookup || !user) throw badCredentials();
+  // Both reads go out together: one more round trip after the lookup, not two.
+  const [user, app] = await Promise.all([
+    getUserRecent(lookup.login, 10_000),
+    lookup.clientId ? getApp(lookup.clientId) : undefined,
+  ]);
+  if (!user || (lookup.clientId && (!app || app.suspended))) throw badCredentials();
   // "Last used" to the hour: at most one extra write per token per hour.
   if (isLastUseStale(lookup.lastUsedAt, Date.now())) await recordTokenUse(lookup, now());
   return { kind: 'user', user, via: 'token', token: lookup };
@@ -82,7 +99,8 @@ async function appByCredentials(event: APIGatewayProxyEvent): Promise<Caller> {
     presented.kind === 'basic'
       ? [presented.username, presented.password]
       : [query.client_id, query.client_secret];
-  if (!clientId || !secret) throw notFound();
+  // A client_id of the wrong shape names no application: no read (and no over-long key).
+  if (!clientId || !secret || !matchesParamRule('client_id', clientId)) throw notFound();
   // The token the route acts on is read in the same round trip as the application.
   const token = event.pathParameters?.access_token;
   const found =
@@ -90,6 +108,8 @@ async function appByCredentials(event: APIGatewayProxyEvent): Promise<Caller> {
       ? await getAppAndToken(clientId, hashToken(token))
       : { app: await getApp(clientId) };
   if (!found.app || !secretMatches(secret, found.app.secretHash)) throw notFound();
+  // Only an application that proved its secret learns that it is suspended.
+  if (found.app.suspended) throw applicationSuspended();
   const { secretHash: _, ...app } = found.app;
   return { kind: 'app', app, ...('token' in found && found.token ? { token: found.token } : {}) };
 }

@@ -102,6 +102,43 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/login/oauth/access_token', handler: 'oauth/access-token', auth: 'client', scopes: [], media: 'oauth', table: 'RW' },
 ];
 
+/**
+ * What a path parameter may look like. The stack checks every parameter of a request against its
+ * rule before authentication and before any database read, and answers anything else with what
+ * GitHub answers for a path that names nothing: 404 `Not Found`.
+ */
+export interface ParamRule {
+  readonly pattern: RegExp;
+  /** Also a safe integer (numeric ids). */
+  readonly safeInteger?: true;
+}
+
+/** GitHub's login rule: 1-39 ASCII letters and digits, hyphens only between two of them. */
+const LOGIN: ParamRule = { pattern: /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/ };
+const ID: ParamRule = { pattern: /^[1-9][0-9]{0,15}$/, safeInteger: true };
+
+/** One rule per parameter name used in `ROUTES`; the route-table test fails on a name without one. */
+export const PATH_PARAMETERS: Readonly<Record<string, ParamRule>> = {
+  login: LOGIN,
+  owner: LOGIN,
+  /** GitHub's repository name rule: 1-100 of letters, digits, `.`, `-`, `_`. */
+  repo: { pattern: /^[A-Za-z0-9._-]{1,100}$/ },
+  /** 20 characters, as `newClientId` makes them (and GitHub's OAuth apps have). */
+  client_id: { pattern: /^[0-9A-Za-z]{20}$/ },
+  /** Tokens are 40 characters; older or foreign ones are still only printable ASCII. */
+  access_token: { pattern: /^[!-~]{1,255}$/ },
+  /** A client's own string, as long as the body's `fingerprint` may be (UTF-16 units, no controls). */
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  fingerprint: { pattern: /^[^\u0000-\u001f\u007f]{1,255}$/ },
+  grant_id: ID,
+  authorization_id: ID,
+  key_id: ID,
+};
+
+/** The `{name}`s in a route's path. */
+export const pathParameterNames = (path: string): string[] =>
+  [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? '');
+
 /** The API root path; the REST API's `{base_url}` ends with it. */
 export const API_PREFIX = API;
 

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { PATH_PARAMETERS, pathParameterNames, type Route } from '#shared/routes';
 import { type FieldError, validationFailed } from './errors.ts';
 
 /**
@@ -22,4 +23,19 @@ export function validateBody<T>(schema: z.ZodMiniType<T>, resource: string, body
     return { resource, field, code: 'invalid' };
   });
   throw validationFailed(errors);
+}
+
+/** Whether `value` passes the route table's rule for the path parameter `name` (none: it does not). */
+export function matchesParamRule(name: string, value: string | undefined): boolean {
+  const rule = PATH_PARAMETERS[name];
+  if (!rule || value === undefined || !rule.pattern.test(value)) return false;
+  return !rule.safeInteger || Number.isSafeInteger(Number(value));
+}
+
+/** Whether every `{param}` of the route's path has a value that passes its rule. */
+export function pathParametersValid(
+  route: Pick<Route, 'path'>,
+  params: Readonly<Record<string, string | undefined>> | null | undefined,
+): boolean {
+  return pathParameterNames(route.path).every((name) => matchesParamRule(name, params?.[name]));
 }

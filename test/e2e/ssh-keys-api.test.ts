@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '#test/admin';
 import { createApp, createUser, personalToken } from '#test/fixtures';
-import { generateSshKey } from '#test/ssh-keys';
+import { generateSshKey, sshLine, sshMpint, sshString } from '#test/ssh-keys';
 import { json, startTestStack } from '#test/stack';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
@@ -128,6 +128,41 @@ describe('SSH keys of the authenticated user (/user/keys)', () => {
         documentation_url: expect.any(String),
       });
     }
+  });
+
+  it('refuses RSA keys that are not usable (oversized or even exponent, even modulus) with 422 and stores nothing', async () => {
+    const { blob } = generateSshKey('rsa', 1024);
+    // The wire blob: type string, exponent mpint, modulus mpint.
+    const typeEnd = 4 + blob.readUInt32BE(0);
+    const exponentEnd = typeEnd + 4 + blob.readUInt32BE(typeEnd);
+    const modulus = blob.subarray(exponentEnd + 4 + 1); // without the mpint's leading zero byte
+    const rsa = (exponent: Buffer, n: Buffer = modulus) =>
+      sshLine(Buffer.concat([sshString('ssh-rsa'), sshMpint(exponent), sshMpint(n)]));
+    const evenModulus = Buffer.from(modulus);
+    evenModulus[evenModulus.length - 1] = (evenModulus.at(-1) ?? 0) & 0xfe;
+    for (const [what, key] of [
+      // A 300 KB exponent used to be stored, a 600 KB one answered 500.
+      ['300 KB exponent', rsa(Buffer.concat([Buffer.of(0x7f), Buffer.alloc(300 * 1024, 0xff)]))],
+      ['600 KB exponent', rsa(Buffer.concat([Buffer.of(0x7f), Buffer.alloc(600 * 1024, 0xff)]))],
+      ['exponent above the modulus', rsa(Buffer.concat([Buffer.of(0x7f), Buffer.alloc(200, 0xff)]))],
+      ['even exponent', rsa(Buffer.of(0x01, 0x00, 0x00))],
+      ['exponent 1', rsa(Buffer.of(0x01))],
+      ['even modulus', rsa(Buffer.of(0x01, 0x00, 0x01), evenModulus)],
+    ] as const) {
+      const response = await post('/user/keys', octocat.auth, { key, title: what });
+      expect(response.status, what).toBe(422);
+      expect(await json(response), what).toEqual({
+        message: 'Validation Failed',
+        errors: [INVALID],
+        documentation_url: expect.any(String),
+      });
+    }
+    const listed = await json(await get('/user/keys', octocat.auth));
+    expect(listed.map((key: { title: string }) => key.title)).not.toContain('300 KB exponent');
+    // The same modulus with exponent 65537 is a usable key.
+    expect((await post('/user/keys', octocat.auth, { key: rsa(Buffer.of(0x01, 0x00, 0x01)) })).status).toBe(
+      201,
+    );
   });
 
   it('refuses a key registered anywhere already (as a user key or a deploy key) with 422', async () => {

@@ -188,6 +188,71 @@ describe('parsePublicKey', () => {
   });
 });
 
+describe('parsePublicKey: usable RSA keys only', () => {
+  const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+  const modulus = Buffer.from(publicKey.export({ format: 'jwk' }).n ?? '', 'base64url');
+  const rsaLine = (exponent: Buffer, n = modulus) =>
+    sshLine(Buffer.concat([sshString('ssh-rsa'), sshMpint(exponent), sshMpint(n)]));
+  const number = (value: bigint) =>
+    Buffer.from(
+      value
+        .toString(16)
+        .padStart(2, '0')
+        .replace(/^(.(..)*)$/, '0$1'),
+      'hex',
+    );
+
+  it('accepts odd exponents from 3 up to just below the modulus', () => {
+    expect(parsePublicKey(rsaLine(number(3n))).valid).toBe(true);
+    expect(parsePublicKey(rsaLine(number(65537n))).valid).toBe(true);
+    const n = BigInt(`0x${modulus.toString('hex')}`);
+    expect(parsePublicKey(rsaLine(number(n - 2n))).valid).toBe(true);
+  });
+
+  it.each<[string, string, () => string]>([
+    ['an exponent of 1', 'RSA exponent too small', () => rsaLine(number(1n))],
+    ['an exponent of 0', 'RSA exponent too small', () => rsaLine(Buffer.alloc(0))],
+    ['an even exponent', 'RSA exponent is even', () => rsaLine(number(65536n))],
+    ['an exponent equal to the modulus', 'RSA exponent larger than the modulus', () => rsaLine(modulus)],
+    [
+      'an exponent longer than the modulus (300 KB would have been stored)',
+      'RSA exponent larger than the modulus',
+      () => rsaLine(Buffer.concat([Buffer.of(0x7f), Buffer.alloc(200, 0xff)])),
+    ],
+    [
+      'an even modulus',
+      'RSA modulus is even',
+      () => {
+        const even = Buffer.from(modulus);
+        even[even.length - 1] = (even[even.length - 1] ?? 0) & 0xfe;
+        return rsaLine(number(65537n), even);
+      },
+    ],
+    [
+      'a modulus over 16384 bits',
+      'RSA keys must be at most 16384 bits',
+      () => rsaLine(number(65537n), Buffer.concat([Buffer.of(0x7f), Buffer.alloc(2048, 0xff)])),
+    ],
+    [
+      'key data over 8 KiB of base64',
+      'key data too long',
+      () => rsaLine(Buffer.concat([Buffer.of(0x7f), Buffer.alloc(10 * 1024, 0xff)])),
+    ],
+    [
+      'a line over 16 KiB',
+      'key line too long',
+      () => `${generateSshKey('ed25519').line} ${'c'.repeat(16384)}`,
+    ],
+  ])('refuses %s (%s)', (_what, reason, make) => {
+    expect(parsePublicKey(make())).toEqual({ valid: false, reason });
+  });
+
+  it('keeps a long comment within the line bound, cut to the title length', () => {
+    const parsed = parsePublicKey(`${generateSshKey('ed25519').line} ${'c'.repeat(1000)}`);
+    expect(parsed.valid && keyTitle(undefined, parsed.comment).length).toBe(255);
+  });
+});
+
 describe('key titles and ids', () => {
   it('default the title to the comment, cut to 255 characters', () => {
     expect(keyTitle('Work laptop', 'me@host')).toBe('Work laptop');

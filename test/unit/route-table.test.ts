@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { byPrecedence, compile, matchRoute } from '#local/http-server';
-import { API_PREFIX, pathTo, ROUTES, routeId } from '#shared/routes';
+import { API_PREFIX, PATH_PARAMETERS, pathParameterNames, pathTo, ROUTES, routeId } from '#shared/routes';
+import { matchesParamRule, pathParametersValid } from '#shared/validate';
 
 const handlerFile = (handler: string) =>
   fileURLToPath(new URL(`../../functions/http/${handler}.ts`, import.meta.url));
@@ -52,5 +53,44 @@ describe('route table', () => {
     );
     expect(() => pathTo('settings/application', {})).toThrow(/client_id/);
     expect(() => pathTo('no/such-handler')).toThrow(/No route/);
+  });
+
+  it.each(ROUTES.map((route) => [`${route.method} ${route.path}`, route] as const))(
+    '%s has a rule for each of its path parameters',
+    (_, route) => {
+      for (const name of pathParameterNames(route.path)) expect(PATH_PARAMETERS, name).toHaveProperty(name);
+    },
+  );
+});
+
+describe('path parameter rules', () => {
+  const valid: Record<string, string[]> = {
+    login: ['a', 'octo-cat', 'A1', 'x'.repeat(39)],
+    repo: ['hello-world', '.github', 'a_b.c', 'r'.repeat(100)],
+    client_id: ['0123456789abcdef0123'],
+    access_token: [`gho_${'a'.repeat(36)}`, 'f'.repeat(40)],
+    fingerprint: ['laptop', 'é…', 'f'.repeat(255)],
+    key_id: ['1', '42', String(Number.MAX_SAFE_INTEGER)],
+  };
+  const invalid: Record<string, string[]> = {
+    login: ['', '-a', 'a-', 'a--b', 'x'.repeat(40), 'x'.repeat(3000), '\u212Aate', 'a b', 'a%00'],
+    repo: ['', 'r'.repeat(101), 'a/b', 'a b', 'é', 'x'.repeat(3000)],
+    client_id: ['0123456789abcdef012', '0123456789abcdef01234', '0123456789abcdef012-', 'x'.repeat(3000)],
+    access_token: ['', 'a b', 't'.repeat(256), 'é'],
+    fingerprint: ['', 'f'.repeat(256), 'a\u0000b', 'a\nb'],
+    key_id: ['0', '-1', '01', '1.5', '1e3', '9007199254740992', '9'.repeat(17), 'x'],
+  };
+  it.each(Object.entries(valid))('accepts good values of {%s}', (name, values) => {
+    for (const value of values) expect(matchesParamRule(name, value), value).toBe(true);
+  });
+  it.each(Object.entries(invalid))('refuses bad values of {%s}', (name, values) => {
+    for (const value of values) expect(matchesParamRule(name, value), value.slice(0, 50)).toBe(false);
+  });
+
+  it('refuses a parameter without a rule, and a route whose parameter is missing', () => {
+    expect(matchesParamRule('no_such_parameter', 'x')).toBe(false);
+    expect(pathParametersValid({ path: '/users/{login}' }, {})).toBe(false);
+    expect(pathParametersValid({ path: '/users/{login}' }, { login: 'octocat' })).toBe(true);
+    expect(pathParametersValid({ path: '/user' }, null)).toBe(true);
   });
 });

@@ -10,13 +10,14 @@ import {
   errorBody,
   GATEWAY_ERROR_BODIES,
   HttpError,
+  notFound,
   payloadTooLarge,
   problemsParsingJson,
 } from '#shared/errors';
 import { logContext, logUnhandled } from '#shared/log';
 import { type Route, routeFor } from '#shared/routes';
 import { type PublicUrls, publicUrls } from '#shared/urls';
-import { validateBody } from '#shared/validate';
+import { pathParametersValid, validateBody } from '#shared/validate';
 
 /** What a handler gets: checked credentials, a validated body, decoded parameters. */
 export interface ApiRequest<Body> {
@@ -56,6 +57,17 @@ export const bodyLimit = (): middy.MiddlewareObj<APIGatewayProxyEvent> => ({
     ) {
       throw payloadTooLarge();
     }
+  },
+});
+
+/**
+ * Checks every path parameter against the route table's rule for it, first of all: a malformed or
+ * over-long identifier is 404 `Not Found` (what GitHub answers for a path naming nothing) and
+ * never reaches authentication or DynamoDB.
+ */
+export const pathParameters = (route: Pick<Route, 'path'>): middy.MiddlewareObj<APIGatewayProxyEvent> => ({
+  before: ({ event }) => {
+    if (!pathParametersValid(route, event.pathParameters)) throw notFound();
   },
 });
 
@@ -144,7 +156,7 @@ const httpResponse = (route: Route): middy.MiddlewareObj<StackEvent, APIGatewayP
 });
 
 /**
- * Builds a route's Lambda handler: body limit → JSON body → authentication → validation → the
+ * Builds a route's Lambda handler: path parameters → body limit → JSON body → authentication → validation → the
  * handler's one domain call → serialization, with errors mapped once by `httpResponse`.
  */
 export function apiHandler<Body = Record<string, never>>(
@@ -156,6 +168,7 @@ export function apiHandler<Body = Record<string, never>>(
   return middy<StackEvent, APIGatewayProxyResult>()
     .use(logContext())
     .use(httpResponse(route))
+    .use(pathParameters(route))
     .use(bodyLimit())
     .use(jsonBody())
     .use(authentication(route))

@@ -13,7 +13,7 @@ import { logContext, logUnhandled } from '#shared/log';
 import { csrfField, page, STYLE_HASH } from '#shared/page-layout';
 import { type Route, routeFor } from '#shared/routes';
 import { type PublicUrls, publicUrls } from '#shared/urls';
-import { bodyLimit } from './http-stack.ts';
+import { bodyLimit, pathParameters } from './http-stack.ts';
 
 /** What a page handler gets. */
 export interface WebRequest {
@@ -178,12 +178,13 @@ const webResponse = (route: Route): middy.MiddlewareObj<WebEvent, APIGatewayProx
   },
 });
 
-/** Builds a page route's handler: body limit → cookies, session and CSRF → the page → HTML. */
+/** Builds a page route's handler: path parameters → body limit → cookies, session and CSRF → the page → HTML. */
 export function webHandler(handlerId: string, run: (request: WebRequest) => Promise<WebReply>) {
   const route = routeFor(handlerId);
   return middy<WebEvent, APIGatewayProxyResult>()
     .use(logContext())
     .use(webResponse(route))
+    .use(pathParameters(route))
     .use(bodyLimit())
     .use(webContext())
     .handler(async (event) => (await run(event.web as WebRequest)) as unknown as APIGatewayProxyResult);

@@ -1,6 +1,7 @@
 import { createSession } from '#data/sessions';
 import { sessionCookie, webHandler } from '#http/middleware/web-stack';
 import { signIn } from '#services/sign-in';
+import { plausibleSignIn } from '#shared/credentials';
 import { loginPage, returnTo } from './sign-in-views.ts';
 
 /**
@@ -9,7 +10,10 @@ import { loginPage, returnTo } from './sign-in-views.ts';
  */
 export const handler = webHandler('pages/login', async (request) => {
   const login = (request.form.get('login') ?? '').trim();
-  const result = await signIn(login, request.form.get('password') ?? '', undefined);
+  const password = request.form.get('password') ?? '';
+  const result = plausibleSignIn(login, password)
+    ? await signIn(login, password, undefined)
+    : ({ kind: 'bad-credentials' } as const);
   const target = returnTo(request);
   switch (result.kind) {
     case 'ok': {
