@@ -1,11 +1,11 @@
-import { getUser } from '#data/users';
+import { profileByLogin } from '#services/users';
 import { notFound } from '#shared/errors';
 import { apiHandler } from '#shared/http-stack';
 import { userJson } from '../json/user.ts';
 
-/** GET /users/:login: a user's public profile. */
+/** GET /users/:login: a user's public profile (the same for every caller, as on GitHub). */
 export const handler = apiHandler('users/get-by-login', {}, async ({ params, urls }) => {
-  const user = await getUser(params.login ?? '');
-  if (!user) throw notFound();
-  return { status: 200, body: userJson(user, urls) };
+  const profile = await profileByLogin(params.login ?? '');
+  if (!profile) throw notFound();
+  return { status: 200, body: userJson(profile.user, urls, profile.stats) };
 });
