@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_PREFIX, ROUTES } from '#http/routes';
-import { createApp, createUser } from '#test/fixtures';
+import { createApp, createUser, enableOtp } from '#test/fixtures';
 import { deviationsFrom } from '#test/github-openapi';
 import { generateSshKey } from '#test/ssh-keys';
-import { startTestStack } from '#test/stack';
+import { json, startTestStack } from '#test/stack';
 
 /**
  * Every JSON route's responses, success and the main errors, checked against the schema of the
@@ -96,6 +96,42 @@ describe('repositories', () => {
     await call('GET /repos/{owner}/{repo}', '/repos/octocat/shapes', 200);
     await call('GET /repos/{owner}/{repo}', '/repos/octocat/secret-shapes', 200, { auth: octocat.auth });
     await call('GET /repos/{owner}/{repo}', '/repos/octocat/secret-shapes', 404);
+    expectConformance();
+  });
+});
+
+describe('values the service knows', () => {
+  it('repositories: clone_url is the hosted clone address; a new repository was pushed when created and is empty', async () => {
+    const repository = await call('GET /repos/{owner}/{repo}', '/repos/octocat/shapes', 200);
+    expect(repository).toMatchObject({
+      clone_url: `${stack.webUrl}/octocat/shapes.git`,
+      html_url: `${stack.webUrl}/octocat/shapes`,
+      pushed_at: repository.created_at,
+      size: 0,
+      visibility: 'public',
+    });
+    expectConformance();
+  });
+
+  it('users: repository counts from the owner’s repositories; two-factor as configured', async () => {
+    const own = await call('GET /user', '/user', 200, { auth: octocat.auth });
+    expect(own).toMatchObject({
+      public_repos: 1,
+      total_private_repos: 1,
+      owned_private_repos: 1,
+      two_factor_authentication: false,
+    });
+    const seen = await call('GET /users/{login}', '/users/octocat', 200);
+    expect(seen.public_repos).toBe(1);
+    expect(seen).not.toHaveProperty('total_private_repos');
+    expect(seen).not.toHaveProperty('two_factor_authentication');
+
+    const guarded = await createUser(stack.endpointsFile, 'guarded');
+    const otp = await enableOtp(stack.endpointsFile, 'guarded');
+    const response = await fetch(`${stack.baseUrl}/user`, {
+      headers: { Authorization: guarded.auth, 'X-GitHub-OTP': otp.code() },
+    });
+    expect((await json(response)).two_factor_authentication).toBe(true);
     expectConformance();
   });
 });
