@@ -12,7 +12,7 @@ import { ENV } from '#shared/config';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const USAGE = `Usage: npm run admin -- <command> [--table <name> [--region <r>]]
-  user create <login> --password <pw> [--email <e>] [--name <n>] [--site-admin]
+  user create <login> --password <pw> [--email <e> [--public-email]] [--name <n>] [--site-admin]
   user otp enable <login>
   app create --owner <login> --name <name> --url <homepage> --callback-url <url>
   app suspend <client_id>
@@ -28,6 +28,7 @@ function parseCommandLine() {
       options: {
         password: { type: 'string' },
         email: { type: 'string' },
+        'public-email': { type: 'boolean' },
         name: { type: 'string' },
         'site-admin': { type: 'boolean' },
         owner: { type: 'string' },
@@ -88,6 +89,7 @@ async function run(): Promise<unknown> {
       const password = required(flags.password, '--password');
       if (!isValidLogin(login))
         throw new Error(`invalid login "${login}": letters, digits and single hyphens, at most 39`);
+      if (flags['public-email'] && !flags.email) throw new UsageError('--public-email needs --email');
       if (!isAcceptablePassword(password))
         throw new Error(
           'password too weak: at least 15 characters, or 8 with a digit and a lower-case letter',
@@ -96,6 +98,7 @@ async function run(): Promise<unknown> {
         login,
         passwordHash: await hashPassword(password),
         email: flags.email,
+        publicEmail: flags['public-email'],
         name: flags.name,
         siteAdmin: flags['site-admin'],
       });

@@ -1,8 +1,9 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Repository } from '#domain/repositories';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Repository, RepositoryCounts } from '#domain/repositories';
 import { db, isConditionFailure, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
 import { repoKey, repoOwnerIndexKey } from './keys.ts';
+import { TABLE } from './table.ts';
 
 const toRepository = (item: Record<string, unknown>): Repository => ({
   id: Number(item.id),
@@ -14,7 +15,9 @@ const toRepository = (item: Record<string, unknown>): Repository => ({
   defaultBranch: String(item.defaultBranch),
   createdAt: String(item.createdAt),
   updatedAt: String(item.updatedAt),
-  pushedAt: (item.pushedAt as string | null | undefined) ?? null,
+  // Items written before pushed_at was set at creation have null: their creation time is right.
+  pushedAt: String(item.pushedAt ?? item.createdAt),
+  size: Number(item.size ?? 0),
 });
 
 export interface NewRepository {
@@ -39,7 +42,8 @@ export async function createRepository(input: NewRepository): Promise<Repository
     defaultBranch: 'main',
     createdAt: timestamp,
     updatedAt: timestamp,
-    pushedAt: null,
+    pushedAt: timestamp,
+    size: 0,
   };
   try {
     await db().send(
@@ -64,4 +68,28 @@ export async function createRepository(input: NewRepository): Promise<Repository
 export async function getRepository(owner: string, name: string): Promise<Repository | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: repoKey(owner, name) }));
   return Item ? toRepository(Item) : undefined;
+}
+
+/** Counts an owner's repositories by visibility (owner index, visibility attribute only). */
+export async function countRepositories(ownerLogin: string): Promise<RepositoryCounts> {
+  const index = TABLE.indexes.GSI1;
+  const prefix = repoOwnerIndexKey(ownerLogin, '');
+  const counts = { public: 0, private: 0 };
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :sk)',
+        ProjectionExpression: '#private',
+        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey, '#private': 'private' },
+        ExpressionAttributeValues: { ':pk': prefix.GSI1PK, ':sk': prefix.GSI1SK },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) counts[item.private ? 'private' : 'public'] += 1;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return counts;
 }

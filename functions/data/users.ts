@@ -16,18 +16,22 @@ interface ProfileItem {
   login: string;
   name: string | null;
   email: string | null;
+  publicEmail: boolean;
   siteAdmin: boolean;
   createdAt: string;
   updatedAt: string;
 }
 
 export const toUser = (item: Record<string, unknown>): User => {
-  const { id, login, name, email, siteAdmin, createdAt, updatedAt } = item as unknown as ProfileItem;
+  const { id, login, name, email, publicEmail, siteAdmin, createdAt, updatedAt } =
+    item as unknown as ProfileItem;
   return {
     id,
     login,
     name: name ?? null,
     email: email ?? null,
+    // Profiles written before the choice existed stay private.
+    publicEmail: publicEmail === true,
     siteAdmin: Boolean(siteAdmin),
     createdAt,
     updatedAt,
@@ -39,6 +43,8 @@ export interface NewUser {
   readonly passwordHash: string;
   readonly email?: string | undefined;
   readonly name?: string | undefined;
+  /** Show `email` on the public profile; private unless chosen. */
+  readonly publicEmail?: boolean | undefined;
   readonly siteAdmin?: boolean | undefined;
 }
 
@@ -51,6 +57,7 @@ export async function createUser(input: NewUser): Promise<User | null> {
     login: input.login,
     name: input.name ?? null,
     email: input.email ?? null,
+    publicEmail: input.publicEmail ?? false,
     siteAdmin: input.siteAdmin ?? false,
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -204,6 +211,19 @@ export async function setOtpSecret(login: string, otpSecret: string): Promise<bo
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/** Whether the user has two-factor authentication on (their credential holds a TOTP secret). */
+export async function hasTwoFactor(login: string): Promise<boolean> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: credentialKey(login),
+      ProjectionExpression: '#otp',
+      ExpressionAttributeNames: { '#otp': 'otpSecret' },
+    }),
+  );
+  return Boolean(Item?.otpSecret);
 }
 
 /** Profiles recently read by this container: login → [read at, user]. */

@@ -9,7 +9,16 @@ export interface Repository {
   readonly defaultBranch: string;
   readonly createdAt: string;
   readonly updatedAt: string;
-  readonly pushedAt: string | null;
+  /** Last push; a new repository's is its creation time, as on GitHub. */
+  readonly pushedAt: string;
+  /** Size of the hosted git data in KiB (GitHub's unit); 0 while the repository is empty. */
+  readonly size: number;
+}
+
+/** How many repositories an owner has, by visibility. */
+export interface RepositoryCounts {
+  readonly public: number;
+  readonly private: number;
 }
 
 /**

@@ -1,11 +1,25 @@
-/** Users as other callers see them. */
-import { getUser } from '#data/users';
-import type { User } from '#domain/users';
-import { notFound } from '#shared/errors';
+import { countRepositories } from '#data/repositories';
+import { getUser, hasTwoFactor } from '#data/users';
+import type { User, UserStats } from '#domain/users';
 
-/** The user with this login; 404 otherwise. */
-export async function userByLogin(login: string): Promise<User> {
-  const user = await getUser(login);
-  if (!user) throw notFound();
-  return user;
+/** A profile with the counts it shows. */
+export interface Profile {
+  readonly user: User;
+  readonly stats: UserStats;
+}
+
+async function statsOf(login: string): Promise<UserStats> {
+  const [repositories, twoFactor] = await Promise.all([countRepositories(login), hasTwoFactor(login)]);
+  return { publicRepos: repositories.public, privateRepos: repositories.private, twoFactor };
+}
+
+/** The profile of `GET /user`: the caller's own account. */
+export async function ownProfile(user: User): Promise<Profile> {
+  return { user, stats: await statsOf(user.login) };
+}
+
+/** The profile of `GET /users/{login}`; `undefined` when there is no such user. */
+export async function profileByLogin(login: string): Promise<Profile | undefined> {
+  const [user, stats] = await Promise.all([getUser(login), statsOf(login)]);
+  return user ? { user, stats } : undefined;
 }

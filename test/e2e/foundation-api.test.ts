@@ -43,7 +43,8 @@ describe('users over HTTP', () => {
       type: 'User',
       site_admin: false,
       name: 'The Octocat',
-      email: 'octocat@example.com',
+      // The sign-up address is private unless the user chose to show it (test/e2e/public-email.test.ts).
+      email: null,
       url: `${stack.baseUrl}/users/octocat`,
       html_url: `${stack.webUrl}/octocat`,
       repos_url: `${stack.baseUrl}/users/octocat/repos`,

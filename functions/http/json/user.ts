@@ -1,4 +1,4 @@
-import type { User } from '#domain/users';
+import { publicEmailOf, type User, type UserStats } from '#domain/users';
 import type { PublicUrls } from '#shared/urls';
 
 /** GitHub's "simple user" shape (the `user` of check/reset, a repository's `owner`). */
@@ -26,13 +26,40 @@ export function simpleUserJson(user: Pick<User, 'id' | 'login' | 'siteAdmin'>, u
   };
 }
 
-/** The full user of `GET /user` and `GET /users/:login`. */
-export function userJson(user: User, urls: PublicUrls) {
+/**
+ * GitHub's "public user": `GET /users/{login}`, to anyone. The email only when the user chose to
+ * show it. Fields the service has no data for carry GitHub's values for an empty profile.
+ */
+export function userJson(user: User, urls: PublicUrls, stats: UserStats) {
   return {
     ...simpleUserJson(user, urls),
     name: user.name,
-    email: user.email,
+    company: null,
+    blog: '',
+    location: null,
+    email: publicEmailOf(user),
+    hireable: null,
+    bio: null,
+    twitter_username: null,
+    public_repos: stats.publicRepos,
+    public_gists: 0,
+    followers: 0,
+    following: 0,
     created_at: user.createdAt,
     updated_at: user.updatedAt,
+  };
+}
+
+/** GitHub's "private user": `GET /user`, the caller's own account, with their email and private counts. */
+export function privateUserJson(user: User, urls: PublicUrls, stats: UserStats) {
+  return {
+    ...userJson(user, urls, stats),
+    email: user.email,
+    private_gists: 0,
+    total_private_repos: stats.privateRepos,
+    owned_private_repos: stats.privateRepos,
+    disk_usage: 0,
+    collaborators: 0,
+    two_factor_authentication: stats.twoFactor,
   };
 }

@@ -66,7 +66,7 @@ ${errorBox(options.error)}
 
 export function signupPage(
   request: WebRequest,
-  options: { error?: string; status?: number; login?: string; email?: string } = {},
+  options: { error?: string; status?: number; login?: string; email?: string; publicEmail?: boolean } = {},
 ): WebReply {
   const target = returnTo(request);
   return {
@@ -82,6 +82,7 @@ ${errorBox(options.error)}
   <input type="text" id="login" name="login" autocomplete="username" autocapitalize="none" required maxlength="39" value="${options.login ?? ''}" aria-describedby="login-help">
   <label for="email">Email</label>
   <input type="email" id="email" name="email" autocomplete="email" required value="${options.email ?? ''}">
+  <label for="public_email"><input type="checkbox" id="public_email" name="public_email" value="1"${options.publicEmail ? html` checked` : ''}> Show my email on my public profile</label>
   <label for="password">Password</label>
   <p class="muted" id="password-help">At least 15 characters, or at least 8 with a number and a lower-case letter.</p>
   <input type="password" id="password" name="password" autocomplete="new-password" required aria-describedby="password-help">

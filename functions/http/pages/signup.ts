@@ -15,7 +15,9 @@ export const handler = webHandler('pages/signup', async (request) => {
   const login = (request.form.get('login') ?? '').trim();
   const email = (request.form.get('email') ?? '').trim();
   const password = request.form.get('password') ?? '';
-  const refuse = (error: string) => signupPage(request, { status: 422, error, login, email });
+  // Unticked by default: the address stays private unless the user chooses to show it.
+  const publicEmail = request.form.get('public_email') === '1';
+  const refuse = (error: string) => signupPage(request, { status: 422, error, login, email, publicEmail });
   if (!isValidLogin(login))
     return refuse(
       'Username may only contain letters, digits and single hyphens, and cannot begin or end with a hyphen (at most 39 characters).',
@@ -25,7 +27,7 @@ export const handler = webHandler('pages/signup', async (request) => {
     return refuse(
       'Password needs at least 15 characters, or at least 8 with a number and a lower-case letter.',
     );
-  const user = await createUser({ login, email, passwordHash: await hashPassword(password) });
+  const user = await createUser({ login, email, publicEmail, passwordHash: await hashPassword(password) });
   if (!user) return refuse(`Username ${login} is not available.`);
   const { cookie } = await createSession(user.login, false);
   return { location: target, status: 303, cookies: [sessionCookie(cookie, request.secure)] };

@@ -1,9 +1,11 @@
 import { apiHandler } from '#http/middleware/http-stack';
-import { userByLogin } from '#services/users';
+import { profileByLogin } from '#services/users';
+import { notFound } from '#shared/errors';
 import { userJson } from '../json/user.ts';
 
-/** GET /users/:login: a user's public profile. */
-export const handler = apiHandler('users/get-by-login', {}, async ({ params, urls }) => ({
-  status: 200,
-  body: userJson(await userByLogin(params.login ?? ''), urls),
-}));
+/** GET /users/:login: a user's public profile (the same for every caller, as on GitHub). */
+export const handler = apiHandler('users/get-by-login', {}, async ({ params, urls }) => {
+  const profile = await profileByLogin(params.login ?? '');
+  if (!profile) throw notFound();
+  return { status: 200, body: userJson(profile.user, urls, profile.stats) };
+});

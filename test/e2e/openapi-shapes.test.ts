@@ -1,0 +1,336 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_PREFIX, ROUTES } from '#shared/routes';
+import { createApp, createUser, enableOtp } from '#test/fixtures';
+import { deviationsFrom } from '#test/github-openapi';
+import { generateSshKey } from '#test/ssh-keys';
+import { json, startTestStack } from '#test/stack';
+
+/**
+ * Every JSON route's responses, success and the main errors, checked against the schema of the
+ * same operation in GitHub's published description (`@octokit/openapi` 2.2.1, api.github.com),
+ * so clients generated from that description work against this service unchanged.
+ */
+
+type Stack = Awaited<ReturnType<typeof startTestStack>>;
+type User = Awaited<ReturnType<typeof createUser>>;
+let stack: Stack;
+let octocat: User;
+let hubot: User;
+let app: Awaited<ReturnType<typeof createApp>>;
+
+/** Route-table keys (`GET /users/{login}`, without the API prefix) with a validated success. */
+const validated = new Set<string>();
+const deviations: string[] = [];
+
+const JSON_ROUTES = ROUTES.filter((route) => route.media === 'json').map(
+  (route) => `${route.method} ${route.path.slice(API_PREFIX.length)}`,
+);
+
+interface Call {
+  readonly auth?: string;
+  readonly body?: unknown;
+}
+
+/**
+ * Sends `method url` and checks the answer against the operation of route `route` (its path as in
+ * the route table): the status must be `status`, the JSON body must match the described schema.
+ */
+async function call(route: string, url: string, status: number, options: Call = {}) {
+  if (!JSON_ROUTES.includes(route)) throw new Error(`${route} is not a JSON route of the route table`);
+  const [method = '', path = ''] = route.split(' ');
+  const response = await fetch(`${stack.baseUrl}${url}`, {
+    method,
+    headers: options.auth ? { Authorization: options.auth } : {},
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the schema
+  const body: any = text === '' ? undefined : JSON.parse(text);
+  expect(response.status, `${method} ${url}: ${text}`).toBe(status);
+  deviations.push(...deviationsFrom(method, path, status, body));
+  if (status < 300) validated.add(route);
+  return body;
+}
+
+/** Fails the test with every deviation collected so far, one line each. */
+function expectConformance() {
+  const found = deviations.splice(0);
+  expect(found.join('\n'), 'responses that deviate from GitHub’s OpenAPI description').toBe('');
+}
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  [octocat, hubot] = await Promise.all([
+    createUser(stack.endpointsFile, 'octocat'),
+    createUser(stack.endpointsFile, 'hubot'),
+  ]);
+  app = await createApp(stack.endpointsFile, 'hubot', 'Shape App');
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('users', () => {
+  it('GET /user and GET /users/{login} match private-user / public-user', async () => {
+    await call('GET /user', '/user', 200, { auth: octocat.auth });
+    await call('GET /user', '/user', 401);
+    await call('GET /users/{login}', '/users/octocat', 200);
+    await call('GET /users/{login}', '/users/octocat', 200, { auth: hubot.auth });
+    await call('GET /users/{login}', '/users/nobody-here', 404);
+    expectConformance();
+  });
+});
+
+describe('repositories', () => {
+  it('POST /user/repos matches repository; GET /repos/{owner}/{repo} matches full-repository', async () => {
+    await call('POST /user/repos', '/user/repos', 201, {
+      auth: octocat.auth,
+      body: { name: 'shapes', description: 'Shapes', homepage: 'https://shapes.example' },
+    });
+    await call('POST /user/repos', '/user/repos', 201, {
+      auth: octocat.auth,
+      body: { name: 'secret-shapes', private: true },
+    });
+    await call('POST /user/repos', '/user/repos', 422, { auth: octocat.auth, body: { name: 'shapes' } });
+    await call('POST /user/repos', '/user/repos', 401, { body: { name: 'anonymous' } });
+    await call('GET /repos/{owner}/{repo}', '/repos/octocat/shapes', 200);
+    await call('GET /repos/{owner}/{repo}', '/repos/octocat/secret-shapes', 200, { auth: octocat.auth });
+    await call('GET /repos/{owner}/{repo}', '/repos/octocat/secret-shapes', 404);
+    expectConformance();
+  });
+});
+
+describe('values the service knows', () => {
+  it('repositories: clone_url is the hosted clone address; a new repository was pushed when created and is empty', async () => {
+    const repository = await call('GET /repos/{owner}/{repo}', '/repos/octocat/shapes', 200);
+    expect(repository).toMatchObject({
+      clone_url: `${stack.webUrl}/octocat/shapes.git`,
+      html_url: `${stack.webUrl}/octocat/shapes`,
+      pushed_at: repository.created_at,
+      size: 0,
+      visibility: 'public',
+    });
+    expectConformance();
+  });
+
+  it('users: repository counts from the owner’s repositories; two-factor as configured', async () => {
+    const own = await call('GET /user', '/user', 200, { auth: octocat.auth });
+    expect(own).toMatchObject({
+      public_repos: 1,
+      total_private_repos: 1,
+      owned_private_repos: 1,
+      two_factor_authentication: false,
+    });
+    const seen = await call('GET /users/{login}', '/users/octocat', 200);
+    expect(seen.public_repos).toBe(1);
+    expect(seen).not.toHaveProperty('total_private_repos');
+    expect(seen).not.toHaveProperty('two_factor_authentication');
+
+    const guarded = await createUser(stack.endpointsFile, 'guarded');
+    const otp = await enableOtp(stack.endpointsFile, 'guarded');
+    const response = await fetch(`${stack.baseUrl}/user`, {
+      headers: { Authorization: guarded.auth, 'X-GitHub-OTP': otp.code() },
+    });
+    expect((await json(response)).two_factor_authentication).toBe(true);
+    expectConformance();
+  });
+});
+
+describe('authorizations and grants', () => {
+  it('every /authorizations and /applications/grants operation matches authorization / application-grant', async () => {
+    const created = await call('POST /authorizations', '/authorizations', 201, {
+      auth: octocat.auth,
+      body: { scopes: ['repo'], note: 'shapes', note_url: 'https://shapes.example' },
+    });
+    await call('POST /authorizations', '/authorizations', 422, { auth: octocat.auth, body: { scopes: [] } });
+    await call('POST /authorizations', '/authorizations', 401, { body: { note: 'x' } });
+    await call('GET /authorizations', '/authorizations', 200, { auth: octocat.auth });
+    await call('GET /authorizations/{authorization_id}', `/authorizations/${created.id}`, 200, {
+      auth: octocat.auth,
+    });
+    await call('GET /authorizations/{authorization_id}', '/authorizations/999999', 404, {
+      auth: octocat.auth,
+    });
+    await call('PATCH /authorizations/{authorization_id}', `/authorizations/${created.id}`, 200, {
+      auth: octocat.auth,
+      body: { add_scopes: ['gist'] },
+    });
+    await call('PATCH /authorizations/{authorization_id}', `/authorizations/${created.id}`, 422, {
+      auth: octocat.auth,
+      body: { scopes: ['no-such-scope'] },
+    });
+
+    const forApp = { client_secret: app.clientSecret, scopes: ['user'], note: 'app' };
+    const appToken = await call(
+      'PUT /authorizations/clients/{client_id}',
+      `/authorizations/clients/${app.clientId}`,
+      201,
+      { auth: octocat.auth, body: forApp },
+    );
+    await call('PUT /authorizations/clients/{client_id}', `/authorizations/clients/${app.clientId}`, 200, {
+      auth: octocat.auth,
+      body: forApp,
+    });
+    await call('PUT /authorizations/clients/{client_id}', `/authorizations/clients/${app.clientId}`, 422, {
+      auth: octocat.auth,
+      body: {},
+    });
+    await call(
+      'PUT /authorizations/clients/{client_id}/{fingerprint}',
+      `/authorizations/clients/${app.clientId}/laptop`,
+      201,
+      { auth: octocat.auth, body: forApp },
+    );
+    await call(
+      'PUT /authorizations/clients/{client_id}/{fingerprint}',
+      `/authorizations/clients/${app.clientId}/laptop`,
+      200,
+      { auth: octocat.auth, body: forApp },
+    );
+    await call(
+      'PUT /authorizations/clients/{client_id}/{fingerprint}',
+      `/authorizations/clients/${app.clientId}/laptop`,
+      422,
+      { auth: octocat.auth, body: {} },
+    );
+
+    const grants = await call('GET /applications/grants', '/applications/grants', 200, {
+      auth: octocat.auth,
+    });
+    const grantId = grants[0]?.id;
+    await call('GET /applications/grants/{grant_id}', `/applications/grants/${grantId}`, 200, {
+      auth: octocat.auth,
+    });
+    await call('GET /applications/grants/{grant_id}', '/applications/grants/999999', 404, {
+      auth: octocat.auth,
+    });
+
+    // Application side, on the app's own token.
+    const tokens = `/applications/${app.clientId}/tokens`;
+    await call('GET /applications/{client_id}/tokens/{access_token}', `${tokens}/${appToken.token}`, 200, {
+      auth: app.basic,
+    });
+    await call(
+      'GET /applications/{client_id}/tokens/{access_token}',
+      `${tokens}/gho_${'x'.repeat(36)}`,
+      404,
+      {
+        auth: app.basic,
+      },
+    );
+    const reset = await call(
+      'POST /applications/{client_id}/tokens/{access_token}',
+      `${tokens}/${appToken.token}`,
+      200,
+      { auth: app.basic },
+    );
+    await call('POST /applications/{client_id}/tokens/{access_token}', `${tokens}/${appToken.token}`, 404, {
+      auth: app.basic,
+    });
+    await call('DELETE /applications/{client_id}/tokens/{access_token}', `${tokens}/${reset.token}`, 204, {
+      auth: app.basic,
+    });
+    await call('DELETE /applications/{client_id}/tokens/{access_token}', `${tokens}/${reset.token}`, 404, {
+      auth: app.basic,
+    });
+    const again = await call(
+      'PUT /authorizations/clients/{client_id}',
+      `/authorizations/clients/${app.clientId}`,
+      201,
+      { auth: octocat.auth, body: forApp },
+    );
+    const grantsUrl = `/applications/${app.clientId}/grants`;
+    await call('DELETE /applications/{client_id}/grants/{access_token}', `${grantsUrl}/${again.token}`, 204, {
+      auth: app.basic,
+    });
+    await call('DELETE /applications/{client_id}/grants/{access_token}', `${grantsUrl}/${again.token}`, 404, {
+      auth: app.basic,
+    });
+
+    await call('DELETE /authorizations/{authorization_id}', `/authorizations/${created.id}`, 204, {
+      auth: octocat.auth,
+    });
+    await call('DELETE /authorizations/{authorization_id}', `/authorizations/${created.id}`, 404, {
+      auth: octocat.auth,
+    });
+    await call('PUT /authorizations/clients/{client_id}', `/authorizations/clients/${app.clientId}`, 201, {
+      auth: octocat.auth,
+      body: forApp,
+    });
+    const left = await call('GET /applications/grants', '/applications/grants', 200, { auth: octocat.auth });
+    await call('DELETE /applications/grants/{grant_id}', `/applications/grants/${left[0]?.id}`, 204, {
+      auth: octocat.auth,
+    });
+    await call('DELETE /applications/grants/{grant_id}', '/applications/grants/999999', 404, {
+      auth: octocat.auth,
+    });
+    expectConformance();
+  });
+});
+
+describe('SSH keys and deploy keys', () => {
+  it('/user/keys matches key; /repos/{owner}/{repo}/keys matches deploy-key', async () => {
+    const key = await call('POST /user/keys', '/user/keys', 201, {
+      auth: hubot.auth,
+      body: { title: 'Laptop', key: generateSshKey('ed25519').line },
+    });
+    await call('POST /user/keys', '/user/keys', 422, {
+      auth: hubot.auth,
+      body: { title: 'x', key: 'nonsense' },
+    });
+    await call('GET /user/keys', '/user/keys', 200, { auth: hubot.auth });
+    await call('GET /user/keys', '/user/keys', 401);
+    await call('GET /user/keys/{key_id}', `/user/keys/${key.id}`, 200, { auth: hubot.auth });
+    await call('GET /user/keys/{key_id}', '/user/keys/999999', 404, { auth: hubot.auth });
+    await call('DELETE /user/keys/{key_id}', `/user/keys/${key.id}`, 204, { auth: hubot.auth });
+    await call('DELETE /user/keys/{key_id}', `/user/keys/${key.id}`, 404, { auth: hubot.auth });
+
+    await call('POST /user/repos', '/user/repos', 201, { auth: hubot.auth, body: { name: 'deploy' } });
+    const keys = '/repos/hubot/deploy/keys';
+    const deployKey = await call('POST /repos/{owner}/{repo}/keys', keys, 201, {
+      auth: hubot.auth,
+      body: { title: 'CI', key: generateSshKey('ed25519').line, read_only: true },
+    });
+    await call('POST /repos/{owner}/{repo}/keys', keys, 422, { auth: hubot.auth, body: { title: 'x' } });
+    await call('GET /repos/{owner}/{repo}/keys', keys, 200, { auth: hubot.auth });
+    await call('GET /repos/{owner}/{repo}/keys', '/repos/hubot/nothing/keys', 404, { auth: hubot.auth });
+    await call('GET /repos/{owner}/{repo}/keys/{key_id}', `${keys}/${deployKey.id}`, 200, {
+      auth: hubot.auth,
+    });
+    await call('GET /repos/{owner}/{repo}/keys/{key_id}', `${keys}/999999`, 404, { auth: hubot.auth });
+    await call('DELETE /repos/{owner}/{repo}/keys/{key_id}', `${keys}/${deployKey.id}`, 204, {
+      auth: hubot.auth,
+    });
+    await call('DELETE /repos/{owner}/{repo}/keys/{key_id}', `${keys}/${deployKey.id}`, 404, {
+      auth: hubot.auth,
+    });
+    expectConformance();
+  });
+});
+
+describe('errors without credentials', () => {
+  // The app-side routes answer 404 rather than 401 without client credentials, as GitHub does.
+  it('every authenticated JSON route answers 401 (app side: 404) in the described error shape', async () => {
+    const example: Record<string, string> = {
+      login: 'octocat',
+      owner: 'octocat',
+      repo: 'shapes',
+      client_id: app.clientId,
+      access_token: `gho_${'x'.repeat(36)}`,
+      fingerprint: 'laptop',
+    };
+    for (const route of ROUTES.filter((r) => r.media === 'json' && r.auth !== 'none')) {
+      const path = route.path.slice(API_PREFIX.length);
+      const url = path.replace(/\{([^}]+)\}/g, (_, name: string) => example[name] ?? '1');
+      const status = route.auth === 'app' ? 404 : 401;
+      await call(`${route.method} ${path}`, url, status, route.method === 'GET' ? {} : { body: {} });
+    }
+    expectConformance();
+  });
+});
+
+describe('coverage', () => {
+  it('checks a success of every JSON route in the route table (a new route needs a shape check here)', () => {
+    expect(JSON_ROUTES.filter((route) => !validated.has(route))).toEqual([]);
+  });
+});
