@@ -172,3 +172,16 @@ export function pathTo(handler: string, params: Readonly<Record<string, string |
     return encodeURIComponent(String(value));
   });
 }
+
+const BY_REQUEST = new Map(ROUTES.map((route) => [`${route.method} ${route.path}`, route]));
+
+/**
+ * The route an API Gateway proxy event was sent to, by its method and resource template (the local
+ * server fills both the same way). Handlers never name their own route: each function serves one
+ * route, and the event says which.
+ */
+export function routeOf(event: { readonly httpMethod: string; readonly resource: string }): Route {
+  const route = BY_REQUEST.get(`${event.httpMethod} ${event.resource}`);
+  if (!route) throw new Error(`No route in the route table for ${event.httpMethod} ${event.resource}`);
+  return route;
+}

@@ -3,7 +3,7 @@ import { appToken } from '#services/app-tokens';
 import { revokeGrant } from '#services/authorizations';
 
 /** DELETE /applications/:client_id/grants/:access_token: the token owner's whole grant for the app. */
-export const handler = apiHandler('applications/revoke-grant', {}, async ({ caller, params }) => {
+export const handler = apiHandler({}, async ({ caller, params }) => {
   const { app, authorization } = await appToken(caller, params.client_id);
   await revokeGrant(authorization.login, app.clientId);
   return { status: 204 };

@@ -17,7 +17,6 @@ const body = z.object({
 
 /** POST /authorizations: 201 with the full token (the only time it is shown) and Location. */
 export const handler = apiHandler(
-  'authorizations/create',
   { body: { schema: body, resource: RESOURCE } },
   async ({ body, caller, urls }) => {
     if (caller.kind !== 'user') throw requiresAuthentication();

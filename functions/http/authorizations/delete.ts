@@ -4,7 +4,7 @@ import { notFound } from '#shared/errors';
 import { idParam } from './fields.ts';
 
 /** DELETE /authorizations/:id: the token stops working at once. */
-export const handler = apiHandler('authorizations/delete', {}, async ({ caller, params }) => {
+export const handler = apiHandler({}, async ({ caller, params }) => {
   const id = idParam(params.authorization_id);
   if (caller.kind !== 'user' || id === undefined) throw notFound();
   await deleteForUser(caller.user.login, id);

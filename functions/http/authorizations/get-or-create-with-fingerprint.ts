@@ -3,8 +3,4 @@ import { RESOURCE } from './fields.ts';
 import { getOrCreate, getOrCreateBody } from './get-or-create-body.ts';
 
 /** PUT /authorizations/clients/:client_id/:fingerprint */
-export const handler = apiHandler(
-  'authorizations/get-or-create-with-fingerprint',
-  { body: { schema: getOrCreateBody, resource: RESOURCE } },
-  getOrCreate,
-);
+export const handler = apiHandler({ body: { schema: getOrCreateBody, resource: RESOURCE } }, getOrCreate);

@@ -6,7 +6,7 @@ import { jsonContext } from './context.ts';
 import { idParam } from './fields.ts';
 
 /** GET /authorizations/:id (only the caller's own). */
-export const handler = apiHandler('authorizations/get', {}, async ({ caller, params, urls }) => {
+export const handler = apiHandler({}, async ({ caller, params, urls }) => {
   const id = idParam(params.authorization_id);
   if (caller.kind !== 'user' || id === undefined) throw notFound();
   const authorization = await authorizationOf(caller.user.login, id);

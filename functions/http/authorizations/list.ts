@@ -6,7 +6,7 @@ import { authorizationJson } from '../json/authorization.ts';
 import { jsonContext } from './context.ts';
 
 /** GET /authorizations: the user's authorizations in id order, paged; `token` is always "". */
-export const handler = apiHandler('authorizations/list', {}, async ({ caller, query, urls }) => {
+export const handler = apiHandler({}, async ({ caller, query, urls }) => {
   if (caller.kind !== 'user') throw requiresAuthentication();
   const authorizations = await authorizationsOf(caller.user.login);
   return pagedReply(authorizations, query, `${urls.api}/authorizations`, async (items) => {

@@ -17,7 +17,6 @@ const body = z.object({
 
 /** PATCH /authorizations/:id: 200 with `token: ""`. */
 export const handler = apiHandler(
-  'authorizations/update',
   { body: { schema: body, resource: RESOURCE } },
   async ({ body, caller, params, urls }) => {
     const id = idParam(params.authorization_id);

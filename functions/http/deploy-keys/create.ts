@@ -16,7 +16,6 @@ const body = z.object({
  * who added it and with which application's token, for grant revocation.
  */
 export const handler = apiHandler(
-  'deploy-keys/create',
   { body: { schema: body, resource: 'PublicKey' } },
   async ({ body, caller, params, urls }) => {
     if (caller.kind !== 'user') throw requiresAuthentication();

@@ -4,7 +4,7 @@ import { managedRepository, removeDeployKey } from '#services/public-keys';
 import { notFound, requiresAuthentication } from '#shared/errors';
 
 /** DELETE /repos/:owner/:repo/keys/:key_id: removes a deploy key, for the repository's owner only. */
-export const handler = apiHandler('deploy-keys/delete', {}, async ({ caller, params }) => {
+export const handler = apiHandler({}, async ({ caller, params }) => {
   if (caller.kind !== 'user') throw requiresAuthentication();
   const id = keyIdParam(params.key_id);
   if (id === undefined) throw notFound();

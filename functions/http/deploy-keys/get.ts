@@ -5,7 +5,7 @@ import { notFound, requiresAuthentication } from '#shared/errors';
 import { deployKeyJson } from '../json/public-key.ts';
 
 /** GET /repos/:owner/:repo/keys/:key_id: one deploy key, for the repository's owner only. */
-export const handler = apiHandler('deploy-keys/get', {}, async ({ caller, params, urls }) => {
+export const handler = apiHandler({}, async ({ caller, params, urls }) => {
   if (caller.kind !== 'user') throw requiresAuthentication();
   const id = keyIdParam(params.key_id);
   if (id === undefined) throw notFound();

@@ -5,7 +5,7 @@ import { requiresAuthentication } from '#shared/errors';
 import { deployKeyJson } from '../json/public-key.ts';
 
 /** GET /repos/:owner/:repo/keys: the repository's deploy keys, paged in id order, for its owner only. */
-export const handler = apiHandler('deploy-keys/list', {}, async ({ caller, params, query, urls }) => {
+export const handler = apiHandler({}, async ({ caller, params, query, urls }) => {
   if (caller.kind !== 'user') throw requiresAuthentication();
   const repository = await managedRepository(caller.user.login, params.owner ?? '', params.repo ?? '');
   const keys = await deployKeys(repository);

@@ -6,7 +6,7 @@ import { requiresAuthentication } from '#shared/errors';
 import { grantJson } from '../json/authorization.ts';
 
 /** GET /applications/grants: one grant per application with tokens, paged. */
-export const handler = apiHandler('grants/list', {}, async ({ caller, query, urls }) => {
+export const handler = apiHandler({}, async ({ caller, query, urls }) => {
   if (caller.kind !== 'user') throw requiresAuthentication();
   const grants = await grantsForUser(caller.user.login);
   return pagedReply(grants, query, `${urls.api}/applications/grants`, async (items) => {

@@ -12,7 +12,6 @@ const body = z.object({
 
 /** POST /user/keys: adds an SSH key, remembering which application's token (if any) added it. */
 export const handler = apiHandler(
-  'keys/create-for-user',
   { body: { schema: body, resource: 'PublicKey' } },
   async ({ body, caller, urls }) => {
     if (caller.kind !== 'user') throw requiresAuthentication();

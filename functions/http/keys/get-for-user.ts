@@ -5,7 +5,7 @@ import { notFound, requiresAuthentication } from '#shared/errors';
 import { userKeyJson } from '../json/public-key.ts';
 
 /** GET /user/keys/:key_id: one of the caller's SSH keys; anyone else's is 404. */
-export const handler = apiHandler('keys/get-for-user', {}, async ({ caller, params, urls }) => {
+export const handler = apiHandler({}, async ({ caller, params, urls }) => {
   if (caller.kind !== 'user') throw requiresAuthentication();
   const id = keyIdParam(params.key_id);
   if (id === undefined) throw notFound();

@@ -5,7 +5,7 @@ import { requiresAuthentication } from '#shared/errors';
 import { userKeyJson } from '../json/public-key.ts';
 
 /** GET /user/keys: the authenticated user's SSH keys, paged in id order. */
-export const handler = apiHandler('keys/list-for-user', {}, async ({ caller, query, urls }) => {
+export const handler = apiHandler({}, async ({ caller, query, urls }) => {
   if (caller.kind !== 'user') throw requiresAuthentication();
   const keys = await userKeys(caller.user.login);
   return pagedReply(keys, query, `${urls.api}/user/keys`, (page) =>

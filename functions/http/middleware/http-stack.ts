@@ -15,9 +15,10 @@ import {
   problemsParsingJson,
 } from '#shared/errors';
 import { logContext, logUnhandled } from '#shared/log';
-import { type Route, routeFor } from '#shared/routes';
+import type { Route } from '#shared/routes';
 import { type PublicUrls, publicUrls } from '#shared/urls';
 import { pathParametersValid, validateBody } from '#shared/validate';
+import { perRoute } from './per-route.ts';
 
 /** What a handler gets: checked credentials, a validated body, decoded parameters. */
 export interface ApiRequest<Body> {
@@ -160,11 +161,17 @@ const httpResponse = (route: Route): middy.MiddlewareObj<StackEvent, APIGatewayP
  * handler's one domain call → serialization, with errors mapped once by `httpResponse`.
  */
 export function apiHandler<Body = Record<string, never>>(
-  handlerId: string,
   spec: { readonly body?: BodySpec<Body> },
   run: (request: ApiRequest<Body>) => Promise<Reply>,
 ) {
-  const route = routeFor(handlerId);
+  return perRoute((route) => apiStack(route, spec, run));
+}
+
+function apiStack<Body>(
+  route: Route,
+  spec: { readonly body?: BodySpec<Body> },
+  run: (request: ApiRequest<Body>) => Promise<Reply>,
+) {
   return middy<StackEvent, APIGatewayProxyResult>()
     .use(logContext())
     .use(httpResponse(route))

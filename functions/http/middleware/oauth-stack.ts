@@ -5,8 +5,8 @@ import { config } from '#shared/config';
 import { header, presentedCredentials } from '#shared/credentials';
 import { HttpError } from '#shared/errors';
 import { logContext, logUnhandled } from '#shared/log';
-import { routeFor } from '#shared/routes';
 import { bodyLimit } from './http-stack.ts';
+import { perRoute } from './per-route.ts';
 
 /**
  * The token endpoint's stack (POST /login/oauth/access_token). Parameters come as a form (the
@@ -170,12 +170,13 @@ const oauthResponse = (handlerId: string): middy.MiddlewareObj<OAuthEvent, APIGa
 });
 
 /** Builds the token endpoint's handler: body limit → parameters and client → the exchange → one serializer. */
-export function oauthHandler(handlerId: string, run: (request: OAuthRequest) => Promise<OAuthFields>) {
-  routeFor(handlerId); // fails the cold start when the route table has no such row
-  return middy<OAuthEvent, APIGatewayProxyResult>()
-    .use(logContext())
-    .use(oauthResponse(handlerId))
-    .use(bodyLimit())
-    .use(oauthContext())
-    .handler(async (event) => (await run(event.oauth as OAuthRequest)) as unknown as APIGatewayProxyResult);
+export function oauthHandler(run: (request: OAuthRequest) => Promise<OAuthFields>) {
+  return perRoute((route) =>
+    middy<OAuthEvent, APIGatewayProxyResult>()
+      .use(logContext())
+      .use(oauthResponse(route.handler))
+      .use(bodyLimit())
+      .use(oauthContext())
+      .handler(async (event) => (await run(event.oauth as OAuthRequest)) as unknown as APIGatewayProxyResult),
+  );
 }

@@ -3,7 +3,7 @@ import { exchangeCode } from '#services/oauth-flow';
 import { countSignal } from '#shared/log';
 
 /** POST /login/oauth/access_token (spec §4.4, §2.3): a code and the client's credentials for a token. */
-export const handler = oauthHandler('oauth/access-token', async ({ params, client }) => {
+export const handler = oauthHandler(async ({ params, client }) => {
   const issued = await exchangeCode({
     clientId: client.id,
     clientSecret: client.secret,

@@ -22,7 +22,6 @@ const body = z.object({
 
 /** POST /user/repos: creates a repository owned by the authenticated user. */
 export const handler = apiHandler(
-  'repos/create-for-user',
   { body: { schema: body, resource: 'Repository' } },
   async ({ body, caller, urls }) => {
     if (caller.kind !== 'user') throw requiresAuthentication();

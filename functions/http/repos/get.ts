@@ -3,7 +3,7 @@ import { visibleRepository } from '#services/repositories';
 import { repositoryJson } from '../json/repository.ts';
 
 /** GET /repos/:owner/:repo. A private repository is 404 to everyone but its owner, as on GitHub. */
-export const handler = apiHandler('repos/get', {}, async ({ params, caller, urls }) => {
+export const handler = apiHandler({}, async ({ params, caller, urls }) => {
   const { repository, owner } = await visibleRepository(caller, params.owner ?? '', params.repo ?? '');
   return { status: 200, body: repositoryJson(repository, owner, urls) };
 });

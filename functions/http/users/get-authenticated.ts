@@ -4,7 +4,7 @@ import { requiresAuthentication } from '#shared/errors';
 import { privateUserJson } from '../json/user.ts';
 
 /** GET /user: the authenticated user. */
-export const handler = apiHandler('users/get-authenticated', {}, async ({ caller, urls }) => {
+export const handler = apiHandler({}, async ({ caller, urls }) => {
   if (caller.kind !== 'user') throw requiresAuthentication();
   const { user, stats } = await ownProfile(caller.user);
   return { status: 200, body: privateUserJson(user, urls, stats) };

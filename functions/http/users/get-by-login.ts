@@ -4,7 +4,7 @@ import { notFound } from '#shared/errors';
 import { userJson } from '../json/user.ts';
 
 /** GET /users/:login: a user's public profile (the same for every caller, as on GitHub). */
-export const handler = apiHandler('users/get-by-login', {}, async ({ params, urls }) => {
+export const handler = apiHandler({}, async ({ params, urls }) => {
   const profile = await profileByLogin(params.login ?? '');
   if (!profile) throw notFound();
   return { status: 200, body: userJson(profile.user, urls, profile.stats) };
