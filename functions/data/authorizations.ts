@@ -211,6 +211,25 @@ export async function recordTokenUse(lookup: TokenLookup, timestamp: string): Pr
 
 const table = () => tableName();
 
+/**
+ * The stored fields of an authorization, named one by one: items are written from this list and
+ * never from a spread of whatever object a caller passed (which once stored a fresh plaintext
+ * token that rode along on the reset input).
+ */
+const authorizationFields = (a: Authorization) => ({
+  login: a.login,
+  clientId: a.clientId,
+  scopes: a.scopes,
+  note: a.note,
+  noteUrl: a.noteUrl,
+  fingerprint: a.fingerprint,
+  tokenHash: a.tokenHash,
+  tokenLastEight: a.tokenLastEight,
+  createdAt: a.createdAt,
+  updatedAt: a.updatedAt,
+  lastUsedAt: a.lastUsedAt,
+});
+
 function putAuthorization(a: Authorization, pointers: OwnedPointers): TransactItem {
   return {
     Put: {
@@ -219,7 +238,8 @@ function putAuthorization(a: Authorization, pointers: OwnedPointers): TransactIt
         ...authorizationKey(a.login, a.id),
         ...(a.clientId ? appAuthorizationIndexKey(a.clientId, a.login, a.id) : {}),
         _type: 'Authorization',
-        ...a,
+        id: a.id,
+        ...authorizationFields(a),
         pointers,
       },
       ConditionExpression: 'attribute_not_exists(PK)',
@@ -234,11 +254,15 @@ function putAuthorization(a: Authorization, pointers: OwnedPointers): TransactIt
  * the round trip that reads the application.
  */
 function putToken(a: Authorization, mode: 'create' | 'replace'): TransactItem {
-  const { id, ...fields } = a;
   return {
     Put: {
       TableName: table(),
-      Item: { ...tokenKey(a.tokenHash), _type: 'TokenLookup', authorizationId: id, ...fields },
+      Item: {
+        ...tokenKey(a.tokenHash),
+        _type: 'TokenLookup',
+        authorizationId: a.id,
+        ...authorizationFields(a),
+      },
       ConditionExpression: mode === 'create' ? 'attribute_not_exists(PK)' : 'attribute_exists(PK)',
     },
   };
@@ -370,10 +394,16 @@ export async function createAuthorization(
   let newGrantId: number | undefined;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const timestamp = now();
-    const { claimFingerprint: _, ...fields } = input;
     const authorization: Authorization = {
       id,
-      ...fields,
+      login: input.login,
+      clientId: input.clientId,
+      scopes: input.scopes,
+      note: input.note,
+      noteUrl: input.noteUrl,
+      fingerprint: input.fingerprint,
+      tokenHash: input.tokenHash,
+      tokenLastEight: input.tokenLastEight,
       createdAt: timestamp,
       updatedAt: timestamp,
       lastUsedAt: null,
@@ -623,7 +653,12 @@ export async function resetToken(
   next: { readonly tokenHash: string; readonly tokenLastEight: string },
 ): Promise<Authorization | undefined> {
   const timestamp = now();
-  const authorization: Authorization = { ...current, ...next, updatedAt: timestamp };
+  const authorization: Authorization = {
+    ...current,
+    tokenHash: next.tokenHash,
+    tokenLastEight: next.tokenLastEight,
+    updatedAt: timestamp,
+  };
   const outcome = await transact([
     putToken(authorization, 'create'),
     {
