@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Authorization, type Grant, grantScopes, oldestOverLimit } from '#domain/authorizations';
 import type { Scope } from '#domain/scopes';
 import { log } from '#shared/log';
@@ -23,11 +23,13 @@ import {
   appKey,
   authorizationKey,
   fingerprintPointerKey,
+  grantGenerationKey,
   grantKey,
   notePointerKey,
   tokenKey,
   userPartition,
 } from './keys.ts';
+import { TABLE } from './table.ts';
 
 /** What a token-authenticated request needs, in one strongly consistent GetItem. */
 export interface TokenLookup {
@@ -57,6 +59,8 @@ export interface UserAuthState {
   readonly pointers: Map<string, number>;
   /** Authorization id → the pointer items it owns. */
   readonly owned: Map<number, OwnedPointers>;
+  /** client_id → the grant's revocation generation (absent: never revoked, generation 0). */
+  readonly generations: Map<string, number>;
 }
 
 /** The pointer items an authorization owns, by sort key (deleted with it). */
@@ -91,6 +95,7 @@ export async function readUserAuthState(login: string): Promise<UserAuthState> {
     grants: new Map(),
     pointers: new Map(),
     owned: new Map(),
+    generations: new Map(),
   };
   const { items } = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
@@ -102,6 +107,8 @@ export async function readUserAuthState(login: string): Promise<UserAuthState> {
       state.authorizations.push(toAuthorization(item));
       state.owned.set(Number(item.id), ownedPointers(item));
     } else if (item._type === 'Grant') state.grants.set(String(item.clientId), item as unknown as GrantItem);
+    else if (item._type === 'GrantGeneration')
+      state.generations.set(String(item.clientId), Number(item.generation));
     else state.pointers.set(String(item.SK), Number(item.authorizationId));
   }
   state.authorizations.sort((a, b) => a.id - b.id);
@@ -367,18 +374,85 @@ function grantChange(
   };
 }
 
+/**
+ * Holds while the user's grant for the application is still at `generation` (no revocation since
+ * it was read): the condition that keeps a token minted during a revocation from surviving it.
+ */
+function checkGrantGeneration(login: string, clientId: string, generation: number): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: table(),
+      Key: grantGenerationKey(login, clientId),
+      ...(generation === 0
+        ? { ConditionExpression: 'attribute_not_exists(#generation)' }
+        : {
+            ConditionExpression: '#generation = :generation',
+            ExpressionAttributeValues: { ':generation': generation },
+          }),
+      ExpressionAttributeNames: { '#generation': 'generation' },
+    },
+  };
+}
+
+/** The user's grant generation for an application (0 until its first revocation). */
+export async function getGrantGeneration(login: string, clientId: string): Promise<number> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: grantGenerationKey(login, clientId),
+      ConsistentRead: true,
+    }),
+  );
+  return Number(Item?.generation ?? 0);
+}
+
+/**
+ * Raises the user's grant generation for an application: from now on, codes issued before and
+ * tokens being minted from a state read before cannot be turned into tokens.
+ */
+async function raiseGrantGeneration(login: string, clientId: string): Promise<void> {
+  const timestamp = now();
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: grantGenerationKey(login, clientId),
+      UpdateExpression:
+        'ADD #generation :one SET #type = :type, #clientId = :clientId, #createdAt = if_not_exists(#createdAt, :now), #updatedAt = :now',
+      ExpressionAttributeNames: {
+        '#generation': 'generation',
+        '#type': TABLE.typeAttribute,
+        '#clientId': 'clientId',
+        '#createdAt': 'createdAt',
+        '#updatedAt': 'updatedAt',
+      },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':type': 'GrantGeneration',
+        ':clientId': clientId,
+        ':now': timestamp,
+      },
+    }),
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /** A new authorization's fields (id and timestamps are assigned here). */
 export type NewAuthorization = Omit<Authorization, 'id' | 'createdAt' | 'updatedAt' | 'lastUsedAt'> & {
   /** Make this the authorization get-or-create returns for (app, fingerprint); refused if taken. */
   readonly claimFingerprint: boolean;
+  /**
+   * Create only while the user's grant for the application is at this generation (a code's
+   * generation); `grant-revoked` otherwise. Without it, the generation read with the state counts.
+   */
+  readonly grantGeneration?: number;
 };
 
 export type CreateResult =
   | { readonly kind: 'created'; readonly authorization: Authorization; readonly revoked?: Authorization }
   | { readonly kind: 'note-taken' }
-  | { readonly kind: 'fingerprint-taken' };
+  | { readonly kind: 'fingerprint-taken' }
+  | { readonly kind: 'grant-revoked' };
 
 /**
  * Creates an authorization in one transaction with its token lookup, its uniqueness pointers
@@ -416,6 +490,9 @@ export async function createAuthorization(
         ? { fingerprint: fingerprintPointerKey(input.login, input.clientId, input.fingerprint ?? '').SK }
         : {}),
     };
+    const generation = state.generations.get(input.clientId) ?? 0;
+    if (input.grantGeneration !== undefined && input.grantGeneration !== generation)
+      return { kind: 'grant-revoked' };
     const grant = state.grants.get(input.clientId);
     if (input.clientId && !grant && newGrantId === undefined) newGrantId = await nextId('grant');
     const oldest = oldestOverLimit(state.authorizations, input.clientId, input.scopes);
@@ -434,12 +511,21 @@ export async function createAuthorization(
     if (oldest) items.push(...deleteAuthorizationItems(oldest, state.owned.get(oldest.id) ?? {}));
     const grantItem = grantChange(input.login, input.clientId, grant, oldest ? 0 : 1, newGrantId, timestamp);
     if (grantItem) items.push(grantItem);
+    const generationIndex = input.clientId
+      ? items.push(checkGrantGeneration(input.login, input.clientId, generation)) - 1
+      : -1;
 
     const outcome = await transact(items);
     if (outcome === 'ok') return { kind: 'created', authorization, ...(oldest ? { revoked: oldest } : {}) };
     if (outcome !== 'conflict' && outcome.failedIndex === noteIndex) return { kind: 'note-taken' };
     if (outcome !== 'conflict' && outcome.failedIndex === fingerprintIndex)
       return { kind: 'fingerprint-taken' };
+    if (
+      outcome !== 'conflict' &&
+      outcome.failedIndex === generationIndex &&
+      input.grantGeneration !== undefined
+    )
+      return { kind: 'grant-revoked' };
     await backoff(attempt);
     state = await readUserAuthState(input.login);
   }
@@ -507,7 +593,8 @@ export async function getOrCreateAuthorization(
     }
     const created = await createAuthorization({ ...input, claimFingerprint: true }, state);
     if (created.kind === 'created') return { kind: 'created', authorization: created.authorization };
-    if (created.kind === 'note-taken') throw new Error('unreachable: app tokens have no note pointer');
+    if (created.kind === 'note-taken' || created.kind === 'grant-revoked')
+      throw new Error(`unreachable: ${created.kind} for get-or-create`);
   }
   throw new Error('getOrCreateAuthorization: too much contention');
 }
@@ -534,8 +621,14 @@ export async function deleteAuthorization(login: string, id: number): Promise<bo
   throw new Error('deleteAuthorization: too much contention');
 }
 
-/** Deletes every token of an application for a user; the grant goes with the last one. */
+/**
+ * Revokes a user's grant for an application: raises its generation first (outstanding codes die,
+ * and a token being minted from an earlier read cannot commit), then deletes every token of the
+ * application for the user, read strongly consistently after the raise (so a token committed
+ * before it is among them); the grant goes with the last one.
+ */
 export async function deleteGrant(login: string, clientId: string): Promise<number> {
+  await raiseGrantGeneration(login, clientId);
   const state = await readUserAuthState(login);
   const ids = state.authorizations.filter((a) => a.clientId === clientId).map((a) => a.id);
   let deleted = 0;

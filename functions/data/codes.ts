@@ -33,11 +33,23 @@ export interface StoredCode {
   /** The authorization the first exchange created (set once it exists). */
   readonly authorizationId: number | null;
   readonly reusedAt: string | null;
+  /**
+   * The user's grant generation for the application when the code was issued: a grant revocation
+   * raises it, and the exchange mints only while it is unchanged.
+   */
+  readonly grantGeneration: number;
 }
 
 export type NewCode = Pick<
   StoredCode,
-  'codeHash' | 'clientId' | 'login' | 'redirectUri' | 'scopes' | 'codeChallenge' | 'expiresAt'
+  | 'codeHash'
+  | 'clientId'
+  | 'login'
+  | 'redirectUri'
+  | 'scopes'
+  | 'codeChallenge'
+  | 'expiresAt'
+  | 'grantGeneration'
 >;
 
 const toCode = (item: Record<string, unknown>): StoredCode => ({
@@ -52,6 +64,7 @@ const toCode = (item: Record<string, unknown>): StoredCode => ({
   tokenHash: (item.tokenHash as string | undefined) ?? null,
   authorizationId: item.authorizationId === undefined ? null : Number(item.authorizationId),
   reusedAt: (item.reusedAt as string | undefined) ?? null,
+  grantGeneration: Number(item.grantGeneration ?? 0),
 });
 
 // Request builders: pure, so unit tests can read them as plain objects.
@@ -69,6 +82,7 @@ export function putCodeRequest(code: NewCode, timestamp: string): PutCommandInpu
       scopes: code.scopes,
       codeChallenge: code.codeChallenge,
       expiresAt: code.expiresAt,
+      grantGeneration: code.grantGeneration,
       createdAt: timestamp,
       updatedAt: timestamp,
     },

@@ -92,6 +92,16 @@ export const grantKey = (login: string, clientId: string): Key => ({
   SK: `AUTHGRANT#${clientId}`,
 });
 
+/**
+ * Revocation generation of a user's grant for an application: raised by every grant revocation
+ * and never deleted, so codes issued (and tokens being minted) before a revocation can be told
+ * from those after it.
+ */
+export const grantGenerationKey = (login: string, clientId: string): Key => ({
+  PK: userPartition(login),
+  SK: `AUTHGEN#${clientId}`,
+});
+
 /** Token → user, authorization and scopes, by the token's SHA-256 (strongly consistent GetItem). */
 export const tokenKey = (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' });
 

@@ -77,6 +77,7 @@ export async function createForUser(
   });
   if (result.kind === 'note-taken') throw refuse('note', 'already_exists');
   if (result.kind === 'fingerprint-taken') throw refuse('fingerprint', 'already_exists');
+  if (result.kind === 'grant-revoked') throw new Error('unreachable: no grant generation was asked for');
   return { authorization: result.authorization, token: minted.token };
 }
 

@@ -92,7 +92,9 @@ describe('authorizations data', () => {
       claimFingerprint: false,
     });
     expect(other.kind === 'created' && other.revoked).toBeFalsy();
-    expect(state.grants.get('app3')?.tokens).toBe(10);
+    const after = await data.readUserAuthState('dave');
+    expect(after.grants.get('app3')?.tokens).toBe(11);
+    expect(after.authorizations.filter((a) => a.scopes.includes('user'))).toHaveLength(10);
   });
 
   it('concurrent creates at the token limit all succeed and leave exactly 10 tokens', async () => {
@@ -183,5 +185,25 @@ describe('authorizations data', () => {
     expect((await data.lookupToken(a.authorization.tokenHash))?.scopes).toEqual(['gist']);
     // "one" is free again.
     expect((await data.updateAuthorization('fay', b.authorization.id, { note: 'one' })).kind).toBe('updated');
+  });
+
+  it('a token minted from a state read before a grant revocation cannot commit after it', async () => {
+    await data.createAuthorization({ ...appToken('ida', 'app7', ['gist']), claimFingerprint: false });
+    const before = await data.readUserAuthState('ida');
+    await data.deleteGrant('ida', 'app7');
+    // A code issued before the revocation carries generation 0: its exchange is refused.
+    const fromCode = await data.createAuthorization(
+      { ...appToken('ida', 'app7', ['gist']), claimFingerprint: false, grantGeneration: 0 },
+      before,
+    );
+    expect(fromCode).toEqual({ kind: 'grant-revoked' });
+    expect((await data.readUserAuthState('ida')).authorizations).toEqual([]);
+    // Without a code, a create from the stale read is retried from a fresh one: it comes after.
+    const later = await data.createAuthorization(
+      { ...appToken('ida', 'app7', ['gist']), claimFingerprint: false },
+      before,
+    );
+    expect(later.kind).toBe('created');
+    expect(await data.getGrantGeneration('ida', 'app7')).toBe(1);
   });
 });
