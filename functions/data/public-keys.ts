@@ -1,16 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeployKey, UserKey } from '#domain/public-keys';
-import {
-  backoff,
-  db,
-  MAX_ATTEMPTS,
-  now,
-  type Outcome,
-  queryAll,
-  type TransactItem,
-  tableName,
-  transact,
-} from './client.ts';
+import { db, now, queryAll, type TransactItem, tableName, transactWithRetry } from './client.ts';
 import { nextId } from './counters.ts';
 import {
   appDeployKeyIndexKey,
@@ -106,22 +96,6 @@ function deleteKeyItems(key: Key, fingerprint: string): TransactItem[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-/**
- * Runs a transaction, retrying (with jittered backoff) only when it collided with a concurrent
- * one: concurrent creates of the same public key all touch its pointer.
- */
-async function transactWithRetry(
-  items: TransactItem[],
-  operation: string,
-): Promise<Exclude<Outcome, 'conflict'>> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const outcome = await transact(items);
-    if (outcome !== 'conflict') return outcome;
-    await backoff(attempt);
-  }
-  throw new Error(`${operation}: too much contention`);
-}
 
 export interface NewKey {
   /** Normalized `<type> <base64>` and its fingerprint (see `parsePublicKey`). */

@@ -10,12 +10,12 @@ import {
   createAuthorization,
   deleteAuthorization,
   getGrantGeneration,
-  grantsOf,
   lookupToken,
   readUserAuthState,
 } from '#data/authorizations';
 import { claimCode, getCode, markReused, putCode, recordExchange, releaseClaim } from '#data/codes';
 import { secretMatches } from '#domain/apps';
+import { grantsOf, tokenLimit } from '#domain/authorizations';
 import { type AuthorizeErrorCode, authorizeErrorFields, OAuthError } from '#domain/oauth-errors';
 import { checkChallenge, verifierMatches } from '#domain/pkce';
 import { checkRedirectUri, exchangeRedirectMatches, withQuery } from '#domain/redirect-uri';
@@ -176,7 +176,9 @@ export async function startAuthorization(
   request: AuthorizeRequest,
 ): Promise<AuthorizationStart> {
   const state = await readUserAuthState(login);
-  const grant = grantsOf(state, login).find((g) => g.clientId === request.app.clientId);
+  const grant = grantsOf(login, state.authorizations, state.grants.values()).find(
+    (g) => g.clientId === request.app.clientId,
+  );
   const generation = state.generations.get(request.app.clientId) ?? 0;
   if (grant && request.scopes.every((scope) => satisfies(grant.scopes, [scope])))
     return { kind: 'issued', location: await issueCode(login, request, grant.scopes, generation) };
@@ -279,6 +281,7 @@ export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
       tokenLastEight,
       claimFingerprint: false,
       grantGeneration: code.grantGeneration,
+      evict: tokenLimit(app.clientId, code.scopes),
     });
   } catch (error) {
     // Minting failed (contention beyond the retry budget, or the database was unreachable): give

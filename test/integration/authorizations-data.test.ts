@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { grantsOf, tokenLimit } from '#domain/authorizations';
 import type { Scope } from '#domain/scopes';
 import { freshTable } from '#test/dynamodb';
 
@@ -22,6 +23,7 @@ const appToken = (
   noteUrl: null,
   fingerprint: extra.fingerprint ?? null,
   ...tokenFields(),
+  evict: tokenLimit(clientId, scopes),
 });
 
 beforeAll(async () => {
@@ -40,7 +42,7 @@ describe('authorizations data', () => {
     expect(new Set(results.map((r) => r.authorization.id)).size).toBe(1);
     const state = await data.readUserAuthState('alice');
     expect(state.authorizations.filter((a) => a.clientId === 'app1')).toHaveLength(1);
-    expect(data.grantsOf(state, 'alice')).toHaveLength(1);
+    expect(grantsOf('alice', state.authorizations, state.grants.values())).toHaveLength(1);
   });
 
   it('get-or-create keeps fingerprints apart and adopts an authorization created without the pointer', async () => {
@@ -205,5 +207,13 @@ describe('authorizations data', () => {
     );
     expect(later.kind).toBe('created');
     expect(await data.getGrantGeneration('ida', 'app7')).toBe(1);
+  });
+
+  it('does not retry a validation error (a fingerprint over the key size limit) as contention', async () => {
+    const attempt = data.getOrCreateAuthorization(
+      appToken('jo', 'app8', ['gist'], { fingerprint: 'f'.repeat(3000) }),
+    );
+    await expect(attempt).rejects.toMatchObject({ name: 'TransactionCanceledException' });
+    expect((await data.readUserAuthState('jo')).authorizations).toEqual([]);
   });
 });
