@@ -1,8 +1,9 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashSecret, newClientId, newClientSecret, type OAuthApp } from '#domain/apps';
-import { db, getItems, isConditionFailure, now, tableName } from './client.ts';
+import { conditionalWrite, db, getItems, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
 import { appKey, appOwnerIndexKey } from './keys.ts';
+import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
 export interface StoredApp extends OAuthApp {
   readonly secretHash: string;
@@ -52,11 +53,11 @@ export async function createApp(input: NewApp): Promise<{ app: OAuthApp; clientS
       Item: {
         ...appKey(clientId),
         ...appOwnerIndexKey(input.ownerLogin, clientId),
-        _type: 'OAuthApp',
+        ...typed('OAuthApp'),
         ...item,
       },
       // 80 random bits make a collision practically impossible; the condition makes it harmless.
-      ConditionExpression: 'attribute_not_exists(PK)',
+      ConditionExpression: ITEM_ABSENT,
     }),
   );
   const { secretHash: _, ...app } = toApp(item);
@@ -72,24 +73,21 @@ export async function getApp(clientId: string): Promise<StoredApp | undefined> {
 
 /** Suspends or reinstates an application; `undefined` when there is no such application. */
 export async function setSuspended(clientId: string, suspended: boolean): Promise<OAuthApp | undefined> {
-  try {
-    const { Attributes } = await db().send(
+  const written = await conditionalWrite(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: appKey(clientId),
         UpdateExpression: 'SET suspended = :suspended, updatedAt = :now',
-        ConditionExpression: 'attribute_exists(PK)',
+        ConditionExpression: ITEM_EXISTS,
         ExpressionAttributeValues: { ':suspended': suspended, ':now': now() },
         ReturnValues: 'ALL_NEW',
       }),
-    );
-    if (!Attributes) return undefined;
-    const { secretHash: _, ...app } = toApp(Attributes);
-    return app;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+    ),
+  );
+  if (written === false || !written.Attributes) return undefined;
+  const { secretHash: _, ...app } = toApp(written.Attributes);
+  return app;
 }
 
 /** Several applications in one round trip (BatchGetItem), by client_id; unknown ids are absent. */

@@ -39,10 +39,30 @@ export function tableName(): string {
   return config().tableName;
 }
 
-/** True when DynamoDB refused a write because its condition (or a transaction's) did not hold. */
+/** True when DynamoDB refused a write because its condition (or one in a transaction) did not hold. */
 export function isConditionFailure(error: unknown): boolean {
-  const name = (error as { name?: string } | undefined)?.name;
-  return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
+  const { name, CancellationReasons: reasons } = (error ?? {}) as {
+    name?: string;
+    CancellationReasons?: Array<{ Code?: string }>;
+  };
+  if (name === 'ConditionalCheckFailedException') return true;
+  return (
+    name === 'TransactionCanceledException' &&
+    (reasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed')
+  );
+}
+
+/**
+ * Awaits a conditional write: its result, or `false` when its condition (or one in its
+ * transaction) did not hold. Every other failure is thrown.
+ */
+export async function conditionalWrite<T>(write: Promise<T>): Promise<T | false> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
 /** Timestamps as GitHub writes them: ISO 8601 UTC without fractional seconds. */

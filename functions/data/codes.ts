@@ -6,8 +6,9 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '#domain/scopes';
-import { db, isConditionFailure, now, tableName } from './client.ts';
+import { conditionalWrite, db, now, tableName } from './client.ts';
 import { codeKey } from './keys.ts';
+import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
 /**
  * OAuth authorization codes. Only the code's SHA-256 is stored (in the key). Single use is decided
@@ -74,7 +75,7 @@ export function putCodeRequest(code: NewCode, timestamp: string): PutCommandInpu
     TableName: tableName(),
     Item: {
       ...codeKey(code.codeHash),
-      _type: 'AuthorizationCode',
+      ...typed('AuthorizationCode'),
       codeHash: code.codeHash,
       clientId: code.clientId,
       login: code.login,
@@ -87,7 +88,7 @@ export function putCodeRequest(code: NewCode, timestamp: string): PutCommandInpu
       updatedAt: timestamp,
     },
     // 160 random bits never collide; the condition makes sure a collision could not overwrite.
-    ConditionExpression: 'attribute_not_exists(PK)',
+    ConditionExpression: ITEM_ABSENT,
   };
 }
 
@@ -96,7 +97,7 @@ export function claimCodeRequest(codeHash: string, tokenHash: string, timestamp:
     TableName: tableName(),
     Key: codeKey(codeHash),
     UpdateExpression: 'SET #exchangedAt = :now, #tokenHash = :tokenHash, #updatedAt = :now',
-    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#exchangedAt)',
+    ConditionExpression: `${ITEM_EXISTS} AND attribute_not_exists(#exchangedAt)`,
     ExpressionAttributeNames: {
       '#exchangedAt': 'exchangedAt',
       '#tokenHash': 'tokenHash',
@@ -115,7 +116,7 @@ export function recordExchangeRequest(
     TableName: tableName(),
     Key: codeKey(codeHash),
     UpdateExpression: 'SET #authorizationId = :id, #updatedAt = :now',
-    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#reusedAt)',
+    ConditionExpression: `${ITEM_EXISTS} AND attribute_not_exists(#reusedAt)`,
     ExpressionAttributeNames: {
       '#authorizationId': 'authorizationId',
       '#reusedAt': 'reusedAt',
@@ -130,7 +131,7 @@ export function markReusedRequest(codeHash: string, timestamp: string): UpdateCo
     TableName: tableName(),
     Key: codeKey(codeHash),
     UpdateExpression: 'SET #reusedAt = if_not_exists(#reusedAt, :now), #updatedAt = :now',
-    ConditionExpression: 'attribute_exists(PK)',
+    ConditionExpression: ITEM_EXISTS,
     ExpressionAttributeNames: { '#reusedAt': 'reusedAt', '#updatedAt': 'updatedAt' },
     ExpressionAttributeValues: { ':now': timestamp },
     ReturnValues: 'ALL_NEW',
@@ -150,13 +151,8 @@ export async function getCode(codeHash: string): Promise<StoredCode | undefined>
 
 /** Runs a conditional update; false when its condition did not hold. */
 async function conditionally(input: UpdateCommandInput): Promise<Record<string, unknown> | false> {
-  try {
-    const { Attributes } = await db().send(new UpdateCommand(input));
-    return Attributes ?? {};
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  const written = await conditionalWrite(db().send(new UpdateCommand(input)));
+  return written === false ? false : (written.Attributes ?? {});
 }
 
 /** Claims an unexchanged code for the token about to be minted; false when it was already claimed (or is gone). */

@@ -16,7 +16,7 @@ import {
   userKeyKey,
   userPartition,
 } from './keys.ts';
-import { TABLE } from './table.ts';
+import { ITEM_ABSENT, ITEM_EXISTS, TABLE, typed } from './table.ts';
 
 /*
  * Users' SSH keys (in the user's partition) and repositories' deploy keys (in the repository's
@@ -60,7 +60,7 @@ function putKeyItem(key: Key, item: Record<string, unknown>): TransactItem {
     Put: {
       TableName: tableName(),
       Item: { ...key, ...item },
-      ConditionExpression: 'attribute_not_exists(PK)',
+      ConditionExpression: ITEM_ABSENT,
     },
   };
 }
@@ -72,13 +72,13 @@ function putFingerprint(fingerprint: string, owner: Key, timestamp: string): Tra
       TableName: tableName(),
       Item: {
         ...sshKeyFingerprintKey(fingerprint),
-        _type: 'SshKeyFingerprint',
+        ...typed('SshKeyFingerprint'),
         keyPK: owner.PK,
         keySK: owner.SK,
         createdAt: timestamp,
         updatedAt: timestamp,
       },
-      ConditionExpression: 'attribute_not_exists(PK)',
+      ConditionExpression: ITEM_ABSENT,
     },
   };
 }
@@ -90,7 +90,7 @@ function putFingerprint(fingerprint: string, owner: Key, timestamp: string): Tra
  */
 function deleteKeyItems(key: Key, fingerprint: string): TransactItem[] {
   return [
-    { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(PK)' } },
+    { Delete: { TableName: tableName(), Key: key, ConditionExpression: ITEM_EXISTS } },
     { Delete: { TableName: tableName(), Key: sshKeyFingerprintKey(fingerprint) } },
   ];
 }
@@ -125,7 +125,7 @@ export async function createUserKey(login: string, input: NewKey): Promise<Creat
     [
       putKeyItem(key, {
         ...(input.clientId ? appUserKeyIndexKey(login, input.clientId, id) : {}),
-        _type: 'UserKey',
+        ...typed('UserKey'),
         ...userKey,
       }),
       putFingerprint(input.fingerprint, key, timestamp),
@@ -201,7 +201,7 @@ export async function createDeployKey(
     [
       putKeyItem(key, {
         ...(input.clientId ? appDeployKeyIndexKey(input.createdBy, input.clientId, id) : {}),
-        _type: 'DeployKey',
+        ...typed('DeployKey'),
         ...deployKey,
       }),
       putFingerprint(input.fingerprint, key, timestamp),

@@ -1,8 +1,9 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Repository } from '#domain/repositories';
-import { db, isConditionFailure, now, tableName } from './client.ts';
+import { conditionalWrite, db, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
 import { repoKey, repoOwnerIndexKey } from './keys.ts';
+import { ITEM_ABSENT, typed } from './table.ts';
 
 const toRepository = (item: Record<string, unknown>): Repository => ({
   id: Number(item.id),
@@ -41,23 +42,21 @@ export async function createRepository(input: NewRepository): Promise<Repository
     updatedAt: timestamp,
     pushedAt: null,
   };
-  try {
-    await db().send(
+  const written = await conditionalWrite(
+    db().send(
       new PutCommand({
         TableName: tableName(),
         Item: {
           ...repoKey(input.ownerLogin, input.name),
           ...repoOwnerIndexKey(input.ownerLogin, input.name),
-          _type: 'Repository',
+          ...typed('Repository'),
           ...item,
         },
-        ConditionExpression: 'attribute_not_exists(PK)',
+        ConditionExpression: ITEM_ABSENT,
       }),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) return null;
-    throw error;
-  }
+    ),
+  );
+  if (written === false) return null;
   return toRepository(item);
 }
 

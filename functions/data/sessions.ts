@@ -8,6 +8,7 @@ import {
 } from '#domain/sessions';
 import { db, now, tableName } from './client.ts';
 import { sessionKey } from './keys.ts';
+import { ITEM_ABSENT, typed } from './table.ts';
 
 /** Starts a session; returns the cookie value (shown once) and the session. */
 export async function createSession(
@@ -24,12 +25,12 @@ export async function createSession(
       TableName: tableName(),
       Item: {
         ...sessionKey(idHash),
-        _type: 'Session',
+        ...typed('Session'),
         ...session,
         createdAt: timestamp,
         updatedAt: timestamp,
       },
-      ConditionExpression: 'attribute_not_exists(PK)',
+      ConditionExpression: ITEM_ABSENT,
     }),
   );
   return { cookie, session };
