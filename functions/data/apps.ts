@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { hashSecret, newClientId, newClientSecret, type OAuthApp } from '#domain/apps';
+import type { OAuthApp } from '#domain/apps';
 import { conditionalWrite, db, getItems, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
 import { appKey, appOwnerIndexKey } from './keys.ts';
@@ -29,11 +29,12 @@ export interface NewApp {
   readonly callbackUrl: string;
 }
 
-/** Registers an application; the secret is returned once and only its hash is stored. */
-export async function createApp(input: NewApp): Promise<{ app: OAuthApp; clientSecret: string }> {
+/** Stores a new application under credentials made by the caller (only the secret's hash). */
+export async function createApp(
+  input: NewApp & { readonly clientId: string; readonly secretHash: string },
+): Promise<OAuthApp> {
+  const { clientId } = input;
   const id = await nextId('app');
-  const clientId = newClientId();
-  const clientSecret = newClientSecret();
   const timestamp = now();
   const item = {
     id,
@@ -43,7 +44,7 @@ export async function createApp(input: NewApp): Promise<{ app: OAuthApp; clientS
     callbackUrl: input.callbackUrl,
     ownerLogin: input.ownerLogin,
     suspended: false,
-    secretHash: hashSecret(clientSecret),
+    secretHash: input.secretHash,
     createdAt: timestamp,
     updatedAt: timestamp,
   };
@@ -61,7 +62,7 @@ export async function createApp(input: NewApp): Promise<{ app: OAuthApp; clientS
     }),
   );
   const { secretHash: _, ...app } = toApp(item);
-  return { app, clientSecret };
+  return app;
 }
 
 export async function getApp(clientId: string): Promise<StoredApp | undefined> {
