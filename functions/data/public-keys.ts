@@ -119,7 +119,16 @@ export type CreateDeployKeyResult =
 export async function createUserKey(login: string, input: NewKey): Promise<CreateUserKeyResult> {
   const id = await nextId('key');
   const timestamp = now();
-  const userKey: UserKey = { id, login, ...input, createdAt: timestamp, updatedAt: timestamp };
+  const userKey: UserKey = {
+    id,
+    login,
+    key: input.key,
+    fingerprint: input.fingerprint,
+    title: input.title,
+    clientId: input.clientId,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  };
   const key = userKeyKey(login, id);
   const outcome = await transactWithRetry(
     [
@@ -192,7 +201,12 @@ export async function createDeployKey(
     id,
     owner: target.owner,
     repo: target.repo,
-    ...input,
+    createdBy: input.createdBy,
+    key: input.key,
+    fingerprint: input.fingerprint,
+    title: input.title,
+    readOnly: input.readOnly,
+    clientId: input.clientId,
     createdAt: timestamp,
     updatedAt: timestamp,
   };
