@@ -117,9 +117,9 @@ async function run(): Promise<unknown> {
       return { login, otpauth_uri: otpauthUri('oauth-import-service', login, secret) };
     }
     case 'app create': {
-      const [{ isAcceptableAppUrl }, { createApp }, { getUser }] = await Promise.all([
+      const [{ isAcceptableAppUrl }, { registerApp }, { getUser }] = await Promise.all([
         import('#domain/apps'),
-        import('#data/apps'),
+        import('#services/apps'),
         import('#data/users'),
       ]);
       const owner = required(flags.owner, '--owner');
@@ -135,7 +135,7 @@ async function run(): Promise<unknown> {
       }
       const user = await getUser(owner);
       if (!user) throw new Error(`no user "${owner}"`);
-      const { app, clientSecret } = await createApp({ ownerLogin: user.login, name, url, callbackUrl });
+      const { app, clientSecret } = await registerApp({ ownerLogin: user.login, name, url, callbackUrl });
       return { ...app, clientSecret };
     }
     case 'app suspend':

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AppTokenSummary, OwnedApp } from '#domain/apps';
 import type { Scope } from '#domain/scopes';
-import { db, isConditionFailure, now, queryAll, tableName } from './client.ts';
+import { conditionalWrite, db, now, queryAll, tableName } from './client.ts';
 import { appAuthorizationIndexKey, appKey, appOwnerIndexKey } from './keys.ts';
 import { TABLE } from './table.ts';
 
@@ -83,8 +83,8 @@ export async function rotateClientSecret(
   ownerLogin: string,
   secretHash: string,
 ): Promise<boolean> {
-  try {
-    await db().send(
+  const written = await conditionalWrite(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: appKey(clientId),
@@ -98,10 +98,7 @@ export async function rotateClientSecret(
         },
         ExpressionAttributeValues: { ':hash': secretHash, ':now': now(), ':owner': ownerLogin },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
+  return written !== false;
 }

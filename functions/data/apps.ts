@@ -1,8 +1,9 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { hashSecret, newClientId, newClientSecret, type OAuthApp } from '#domain/apps';
-import { db, getItems, isConditionFailure, now, tableName } from './client.ts';
+import type { OAuthApp } from '#domain/apps';
+import { conditionalWrite, db, getItems, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
 import { appKey, appOwnerIndexKey } from './keys.ts';
+import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
 export interface StoredApp extends OAuthApp {
   readonly secretHash: string;
@@ -28,11 +29,12 @@ export interface NewApp {
   readonly callbackUrl: string;
 }
 
-/** Registers an application; the secret is returned once and only its hash is stored. */
-export async function createApp(input: NewApp): Promise<{ app: OAuthApp; clientSecret: string }> {
+/** Stores a new application under credentials made by the caller (only the secret's hash). */
+export async function createApp(
+  input: NewApp & { readonly clientId: string; readonly secretHash: string },
+): Promise<OAuthApp> {
+  const { clientId } = input;
   const id = await nextId('app');
-  const clientId = newClientId();
-  const clientSecret = newClientSecret();
   const timestamp = now();
   const item = {
     id,
@@ -42,7 +44,7 @@ export async function createApp(input: NewApp): Promise<{ app: OAuthApp; clientS
     callbackUrl: input.callbackUrl,
     ownerLogin: input.ownerLogin,
     suspended: false,
-    secretHash: hashSecret(clientSecret),
+    secretHash: input.secretHash,
     createdAt: timestamp,
     updatedAt: timestamp,
   };
@@ -52,15 +54,15 @@ export async function createApp(input: NewApp): Promise<{ app: OAuthApp; clientS
       Item: {
         ...appKey(clientId),
         ...appOwnerIndexKey(input.ownerLogin, clientId),
-        _type: 'OAuthApp',
+        ...typed('OAuthApp'),
         ...item,
       },
       // 80 random bits make a collision practically impossible; the condition makes it harmless.
-      ConditionExpression: 'attribute_not_exists(PK)',
+      ConditionExpression: ITEM_ABSENT,
     }),
   );
   const { secretHash: _, ...app } = toApp(item);
-  return { app, clientSecret };
+  return app;
 }
 
 export async function getApp(clientId: string): Promise<StoredApp | undefined> {
@@ -72,24 +74,21 @@ export async function getApp(clientId: string): Promise<StoredApp | undefined> {
 
 /** Suspends or reinstates an application; `undefined` when there is no such application. */
 export async function setSuspended(clientId: string, suspended: boolean): Promise<OAuthApp | undefined> {
-  try {
-    const { Attributes } = await db().send(
+  const written = await conditionalWrite(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: appKey(clientId),
         UpdateExpression: 'SET suspended = :suspended, updatedAt = :now',
-        ConditionExpression: 'attribute_exists(PK)',
+        ConditionExpression: ITEM_EXISTS,
         ExpressionAttributeValues: { ':suspended': suspended, ':now': now() },
         ReturnValues: 'ALL_NEW',
       }),
-    );
-    if (!Attributes) return undefined;
-    const { secretHash: _, ...app } = toApp(Attributes);
-    return app;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+    ),
+  );
+  if (written === false || !written.Attributes) return undefined;
+  const { secretHash: _, ...app } = toApp(written.Attributes);
+  return app;
 }
 
 /** Several applications in one round trip (BatchGetItem), by client_id; unknown ids are absent. */

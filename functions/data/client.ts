@@ -39,10 +39,30 @@ export function tableName(): string {
   return config().tableName;
 }
 
-/** True when DynamoDB refused a write because its condition (or a transaction's) did not hold. */
+/** True when DynamoDB refused a write because its condition (or one in a transaction) did not hold. */
 export function isConditionFailure(error: unknown): boolean {
-  const name = (error as { name?: string } | undefined)?.name;
-  return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
+  const { name, CancellationReasons: reasons } = (error ?? {}) as {
+    name?: string;
+    CancellationReasons?: Array<{ Code?: string }>;
+  };
+  if (name === 'ConditionalCheckFailedException') return true;
+  return (
+    name === 'TransactionCanceledException' &&
+    (reasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed')
+  );
+}
+
+/**
+ * Awaits a conditional write: its result, or `false` when its condition (or one in its
+ * transaction) did not hold. Every other failure is thrown.
+ */
+export async function conditionalWrite<T>(write: Promise<T>): Promise<T | false> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
 /** Timestamps as GitHub writes them: ISO 8601 UTC without fractional seconds. */
@@ -112,7 +132,7 @@ export async function transact(items: TransactItem[]): Promise<Outcome> {
 }
 
 /** Attempts for an optimistic read-then-transact loop before giving up. */
-export const MAX_ATTEMPTS = 25;
+const MAX_ATTEMPTS = 25;
 
 /**
  * Waits before attempt `attempt + 1` of such a loop: full-jitter exponential backoff capped at
@@ -120,8 +140,38 @@ export const MAX_ATTEMPTS = 25;
  * same items (a grant's counter, the oldest token, a key's pointer) spread out instead of
  * colliding again at once.
  */
-export const backoff = (attempt: number): Promise<void> =>
-  sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
+const backoff = (attempt: number): Promise<void> => sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
+
+/** What an attempt of `retryOnConflict` returns when a concurrent transaction got in its way. */
+export const RETRY: unique symbol = Symbol('retry');
+
+/**
+ * The one optimistic-concurrency loop: runs `attempt` (which reads what it needs, builds its
+ * transaction and sends it) until it returns a result rather than `RETRY`, with jittered backoff
+ * between attempts, up to `MAX_ATTEMPTS`. Only conflicts are retried: `transact` throws what no
+ * retry can cure (validation errors) and the attempt decides what a failed condition means.
+ */
+export async function retryOnConflict<T>(
+  operation: string,
+  attempt: (attempt: number) => Promise<T | typeof RETRY>,
+): Promise<T> {
+  for (let n = 0; n < MAX_ATTEMPTS; n++) {
+    if (n > 0) await backoff(n - 1);
+    const result = await attempt(n);
+    if (result !== RETRY) return result;
+  }
+  throw new Error(`${operation}: too much contention`);
+}
+
+/** A transaction retried as long as it only collides with concurrent ones. */
+export const transactWithRetry = (
+  items: TransactItem[],
+  operation: string,
+): Promise<Exclude<Outcome, 'conflict'>> =>
+  retryOnConflict(operation, async () => {
+    const outcome = await transact(items);
+    return outcome === 'conflict' ? RETRY : outcome;
+  });
 
 /**
  * All items a Query matches (following `LastEvaluatedKey`), or the first `limit` of them with

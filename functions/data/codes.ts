@@ -6,8 +6,9 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '#domain/scopes';
-import { db, isConditionFailure, now, tableName } from './client.ts';
+import { conditionalWrite, db, now, tableName } from './client.ts';
 import { codeKey } from './keys.ts';
+import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
 /**
  * OAuth authorization codes. Only the code's SHA-256 is stored (in the key). Single use is decided
@@ -33,11 +34,23 @@ export interface StoredCode {
   /** The authorization the first exchange created (set once it exists). */
   readonly authorizationId: number | null;
   readonly reusedAt: string | null;
+  /**
+   * The user's grant generation for the application when the code was issued: a grant revocation
+   * raises it, and the exchange mints only while it is unchanged.
+   */
+  readonly grantGeneration: number;
 }
 
 export type NewCode = Pick<
   StoredCode,
-  'codeHash' | 'clientId' | 'login' | 'redirectUri' | 'scopes' | 'codeChallenge' | 'expiresAt'
+  | 'codeHash'
+  | 'clientId'
+  | 'login'
+  | 'redirectUri'
+  | 'scopes'
+  | 'codeChallenge'
+  | 'expiresAt'
+  | 'grantGeneration'
 >;
 
 const toCode = (item: Record<string, unknown>): StoredCode => ({
@@ -52,6 +65,7 @@ const toCode = (item: Record<string, unknown>): StoredCode => ({
   tokenHash: (item.tokenHash as string | undefined) ?? null,
   authorizationId: item.authorizationId === undefined ? null : Number(item.authorizationId),
   reusedAt: (item.reusedAt as string | undefined) ?? null,
+  grantGeneration: Number(item.grantGeneration ?? 0),
 });
 
 // Request builders: pure, so unit tests can read them as plain objects.
@@ -61,13 +75,20 @@ export function putCodeRequest(code: NewCode, timestamp: string): PutCommandInpu
     TableName: tableName(),
     Item: {
       ...codeKey(code.codeHash),
-      _type: 'AuthorizationCode',
-      ...code,
+      ...typed('AuthorizationCode'),
+      codeHash: code.codeHash,
+      clientId: code.clientId,
+      login: code.login,
+      redirectUri: code.redirectUri,
+      scopes: code.scopes,
+      codeChallenge: code.codeChallenge,
+      expiresAt: code.expiresAt,
+      grantGeneration: code.grantGeneration,
       createdAt: timestamp,
       updatedAt: timestamp,
     },
     // 160 random bits never collide; the condition makes sure a collision could not overwrite.
-    ConditionExpression: 'attribute_not_exists(PK)',
+    ConditionExpression: ITEM_ABSENT,
   };
 }
 
@@ -76,7 +97,7 @@ export function claimCodeRequest(codeHash: string, tokenHash: string, timestamp:
     TableName: tableName(),
     Key: codeKey(codeHash),
     UpdateExpression: 'SET #exchangedAt = :now, #tokenHash = :tokenHash, #updatedAt = :now',
-    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#exchangedAt)',
+    ConditionExpression: `${ITEM_EXISTS} AND attribute_not_exists(#exchangedAt)`,
     ExpressionAttributeNames: {
       '#exchangedAt': 'exchangedAt',
       '#tokenHash': 'tokenHash',
@@ -95,7 +116,7 @@ export function recordExchangeRequest(
     TableName: tableName(),
     Key: codeKey(codeHash),
     UpdateExpression: 'SET #authorizationId = :id, #updatedAt = :now',
-    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#reusedAt)',
+    ConditionExpression: `${ITEM_EXISTS} AND attribute_not_exists(#reusedAt)`,
     ExpressionAttributeNames: {
       '#authorizationId': 'authorizationId',
       '#reusedAt': 'reusedAt',
@@ -110,7 +131,7 @@ export function markReusedRequest(codeHash: string, timestamp: string): UpdateCo
     TableName: tableName(),
     Key: codeKey(codeHash),
     UpdateExpression: 'SET #reusedAt = if_not_exists(#reusedAt, :now), #updatedAt = :now',
-    ConditionExpression: 'attribute_exists(PK)',
+    ConditionExpression: ITEM_EXISTS,
     ExpressionAttributeNames: { '#reusedAt': 'reusedAt', '#updatedAt': 'updatedAt' },
     ExpressionAttributeValues: { ':now': timestamp },
     ReturnValues: 'ALL_NEW',
@@ -130,13 +151,8 @@ export async function getCode(codeHash: string): Promise<StoredCode | undefined>
 
 /** Runs a conditional update; false when its condition did not hold. */
 async function conditionally(input: UpdateCommandInput): Promise<Record<string, unknown> | false> {
-  try {
-    const { Attributes } = await db().send(new UpdateCommand(input));
-    return Attributes ?? {};
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  const written = await conditionalWrite(db().send(new UpdateCommand(input)));
+  return written === false ? false : (written.Attributes ?? {});
 }
 
 /** Claims an unexchanged code for the token about to be minted; false when it was already claimed (or is gone). */

@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.ts';
 import { counterKey } from './keys.ts';
+import { TABLE } from './table.ts';
 
 /** Entities with integer ids. */
 export type IdKind = 'user' | 'app' | 'repository' | 'authorization' | 'grant' | 'key' | 'import-author';
@@ -15,7 +16,7 @@ export async function nextId(kind: IdKind): Promise<number> {
       TableName: tableName(),
       Key: counterKey(kind),
       UpdateExpression: 'ADD #value :one SET #type = :type',
-      ExpressionAttributeNames: { '#value': 'value', '#type': '_type' },
+      ExpressionAttributeNames: { '#value': 'value', '#type': TABLE.typeAttribute },
       ExpressionAttributeValues: { ':one': 1, ':type': 'Counter' },
       ReturnValues: 'UPDATED_NEW',
     }),

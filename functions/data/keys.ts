@@ -92,6 +92,16 @@ export const grantKey = (login: string, clientId: string): Key => ({
   SK: `AUTHGRANT#${clientId}`,
 });
 
+/**
+ * Revocation generation of a user's grant for an application: raised by every grant revocation
+ * and never deleted, so codes issued (and tokens being minted) before a revocation can be told
+ * from those after it.
+ */
+export const grantGenerationKey = (login: string, clientId: string): Key => ({
+  PK: userPartition(login),
+  SK: `AUTHGEN#${clientId}`,
+});
+
 /** Token → user, authorization and scopes, by the token's SHA-256 (strongly consistent GetItem). */
 export const tokenKey = (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' });
 
@@ -177,7 +187,8 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'Token → user, authorization, scopes (a revoked token fails at once)', index: 'table', read: { get: tokenKey(H) }, strong: true },
   { pattern: 'Application and the token it acts on (app-side token endpoints), one round trip', index: 'table', read: { batchGet: [appKey(C), tokenKey(H)] }, strong: true },
   { pattern: 'Authorization by id', index: 'table', read: { get: authorizationKey(L, ID) }, strong: true },
-  { pattern: 'Authorizations, note and fingerprint pointers and grants of a user (lists, token limit, get-or-create, grants)', index: 'table', read: { query: { PK: userPartition(L), SK: AUTH_ITEMS_PREFIX }, by: 'prefix' }, strong: true, note: `items ${notePointerKey(L, H).SK}, ${fingerprintPointerKey(L, C, '<fingerprint>').SK}, ${grantKey(L, C).SK} share the prefix` },
+  { pattern: 'Authorizations, note and fingerprint pointers and grants of a user (lists, token limit, get-or-create, grants)', index: 'table', read: { query: { PK: userPartition(L), SK: AUTH_ITEMS_PREFIX }, by: 'prefix' }, strong: true, note: `items ${notePointerKey(L, H).SK}, ${fingerprintPointerKey(L, C, '<fingerprint>').SK}, ${grantKey(L, C).SK}, ${grantGenerationKey(L, C).SK} share the prefix` },
+  { pattern: 'Grant generation of a user for an application (issuing a code on consent)', index: 'table', read: { get: grantGenerationKey(L, C) }, strong: true },
   { pattern: 'Tokens an application holds (developer settings)', index: 'GSI1', read: { query: appAuthorizationIndexKey(C, L, ID), by: 'partition' } },
   { pattern: 'SSH keys of a user; key by id', index: 'table', read: { query: { PK: userPartition(L), SK: USER_KEY_PREFIX }, by: 'prefix' }, strong: true, note: `GetItem ${userKeyKey(L, ID).SK}` },
   { pattern: 'Deploy keys of a repository; deploy key by id', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: DEPLOY_KEY_PREFIX }, by: 'prefix' }, strong: true, note: `GetItem ${deployKeyKey(L, '<repo>', ID).SK}` },

@@ -1,16 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeployKey, UserKey } from '#domain/public-keys';
-import {
-  backoff,
-  db,
-  MAX_ATTEMPTS,
-  now,
-  type Outcome,
-  queryAll,
-  type TransactItem,
-  tableName,
-  transact,
-} from './client.ts';
+import { db, now, queryAll, type TransactItem, tableName, transactWithRetry } from './client.ts';
 import { nextId } from './counters.ts';
 import {
   appDeployKeyIndexKey,
@@ -26,7 +16,7 @@ import {
   userKeyKey,
   userPartition,
 } from './keys.ts';
-import { TABLE } from './table.ts';
+import { ITEM_ABSENT, ITEM_EXISTS, TABLE, typed } from './table.ts';
 
 /*
  * Users' SSH keys (in the user's partition) and repositories' deploy keys (in the repository's
@@ -70,7 +60,7 @@ function putKeyItem(key: Key, item: Record<string, unknown>): TransactItem {
     Put: {
       TableName: tableName(),
       Item: { ...key, ...item },
-      ConditionExpression: 'attribute_not_exists(PK)',
+      ConditionExpression: ITEM_ABSENT,
     },
   };
 }
@@ -82,13 +72,13 @@ function putFingerprint(fingerprint: string, owner: Key, timestamp: string): Tra
       TableName: tableName(),
       Item: {
         ...sshKeyFingerprintKey(fingerprint),
-        _type: 'SshKeyFingerprint',
+        ...typed('SshKeyFingerprint'),
         keyPK: owner.PK,
         keySK: owner.SK,
         createdAt: timestamp,
         updatedAt: timestamp,
       },
-      ConditionExpression: 'attribute_not_exists(PK)',
+      ConditionExpression: ITEM_ABSENT,
     },
   };
 }
@@ -100,28 +90,12 @@ function putFingerprint(fingerprint: string, owner: Key, timestamp: string): Tra
  */
 function deleteKeyItems(key: Key, fingerprint: string): TransactItem[] {
   return [
-    { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(PK)' } },
+    { Delete: { TableName: tableName(), Key: key, ConditionExpression: ITEM_EXISTS } },
     { Delete: { TableName: tableName(), Key: sshKeyFingerprintKey(fingerprint) } },
   ];
 }
 
 // ---------------------------------------------------------------------------------------------
-
-/**
- * Runs a transaction, retrying (with jittered backoff) only when it collided with a concurrent
- * one: concurrent creates of the same public key all touch its pointer.
- */
-async function transactWithRetry(
-  items: TransactItem[],
-  operation: string,
-): Promise<Exclude<Outcome, 'conflict'>> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const outcome = await transact(items);
-    if (outcome !== 'conflict') return outcome;
-    await backoff(attempt);
-  }
-  throw new Error(`${operation}: too much contention`);
-}
 
 export interface NewKey {
   /** Normalized `<type> <base64>` and its fingerprint (see `parsePublicKey`). */
@@ -145,13 +119,22 @@ export type CreateDeployKeyResult =
 export async function createUserKey(login: string, input: NewKey): Promise<CreateUserKeyResult> {
   const id = await nextId('key');
   const timestamp = now();
-  const userKey: UserKey = { id, login, ...input, createdAt: timestamp, updatedAt: timestamp };
+  const userKey: UserKey = {
+    id,
+    login,
+    key: input.key,
+    fingerprint: input.fingerprint,
+    title: input.title,
+    clientId: input.clientId,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  };
   const key = userKeyKey(login, id);
   const outcome = await transactWithRetry(
     [
       putKeyItem(key, {
         ...(input.clientId ? appUserKeyIndexKey(login, input.clientId, id) : {}),
-        _type: 'UserKey',
+        ...typed('UserKey'),
         ...userKey,
       }),
       putFingerprint(input.fingerprint, key, timestamp),
@@ -218,7 +201,12 @@ export async function createDeployKey(
     id,
     owner: target.owner,
     repo: target.repo,
-    ...input,
+    createdBy: input.createdBy,
+    key: input.key,
+    fingerprint: input.fingerprint,
+    title: input.title,
+    readOnly: input.readOnly,
+    clientId: input.clientId,
     createdAt: timestamp,
     updatedAt: timestamp,
   };
@@ -227,7 +215,7 @@ export async function createDeployKey(
     [
       putKeyItem(key, {
         ...(input.clientId ? appDeployKeyIndexKey(input.createdBy, input.clientId, id) : {}),
-        _type: 'DeployKey',
+        ...typed('DeployKey'),
         ...deployKey,
       }),
       putFingerprint(input.fingerprint, key, timestamp),

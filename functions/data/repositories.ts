@@ -1,9 +1,9 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Repository, RepositoryCounts } from '#domain/repositories';
-import { db, isConditionFailure, now, tableName } from './client.ts';
+import { conditionalWrite, db, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
 import { repoKey, repoOwnerIndexKey } from './keys.ts';
-import { TABLE } from './table.ts';
+import { ITEM_ABSENT, TABLE, typed } from './table.ts';
 
 const toRepository = (item: Record<string, unknown>): Repository => ({
   id: Number(item.id),
@@ -45,23 +45,21 @@ export async function createRepository(input: NewRepository): Promise<Repository
     pushedAt: timestamp,
     size: 0,
   };
-  try {
-    await db().send(
+  const written = await conditionalWrite(
+    db().send(
       new PutCommand({
         TableName: tableName(),
         Item: {
           ...repoKey(input.ownerLogin, input.name),
           ...repoOwnerIndexKey(input.ownerLogin, input.name),
-          _type: 'Repository',
+          ...typed('Repository'),
           ...item,
         },
-        ConditionExpression: 'attribute_not_exists(PK)',
+        ConditionExpression: ITEM_ABSENT,
       }),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) return null;
-    throw error;
-  }
+    ),
+  );
+  if (written === false) return null;
   return toRepository(item);
 }
 

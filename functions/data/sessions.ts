@@ -1,46 +1,35 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  hashSecretValue,
-  newSecret,
-  PENDING_OTP_SECONDS,
-  SESSION_SECONDS,
-  type Session,
-} from '#domain/sessions';
+import type { Session } from '#domain/sessions';
 import { db, now, tableName } from './client.ts';
 import { sessionKey } from './keys.ts';
+import { ITEM_ABSENT, typed } from './table.ts';
 
-/** Starts a session; returns the cookie value (shown once) and the session. */
-export async function createSession(
-  login: string,
-  pendingOtp: boolean,
-): Promise<{ cookie: string; session: Session }> {
-  const cookie = newSecret();
-  const idHash = hashSecretValue(cookie);
-  const expiresAt = Math.floor(Date.now() / 1000) + (pendingOtp ? PENDING_OTP_SECONDS : SESSION_SECONDS);
-  const session: Session = { idHash, login, csrf: newSecret(), pendingOtp, expiresAt };
+/** Stores a new session (keyed by the hash of its cookie value; the value itself is never stored). */
+export async function putSession(session: Session): Promise<void> {
   const timestamp = now();
   await db().send(
     new PutCommand({
       TableName: tableName(),
       Item: {
-        ...sessionKey(idHash),
-        _type: 'Session',
-        ...session,
+        ...sessionKey(session.idHash),
+        ...typed('Session'),
+        idHash: session.idHash,
+        login: session.login,
+        csrf: session.csrf,
+        pendingOtp: session.pendingOtp,
+        expiresAt: session.expiresAt,
         createdAt: timestamp,
         updatedAt: timestamp,
       },
-      ConditionExpression: 'attribute_not_exists(PK)',
+      ConditionExpression: ITEM_ABSENT,
     }),
   );
-  return { cookie, session };
 }
 
-/** The live session for a cookie value; expired ones count as absent (TTL deletion is lazy). */
-export async function getSession(cookie: string): Promise<Session | undefined> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: sessionKey(hashSecretValue(cookie)) }),
-  );
-  if (!Item || Number(Item.expiresAt) <= Math.floor(Date.now() / 1000)) return undefined;
+/** The stored session with this cookie hash, expired or not. */
+export async function getSession(idHash: string): Promise<Session | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: sessionKey(idHash) }));
+  if (!Item) return undefined;
   return {
     idHash: String(Item.idHash),
     login: String(Item.login),

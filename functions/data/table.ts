@@ -22,3 +22,15 @@ export function keyAttributeNames(): string[] {
   for (const index of Object.values(TABLE.indexes)) names.push(index.partitionKey, index.sortKey);
   return names;
 }
+
+/** Write conditions on an item's existence, tested on its partition key. */
+export const ITEM_EXISTS = `attribute_exists(${TABLE.partitionKey})`;
+export const ITEM_ABSENT = `attribute_not_exists(${TABLE.partitionKey})`;
+
+/** The entity-type attribute of an item being written: spread it into the item. */
+export const typed = (type: string): Readonly<Record<typeof TABLE.typeAttribute, string>> => ({
+  [TABLE.typeAttribute]: type,
+});
+
+/** The entity type of an item as read. */
+export const typeOf = (item: Record<string, unknown>): unknown => item[TABLE.typeAttribute];

@@ -1,9 +1,9 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { User } from '#domain/users';
-import { db, getItems, isConditionFailure, itemOf, now, tableName } from './client.ts';
+import { conditionalWrite, db, getItems, itemOf, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
 import { credentialKey, failedLoginKey, userIdIndexKey, userProfileKey } from './keys.ts';
-import { TABLE } from './table.ts';
+import { ITEM_ABSENT, ITEM_EXISTS, TABLE, typed } from './table.ts';
 
 export interface Credential {
   readonly passwordHash: string;
@@ -62,8 +62,8 @@ export async function createUser(input: NewUser): Promise<User | null> {
     createdAt: timestamp,
     updatedAt: timestamp,
   };
-  try {
-    await db().send(
+  const written = await conditionalWrite(
+    db().send(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -71,28 +71,26 @@ export async function createUser(input: NewUser): Promise<User | null> {
               TableName: tableName(),
               Item: {
                 ...credentialKey(input.login),
-                _type: 'Credential',
+                ...typed('Credential'),
                 passwordHash: input.passwordHash,
                 createdAt: timestamp,
                 updatedAt: timestamp,
               },
-              ConditionExpression: 'attribute_not_exists(PK)',
+              ConditionExpression: ITEM_ABSENT,
             },
           },
           {
             Put: {
               TableName: tableName(),
-              Item: { ...userProfileKey(input.login), ...userIdIndexKey(id), _type: 'User', ...profile },
-              ConditionExpression: 'attribute_not_exists(PK)',
+              Item: { ...userProfileKey(input.login), ...userIdIndexKey(id), ...typed('User'), ...profile },
+              ConditionExpression: ITEM_ABSENT,
             },
           },
         ],
       }),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) return null;
-    throw error;
-  }
+    ),
+  );
+  if (written === false) return null;
   return toUser(profile as unknown as Record<string, unknown>);
 }
 
@@ -157,7 +155,7 @@ export async function recordFailedLogin(login: string, window: number, expiresAt
       UpdateExpression: 'ADD #attempts :one SET #type = :type, #expiresAt = :expiresAt, #updatedAt = :now',
       ExpressionAttributeNames: {
         '#attempts': 'attempts',
-        '#type': '_type',
+        '#type': TABLE.typeAttribute,
         '#expiresAt': 'expiresAt',
         '#updatedAt': 'updatedAt',
       },
@@ -176,41 +174,35 @@ export async function recordFailedLogin(login: string, window: number, expiresAt
  * cannot be replayed within its window (or an older code after a newer one).
  */
 export async function consumeOtpStep(login: string, step: number): Promise<boolean> {
-  try {
-    await db().send(
+  const written = await conditionalWrite(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: credentialKey(login),
         UpdateExpression: 'SET #last = :step',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#last) OR #last < :step)',
+        ConditionExpression: `${ITEM_EXISTS} AND (attribute_not_exists(#last) OR #last < :step)`,
         ExpressionAttributeNames: { '#last': 'lastOtpStep' },
         ExpressionAttributeValues: { ':step': step },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
+  return written !== false;
 }
 
 /** Turns on TOTP two-factor authentication; `false` when the user does not exist. */
 export async function setOtpSecret(login: string, otpSecret: string): Promise<boolean> {
-  try {
-    await db().send(
+  const written = await conditionalWrite(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: credentialKey(login),
         UpdateExpression: 'SET otpSecret = :secret, updatedAt = :now',
-        ConditionExpression: 'attribute_exists(PK)',
+        ConditionExpression: ITEM_EXISTS,
         ExpressionAttributeValues: { ':secret': otpSecret, ':now': now() },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
+  return written !== false;
 }
 
 /** Whether the user has two-factor authentication on (their credential holds a TOTP secret). */

@@ -71,3 +71,46 @@ export function grantScopes(authorizations: readonly Authorization[], clientId: 
   for (const a of authorizations) if (a.clientId === clientId) for (const s of a.scopes) union.add(s);
   return [...union].sort();
 }
+
+/** What is stored of a grant itself; its scopes and last use come from its tokens. */
+export interface GrantRecord {
+  readonly id: number;
+  readonly clientId: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+const lastUse = (authorizations: readonly Authorization[]): string | null =>
+  authorizations.reduce<string | null>(
+    (latest, a) => (a.lastUsedAt && (!latest || a.lastUsedAt > latest) ? a.lastUsedAt : latest),
+    null,
+  );
+
+/** A user's grants in id order: one per application that still holds at least one of their tokens. */
+export function grantsOf(
+  login: string,
+  authorizations: readonly Authorization[],
+  records: Iterable<GrantRecord>,
+): Grant[] {
+  const grants: Grant[] = [];
+  for (const record of records) {
+    const tokens = authorizations.filter((a) => a.clientId === record.clientId);
+    if (tokens.length === 0) continue;
+    grants.push({
+      id: Number(record.id),
+      login,
+      clientId: record.clientId,
+      scopes: grantScopes(authorizations, record.clientId),
+      createdAt: record.createdAt,
+      updatedAt: record.updatedAt,
+      lastUsedAt: lastUse(tokens),
+    });
+  }
+  return grants.sort((a, b) => a.id - b.id);
+}
+
+/** The token limit as the data layer applies it on each fresh read: what one more token revokes. */
+export const tokenLimit =
+  (clientId: string, scopes: readonly Scope[]) =>
+  (existing: readonly Authorization[]): Authorization | undefined =>
+    oldestOverLimit(existing, clientId, scopes);

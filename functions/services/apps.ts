@@ -7,6 +7,7 @@ import { createApp, getApp, getApps, type NewApp } from '#data/apps';
 import {
   type AppTokenSummary,
   hashSecret,
+  newClientId,
   newClientSecret,
   type OAuthApp,
   type OwnedApp,
@@ -37,8 +38,11 @@ export const tokensOf = (
 ): Promise<{ tokens: AppTokenSummary[]; more: boolean }> => tokensOfApp(app.clientId, limit);
 
 /** Registers an application; its client secret is returned this once (only its hash is stored). */
-export const registerApp = (input: NewApp): Promise<{ app: OAuthApp; clientSecret: string }> =>
-  createApp(input);
+export async function registerApp(input: NewApp): Promise<{ app: OAuthApp; clientSecret: string }> {
+  const clientSecret = newClientSecret();
+  const app = await createApp({ ...input, clientId: newClientId(), secretHash: hashSecret(clientSecret) });
+  return { app, clientSecret };
+}
 
 /** A new client secret, returned this once; the old one fails on the very next request. */
 export async function rotateSecret(app: OAuthApp): Promise<string> {

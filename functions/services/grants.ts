@@ -3,13 +3,15 @@
  * that make them up (one Query), for the grants API and the settings pages alike.
  */
 import { getApp } from '#data/apps';
-import { grantsOf, readUserAuthState } from '#data/authorizations';
+import { readUserAuthState } from '#data/authorizations';
 import type { OAuthApp } from '#domain/apps';
-import type { Grant } from '#domain/authorizations';
+import { type Grant, grantsOf } from '#domain/authorizations';
 import { notFound } from '#shared/errors';
 
-export const grantsForUser = async (login: string): Promise<Grant[]> =>
-  grantsOf(await readUserAuthState(login), login);
+export async function grantsForUser(login: string): Promise<Grant[]> {
+  const state = await readUserAuthState(login);
+  return grantsOf(login, state.authorizations, state.grants.values());
+}
 
 /** The user's grant with this id; 404 otherwise. */
 export async function grantById(login: string, id: number): Promise<Grant> {

@@ -9,12 +9,13 @@ import { getApp, type StoredApp } from '#data/apps';
 import {
   createAuthorization,
   deleteAuthorization,
-  grantsOf,
+  getGrantGeneration,
   lookupToken,
   readUserAuthState,
 } from '#data/authorizations';
 import { claimCode, getCode, markReused, putCode, recordExchange, releaseClaim } from '#data/codes';
 import { secretMatches } from '#domain/apps';
+import { grantsOf, tokenLimit } from '#domain/authorizations';
 import { type AuthorizeErrorCode, authorizeErrorFields, OAuthError } from '#domain/oauth-errors';
 import { checkChallenge, verifierMatches } from '#domain/pkce';
 import { checkRedirectUri, exchangeRedirectMatches, withQuery } from '#domain/redirect-uri';
@@ -145,6 +146,7 @@ async function issueCode(
   login: string,
   request: AuthorizeRequest,
   scopes: readonly Scope[],
+  grantGeneration: number,
 ): Promise<string> {
   const code = newCode();
   await putCode({
@@ -155,6 +157,7 @@ async function issueCode(
     scopes: normalizeScopes(scopes),
     codeChallenge: request.codeChallenge,
     expiresAt: Math.floor(Date.now() / 1000) + CODE_TTL_SECONDS,
+    grantGeneration,
   });
   return withQuery(request.target, { code, state: request.state });
 }
@@ -172,11 +175,13 @@ export async function startAuthorization(
   login: string,
   request: AuthorizeRequest,
 ): Promise<AuthorizationStart> {
-  const grant = grantsOf(await readUserAuthState(login), login).find(
+  const state = await readUserAuthState(login);
+  const grant = grantsOf(login, state.authorizations, state.grants.values()).find(
     (g) => g.clientId === request.app.clientId,
   );
+  const generation = state.generations.get(request.app.clientId) ?? 0;
   if (grant && request.scopes.every((scope) => satisfies(grant.scopes, [scope])))
-    return { kind: 'issued', location: await issueCode(login, request, grant.scopes) };
+    return { kind: 'issued', location: await issueCode(login, request, grant.scopes, generation) };
   return { kind: 'consent', alreadyGranted: grant?.scopes ?? [] };
 }
 
@@ -187,7 +192,9 @@ export async function approveAuthorization(
   ticked: readonly string[],
 ): Promise<string> {
   const granted = request.scopes.filter((scope) => ticked.includes(scope));
-  return issueCode(login, request, granted);
+  // Read before the code is stored: a revocation in between leaves the code already dead.
+  const generation = await getGrantGeneration(login, request.app.clientId);
+  return issueCode(login, request, granted, generation);
 }
 
 /** The user said no: `access_denied` to the registered callback. */
@@ -273,6 +280,8 @@ export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
       tokenHash,
       tokenLastEight,
       claimFingerprint: false,
+      grantGeneration: code.grantGeneration,
+      evict: tokenLimit(app.clientId, code.scopes),
     });
   } catch (error) {
     // Minting failed (contention beyond the retry budget, or the database was unreachable): give
@@ -280,6 +289,8 @@ export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
     await releaseClaim(codeHash, tokenHash);
     throw error;
   }
+  // The user revoked the application after this code was issued: the code died with the grant.
+  if (created.kind === 'grant-revoked') throw badCode();
   if (created.kind !== 'created')
     throw new Error('exchangeCode: an application token has no note or fingerprint to clash');
   // The code was presented again while this token was being minted: the token must not survive.

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { grantsOf, tokenLimit } from '#domain/authorizations';
 import type { Scope } from '#domain/scopes';
 import { freshTable } from '#test/dynamodb';
 
@@ -22,6 +23,7 @@ const appToken = (
   noteUrl: null,
   fingerprint: extra.fingerprint ?? null,
   ...tokenFields(),
+  evict: tokenLimit(clientId, scopes),
 });
 
 beforeAll(async () => {
@@ -40,7 +42,7 @@ describe('authorizations data', () => {
     expect(new Set(results.map((r) => r.authorization.id)).size).toBe(1);
     const state = await data.readUserAuthState('alice');
     expect(state.authorizations.filter((a) => a.clientId === 'app1')).toHaveLength(1);
-    expect(data.grantsOf(state, 'alice')).toHaveLength(1);
+    expect(grantsOf('alice', state.authorizations, state.grants.values())).toHaveLength(1);
   });
 
   it('get-or-create keeps fingerprints apart and adopts an authorization created without the pointer', async () => {
@@ -92,7 +94,9 @@ describe('authorizations data', () => {
       claimFingerprint: false,
     });
     expect(other.kind === 'created' && other.revoked).toBeFalsy();
-    expect(state.grants.get('app3')?.tokens).toBe(10);
+    const after = await data.readUserAuthState('dave');
+    expect(after.grants.get('app3')?.tokens).toBe(11);
+    expect(after.authorizations.filter((a) => a.scopes.includes('user'))).toHaveLength(10);
   });
 
   it('concurrent creates at the token limit all succeed and leave exactly 10 tokens', async () => {
@@ -183,5 +187,33 @@ describe('authorizations data', () => {
     expect((await data.lookupToken(a.authorization.tokenHash))?.scopes).toEqual(['gist']);
     // "one" is free again.
     expect((await data.updateAuthorization('fay', b.authorization.id, { note: 'one' })).kind).toBe('updated');
+  });
+
+  it('a token minted from a state read before a grant revocation cannot commit after it', async () => {
+    await data.createAuthorization({ ...appToken('ida', 'app7', ['gist']), claimFingerprint: false });
+    const before = await data.readUserAuthState('ida');
+    await data.deleteGrant('ida', 'app7');
+    // A code issued before the revocation carries generation 0: its exchange is refused.
+    const fromCode = await data.createAuthorization(
+      { ...appToken('ida', 'app7', ['gist']), claimFingerprint: false, grantGeneration: 0 },
+      before,
+    );
+    expect(fromCode).toEqual({ kind: 'grant-revoked' });
+    expect((await data.readUserAuthState('ida')).authorizations).toEqual([]);
+    // Without a code, a create from the stale read is retried from a fresh one: it comes after.
+    const later = await data.createAuthorization(
+      { ...appToken('ida', 'app7', ['gist']), claimFingerprint: false },
+      before,
+    );
+    expect(later.kind).toBe('created');
+    expect(await data.getGrantGeneration('ida', 'app7')).toBe(1);
+  });
+
+  it('does not retry a validation error (a fingerprint over the key size limit) as contention', async () => {
+    const attempt = data.getOrCreateAuthorization(
+      appToken('jo', 'app8', ['gist'], { fingerprint: 'f'.repeat(3000) }),
+    );
+    await expect(attempt).rejects.toMatchObject({ name: 'TransactionCanceledException' });
+    expect((await data.readUserAuthState('jo')).authorizations).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ const newCode = (codeHash: string) => ({
   scopes: [],
   codeChallenge: null,
   expiresAt: Math.floor(Date.now() / 1000) + 600,
+  grantGeneration: 0,
 });
 
 beforeAll(async () => {

@@ -89,7 +89,8 @@ describe('repositories and applications', () => {
   });
 
   it('store only the hash of a client secret', async () => {
-    const { app, clientSecret } = await data.apps.createApp({
+    const { registerApp } = await import('#services/apps');
+    const { app, clientSecret } = await registerApp({
       ownerLogin: 'finder',
       name: 'A',
       url: 'https://a.example',

@@ -1,9 +1,9 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { getSession } from '#data/sessions';
 import { getUser } from '#data/users';
 import { newSecret, type Session, sameSecret } from '#domain/sessions';
 import type { User } from '#domain/users';
+import { getSession } from '#services/sessions';
 import { config } from '#shared/config';
 import { cookieName, parseCookies, serializeCookie } from '#shared/cookies';
 import { header } from '#shared/credentials';

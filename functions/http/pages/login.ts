@@ -1,5 +1,5 @@
-import { createSession } from '#data/sessions';
 import { sessionCookie, webHandler } from '#http/middleware/web-stack';
+import { createSession } from '#services/sessions';
 import { signIn } from '#services/sign-in';
 import { plausibleSignIn } from '#shared/credentials';
 import { loginPage, returnTo } from './sign-in-views.ts';

@@ -1,5 +1,5 @@
-import { deleteSession } from '#data/sessions';
 import { sessionCookie, webHandler } from '#http/middleware/web-stack';
+import { deleteSession } from '#services/sessions';
 
 /** POST /logout: ends the session on the server and clears the cookie. */
 export const handler = webHandler('pages/logout', async (request) => {

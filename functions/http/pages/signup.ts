@@ -1,8 +1,8 @@
-import { createSession } from '#data/sessions';
 import { createUser } from '#data/users';
 import { hashPassword, isAcceptablePassword } from '#domain/passwords';
 import { isValidLogin } from '#domain/users';
 import { sessionCookie, webHandler } from '#http/middleware/web-stack';
+import { createSession } from '#services/sessions';
 import { HttpError } from '#shared/errors';
 import { returnTo, signupAllowed, signupPage } from './sign-in-views.ts';
 

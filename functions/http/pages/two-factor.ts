@@ -1,5 +1,5 @@
-import { createSession, deleteSession } from '#data/sessions';
 import { sessionCookie, webHandler } from '#http/middleware/web-stack';
+import { createSession, deleteSession } from '#services/sessions';
 import { completeTwoFactor } from '#services/sign-in';
 import { returnTo, twoFactorPage } from './sign-in-views.ts';
 

@@ -1,0 +1,227 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Authorization } from '#domain/authorizations';
+import type { Scope } from '#domain/scopes';
+import {
+  deleteAuthorizationItems,
+  deletePointer,
+  deleteToken,
+  grantChange,
+  noteHash,
+  putPointer,
+  putToken,
+} from './authorization-items.ts';
+import {
+  type OwnedPointers,
+  ownedPointers,
+  readUserAuthState,
+  toAuthorization,
+} from './authorization-state.ts';
+import { db, now, RETRY, retryOnConflict, type TransactItem, tableName, transact } from './client.ts';
+import {
+  authorizationKey,
+  fingerprintPointerKey,
+  grantGenerationKey,
+  notePointerKey,
+  userPartition,
+} from './keys.ts';
+import { TABLE } from './table.ts';
+
+/** Changing existing authorizations: delete, revoke a grant, update, reset the token. */
+
+/** Deletes an authorization (its token stops working at once); false when it was already gone. */
+export async function deleteAuthorization(login: string, id: number): Promise<boolean> {
+  return retryOnConflict('deleteAuthorization', async () => {
+    const state = await readUserAuthState(login);
+    const authorization = state.authorizations.find((a) => a.id === id);
+    if (!authorization) return false;
+    const items = deleteAuthorizationItems(authorization, state.owned.get(id) ?? {});
+    const grant = state.grants.get(authorization.clientId);
+    const grantItem = grantChange(login, authorization.clientId, grant, -1, undefined, now());
+    if (grantItem) items.push(grantItem);
+    return (await transact(items)) === 'ok' ? true : RETRY;
+  });
+}
+
+/**
+ * Raises the user's grant generation for an application: from now on, codes issued before and
+ * tokens being minted from a state read before cannot be turned into tokens.
+ */
+async function raiseGrantGeneration(login: string, clientId: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: grantGenerationKey(login, clientId),
+      UpdateExpression:
+        'ADD #generation :one SET #type = :type, #clientId = :clientId, #createdAt = if_not_exists(#createdAt, :now), #updatedAt = :now',
+      ExpressionAttributeNames: {
+        '#generation': 'generation',
+        '#type': TABLE.typeAttribute,
+        '#clientId': 'clientId',
+        '#createdAt': 'createdAt',
+        '#updatedAt': 'updatedAt',
+      },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':type': 'GrantGeneration',
+        ':clientId': clientId,
+        ':now': now(),
+      },
+    }),
+  );
+}
+
+/**
+ * Revokes a user's grant for an application: raises its generation first (outstanding codes die,
+ * and a token being minted from an earlier read cannot commit), then deletes every token of the
+ * application for the user, read strongly consistently after the raise (so a token committed
+ * before it is among them); the grant goes with the last one.
+ */
+export async function deleteGrant(login: string, clientId: string): Promise<number> {
+  await raiseGrantGeneration(login, clientId);
+  const state = await readUserAuthState(login);
+  const ids = state.authorizations.filter((a) => a.clientId === clientId).map((a) => a.id);
+  let deleted = 0;
+  for (const id of ids) if (await deleteAuthorization(login, id)) deleted++;
+  return deleted;
+}
+
+export interface AuthorizationChanges {
+  readonly scopes?: readonly Scope[];
+  readonly note?: string | null;
+  readonly noteUrl?: string | null;
+  readonly fingerprint?: string | null;
+}
+
+export type UpdateResult =
+  | { readonly kind: 'updated'; readonly authorization: Authorization }
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'note-taken' }
+  | { readonly kind: 'fingerprint-taken' };
+
+/**
+ * Applies changes to an authorization and its token lookup together, moving the note and
+ * fingerprint pointers when those change (a clash with another authorization refuses the whole
+ * update).
+ */
+export async function updateAuthorization(
+  login: string,
+  id: number,
+  changes: AuthorizationChanges,
+): Promise<UpdateResult> {
+  return retryOnConflict('updateAuthorization', async () => {
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: authorizationKey(login, id), ConsistentRead: true }),
+    );
+    if (!Item) return { kind: 'not-found' } as const;
+    const current = toAuthorization(Item);
+    const pointers = ownedPointers(Item);
+    const timestamp = now();
+    const next: Authorization = {
+      ...current,
+      ...(changes.scopes !== undefined ? { scopes: changes.scopes } : {}),
+      ...(changes.note !== undefined ? { note: changes.note } : {}),
+      ...(changes.noteUrl !== undefined ? { noteUrl: changes.noteUrl } : {}),
+      ...(changes.fingerprint !== undefined ? { fingerprint: changes.fingerprint } : {}),
+      updatedAt: timestamp,
+    };
+    const partition = userPartition(login);
+    const items: TransactItem[] = [];
+    let nextPointers: OwnedPointers = { ...pointers };
+    let noteIndex = -1;
+    let fingerprintIndex = -1;
+    if (current.clientId === '' && next.note !== current.note && next.note !== null) {
+      const sk = notePointerKey(login, noteHash(next.note)).SK;
+      if (pointers.note) items.push(deletePointer({ PK: partition, SK: pointers.note }, id));
+      noteIndex = items.push(putPointer({ PK: partition, SK: sk }, id, timestamp)) - 1;
+      nextPointers = { ...nextPointers, note: sk };
+    }
+    if (current.clientId !== '' && (next.fingerprint ?? '') !== (current.fingerprint ?? '')) {
+      if (pointers.fingerprint) items.push(deletePointer({ PK: partition, SK: pointers.fingerprint }, id));
+      const { fingerprint: _, ...rest } = nextPointers;
+      nextPointers = rest;
+      if ((next.fingerprint ?? '') !== '') {
+        const sk = fingerprintPointerKey(login, current.clientId, next.fingerprint ?? '').SK;
+        fingerprintIndex = items.push(putPointer({ PK: partition, SK: sk }, id, timestamp)) - 1;
+        nextPointers = { ...nextPointers, fingerprint: sk };
+      }
+    }
+    items.push(
+      {
+        Update: {
+          TableName: tableName(),
+          Key: authorizationKey(login, id),
+          UpdateExpression:
+            'SET #scopes = :scopes, #note = :note, #noteUrl = :noteUrl, #fingerprint = :fingerprint, #updatedAt = :now, #pointers = :pointers',
+          ConditionExpression: '#tokenHash = :hash',
+          ExpressionAttributeNames: {
+            '#scopes': 'scopes',
+            '#note': 'note',
+            '#noteUrl': 'noteUrl',
+            '#fingerprint': 'fingerprint',
+            '#updatedAt': 'updatedAt',
+            '#pointers': 'pointers',
+            '#tokenHash': 'tokenHash',
+          },
+          ExpressionAttributeValues: {
+            ':scopes': next.scopes,
+            ':note': next.note,
+            ':noteUrl': next.noteUrl,
+            ':fingerprint': next.fingerprint,
+            ':now': timestamp,
+            ':pointers': nextPointers,
+            ':hash': current.tokenHash,
+          },
+        },
+      },
+      putToken(next, 'replace'),
+    );
+    const outcome = await transact(items);
+    if (outcome === 'ok') return { kind: 'updated', authorization: next } as const;
+    if (outcome !== 'conflict' && outcome.failedIndex === noteIndex) return { kind: 'note-taken' } as const;
+    if (outcome !== 'conflict' && outcome.failedIndex === fingerprintIndex)
+      return { kind: 'fingerprint-taken' } as const;
+    return RETRY;
+  });
+}
+
+/**
+ * Replaces an authorization's token: the new lookup appears and the old one disappears in the
+ * same transaction, so the old token fails on the very next request. Undefined when the
+ * authorization no longer has `current.tokenHash` (revoked or reset meanwhile).
+ */
+export async function resetToken(
+  current: Authorization,
+  next: { readonly tokenHash: string; readonly tokenLastEight: string },
+): Promise<Authorization | undefined> {
+  const timestamp = now();
+  const authorization: Authorization = {
+    ...current,
+    tokenHash: next.tokenHash,
+    tokenLastEight: next.tokenLastEight,
+    updatedAt: timestamp,
+  };
+  const outcome = await transact([
+    putToken(authorization, 'create'),
+    deleteToken(current.tokenHash),
+    {
+      Update: {
+        TableName: tableName(),
+        Key: authorizationKey(current.login, current.id),
+        UpdateExpression: 'SET #tokenHash = :new, #tokenLastEight = :last, #updatedAt = :now',
+        ConditionExpression: '#tokenHash = :old',
+        ExpressionAttributeNames: {
+          '#tokenHash': 'tokenHash',
+          '#tokenLastEight': 'tokenLastEight',
+          '#updatedAt': 'updatedAt',
+        },
+        ExpressionAttributeValues: {
+          ':new': next.tokenHash,
+          ':last': next.tokenLastEight,
+          ':now': timestamp,
+          ':old': current.tokenHash,
+        },
+      },
+    },
+  ]);
+  return outcome === 'ok' ? authorization : undefined;
+}

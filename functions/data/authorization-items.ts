@@ -1,0 +1,209 @@
+import { createHash } from 'node:crypto';
+import type { Authorization } from '#domain/authorizations';
+import type { GrantItem, OwnedPointers } from './authorization-state.ts';
+import { type TransactItem, tableName } from './client.ts';
+import {
+  appAuthorizationIndexKey,
+  authorizationKey,
+  grantGenerationKey,
+  grantKey,
+  type Key,
+  tokenKey,
+  userPartition,
+} from './keys.ts';
+import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
+
+/**
+ * Transaction builders for authorizations: pure functions from domain values to
+ * TransactWriteItems entries. Items are written from explicit field lists, never from a spread of
+ * whatever object a caller passed (which once stored a fresh plaintext token that rode along).
+ */
+
+export const noteHash = (note: string): string => createHash('sha256').update(note).digest('hex');
+
+/** The stored fields of an authorization, named one by one. */
+const authorizationFields = (a: Authorization) => ({
+  login: a.login,
+  clientId: a.clientId,
+  scopes: a.scopes,
+  note: a.note,
+  noteUrl: a.noteUrl,
+  fingerprint: a.fingerprint,
+  tokenHash: a.tokenHash,
+  tokenLastEight: a.tokenLastEight,
+  createdAt: a.createdAt,
+  updatedAt: a.updatedAt,
+  lastUsedAt: a.lastUsedAt,
+});
+
+export function putAuthorization(a: Authorization, pointers: OwnedPointers): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...authorizationKey(a.login, a.id),
+        ...(a.clientId ? appAuthorizationIndexKey(a.clientId, a.login, a.id) : {}),
+        ...typed('Authorization'),
+        id: a.id,
+        ...authorizationFields(a),
+        pointers,
+      },
+      ConditionExpression: ITEM_ABSENT,
+    },
+  };
+}
+
+/**
+ * The token lookup item: what a token request needs (login, authorization id, client, scopes) and
+ * a copy of the authorization's other fields, always written in the same transaction as the
+ * authorization item, so that the application-side endpoints get everything they answer with in
+ * the round trip that reads the application.
+ */
+export function putToken(a: Authorization, mode: 'create' | 'replace'): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...tokenKey(a.tokenHash),
+        ...typed('TokenLookup'),
+        authorizationId: a.id,
+        ...authorizationFields(a),
+      },
+      ConditionExpression: mode === 'create' ? ITEM_ABSENT : ITEM_EXISTS,
+    },
+  };
+}
+
+export function deleteToken(tokenHash: string): TransactItem {
+  return { Delete: { TableName: tableName(), Key: tokenKey(tokenHash), ConditionExpression: ITEM_EXISTS } };
+}
+
+/**
+ * A uniqueness pointer to an authorization: absent before (`create`), or still pointing at
+ * `previous` (moved to another authorization).
+ */
+export function putPointer(
+  key: Key,
+  authorizationId: number,
+  timestamp: string,
+  previous?: number,
+): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...key, ...typed('Pointer'), authorizationId, createdAt: timestamp, updatedAt: timestamp },
+      ...(previous === undefined
+        ? { ConditionExpression: ITEM_ABSENT }
+        : {
+            ConditionExpression: '#authorizationId = :old',
+            ExpressionAttributeNames: { '#authorizationId': 'authorizationId' },
+            ExpressionAttributeValues: { ':old': previous },
+          }),
+    },
+  };
+}
+
+export function deletePointer(key: Key, authorizationId: number): TransactItem {
+  return {
+    Delete: {
+      TableName: tableName(),
+      Key: key,
+      ConditionExpression: '#authorizationId = :id',
+      ExpressionAttributeNames: { '#authorizationId': 'authorizationId' },
+      ExpressionAttributeValues: { ':id': authorizationId },
+    },
+  };
+}
+
+/** Deletes an authorization with its token lookup and the pointers it owns. */
+export function deleteAuthorizationItems(a: Authorization, pointers: OwnedPointers): TransactItem[] {
+  const items: TransactItem[] = [
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: authorizationKey(a.login, a.id),
+        ConditionExpression: ITEM_EXISTS,
+      },
+    },
+    { Delete: { TableName: tableName(), Key: tokenKey(a.tokenHash) } },
+  ];
+  const partition = userPartition(a.login);
+  for (const sk of [pointers.note, pointers.fingerprint])
+    if (sk) items.push(deletePointer({ PK: partition, SK: sk }, a.id));
+  return items;
+}
+
+/**
+ * Keeps the grant's token count exact: +1/-1 (or delete at zero), each conditioned on the count
+ * read, so that a concurrent change to the same grant cancels the transaction and is retried.
+ */
+export function grantChange(
+  login: string,
+  clientId: string,
+  grant: GrantItem | undefined,
+  delta: number,
+  newGrantId: number | undefined,
+  timestamp: string,
+): TransactItem | undefined {
+  if (!clientId) return undefined;
+  const Key = grantKey(login, clientId);
+  if (!grant) {
+    if (delta <= 0 || newGrantId === undefined) return undefined;
+    return {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...Key,
+          ...typed('Grant'),
+          id: newGrantId,
+          clientId,
+          tokens: delta,
+          createdAt: timestamp,
+          updatedAt: timestamp,
+        },
+        ConditionExpression: ITEM_ABSENT,
+      },
+    };
+  }
+  if (grant.tokens + delta <= 0) {
+    return {
+      Delete: {
+        TableName: tableName(),
+        Key,
+        ConditionExpression: '#tokens = :n',
+        ExpressionAttributeNames: { '#tokens': 'tokens' },
+        ExpressionAttributeValues: { ':n': grant.tokens },
+      },
+    };
+  }
+  return {
+    Update: {
+      TableName: tableName(),
+      Key,
+      UpdateExpression: 'SET #tokens = :next, #updatedAt = :now',
+      ConditionExpression: '#tokens = :n',
+      ExpressionAttributeNames: { '#tokens': 'tokens', '#updatedAt': 'updatedAt' },
+      ExpressionAttributeValues: { ':n': grant.tokens, ':next': grant.tokens + delta, ':now': timestamp },
+    },
+  };
+}
+
+/**
+ * Holds while the user's grant for the application is still at `generation` (no revocation since
+ * it was read): the condition that keeps a token minted during a revocation from surviving it.
+ */
+export function checkGrantGeneration(login: string, clientId: string, generation: number): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: grantGenerationKey(login, clientId),
+      ...(generation === 0
+        ? { ConditionExpression: 'attribute_not_exists(#generation)' }
+        : {
+            ConditionExpression: '#generation = :generation',
+            ExpressionAttributeValues: { ':generation': generation },
+          }),
+      ExpressionAttributeNames: { '#generation': 'generation' },
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Authorization, GrantRecord } from '#domain/authorizations';
+import type { Scope } from '#domain/scopes';
+import { db, queryAll, tableName } from './client.ts';
+import { AUTH_ITEMS_PREFIX, authorizationKey, grantGenerationKey, userPartition } from './keys.ts';
+import { TABLE, typeOf } from './table.ts';
+
+/** Reading a user's authorizations, grants and pointers, and mapping items to domain values. */
+
+/** A grant item: the grant's identity and the exact count of the application's tokens for the user. */
+export interface GrantItem extends GrantRecord {
+  readonly tokens: number;
+}
+
+/** The pointer items an authorization owns, by sort key (deleted with it). */
+export interface OwnedPointers {
+  readonly note?: string;
+  readonly fingerprint?: string;
+}
+
+/** Everything authorization-related of one user, read in one Query. */
+export interface UserAuthState {
+  readonly authorizations: Authorization[];
+  readonly grants: Map<string, GrantItem>;
+  /** Pointer sort key → authorization id. */
+  readonly pointers: Map<string, number>;
+  /** Authorization id → the pointer items it owns. */
+  readonly owned: Map<number, OwnedPointers>;
+  /** client_id → the grant's revocation generation (absent: never revoked, generation 0). */
+  readonly generations: Map<string, number>;
+}
+
+export const ownedPointers = (item: Record<string, unknown>): OwnedPointers =>
+  (item.pointers as OwnedPointers | undefined) ?? {};
+
+export const toAuthorization = (item: Record<string, unknown>): Authorization => ({
+  id: Number(item.id),
+  login: String(item.login),
+  clientId: String(item.clientId ?? ''),
+  scopes: (item.scopes as Scope[] | undefined) ?? [],
+  note: (item.note as string | null | undefined) ?? null,
+  noteUrl: (item.noteUrl as string | null | undefined) ?? null,
+  fingerprint: (item.fingerprint as string | null | undefined) ?? null,
+  tokenHash: String(item.tokenHash),
+  tokenLastEight: String(item.tokenLastEight),
+  createdAt: String(item.createdAt),
+  updatedAt: String(item.updatedAt),
+  lastUsedAt: (item.lastUsedAt as string | null | undefined) ?? null,
+});
+
+const toGrantItem = (item: Record<string, unknown>): GrantItem => ({
+  id: Number(item.id),
+  clientId: String(item.clientId),
+  tokens: Number(item.tokens),
+  createdAt: String(item.createdAt),
+  updatedAt: String(item.updatedAt),
+});
+
+export async function readUserAuthState(login: string): Promise<UserAuthState> {
+  const state: UserAuthState = {
+    authorizations: [],
+    grants: new Map(),
+    pointers: new Map(),
+    owned: new Map(),
+    generations: new Map(),
+  };
+  const { items } = await queryAll({
+    KeyConditionExpression: `${TABLE.partitionKey} = :pk AND begins_with(${TABLE.sortKey}, :prefix)`,
+    ExpressionAttributeValues: { ':pk': userPartition(login), ':prefix': AUTH_ITEMS_PREFIX },
+    ConsistentRead: true,
+  });
+  for (const item of items) {
+    const type = typeOf(item);
+    if (type === 'Authorization') {
+      state.authorizations.push(toAuthorization(item));
+      state.owned.set(Number(item.id), ownedPointers(item));
+    } else if (type === 'Grant') state.grants.set(String(item.clientId), toGrantItem(item));
+    else if (type === 'GrantGeneration')
+      state.generations.set(String(item.clientId), Number(item.generation));
+    else state.pointers.set(String(item[TABLE.sortKey]), Number(item.authorizationId));
+  }
+  state.authorizations.sort((a, b) => a.id - b.id);
+  return state;
+}
+
+export async function getAuthorization(login: string, id: number): Promise<Authorization | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: authorizationKey(login, id), ConsistentRead: true }),
+  );
+  return Item ? toAuthorization(Item) : undefined;
+}
+
+/** The user's grant generation for an application (0 until its first revocation). */
+export async function getGrantGeneration(login: string, clientId: string): Promise<number> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: grantGenerationKey(login, clientId),
+      ConsistentRead: true,
+    }),
+  );
+  return Number(Item?.generation ?? 0);
+}

@@ -1,0 +1,40 @@
+/** Browser sessions: the cookie value is made and hashed here; the data layer sees only the hash. */
+
+import {
+  deleteSession as deleteStoredSession,
+  getSession as getStoredSession,
+  putSession,
+} from '#data/sessions';
+import {
+  hashSecretValue,
+  newSecret,
+  PENDING_OTP_SECONDS,
+  SESSION_SECONDS,
+  type Session,
+} from '#domain/sessions';
+
+/** Starts a session; returns the cookie value (shown once) and the session. */
+export async function createSession(
+  login: string,
+  pendingOtp: boolean,
+): Promise<{ cookie: string; session: Session }> {
+  const cookie = newSecret();
+  const expiresAt = Math.floor(Date.now() / 1000) + (pendingOtp ? PENDING_OTP_SECONDS : SESSION_SECONDS);
+  const session: Session = {
+    idHash: hashSecretValue(cookie),
+    login,
+    csrf: newSecret(),
+    pendingOtp,
+    expiresAt,
+  };
+  await putSession(session);
+  return { cookie, session };
+}
+
+/** The live session for a cookie value; expired ones count as absent (TTL deletion is lazy). */
+export async function getSession(cookie: string): Promise<Session | undefined> {
+  const session = await getStoredSession(hashSecretValue(cookie));
+  return session && session.expiresAt > Math.floor(Date.now() / 1000) ? session : undefined;
+}
+
+export const deleteSession = (idHash: string): Promise<void> => deleteStoredSession(idHash);
