@@ -11,9 +11,10 @@ import { HttpError } from '#shared/errors';
 import { type Html, html } from '#shared/html';
 import { logContext, logUnhandled } from '#shared/log';
 import { csrfField, page, STYLE_HASH } from '#shared/page-layout';
-import { type Route, routeFor } from '#shared/routes';
+import type { Route } from '#shared/routes';
 import { type PublicUrls, publicUrls } from '#shared/urls';
 import { bodyLimit, pathParameters } from './http-stack.ts';
+import { perRoute } from './per-route.ts';
 
 /** What a page handler gets. */
 export interface WebRequest {
@@ -179,15 +180,16 @@ const webResponse = (route: Route): middy.MiddlewareObj<WebEvent, APIGatewayProx
 });
 
 /** Builds a page route's handler: path parameters → body limit → cookies, session and CSRF → the page → HTML. */
-export function webHandler(handlerId: string, run: (request: WebRequest) => Promise<WebReply>) {
-  const route = routeFor(handlerId);
-  return middy<WebEvent, APIGatewayProxyResult>()
-    .use(logContext())
-    .use(webResponse(route))
-    .use(pathParameters(route))
-    .use(bodyLimit())
-    .use(webContext())
-    .handler(async (event) => (await run(event.web as WebRequest)) as unknown as APIGatewayProxyResult);
+export function webHandler(run: (request: WebRequest) => Promise<WebReply>) {
+  return perRoute((route) =>
+    middy<WebEvent, APIGatewayProxyResult>()
+      .use(logContext())
+      .use(webResponse(route))
+      .use(pathParameters(route))
+      .use(bodyLimit())
+      .use(webContext())
+      .handler(async (event) => (await run(event.web as WebRequest)) as unknown as APIGatewayProxyResult),
+  );
 }
 
 /** The session cookie to set after signing in (or to clear with `maxAgeSeconds: 0`). */

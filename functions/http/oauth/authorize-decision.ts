@@ -8,7 +8,7 @@ import { authorizePath, errorPage, formParams } from './authorize-views.ts';
  * again from the hidden fields; Cancel sends `access_denied` to the registered callback, Authorize
  * issues a code for the ticked scopes among those requested.
  */
-export const handler = webHandler('oauth/authorize-decision', async (request) => {
+export const handler = webHandler(async (request) => {
   const read = formParams(request);
   if ('repeated' in read) return errorPage(400, `The ${read.repeated} parameter was given more than once.`);
   const { docsUrl } = config();

@@ -7,7 +7,7 @@ import { authorizePath, consentPage, errorPage, queryParams } from './authorize-
  * GET /login/oauth/authorize (spec §4.4): checks the request, sends signed-out users to sign in
  * first, and either issues a code at once (everything requested was granted before) or asks.
  */
-export const handler = webHandler('oauth/authorize', async (request) => {
+export const handler = webHandler(async (request) => {
   const read = queryParams(request);
   if ('repeated' in read) return errorPage(400, `The ${read.repeated} parameter was given more than once.`);
   const checked = await checkAuthorizeRequest(read.params, config().docsUrl);

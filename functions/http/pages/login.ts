@@ -8,7 +8,7 @@ import { loginPage, returnTo } from './sign-in-views.ts';
  * POST /login: checks the password (same lock-out as the API). Two-factor users get a pending
  * session and the code form; everyone else a session and their way back to `return_to`.
  */
-export const handler = webHandler('pages/login', async (request) => {
+export const handler = webHandler(async (request) => {
   const login = (request.form.get('login') ?? '').trim();
   const password = request.form.get('password') ?? '';
   const result = plausibleSignIn(login, password)

@@ -9,7 +9,7 @@ import { returnTo, signupAllowed, signupPage } from './sign-in-views.ts';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** POST /signup: creates the account, signs in, and returns to where the user was going. */
-export const handler = webHandler('pages/signup', async (request) => {
+export const handler = webHandler(async (request) => {
   const target = returnTo(request);
   if (!signupAllowed(target)) throw new HttpError(403, 'This application does not allow signing up here.');
   const login = (request.form.get('login') ?? '').trim();

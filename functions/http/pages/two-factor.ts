@@ -4,7 +4,7 @@ import { completeTwoFactor } from '#services/sign-in';
 import { returnTo, twoFactorPage } from './sign-in-views.ts';
 
 /** POST /login/two-factor: a valid, unspent code turns the pending session into a real one. */
-export const handler = webHandler('pages/two-factor', async (request) => {
+export const handler = webHandler(async (request) => {
   if (!request.pending) return { location: '/login', status: 303 };
   const result = await completeTwoFactor(request.pending.login, request.form.get('otp') ?? '');
   if (result.kind === 'locked-out') {

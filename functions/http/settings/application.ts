@@ -3,7 +3,7 @@ import { applicationPage } from './applications-views.ts';
 import { settingsHandler } from './settings-page.ts';
 
 /** GET /settings/connections/applications/:client_id: review one authorized application (spec §5.7). */
-export const handler = settingsHandler('settings/application', undefined, async (request, user) => {
+export const handler = settingsHandler(undefined, async (request, user) => {
   const { grant, app } = await grantForApp(user.login, request.params.client_id);
   return applicationPage(request, grant, app, Date.now());
 });

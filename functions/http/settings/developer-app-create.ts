@@ -7,21 +7,17 @@ import { LIST_LIMIT, paths, settingsHandler } from './settings-page.ts';
  * POST /settings/developers: registers an application; the answer is its page showing the client
  * secret this once (only its hash is stored). Refusals keep what the user typed.
  */
-export const handler = settingsHandler(
-  'settings/developer-app-create',
-  paths.developers,
-  async (request, user) => {
-    const input = readAppInput(request.form);
-    const errors = appInputErrors(input);
-    if (errors.length > 0)
-      return developersPage(request, await appsOf(user.login, LIST_LIMIT), {
-        status: 422,
-        errors,
-        input,
-      });
-    const { app, clientSecret } = await registerApp({ ownerLogin: user.login, ...input });
-    return developerAppPage(request, app, { tokens: [], more: false }, Date.now(), {
-      fresh: { clientSecret, registered: true },
+export const handler = settingsHandler(paths.developers, async (request, user) => {
+  const input = readAppInput(request.form);
+  const errors = appInputErrors(input);
+  if (errors.length > 0)
+    return developersPage(request, await appsOf(user.login, LIST_LIMIT), {
+      status: 422,
+      errors,
+      input,
     });
-  },
-);
+  const { app, clientSecret } = await registerApp({ ownerLogin: user.login, ...input });
+  return developerAppPage(request, app, { tokens: [], more: false }, Date.now(), {
+    fresh: { clientSecret, registered: true },
+  });
+});

@@ -9,15 +9,11 @@ import { pageNotFound, paths, seeOther, settingsHandler } from './settings-page.
  * the owner revokes one user's token of their application, as the API's revoke-token does. The
  * authorization must be that user's and this application's, else 404.
  */
-export const handler = settingsHandler(
-  'settings/developer-token-revoke',
-  paths.developers,
-  async (request, user) => {
-    const app = await ownedApp(user.login, request.params.client_id);
-    const id = idParam(request.params.authorization_id);
-    const login = request.form.get('login') ?? '';
-    if (id === undefined || !isValidLogin(login)) throw pageNotFound();
-    await revokeUserTokenOfApp(app.clientId, login, id);
-    return seeOther(paths.developerApp(app.clientId), 'token-revoked');
-  },
-);
+export const handler = settingsHandler(paths.developers, async (request, user) => {
+  const app = await ownedApp(user.login, request.params.client_id);
+  const id = idParam(request.params.authorization_id);
+  const login = request.form.get('login') ?? '';
+  if (id === undefined || !isValidLogin(login)) throw pageNotFound();
+  await revokeUserTokenOfApp(app.clientId, login, id);
+  return seeOther(paths.developerApp(app.clientId), 'token-revoked');
+});

@@ -3,6 +3,6 @@ import { developersPage } from './developers-views.ts';
 import { LIST_LIMIT, settingsHandler } from './settings-page.ts';
 
 /** GET /settings/developers: the user's OAuth applications and the form to register one. */
-export const handler = settingsHandler('settings/developers', undefined, async (request, user) =>
+export const handler = settingsHandler(undefined, async (request, user) =>
   developersPage(request, await appsOf(user.login, LIST_LIMIT)),
 );

@@ -18,11 +18,10 @@ import { fieldErrorText, formatDate, lastUsedText, noticeText } from './format.t
  * page) or to `page` (an action, which has no page of its own to come back to).
  */
 export function settingsHandler(
-  handlerId: string,
   page: string | undefined,
   run: (request: WebRequest, user: User) => Promise<WebReply>,
 ) {
-  return webHandler(handlerId, async (request) => {
+  return webHandler(async (request) => {
     if (request.user) return run(request, request.user);
     const get = request.method === 'GET';
     const target = get ? request.event.path : (page ?? request.event.path);

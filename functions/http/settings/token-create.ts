@@ -9,7 +9,7 @@ import { tokensPage } from './tokens-views.ts';
  * POST /settings/tokens: a personal access token, made exactly as `POST /authorizations` makes one.
  * The answer is the tokens page showing the token this once; refusals keep what the user typed.
  */
-export const handler = settingsHandler('settings/token-create', paths.tokens, async (request, user) => {
+export const handler = settingsHandler(paths.tokens, async (request, user) => {
   const input = {
     note: (request.form.get('note') ?? '').trim(),
     scopes: [...new Set(request.form.getAll('scopes'))],
