@@ -16,7 +16,12 @@ const ENCODED_SEPARATOR = /%(2f|5c)/i;
 
 export function safeReturnTo(value: string | null | undefined, fallback: string): string {
   // Controls, spaces and backslashes never occur in a path this site links to; refuse them raw.
-  if (!value || value.length > 2048 || !value.startsWith('/') || /[\x00-\x20\x7f\\]/.test(value))
+  if (
+    !value ||
+    value.length > 2048 ||
+    !value.startsWith('/') ||
+    /[^\x21-\x5b\x5d-\x7e\u00a0-\uffff]/.test(value)
+  )
     return fallback;
   let url: URL;
   try {
