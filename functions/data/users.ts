@@ -114,6 +114,8 @@ export interface LoginRecord {
   readonly account?: { readonly user: User; readonly credential: Credential };
   /** Failed attempts in the given window and the one before it. */
   readonly failures: number;
+  /** Failed attempts in the window before the given one (closed: only releases still lower it). */
+  readonly previousFailures: number;
 }
 
 /**
@@ -123,12 +125,14 @@ export interface LoginRecord {
 export async function getLoginRecord(login: string, window: number): Promise<LoginRecord> {
   const profile = userProfileKey(login);
   const credential = credentialKey(login);
-  const windows = [failedLoginKey(login, window), failedLoginKey(login, window - 1)];
-  const items = await getItems([profile, credential, ...windows], true);
+  const current = failedLoginKey(login, window);
+  const previous = failedLoginKey(login, window - 1);
+  const items = await getItems([profile, credential, current, previous], true);
   const profileItem = itemOf(items, profile);
   const credentialItem = itemOf(items, credential);
-  const failureCount = windows.reduce((sum, key) => sum + Number(itemOf(items, key)?.attempts ?? 0), 0);
-  if (!profileItem || !credentialItem) return { failures: failureCount };
+  const previousFailures = Number(itemOf(items, previous)?.attempts ?? 0);
+  const failures = previousFailures + Number(itemOf(items, current)?.attempts ?? 0);
+  if (!profileItem || !credentialItem) return { failures, previousFailures };
   return {
     account: {
       user: toUser(profileItem),
@@ -137,31 +141,69 @@ export async function getLoginRecord(login: string, window: number): Promise<Log
         ...(credentialItem.otpSecret ? { otpSecret: String(credentialItem.otpSecret) } : {}),
       },
     },
-    failures: failureCount,
+    failures,
+    previousFailures,
   };
 }
 
-/** Counts one failed attempt in the window (atomic ADD; the item expires with the window). */
-export async function recordFailedLogin(login: string, window: number, expiresAt: number): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: failedLoginKey(login, window),
-      UpdateExpression: 'ADD #attempts :one SET #type = :type, #expiresAt = :expiresAt, #updatedAt = :now',
-      ExpressionAttributeNames: {
-        '#attempts': 'attempts',
-        '#type': '_type',
-        '#expiresAt': 'expiresAt',
-        '#updatedAt': 'updatedAt',
-      },
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':type': 'FailedLogins',
-        ':expiresAt': expiresAt,
-        ':now': now(),
-      },
-    }),
-  );
+/**
+ * Reserves one login attempt in the window before any secret is checked: an atomic conditional
+ * ADD that succeeds only while the window holds fewer than `allowed` attempts, so concurrent
+ * guesses can never together exceed the limit. `false` when the limit is reached. The item
+ * expires with the window.
+ */
+export async function reserveLoginAttempt(
+  login: string,
+  window: number,
+  allowed: number,
+  expiresAt: number,
+): Promise<boolean> {
+  if (allowed <= 0) return false;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: failedLoginKey(login, window),
+        UpdateExpression: 'ADD #attempts :one SET #type = :type, #expiresAt = :expiresAt, #updatedAt = :now',
+        ConditionExpression: 'attribute_not_exists(#attempts) OR #attempts < :allowed',
+        ExpressionAttributeNames: {
+          '#attempts': 'attempts',
+          '#type': '_type',
+          '#expiresAt': 'expiresAt',
+          '#updatedAt': 'updatedAt',
+        },
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':allowed': allowed,
+          ':type': 'FailedLogins',
+          ':expiresAt': expiresAt,
+          ':now': now(),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Gives back an attempt reserved in `window` that turned out not to be a failure. */
+export async function releaseLoginAttempt(login: string, window: number): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: failedLoginKey(login, window),
+        UpdateExpression: 'ADD #attempts :minusOne SET #updatedAt = :now',
+        ConditionExpression: '#attempts > :zero',
+        ExpressionAttributeNames: { '#attempts': 'attempts', '#updatedAt': 'updatedAt' },
+        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0, ':now': now() },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
 /**

@@ -2,8 +2,13 @@
  * Password sign-in, shared by HTTP Basic on the API and the web login form: the failed-login
  * limit, scrypt verification and TOTP two-factor with replay protection, decided in one place.
  */
-import { consumeOtpStep, getLoginRecord, recordFailedLogin } from '#data/users';
-import { failureWindow, failureWindowExpiry, isLockedOut } from '#domain/login-limits';
+import { consumeOtpStep, getLoginRecord, releaseLoginAttempt, reserveLoginAttempt } from '#data/users';
+import {
+  attemptsAllowedInWindow,
+  failureWindow,
+  failureWindowExpiry,
+  isLockedOut,
+} from '#domain/login-limits';
 import { verifyPassword } from '#domain/passwords';
 import { matchingStep } from '#domain/totp';
 import type { User } from '#domain/users';
@@ -16,10 +21,33 @@ export type SignInResult =
   | { readonly kind: 'otp-required'; readonly user: User }
   | { readonly kind: 'otp-invalid' };
 
+/** An attempt reserved against the limit: kept when it fails, released when it does not. */
+interface Attempt {
+  readonly login: string;
+  readonly window: number;
+}
+
+/**
+ * Reserves one attempt before any secret is checked (see `login-limits.ts`); undefined when the
+ * login is locked out. Read failures first so that a lock-out costs no write.
+ */
+async function reserve(login: string, window: number, previousFailures: number, failures: number) {
+  if (isLockedOut(failures)) return undefined;
+  const allowed = attemptsAllowedInWindow(previousFailures);
+  const reserved = await reserveLoginAttempt(login, window, allowed, failureWindowExpiry(window));
+  return reserved ? { login, window } : undefined;
+}
+
+/** Not a failure after all: the reservation is given back, then the result is returned. */
+async function released(attempt: Attempt, result: SignInResult): Promise<SignInResult> {
+  await releaseLoginAttempt(attempt.login, attempt.window);
+  return result;
+}
+
 /**
  * Checks a password (and, for two-factor users, a one-time code). Refused outright while the
- * login is locked out; a wrong password or a wrong, expired or replayed code counts towards the
- * lock-out. Unknown logins cost the same scrypt as known ones.
+ * login is locked out; a wrong password or a wrong or expired code counts towards the lock-out.
+ * Unknown logins cost the same scrypt as known ones.
  */
 export async function signIn(
   login: string,
@@ -29,25 +57,25 @@ export async function signIn(
 ): Promise<SignInResult> {
   const window = failureWindow(now);
   const record = await getLoginRecord(login, window);
-  if (isLockedOut(record.failures)) return { kind: 'locked-out' };
+  const attempt = await reserve(login, window, record.previousFailures, record.failures);
+  if (!attempt) return { kind: 'locked-out' };
   const valid = await verifyPassword(password, record.account?.credential.passwordHash);
-  if (!record.account || !valid) {
-    await recordFailedLogin(login, window, failureWindowExpiry(window));
-    return { kind: 'bad-credentials' };
-  }
+  // A wrong password keeps its reservation: that is the failure counted.
+  if (!record.account || !valid) return { kind: 'bad-credentials' };
   const { user, credential } = record.account;
-  if (!credential.otpSecret) return { kind: 'ok', user };
-  if (!otp) return { kind: 'otp-required', user };
-  return spendCode(user, credential.otpSecret, otp, window, now);
+  if (!credential.otpSecret) return released(attempt, { kind: 'ok', user });
+  if (!otp) return released(attempt, { kind: 'otp-required', user });
+  return spendCode(attempt, user, credential.otpSecret, otp, now);
 }
 
 /** The second step of a web sign-in whose password was already verified: the code alone. */
 export async function completeTwoFactor(login: string, otp: string, now = Date.now()): Promise<SignInResult> {
   const window = failureWindow(now);
   const record = await getLoginRecord(login, window);
-  if (isLockedOut(record.failures)) return { kind: 'locked-out' };
-  if (!record.account?.credential.otpSecret) return { kind: 'bad-credentials' };
-  return spendCode(record.account.user, record.account.credential.otpSecret, otp, window, now);
+  const attempt = await reserve(login, window, record.previousFailures, record.failures);
+  if (!attempt) return { kind: 'locked-out' };
+  if (!record.account?.credential.otpSecret) return released(attempt, { kind: 'bad-credentials' });
+  return spendCode(attempt, record.account.user, record.account.credential.otpSecret, otp, now);
 }
 
 /**
@@ -56,16 +84,14 @@ export async function completeTwoFactor(login: string, otp: string, now = Date.n
  * Octokit resend the last code on every request.
  */
 async function spendCode(
+  attempt: Attempt,
   user: User,
   secret: string,
   otp: string,
-  window: number,
   now: number,
 ): Promise<SignInResult> {
   const step = matchingStep(secret, otp.trim(), now);
-  if (step === undefined) {
-    await recordFailedLogin(user.login, window, failureWindowExpiry(window));
-    return { kind: 'otp-invalid' };
-  }
-  return (await consumeOtpStep(user.login, step)) ? { kind: 'ok', user } : { kind: 'otp-invalid' };
+  if (step === undefined) return { kind: 'otp-invalid' };
+  const spent = await consumeOtpStep(user.login, step);
+  return released(attempt, spent ? { kind: 'ok', user } : { kind: 'otp-invalid' });
 }
