@@ -1,4 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { foldAsciiCase } from '#domain/ascii-case';
 import type { User } from '#domain/users';
 import { db, getItems, isConditionFailure, itemOf, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
@@ -258,7 +259,7 @@ const RECENT_PROFILES_MAX = 1000;
  * never cached, so revocation still takes effect on the next request).
  */
 export async function getUserRecent(login: string, maxAgeMs: number): Promise<User | undefined> {
-  const key = login.toLowerCase();
+  const key = foldAsciiCase(login);
   const hit = recentProfiles.get(key);
   if (hit && Date.now() - hit[0] < maxAgeMs) return hit[1];
   const user = await getUser(login);

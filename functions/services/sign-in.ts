@@ -11,7 +11,7 @@ import {
 } from '#domain/login-limits';
 import { verifyPassword } from '#domain/passwords';
 import { matchingStep } from '#domain/totp';
-import type { User } from '#domain/users';
+import { isValidLogin, type User } from '#domain/users';
 
 export type SignInResult =
   | { readonly kind: 'ok'; readonly user: User }
@@ -55,6 +55,8 @@ export async function signIn(
   otp: string | undefined,
   now = Date.now(),
 ): Promise<SignInResult> {
+  // Not a login at all (non-ASCII look-alikes, over-long names): no account can match.
+  if (!isValidLogin(login)) return { kind: 'bad-credentials' };
   const window = failureWindow(now);
   const record = await getLoginRecord(login, window);
   const attempt = await reserve(login, window, record.previousFailures, record.failures);
