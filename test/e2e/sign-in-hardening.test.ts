@@ -49,3 +49,48 @@ describe('logins compare ASCII case only', () => {
     expect((await fetch(`${stack.baseUrl}/repos/KATE/NOTES`)).status).toBe(200);
   });
 });
+
+describe('signing in over an existing session', () => {
+  const signedIn = (cookie: string) =>
+    fetch(`${stack.webUrl}/settings/tokens`, {
+      headers: { Cookie: `session=${cookie}` },
+      redirect: 'manual',
+    });
+
+  it('ends the previous session on the server when another user signs in in the same browser', async () => {
+    const first = await createUser(stack.endpointsFile, 'first-user');
+    const second = await createUser(stack.endpointsFile, 'second-user');
+    const browser = new WebClient(stack.webUrl);
+    await browser.get('/login');
+    await browser.post('/login', { login: first.login, password: first.password });
+    const firstCookie = browser.cookie('session') ?? '';
+    expect((await signedIn(firstCookie)).status).toBe(200);
+
+    await browser.get('/settings/tokens'); // a page with the session's form token
+    const again = await browser.post('/login', { login: second.login, password: second.password });
+    expect(again.status).toBe(303);
+    const secondCookie = browser.cookie('session') ?? '';
+    expect(secondCookie).not.toBe(firstCookie);
+    expect((await signedIn(secondCookie)).status).toBe(200);
+
+    const replay = await signedIn(firstCookie);
+    expect(replay.status).toBe(302);
+    expect(replay.headers.get('location')).toMatch(/^\/login\?/);
+  });
+
+  it('ends the previous session when the browser signs up a new account', async () => {
+    const owner = await createUser(stack.endpointsFile, 'old-owner');
+    const browser = new WebClient(stack.webUrl);
+    await browser.get('/login');
+    await browser.post('/login', { login: owner.login, password: owner.password });
+    const oldCookie = browser.cookie('session') ?? '';
+    await browser.get('/settings/tokens');
+    const created = await browser.post('/signup', {
+      login: 'fresh-account',
+      email: 'fresh@example.com',
+      password: 'long-enough-1',
+    });
+    expect(created.status).toBe(303);
+    expect((await signedIn(oldCookie)).status).toBe(302);
+  });
+});

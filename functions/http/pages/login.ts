@@ -1,16 +1,21 @@
-import { createSession } from '#data/sessions';
+import { createSession, deleteSession } from '#data/sessions';
 import { sessionCookie, webHandler } from '#http/middleware/web-stack';
 import { signIn } from '#services/sign-in';
 import { loginPage, returnTo } from './sign-in-views.ts';
 
 /**
  * POST /login: checks the password (same lock-out as the API). Two-factor users get a pending
- * session and the code form; everyone else a session and their way back to `return_to`.
+ * session and the code form; everyone else a session and their way back to `return_to`. A session
+ * the browser already had (another user's, or a half-done two-factor sign-in) ends on the server:
+ * the new cookie replaces it, and the old value must not stay usable.
  */
 export const handler = webHandler('pages/login', async (request) => {
   const login = (request.form.get('login') ?? '').trim();
   const result = await signIn(login, request.form.get('password') ?? '', undefined);
   const target = returnTo(request);
+  const previous = request.session ?? request.pending;
+  if ((result.kind === 'ok' || result.kind === 'otp-required') && previous)
+    await deleteSession(previous.idHash);
   switch (result.kind) {
     case 'ok': {
       const { cookie } = await createSession(result.user.login, false);

@@ -1,4 +1,4 @@
-import { createSession } from '#data/sessions';
+import { createSession, deleteSession } from '#data/sessions';
 import { createUser } from '#data/users';
 import { hashPassword, isAcceptablePassword } from '#domain/passwords';
 import { isValidLogin } from '#domain/users';
@@ -27,6 +27,9 @@ export const handler = webHandler('pages/signup', async (request) => {
     );
   const user = await createUser({ login, email, passwordHash: await hashPassword(password) });
   if (!user) return refuse(`Username ${login} is not available.`);
+  // The browser's previous session, if any, ends with the new account's sign-in.
+  const previous = request.session ?? request.pending;
+  if (previous) await deleteSession(previous.idHash);
   const { cookie } = await createSession(user.login, false);
   return { location: target, status: 303, cookies: [sessionCookie(cookie, request.secure)] };
 });
