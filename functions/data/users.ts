@@ -208,6 +208,32 @@ export async function releaseLoginAttempt(login: string, window: number): Promis
 }
 
 /**
+ * Replaces a password hash with one of newer parameters, only if it is still the hash that was
+ * verified (a password changed meanwhile wins). `false` when it was not replaced.
+ */
+export async function upgradePasswordHash(
+  login: string,
+  verified: string,
+  upgraded: string,
+): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: credentialKey(login),
+        UpdateExpression: 'SET passwordHash = :upgraded, updatedAt = :now',
+        ConditionExpression: 'passwordHash = :verified',
+        ExpressionAttributeValues: { ':upgraded': upgraded, ':verified': verified, ':now': now() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
  * Spends a TOTP time step: succeeds only for a step later than the last one spent, so a code
  * cannot be replayed within its window (or an older code after a newer one).
  */

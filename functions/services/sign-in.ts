@@ -2,14 +2,20 @@
  * Password sign-in, shared by HTTP Basic on the API and the web login form: the failed-login
  * limit, scrypt verification and TOTP two-factor with replay protection, decided in one place.
  */
-import { consumeOtpStep, getLoginRecord, releaseLoginAttempt, reserveLoginAttempt } from '#data/users';
+import {
+  consumeOtpStep,
+  getLoginRecord,
+  releaseLoginAttempt,
+  reserveLoginAttempt,
+  upgradePasswordHash,
+} from '#data/users';
 import {
   attemptsAllowedInWindow,
   failureWindow,
   failureWindowExpiry,
   isLockedOut,
 } from '#domain/login-limits';
-import { verifyPassword } from '#domain/passwords';
+import { hashPassword, needsRehash, verifyPassword } from '#domain/passwords';
 import { matchingStep } from '#domain/totp';
 import { isValidLogin, type User } from '#domain/users';
 
@@ -65,6 +71,9 @@ export async function signIn(
   // A wrong password keeps its reservation: that is the failure counted.
   if (!record.account || !valid) return { kind: 'bad-credentials' };
   const { user, credential } = record.account;
+  // The password is known right now: the one moment a hash of older parameters can be replaced.
+  if (needsRehash(credential.passwordHash))
+    await upgradePasswordHash(user.login, credential.passwordHash, await hashPassword(password));
   if (!credential.otpSecret) return released(attempt, { kind: 'ok', user });
   if (!otp) return released(attempt, { kind: 'otp-required', user });
   return spendCode(attempt, user, credential.otpSecret, otp, now);

@@ -1,4 +1,7 @@
+import { scryptSync } from 'node:crypto';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localDynamoDbClient } from '#local/dynamodb-local';
 import { createUser } from '#test/fixtures';
 import { basicAuth, json, startTestStack } from '#test/stack';
 import { WebClient } from '#test/web-client';
@@ -92,5 +95,51 @@ describe('signing in over an existing session', () => {
     });
     expect(created.status).toBe(303);
     expect((await signedIn(oldCookie)).status).toBe(302);
+  });
+});
+
+describe('password hashes', () => {
+  /** The stored credential item, read as an operator would (the test owns the table). */
+  const table = () => DynamoDBDocumentClient.from(localDynamoDbClient(stack.dynamodbEndpoint));
+  const credentialOf = async (login: string) =>
+    (
+      await table().send(
+        new GetCommand({ TableName: stack.tableName, Key: { PK: `USER#${login}`, SK: 'CREDENTIAL' } }),
+      )
+    ).Item;
+
+  it('new accounts get N=2^14, r=8, p=5', async () => {
+    await createUser(stack.endpointsFile, 'fresh-hash');
+    expect(String((await credentialOf('fresh-hash'))?.passwordHash)).toMatch(/^scrypt\$16384\$8\$5\$/);
+  });
+
+  it('a hash with older parameters is replaced on the next successful sign-in, and still verifies', async () => {
+    const user = await createUser(stack.endpointsFile, 'legacy-hash');
+    // As the service stored it before the change: N=2^14, r=8, p=1.
+    const salt = Buffer.from('0123456789abcdef');
+    const key = scryptSync(user.password.normalize('NFKC'), salt, 32, { N: 16384, r: 8, p: 1 });
+    const legacy = ['scrypt', 16384, 8, 1, salt.toString('base64'), key.toString('base64')].join('$');
+    await table().send(
+      new UpdateCommand({
+        TableName: stack.tableName,
+        Key: { PK: 'USER#legacy-hash', SK: 'CREDENTIAL' },
+        UpdateExpression: 'SET passwordHash = :legacy',
+        ExpressionAttributeValues: { ':legacy': legacy },
+      }),
+    );
+
+    const wrong = await fetch(`${stack.baseUrl}/user`, {
+      headers: { Authorization: basicAuth(user.login, 'not-the-pass-1') },
+    });
+    expect(wrong.status).toBe(401);
+    expect((await credentialOf('legacy-hash'))?.passwordHash).toBe(legacy);
+
+    const ok = await fetch(`${stack.baseUrl}/user`, { headers: { Authorization: user.auth } });
+    expect(ok.status).toBe(200);
+    const upgraded = String((await credentialOf('legacy-hash'))?.passwordHash);
+    expect(upgraded).toMatch(/^scrypt\$16384\$8\$5\$/);
+    expect((await fetch(`${stack.baseUrl}/user`, { headers: { Authorization: user.auth } })).status).toBe(
+      200,
+    );
   });
 });
