@@ -17,7 +17,8 @@ const USAGE = `Usage: npm run admin -- <command> [--table <name> [--region <r>]]
   app create --owner <login> --name <name> --url <homepage> --callback-url <url>
   app suspend <client_id>
   app unsuspend <client_id>
-  repo create <owner>/<name> [--private]`;
+  repo create <owner>/<name> [--private]
+  With --table, \`user otp enable\` also needs --kms-key <key id or alias> (the stack's secrets key).`;
 
 class UsageError extends Error {}
 
@@ -36,6 +37,7 @@ function parseCommandLine() {
         private: { type: 'boolean' },
         table: { type: 'string' },
         region: { type: 'string' },
+        'kms-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -49,10 +51,11 @@ async function connect(flags: Flags): Promise<void> {
   if (flags.table) {
     process.env[ENV.tableName] = flags.table;
     if (flags.region) process.env.AWS_REGION = flags.region;
+    if (flags['kms-key']) process.env[ENV.secretsKmsKeyId] = flags['kms-key'];
     return;
   }
   const file = process.env.LOCAL_ENDPOINTS_FILE ?? new URL('../.data/local.json', import.meta.url);
-  let endpoints: { tableName: string; dynamodbEndpoint: string };
+  let endpoints: { tableName: string; dynamodbEndpoint: string; secretsKeyFile?: string };
   try {
     endpoints = JSON.parse(await readFile(file, 'utf8'));
   } catch {
@@ -62,6 +65,7 @@ async function connect(flags: Flags): Promise<void> {
   }
   process.env[ENV.tableName] = endpoints.tableName;
   process.env[ENV.dynamodbEndpoint] = endpoints.dynamodbEndpoint;
+  if (endpoints.secretsKeyFile) process.env[ENV.secretsKeyFile] = endpoints.secretsKeyFile;
 }
 
 type Flags = ReturnType<typeof parseCommandLine>['values'];
@@ -104,13 +108,14 @@ async function run(): Promise<unknown> {
     }
     case 'user otp': {
       if (rest[0] !== 'enable') throw new UsageError(`unknown command: user otp ${rest[0] ?? ''}`);
-      const [{ newTotpSecret, otpauthUri }, { setOtpSecret }] = await Promise.all([
+      const [{ newTotpSecret, otpauthUri }, { enableOtp }] = await Promise.all([
         import('#domain/totp'),
-        import('#data/users'),
+        import('#services/sign-in'),
       ]);
       const login = required(rest[1], '<login>');
       const secret = newTotpSecret();
-      if (!(await setOtpSecret(login, secret))) throw new Error(`no user "${login}"`);
+      // Stored sealed (KMS with --kms-key, else the local stack's key file); shown once here.
+      if (!(await enableOtp(login, secret))) throw new Error(`no user "${login}"`);
       return { login, otpauth_uri: otpauthUri('oauth-import-service', login, secret) };
     }
     case 'app create': {

@@ -8,7 +8,7 @@ import { TABLE } from './table.ts';
 
 export interface Credential {
   readonly passwordHash: string;
-  /** Base32 TOTP secret when two-factor authentication is enabled. */
+  /** The TOTP seed, sealed (`domain/sealed-secrets.ts`), when two-factor authentication is on; older items may hold it as plaintext base32. */
   readonly otpSecret?: string;
 }
 
@@ -256,16 +256,30 @@ export async function consumeOtpStep(login: string, step: number): Promise<boole
   }
 }
 
-/** Turns on TOTP two-factor authentication; `false` when the user does not exist. */
-export async function setOtpSecret(login: string, otpSecret: string): Promise<boolean> {
+/**
+ * Stores a TOTP secret (sealed by the caller: this layer never sees the seed); `false` when the
+ * user does not exist, or when `replacing` is given and the stored value is no longer it.
+ */
+export async function setOtpSecret(
+  login: string,
+  sealedSecret: string,
+  replacing?: string,
+): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: credentialKey(login),
         UpdateExpression: 'SET otpSecret = :secret, updatedAt = :now',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':secret': otpSecret, ':now': now() },
+        ConditionExpression:
+          replacing === undefined
+            ? 'attribute_exists(PK)'
+            : 'attribute_exists(PK) AND otpSecret = :replacing',
+        ExpressionAttributeValues: {
+          ':secret': sealedSecret,
+          ':now': now(),
+          ...(replacing === undefined ? {} : { ':replacing': replacing }),
+        },
       }),
     );
     return true;

@@ -7,8 +7,10 @@ import {
   getLoginRecord,
   releaseLoginAttempt,
   reserveLoginAttempt,
+  setOtpSecret,
   upgradePasswordHash,
 } from '#data/users';
+import { foldAsciiCase } from '#domain/ascii-case';
 import {
   attemptsAllowedInWindow,
   failureWindow,
@@ -16,8 +18,10 @@ import {
   isLockedOut,
 } from '#domain/login-limits';
 import { hashPassword, needsRehash, verifyPassword } from '#domain/passwords';
-import { matchingStep } from '#domain/totp';
+import { isSealed, type SealContext, SealedSecretError } from '#domain/sealed-secrets';
+import { base32Decode, base32Encode, matchingStep } from '#domain/totp';
 import { isValidLogin, type User } from '#domain/users';
+import { secretSealer } from '#shared/secret-sealer';
 
 export type SignInResult =
   | { readonly kind: 'ok'; readonly user: User }
@@ -89,6 +93,29 @@ export async function completeTwoFactor(login: string, otp: string, now = Date.n
   return spendCode(attempt, record.account.user, record.account.credential.otpSecret, otp, now);
 }
 
+/** TOTP seeds are sealed at rest, bound to their login. */
+const otpContext = (login: string): SealContext => ({ purpose: 'totp', subject: foldAsciiCase(login) });
+
+/** Seals a new base32 TOTP seed for storage (the admin CLI's `user otp enable`). */
+export async function sealOtpSecret(login: string, secret: string): Promise<string> {
+  return secretSealer().seal(base32Decode(secret), otpContext(login));
+}
+
+/** Turns on two-factor sign-in with a new seed, stored sealed; `false` when the user does not exist. */
+export async function enableOtp(login: string, secret: string): Promise<boolean> {
+  return setOtpSecret(login, await sealOtpSecret(login, secret));
+}
+
+async function openSeed(login: string, stored: string): Promise<string | undefined> {
+  if (!isSealed(stored)) return stored;
+  try {
+    return base32Encode(await secretSealer().open(stored, otpContext(login)));
+  } catch (error) {
+    if (error instanceof SealedSecretError) return undefined;
+    throw error;
+  }
+}
+
 /**
  * A wrong code counts towards the lock-out (it is a guess). A right code whose step is already
  * spent is refused but not counted: it proves knowledge of the current code, and clients such as
@@ -101,8 +128,14 @@ async function spendCode(
   otp: string,
   now: number,
 ): Promise<SignInResult> {
-  const step = matchingStep(secret, otp.trim(), now);
+  const seed = await openSeed(user.login, secret);
+  // A seed that does not open (moved from another user's item, another key) matches no code.
+  if (seed === undefined) return released(attempt, { kind: 'otp-invalid' });
+  const step = matchingStep(seed, otp.trim(), now);
   if (step === undefined) return { kind: 'otp-invalid' };
   const spent = await consumeOtpStep(user.login, step);
+  // A seed stored before sealing existed is sealed once its owner has proved it with a code.
+  if (spent && !isSealed(secret))
+    await setOtpSecret(user.login, await sealOtpSecret(user.login, seed), secret);
   return released(attempt, spent ? { kind: 'ok', user } : { kind: 'otp-invalid' });
 }

@@ -1,8 +1,9 @@
 import { scryptSync } from 'node:crypto';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { base32Decode, base32Encode, newTotpSecret, timeStep, totpCode } from '#domain/totp';
 import { localDynamoDbClient } from '#local/dynamodb-local';
-import { createUser } from '#test/fixtures';
+import { createUser, enableOtp } from '#test/fixtures';
 import { basicAuth, json, startTestStack } from '#test/stack';
 import { WebClient } from '#test/web-client';
 
@@ -141,5 +142,90 @@ describe('password hashes', () => {
     expect((await fetch(`${stack.baseUrl}/user`, { headers: { Authorization: user.auth } })).status).toBe(
       200,
     );
+  });
+});
+
+describe('TOTP seeds at rest', () => {
+  const table = () => DynamoDBDocumentClient.from(localDynamoDbClient(stack.dynamodbEndpoint));
+  const everyItem = async () =>
+    JSON.stringify((await table().send(new ScanCommand({ TableName: stack.tableName }))).Items);
+  const otpSecretOf = async (login: string) =>
+    String(
+      (
+        await table().send(
+          new GetCommand({ TableName: stack.tableName, Key: { PK: `USER#${login}`, SK: 'CREDENTIAL' } }),
+        )
+      ).Item?.otpSecret,
+    );
+  /** Every spelling of the seed an item could hold. */
+  const spellings = (base32: string) => {
+    const raw = base32Decode(base32);
+    return [
+      base32,
+      base32.toLowerCase(),
+      raw.toString('hex'),
+      raw.toString('base64'),
+      raw.toString('base64url'),
+    ];
+  };
+
+  it('stores no seed after `user otp enable`, and a code still signs in', async () => {
+    const user = await createUser(stack.endpointsFile, 'sealed-otp');
+    const otp = await enableOtp(stack.endpointsFile, user.login);
+    const items = await everyItem();
+    for (const spelling of spellings(otp.secret)) expect(items).not.toContain(spelling);
+    expect(await otpSecretOf('sealed-otp')).toMatch(/^sealed:v1:local:/);
+
+    const challenge = await fetch(`${stack.baseUrl}/user`, { headers: { Authorization: user.auth } });
+    expect(challenge.status).toBe(401);
+    const ok = await fetch(`${stack.baseUrl}/user`, {
+      headers: { Authorization: user.auth, 'X-GitHub-OTP': otp.code() },
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it('a sealed seed copied to another user does not open for them', async () => {
+    const owner = await createUser(stack.endpointsFile, 'seed-owner');
+    const thief = await createUser(stack.endpointsFile, 'seed-thief');
+    const otp = await enableOtp(stack.endpointsFile, owner.login);
+    await table().send(
+      new UpdateCommand({
+        TableName: stack.tableName,
+        Key: { PK: 'USER#seed-thief', SK: 'CREDENTIAL' },
+        UpdateExpression: 'SET otpSecret = :sealed',
+        ExpressionAttributeValues: { ':sealed': await otpSecretOf('seed-owner') },
+      }),
+    );
+    const response = await fetch(`${stack.baseUrl}/user`, {
+      headers: { Authorization: thief.auth, 'X-GitHub-OTP': otp.code() },
+    });
+    expect(response.status).toBeLessThan(500);
+    expect(response.status).not.toBe(200);
+  });
+
+  it('a plaintext seed stored before sealing still works once and is sealed by that sign-in', async () => {
+    const user = await createUser(stack.endpointsFile, 'legacy-otp');
+    const seed = newTotpSecret();
+    await table().send(
+      new UpdateCommand({
+        TableName: stack.tableName,
+        Key: { PK: 'USER#legacy-otp', SK: 'CREDENTIAL' },
+        UpdateExpression: 'SET otpSecret = :seed',
+        ExpressionAttributeValues: { ':seed': seed },
+      }),
+    );
+    const code = totpCode(seed, timeStep(Date.now()));
+    const ok = await fetch(`${stack.baseUrl}/user`, {
+      headers: { Authorization: user.auth, 'X-GitHub-OTP': code },
+    });
+    expect(ok.status).toBe(200);
+    const stored = await otpSecretOf('legacy-otp');
+    expect(stored).toMatch(/^sealed:v1:local:/);
+    for (const spelling of spellings(seed)) expect(await everyItem()).not.toContain(spelling);
+    const next = totpCode(base32Encode(base32Decode(seed)), timeStep(Date.now()) + 1);
+    expect(
+      (await fetch(`${stack.baseUrl}/user`, { headers: { Authorization: user.auth, 'X-GitHub-OTP': next } }))
+        .status,
+    ).toBe(200);
   });
 });
