@@ -17,7 +17,8 @@ const USAGE = `Usage: npm run admin -- <command> [--table <name> [--region <r>]]
   app create --owner <login> --name <name> --url <homepage> --callback-url <url>
   app suspend <client_id>
   app unsuspend <client_id>
-  repo create <owner>/<name> [--private]`;
+  repo create <owner>/<name> [--private]
+  With --table, \`user otp enable\` also needs --kms-key <key id or alias> (the stack's secrets key).`;
 
 class UsageError extends Error {}
 
@@ -37,6 +38,7 @@ function parseCommandLine() {
         private: { type: 'boolean' },
         table: { type: 'string' },
         region: { type: 'string' },
+        'kms-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -50,10 +52,11 @@ async function connect(flags: Flags): Promise<void> {
   if (flags.table) {
     process.env[ENV.tableName] = flags.table;
     if (flags.region) process.env.AWS_REGION = flags.region;
+    if (flags['kms-key']) process.env[ENV.secretsKmsKeyId] = flags['kms-key'];
     return;
   }
   const file = process.env.LOCAL_ENDPOINTS_FILE ?? new URL('../.data/local.json', import.meta.url);
-  let endpoints: { tableName: string; dynamodbEndpoint: string };
+  let endpoints: { tableName: string; dynamodbEndpoint: string; secretsKeyFile?: string };
   try {
     endpoints = JSON.parse(await readFile(file, 'utf8'));
   } catch {
@@ -63,6 +66,7 @@ async function connect(flags: Flags): Promise<void> {
   }
   process.env[ENV.tableName] = endpoints.tableName;
   process.env[ENV.dynamodbEndpoint] = endpoints.dynamodbEndpoint;
+  if (endpoints.secretsKeyFile) process.env[ENV.secretsKeyFile] = endpoints.secretsKeyFile;
 }
 
 type Flags = ReturnType<typeof parseCommandLine>['values'];
@@ -80,10 +84,10 @@ async function run(): Promise<unknown> {
   const command = `${noun} ${verb ?? ''}`;
   switch (command) {
     case 'user create': {
-      const [{ isValidLogin }, { hashPassword, isAcceptablePassword }, { createUser }] = await Promise.all([
+      const [{ isValidLogin }, { isAcceptablePassword }, { createAccount }] = await Promise.all([
         import('#domain/users'),
         import('#domain/passwords'),
-        import('#data/users'),
+        import('#services/accounts'),
       ]);
       const login = required(rest[0], '<login>');
       const password = required(flags.password, '--password');
@@ -94,9 +98,9 @@ async function run(): Promise<unknown> {
         throw new Error(
           'password too weak: at least 15 characters, or 8 with a digit and a lower-case letter',
         );
-      const user = await createUser({
+      const user = await createAccount({
         login,
-        passwordHash: await hashPassword(password),
+        password,
         email: flags.email,
         publicEmail: flags['public-email'],
         name: flags.name,
@@ -107,20 +111,21 @@ async function run(): Promise<unknown> {
     }
     case 'user otp': {
       if (rest[0] !== 'enable') throw new UsageError(`unknown command: user otp ${rest[0] ?? ''}`);
-      const [{ newTotpSecret, otpauthUri }, { setOtpSecret }] = await Promise.all([
+      const [{ newTotpSecret, otpauthUri }, { enableOtp }] = await Promise.all([
         import('#domain/totp'),
-        import('#data/users'),
+        import('#services/sign-in'),
       ]);
       const login = required(rest[1], '<login>');
       const secret = newTotpSecret();
-      if (!(await setOtpSecret(login, secret))) throw new Error(`no user "${login}"`);
+      // Stored sealed (KMS with --kms-key, else the local stack's key file); shown once here.
+      if (!(await enableOtp(login, secret))) throw new Error(`no user "${login}"`);
       return { login, otpauth_uri: otpauthUri('oauth-import-service', login, secret) };
     }
     case 'app create': {
-      const [{ isAcceptableAppUrl }, { registerApp }, { getUser }] = await Promise.all([
+      const [{ isAcceptableAppUrl }, { registerApp }, { userNamed }] = await Promise.all([
         import('#domain/apps'),
         import('#services/apps'),
-        import('#data/users'),
+        import('#services/accounts'),
       ]);
       const owner = required(flags.owner, '--owner');
       const name = required(flags.name, '--name');
@@ -133,34 +138,36 @@ async function run(): Promise<unknown> {
         if (!isAcceptableAppUrl(value))
           throw new Error(`${flag} must be an absolute http(s) URL without credentials or fragment`);
       }
-      const user = await getUser(owner);
+      const user = await userNamed(owner);
       if (!user) throw new Error(`no user "${owner}"`);
       const { app, clientSecret } = await registerApp({ ownerLogin: user.login, name, url, callbackUrl });
       return { ...app, clientSecret };
     }
     case 'app suspend':
     case 'app unsuspend': {
-      const { setSuspended } = await import('#data/apps');
+      const { setAppSuspended } = await import('#services/apps');
       const clientId = required(rest[0], '<client_id>');
-      const app = await setSuspended(clientId, verb === 'suspend');
+      const app = await setAppSuspended(clientId, verb === 'suspend');
       if (!app) throw new Error(`no application with client_id "${clientId}"`);
       return app;
     }
     case 'repo create': {
-      const [{ isValidRepositoryName }, { createRepository }, { getUser }] = await Promise.all([
+      const [{ isValidRepositoryName }, { createForOwner }, { userNamed }] = await Promise.all([
         import('#domain/repositories'),
-        import('#data/repositories'),
-        import('#data/users'),
+        import('#services/repositories'),
+        import('#services/accounts'),
       ]);
       const [owner, name, extra] = required(rest[0], '<owner>/<name>').split('/');
       if (!owner || !name || extra !== undefined)
         throw new UsageError('repository must be given as <owner>/<name>');
       if (!isValidRepositoryName(name)) throw new Error(`invalid repository name "${name}"`);
-      const user = await getUser(owner);
+      const user = await userNamed(owner);
       if (!user) throw new Error(`no user "${owner}"`);
-      const repository = await createRepository({ ownerLogin: user.login, name, private: flags.private });
-      if (!repository) throw new Error(`${user.login}/${name} already exists`);
-      return repository;
+      return createForOwner(user, { name, private: flags.private }).catch((error: unknown) => {
+        throw (error as { status?: number }).status === 422
+          ? new Error(`${user.login}/${name} already exists`)
+          : error;
+      });
     }
     default:
       throw new UsageError(`unknown command: ${command.trim()}`);

@@ -2,13 +2,15 @@
  * `npm run bench [-- section ...]`: measures the service on this machine and writes the results
  * into docs/benchmarks.md. Sections: `startup` (npm start → ready), `bundles` (each Lambda bundle's
  * size and module-load time), `tokens` (token-authenticated requests against a one-GetItem floor),
- * `oauth` (code exchanges under load, and the whole OAuth web flow in Chromium).
+ * `oauth` (code exchanges under load, and the whole OAuth web flow in Chromium), `login` (password
+ * sign-in: scrypt cost and Basic-auth latency).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { measureBundles } from '#bench/bundles';
+import { loginReport, measureLogin } from '#bench/login';
 import { kib, median, ms } from '#bench/measure';
 import { measureOAuth, oauthReport } from '#bench/oauth';
 import { writeSection } from '#bench/report';
@@ -17,7 +19,7 @@ import { measureTokens, tokensReport } from '#bench/tokens';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const SECTIONS = ['startup', 'bundles', 'tokens', 'oauth'] as const;
+const SECTIONS = ['startup', 'bundles', 'tokens', 'oauth', 'login'] as const;
 const wanted = new Set(process.argv.slice(2));
 
 // Each section that starts a local stack needs a process of its own (configuration is read once
@@ -79,5 +81,17 @@ if (run('oauth')) {
   const result = await measureOAuth({ codes: 400, concurrency: 8, countedExchanges: 12, browserRuns: 3 });
   const markdown = oauthReport(result, machine);
   await writeSection('oauth', markdown);
+  console.log(markdown);
+}
+
+if (run('login')) {
+  const result = await measureLogin({
+    hashes: 5,
+    concurrencies: [1, 4],
+    warmupMs: 2_000,
+    durationMs: 10_000,
+  });
+  const markdown = loginReport(result, machine);
+  await writeSection('login', markdown);
   console.log(markdown);
 }

@@ -1,9 +1,11 @@
 /**
  * Every partition and sort key of the table is built here and nowhere else. Upper-case entity
- * prefixes, `#` separators; logins and repository names are lower-cased because GitHub treats
- * them case-insensitively. Each builder names the access pattern it serves (see
+ * prefixes, `#` separators; logins and repository names are lower-cased (ASCII letters only, see
+ * `domain/ascii-case.ts`) because GitHub treats them case-insensitively. Each builder names the access pattern it serves (see
  * docs/data-model.md for the full table).
  */
+
+import { foldAsciiCase } from '#domain/ascii-case';
 
 export interface Key {
   readonly PK: string;
@@ -15,7 +17,7 @@ export interface Gsi1Key {
   readonly GSI1SK: string;
 }
 
-const lower = (value: string): string => value.toLowerCase();
+const lower = foldAsciiCase;
 
 /** Zero-padded so that string order is numeric order (ids are allocated by counters). */
 export const sortableId = (id: number): string => String(id).padStart(12, '0');

@@ -1,4 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { foldAsciiCase } from '#domain/ascii-case';
 import type { User } from '#domain/users';
 import { conditionalWrite, db, getItems, itemOf, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
@@ -7,7 +8,7 @@ import { ITEM_ABSENT, ITEM_EXISTS, TABLE, typed } from './table.ts';
 
 export interface Credential {
   readonly passwordHash: string;
-  /** Base32 TOTP secret when two-factor authentication is enabled. */
+  /** The TOTP seed, sealed (`domain/sealed-secrets.ts`), when two-factor authentication is on; older items may hold it as plaintext base32. */
   readonly otpSecret?: string;
 }
 
@@ -119,6 +120,8 @@ export interface LoginRecord {
   readonly account?: { readonly user: User; readonly credential: Credential };
   /** Failed attempts in the given window and the one before it. */
   readonly failures: number;
+  /** Failed attempts in the window before the given one (closed: only releases still lower it). */
+  readonly previousFailures: number;
 }
 
 /**
@@ -128,12 +131,14 @@ export interface LoginRecord {
 export async function getLoginRecord(login: string, window: number): Promise<LoginRecord> {
   const profile = userProfileKey(login);
   const credential = credentialKey(login);
-  const windows = [failedLoginKey(login, window), failedLoginKey(login, window - 1)];
-  const items = await getItems([profile, credential, ...windows], true);
+  const current = failedLoginKey(login, window);
+  const previous = failedLoginKey(login, window - 1);
+  const items = await getItems([profile, credential, current, previous], true);
   const profileItem = itemOf(items, profile);
   const credentialItem = itemOf(items, credential);
-  const failureCount = windows.reduce((sum, key) => sum + Number(itemOf(items, key)?.attempts ?? 0), 0);
-  if (!profileItem || !credentialItem) return { failures: failureCount };
+  const previousFailures = Number(itemOf(items, previous)?.attempts ?? 0);
+  const failures = previousFailures + Number(itemOf(items, current)?.attempts ?? 0);
+  if (!profileItem || !credentialItem) return { failures, previousFailures };
   return {
     account: {
       user: toUser(profileItem),
@@ -142,31 +147,87 @@ export async function getLoginRecord(login: string, window: number): Promise<Log
         ...(credentialItem.otpSecret ? { otpSecret: String(credentialItem.otpSecret) } : {}),
       },
     },
-    failures: failureCount,
+    failures,
+    previousFailures,
   };
 }
 
-/** Counts one failed attempt in the window (atomic ADD; the item expires with the window). */
-export async function recordFailedLogin(login: string, window: number, expiresAt: number): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: failedLoginKey(login, window),
-      UpdateExpression: 'ADD #attempts :one SET #type = :type, #expiresAt = :expiresAt, #updatedAt = :now',
-      ExpressionAttributeNames: {
-        '#attempts': 'attempts',
-        '#type': TABLE.typeAttribute,
-        '#expiresAt': 'expiresAt',
-        '#updatedAt': 'updatedAt',
-      },
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':type': 'FailedLogins',
-        ':expiresAt': expiresAt,
-        ':now': now(),
-      },
-    }),
+/**
+ * Reserves one login attempt in the window before any secret is checked: an atomic conditional
+ * ADD that succeeds only while the window holds fewer than `allowed` attempts, so concurrent
+ * guesses can never together exceed the limit. `false` when the limit is reached. The item
+ * expires with the window.
+ */
+export async function reserveLoginAttempt(
+  login: string,
+  window: number,
+  allowed: number,
+  expiresAt: number,
+): Promise<boolean> {
+  if (allowed <= 0) return false;
+  const written = await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: failedLoginKey(login, window),
+        UpdateExpression: 'ADD #attempts :one SET #type = :type, #expiresAt = :expiresAt, #updatedAt = :now',
+        ConditionExpression: 'attribute_not_exists(#attempts) OR #attempts < :allowed',
+        ExpressionAttributeNames: {
+          '#attempts': 'attempts',
+          '#type': TABLE.typeAttribute,
+          '#expiresAt': 'expiresAt',
+          '#updatedAt': 'updatedAt',
+        },
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':allowed': allowed,
+          ':type': 'FailedLogins',
+          ':expiresAt': expiresAt,
+          ':now': now(),
+        },
+      }),
+    ),
   );
+  return written !== false;
+}
+
+/** Gives back an attempt reserved in `window` that turned out not to be a failure. */
+export async function releaseLoginAttempt(login: string, window: number): Promise<void> {
+  await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: failedLoginKey(login, window),
+        UpdateExpression: 'ADD #attempts :minusOne SET #updatedAt = :now',
+        ConditionExpression: '#attempts > :zero',
+        ExpressionAttributeNames: { '#attempts': 'attempts', '#updatedAt': 'updatedAt' },
+        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0, ':now': now() },
+      }),
+    ),
+  );
+}
+
+/**
+ * Replaces a password hash with one of newer parameters, only if it is still the hash that was
+ * verified (a password changed meanwhile wins). `false` when it was not replaced.
+ */
+export async function upgradePasswordHash(
+  login: string,
+  verified: string,
+  upgraded: string,
+): Promise<boolean> {
+  const written = await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: credentialKey(login),
+        UpdateExpression: 'SET passwordHash = :upgraded, updatedAt = :now',
+        ConditionExpression: 'passwordHash = :verified',
+        ExpressionAttributeValues: { ':upgraded': upgraded, ':verified': verified, ':now': now() },
+      }),
+    ),
+  );
+  return written !== false;
 }
 
 /**
@@ -189,16 +250,28 @@ export async function consumeOtpStep(login: string, step: number): Promise<boole
   return written !== false;
 }
 
-/** Turns on TOTP two-factor authentication; `false` when the user does not exist. */
-export async function setOtpSecret(login: string, otpSecret: string): Promise<boolean> {
+/**
+ * Stores a TOTP secret (sealed by the caller: this layer never sees the seed); `false` when the
+ * user does not exist, or when `replacing` is given and the stored value is no longer it.
+ */
+export async function setOtpSecret(
+  login: string,
+  sealedSecret: string,
+  replacing?: string,
+): Promise<boolean> {
   const written = await conditionalWrite(
     db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: credentialKey(login),
         UpdateExpression: 'SET otpSecret = :secret, updatedAt = :now',
-        ConditionExpression: ITEM_EXISTS,
-        ExpressionAttributeValues: { ':secret': otpSecret, ':now': now() },
+        ConditionExpression:
+          replacing === undefined ? ITEM_EXISTS : `${ITEM_EXISTS} AND otpSecret = :replacing`,
+        ExpressionAttributeValues: {
+          ':secret': sealedSecret,
+          ':now': now(),
+          ...(replacing === undefined ? {} : { ':replacing': replacing }),
+        },
       }),
     ),
   );
@@ -228,7 +301,7 @@ const RECENT_PROFILES_MAX = 1000;
  * never cached, so revocation still takes effect on the next request).
  */
 export async function getUserRecent(login: string, maxAgeMs: number): Promise<User | undefined> {
-  const key = login.toLowerCase();
+  const key = foldAsciiCase(login);
   const hit = recentProfiles.get(key);
   if (hit && Date.now() - hit[0] < maxAgeMs) return hit[1];
   const user = await getUser(login);

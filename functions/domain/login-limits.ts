@@ -4,6 +4,10 @@
  * with 403, as GitHub does. Counting two windows means no burst fits across a window boundary and
  * the lock lasts between one and two windows; both counters are read in the same round trip as the
  * credential.
+ *
+ * Each attempt is reserved in the current window's counter (a conditional increment) before the
+ * secret is checked, and given back when it turns out not to be a failure, so the number of
+ * secrets checked is bounded by the limit, not by how many requests an attacker sends at once.
  */
 export const MAX_FAILURES = 10;
 export const WINDOW_SECONDS = 300;
@@ -14,3 +18,7 @@ export const failureWindow = (epochMs: number): number => Math.floor(epochMs / 1
 export const failureWindowExpiry = (window: number): number => (window + 3) * WINDOW_SECONDS;
 
 export const isLockedOut = (failures: number): boolean => failures >= MAX_FAILURES;
+
+/** How many attempts the current window may hold, given the failures of the previous one. */
+export const attemptsAllowedInWindow = (previousFailures: number): number =>
+  Math.max(0, MAX_FAILURES - previousFailures);

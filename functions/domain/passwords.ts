@@ -3,11 +3,16 @@ import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 /**
  * Password hashing with scrypt (memory-hard, in Node's standard library). The stored form names
  * its parameters, so they can be raised later without breaking existing hashes:
- * `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>`.
+ * `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>`. A hash with other parameters is replaced on the next
+ * successful sign-in (`needsRehash`).
+ *
+ * N=2^14, r=8, p=5: one of OWASP's scrypt configurations (16 MiB of memory per hash, p lanes run
+ * one after another), so a 512 MB Lambda serving one request at a time has ample room; the
+ * 128 MiB configuration (N=2^17, p=1) costs about the same CPU for eight times the memory.
  */
-const N = 16384;
+const N = 2 ** 14;
 const R = 8;
-const P = 1;
+const P = 5;
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
@@ -39,6 +44,12 @@ export async function verifyPassword(password: string, stored: string | undefine
   const expected = Buffer.from(hash, 'base64');
   const actual = await derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
   return timingSafeEqual(actual, expected) && stored !== undefined;
+}
+
+/** Whether a stored hash was made with other parameters than today's (upgrade it after a sign-in). */
+export function needsRehash(stored: string): boolean {
+  const [scheme, n, r, p] = stored.split('$');
+  return scheme !== 'scrypt' || Number(n) !== N || Number(r) !== R || Number(p) !== P;
 }
 
 /** GitHub's rule: at least 15 characters, or at least 8 with a digit and a lower-case letter. */

@@ -1,4 +1,5 @@
 import { createHash, createPublicKey } from 'node:crypto';
+import { sameAsciiCaseless } from './ascii-case.ts';
 
 /**
  * SSH public keys: users' SSH keys and repositories' deploy keys. A key is accepted in OpenSSH's
@@ -232,7 +233,7 @@ export function keyTitle(title: string | undefined, comment: string): string {
 
 /** Only a repository's owner sees and manages its deploy keys (everyone else gets 404). */
 export function mayManageDeployKeys(repository: { readonly ownerLogin: string }, login: string): boolean {
-  return repository.ownerLogin.toLowerCase() === login.toLowerCase();
+  return sameAsciiCaseless(repository.ownerLogin, login);
 }
 
 /** The id in a `{key_id}` path segment; undefined for anything but a positive decimal integer. */

@@ -1,3 +1,4 @@
+import { foldAsciiCase, sameAsciiCaseless } from './ascii-case.ts';
 /** A repository hosted by the service. */
 export interface Repository {
   readonly id: number;
@@ -30,14 +31,11 @@ export function isValidRepositoryName(name: string): boolean {
     /^[A-Za-z0-9._-]{1,100}$/.test(name) &&
     name !== '.' &&
     name !== '..' &&
-    !name.toLowerCase().endsWith('.git')
+    !foldAsciiCase(name).endsWith('.git')
   );
 }
 
 /** Who may see a repository: everyone for public ones, the owner for private ones. */
 export function canRead(repository: Repository, login: string | undefined): boolean {
-  return (
-    !repository.private ||
-    (login !== undefined && login.toLowerCase() === repository.ownerLogin.toLowerCase())
-  );
+  return !repository.private || (login !== undefined && sameAsciiCaseless(login, repository.ownerLogin));
 }

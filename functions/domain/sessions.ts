@@ -25,14 +25,3 @@ export function sameSecret(a: string | undefined, b: string | undefined): boolea
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
 }
-
-/**
- * Where to go after signing in: only a path on this site (`/...`), never `//host`, `/\host` or
- * anything with a scheme, so the parameter cannot become an open redirect.
- */
-export function safeReturnTo(value: string | null | undefined, fallback: string): string {
-  if (!value?.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return fallback;
-  if ([...value].some((char) => char < ' ' || char === '\\')) return fallback;
-  const url = new URL(value, 'http://self.invalid');
-  return url.origin === 'http://self.invalid' ? `${url.pathname}${url.search}` : fallback;
-}

@@ -33,11 +33,3 @@ export function publicEmailOf(user: Pick<User, 'email' | 'publicEmail'>): string
 export function isValidLogin(login: string): boolean {
   return login.length <= 39 && /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9]))*$/.test(login);
 }
-
-/**
- * Logins (and repository names) compare case-insensitively over ASCII only: `toLowerCase()` would
- * let a Unicode letter alias an ASCII one (U+212A KELVIN SIGN lower-cases to `k`).
- */
-export const foldAscii = (value: string): string => value.replace(/[A-Z]/g, (c) => c.toLowerCase());
-
-export const sameLogin = (a: string, b: string): boolean => foldAscii(a) === foldAscii(b);

@@ -3,7 +3,7 @@
  * listing, the tokens an application holds, and rotating its client secret.
  */
 import { appsOwnedBy, rotateClientSecret, tokensOfApp } from '#data/app-directory';
-import { createApp, getApp, getApps, type NewApp } from '#data/apps';
+import { createApp, getApp, getApps, type NewApp, setSuspended } from '#data/apps';
 import {
   type AppTokenSummary,
   hashSecret,
@@ -12,7 +12,7 @@ import {
   type OAuthApp,
   type OwnedApp,
 } from '#domain/apps';
-import { sameLogin } from '#domain/users';
+import { sameAsciiCaseless } from '#domain/ascii-case';
 import { notFound } from '#shared/errors';
 
 /** The applications named, by client_id, in one BatchGetItem (for names and URLs in replies). */
@@ -24,7 +24,7 @@ export async function appDirectory(clientIds: Iterable<string>): Promise<Map<str
 /** The application when `login` owns it; 404 otherwise (others' applications do not exist here). */
 export async function ownedApp(login: string, clientId: string | undefined): Promise<OAuthApp> {
   const found = clientId ? await getApp(clientId) : undefined;
-  if (!found || !sameLogin(found.ownerLogin, login)) throw notFound();
+  if (!found || !sameAsciiCaseless(found.ownerLogin, login)) throw notFound();
   const { secretHash: _, ...app } = found;
   return app;
 }
@@ -50,3 +50,7 @@ export async function rotateSecret(app: OAuthApp): Promise<string> {
   if (!(await rotateClientSecret(app.clientId, app.ownerLogin, hashSecret(clientSecret)))) throw notFound();
   return clientSecret;
 }
+
+/** Suspends or reinstates an application (the admin CLI); undefined when there is none. */
+export const setAppSuspended = (clientId: string, suspended: boolean): Promise<OAuthApp | undefined> =>
+  setSuspended(clientId, suspended);

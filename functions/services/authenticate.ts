@@ -10,7 +10,7 @@ import { hashToken, hasValidChecksum } from '#domain/tokens';
 import type { User } from '#domain/users';
 import { signIn } from '#services/sign-in';
 import { config, vendorHeader } from '#shared/config';
-import { header, plausibleSignIn, presentedCredentials } from '#shared/credentials';
+import { header, presentedCredentials } from '#shared/credentials';
 import { badCredentials, HttpError, notFound, requiresAuthentication } from '#shared/errors';
 import type { Route } from '#shared/routes';
 import { matchesParamRule } from '#shared/validate';
@@ -46,7 +46,6 @@ const passwordOnly = (): HttpError =>
 
 /** Basic authentication with a password (and, for two-factor users, the OTP header). */
 async function userByPassword(event: APIGatewayProxyEvent, login: string, password: string): Promise<Caller> {
-  if (!plausibleSignIn(login, password)) throw badCredentials();
   const result = await signIn(
     login,
     password,

@@ -38,3 +38,17 @@ export async function getSession(cookie: string): Promise<Session | undefined> {
 }
 
 export const deleteSession = (idHash: string): Promise<void> => deleteStoredSession(idHash);
+
+/**
+ * A new session for a browser that may already hold one (another user's, or a half-done two-factor
+ * sign-in): the old one ends on the server, since the new cookie replaces it and the old value
+ * must not stay usable. Returns the new cookie value.
+ */
+export async function replaceSession(
+  previous: Session | undefined,
+  login: string,
+  pendingOtp: boolean,
+): Promise<string> {
+  if (previous) await deleteStoredSession(previous.idHash);
+  return (await createSession(login, pendingOtp)).cookie;
+}

@@ -2,11 +2,26 @@
  * Password sign-in, shared by HTTP Basic on the API and the web login form: the failed-login
  * limit, scrypt verification and TOTP two-factor with replay protection, decided in one place.
  */
-import { consumeOtpStep, getLoginRecord, recordFailedLogin } from '#data/users';
-import { failureWindow, failureWindowExpiry, isLockedOut } from '#domain/login-limits';
-import { verifyPassword } from '#domain/passwords';
-import { matchingStep } from '#domain/totp';
-import type { User } from '#domain/users';
+import {
+  consumeOtpStep,
+  getLoginRecord,
+  releaseLoginAttempt,
+  reserveLoginAttempt,
+  setOtpSecret,
+  upgradePasswordHash,
+} from '#data/users';
+import { foldAsciiCase } from '#domain/ascii-case';
+import {
+  attemptsAllowedInWindow,
+  failureWindow,
+  failureWindowExpiry,
+  isLockedOut,
+} from '#domain/login-limits';
+import { hashPassword, MAX_PASSWORD_LENGTH, needsRehash, verifyPassword } from '#domain/passwords';
+import { isSealed, type SealContext, SealedSecretError } from '#domain/sealed-secrets';
+import { base32Decode, base32Encode, matchingStep } from '#domain/totp';
+import { isValidLogin, type User } from '#domain/users';
+import { secretSealer } from '#services/secret-sealer';
 import { countSignal } from '#shared/log';
 
 export type SignInResult =
@@ -17,10 +32,33 @@ export type SignInResult =
   | { readonly kind: 'otp-required'; readonly user: User }
   | { readonly kind: 'otp-invalid' };
 
+/** An attempt reserved against the limit: kept when it fails, released when it does not. */
+interface Attempt {
+  readonly login: string;
+  readonly window: number;
+}
+
+/**
+ * Reserves one attempt before any secret is checked (see `login-limits.ts`); undefined when the
+ * login is locked out. Read failures first so that a lock-out costs no write.
+ */
+async function reserve(login: string, window: number, previousFailures: number, failures: number) {
+  if (isLockedOut(failures)) return undefined;
+  const allowed = attemptsAllowedInWindow(previousFailures);
+  const reserved = await reserveLoginAttempt(login, window, allowed, failureWindowExpiry(window));
+  return reserved ? { login, window } : undefined;
+}
+
+/** Not a failure after all: the reservation is given back, then the result is returned. */
+async function released(attempt: Attempt, result: SignInResult): Promise<SignInResult> {
+  await releaseLoginAttempt(attempt.login, attempt.window);
+  return result;
+}
+
 /**
  * Checks a password (and, for two-factor users, a one-time code). Refused outright while the
- * login is locked out; a wrong password or a wrong, expired or replayed code counts towards the
- * lock-out. Unknown logins cost the same scrypt as known ones.
+ * login is locked out; a wrong password or a wrong or expired code counts towards the lock-out.
+ * Unknown logins cost the same scrypt as known ones.
  */
 export async function signIn(
   login: string,
@@ -28,28 +66,59 @@ export async function signIn(
   otp: string | undefined,
   now = Date.now(),
 ): Promise<SignInResult> {
+  // Not a login at all (non-ASCII look-alikes, over-long names): no account can match.
+  // Implausible credentials cost no read (an over-long login would exceed DynamoDB's key size).
+  if (!isValidLogin(login) || password.length > MAX_PASSWORD_LENGTH) return { kind: 'bad-credentials' };
   const window = failureWindow(now);
   const record = await getLoginRecord(login, window);
-  if (isLockedOut(record.failures)) return { kind: 'locked-out' };
+  const attempt = await reserve(login, window, record.previousFailures, record.failures);
+  if (!attempt) return { kind: 'locked-out' };
   const valid = await verifyPassword(password, record.account?.credential.passwordHash);
+  // A wrong password keeps its reservation: that is the failure counted.
   if (!record.account || !valid) {
-    await recordFailedLogin(login, window, failureWindowExpiry(window));
     countSignal('LoginFailed');
     return { kind: 'bad-credentials' };
   }
   const { user, credential } = record.account;
-  if (!credential.otpSecret) return { kind: 'ok', user };
-  if (!otp) return { kind: 'otp-required', user };
-  return spendCode(user, credential.otpSecret, otp, window, now);
+  // The password is known right now: the one moment a hash of older parameters can be replaced.
+  if (needsRehash(credential.passwordHash))
+    await upgradePasswordHash(user.login, credential.passwordHash, await hashPassword(password));
+  if (!credential.otpSecret) return released(attempt, { kind: 'ok', user });
+  if (!otp) return released(attempt, { kind: 'otp-required', user });
+  return spendCode(attempt, user, credential.otpSecret, otp, now);
 }
 
 /** The second step of a web sign-in whose password was already verified: the code alone. */
 export async function completeTwoFactor(login: string, otp: string, now = Date.now()): Promise<SignInResult> {
   const window = failureWindow(now);
   const record = await getLoginRecord(login, window);
-  if (isLockedOut(record.failures)) return { kind: 'locked-out' };
-  if (!record.account?.credential.otpSecret) return { kind: 'bad-credentials' };
-  return spendCode(record.account.user, record.account.credential.otpSecret, otp, window, now);
+  const attempt = await reserve(login, window, record.previousFailures, record.failures);
+  if (!attempt) return { kind: 'locked-out' };
+  if (!record.account?.credential.otpSecret) return released(attempt, { kind: 'bad-credentials' });
+  return spendCode(attempt, record.account.user, record.account.credential.otpSecret, otp, now);
+}
+
+/** TOTP seeds are sealed at rest, bound to their login. */
+const otpContext = (login: string): SealContext => ({ purpose: 'totp', subject: foldAsciiCase(login) });
+
+/** Seals a new base32 TOTP seed for storage (the admin CLI's `user otp enable`). */
+export async function sealOtpSecret(login: string, secret: string): Promise<string> {
+  return secretSealer().seal(base32Decode(secret), otpContext(login));
+}
+
+/** Turns on two-factor sign-in with a new seed, stored sealed; `false` when the user does not exist. */
+export async function enableOtp(login: string, secret: string): Promise<boolean> {
+  return setOtpSecret(login, await sealOtpSecret(login, secret));
+}
+
+async function openSeed(login: string, stored: string): Promise<string | undefined> {
+  if (!isSealed(stored)) return stored;
+  try {
+    return base32Encode(await secretSealer().open(stored, otpContext(login)));
+  } catch (error) {
+    if (error instanceof SealedSecretError) return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -58,17 +127,23 @@ export async function completeTwoFactor(login: string, otp: string, now = Date.n
  * Octokit resend the last code on every request.
  */
 async function spendCode(
+  attempt: Attempt,
   user: User,
   secret: string,
   otp: string,
-  window: number,
   now: number,
 ): Promise<SignInResult> {
-  const step = matchingStep(secret, otp.trim(), now);
+  const seed = await openSeed(user.login, secret);
+  // A seed that does not open (moved from another user's item, another key) matches no code.
+  if (seed === undefined) return released(attempt, { kind: 'otp-invalid' });
+  const step = matchingStep(seed, otp.trim(), now);
   if (step === undefined) {
-    await recordFailedLogin(user.login, window, failureWindowExpiry(window));
     countSignal('LoginFailed');
     return { kind: 'otp-invalid' };
   }
-  return (await consumeOtpStep(user.login, step)) ? { kind: 'ok', user } : { kind: 'otp-invalid' };
+  const spent = await consumeOtpStep(user.login, step);
+  // A seed stored before sealing existed is sealed once its owner has proved it with a code.
+  if (spent && !isSealed(secret))
+    await setOtpSecret(user.login, await sealOtpSecret(user.login, seed), secret);
+  return released(attempt, spent ? { kind: 'ok', user } : { kind: 'otp-invalid' });
 }

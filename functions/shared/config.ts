@@ -20,6 +20,10 @@ export const ENV = {
   maxBodyBytes: 'MAX_BODY_BYTES',
   /** `debug`, `info` (the default), `warn`, `error` or `silent` (the local tests). */
   logLevel: 'LOG_LEVEL',
+  /** In AWS: the KMS key that seals stored secrets (TOTP seeds). */
+  secretsKmsKeyId: 'SECRETS_KMS_KEY_ID',
+  /** Only set locally: a file holding the 32-byte key that seals stored secrets. */
+  secretsKeyFile: 'SECRETS_KEY_FILE',
 } as const;
 
 export interface Config {
@@ -35,6 +39,8 @@ export interface Config {
   readonly vendor: string;
   readonly docsUrl: string;
   readonly maxBodyBytes: number;
+  readonly secretsKmsKeyId: string | undefined;
+  readonly secretsKeyFile: string | undefined;
 }
 
 function optionalUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -65,6 +71,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     vendor,
     docsUrl: (env[ENV.docsUrl] || DEFAULT_DOCS_URL).replace(/\/$/, ''),
     maxBodyBytes,
+    secretsKmsKeyId: env[ENV.secretsKmsKeyId] || undefined,
+    secretsKeyFile: env[ENV.secretsKeyFile] || undefined,
   });
 }
 

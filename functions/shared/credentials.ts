@@ -1,6 +1,4 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { MAX_PASSWORD_LENGTH } from '#domain/passwords';
-import { isValidLogin } from '#domain/users';
 
 /** What a request presented to prove who it is, before anything is looked up. */
 export type PresentedCredentials =
@@ -45,12 +43,3 @@ export function presentedCredentials(event: APIGatewayProxyEvent): PresentedCred
       return { kind: 'malformed' };
   }
 }
-
-/**
- * Whether a login and password could belong to an account at all: a login by GitHub's rule and a
- * password within the sign-up bound. Anything else is a failed sign-in decided without a database
- * read (an over-long login would otherwise exceed DynamoDB's key size). Used by HTTP Basic on the
- * API and by the web login form.
- */
-export const plausibleSignIn = (login: string, password: string): boolean =>
-  isValidLogin(login) && password.length <= MAX_PASSWORD_LENGTH;

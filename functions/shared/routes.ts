@@ -154,6 +154,20 @@ export function routeId(route: Pick<Route, 'handler'>): string {
 export const acceptsTokens = (route: Pick<Route, 'auth'>): boolean =>
   route.auth === 'user' || route.auth === 'none';
 
+/** Handlers that check a password or one-time code (`services/sign-in.ts`) besides the Basic-auth routes. */
+const SIGN_IN_PAGES: readonly string[] = ['pages/login', 'pages/two-factor'];
+
+/**
+ * Whether a route's function may check a user's password or one-time code: every route that reads
+ * HTTP Basic credentials of a user, and the web sign-in pages. Those functions reserve login
+ * attempts and open sealed TOTP seeds.
+ */
+export const signsIn = (route: Pick<Route, 'auth' | 'handler'>): boolean =>
+  route.auth === 'none' ||
+  route.auth === 'password' ||
+  route.auth === 'user' ||
+  SIGN_IN_PAGES.includes(route.handler);
+
 /** The route a handler module serves; throws at cold start if the table has no such row. */
 export function routeFor(handler: string): Route {
   const route = ROUTES.find((candidate) => candidate.handler === handler);

@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { CfnTable, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -9,6 +10,19 @@ import { TABLE } from '#data/table';
 import { ENV } from '#shared/config';
 import type { Route } from '#shared/routes';
 import { LOCK_FILE, PROJECT_ROOT, TSCONFIG_FILE } from './paths.ts';
+
+/** What sign-in writes in a read-only function (see `data/users.ts`). */
+export const SIGN_IN_ATTRIBUTES = [
+  TABLE.partitionKey,
+  TABLE.sortKey,
+  'attempts',
+  '_type',
+  'expiresAt',
+  'updatedAt',
+  'lastOtpStep',
+  'passwordHash',
+  'otpSecret',
+] as const;
 
 /** Least-privilege access to the table: the same vocabulary as the route table's `table` column. */
 export type TableAccess = Route['table'];
@@ -123,6 +137,30 @@ export class ApiFunction extends NodejsFunction {
         conditions: {
           'ForAllValues:StringEquals': {
             'dynamodb:Attributes': [TABLE.partitionKey, TABLE.sortKey, 'lastUsedAt', 'tokenHash'],
+          },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+        },
+      }),
+    );
+  }
+
+  /**
+   * Lets a function check passwords and one-time codes (`services/sign-in.ts`): seal and open
+   * TOTP seeds with the secrets key (its id in `ENV.secretsKmsKeyId`), and, for a read-only
+   * function, update only the attributes sign-in writes: the failed-login counters, the spent OTP
+   * step, an upgraded password hash and a re-sealed seed.
+   */
+  allowSigningIn(table: ITable, access: TableAccess, secretsKey: IKey): void {
+    this.addEnvironment(ENV.secretsKmsKeyId, secretsKey.keyArn);
+    secretsKey.grant(this, 'kms:Encrypt', 'kms:Decrypt');
+    if (access === 'RW') return;
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringEquals': {
+            'dynamodb:Attributes': [...SIGN_IN_ATTRIBUTES],
           },
           StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
         },

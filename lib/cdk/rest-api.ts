@@ -12,16 +12,19 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
-import { API_PREFIX, acceptsTokens, ROUTES, type Route, routeId } from '#shared/routes';
+import { API_PREFIX, acceptsTokens, ROUTES, type Route, routeId, signsIn } from '#shared/routes';
 import { ApiFunction } from './api-function.ts';
 import { httpHandlerEntry } from './paths.ts';
 
 export interface ServiceRestApiProps {
   readonly table: ITable;
+  /** Seals TOTP seeds; granted only to the functions that sign users in. */
+  readonly secretsKey: IKey;
   /** @default ROUTES */
   readonly routes?: readonly Route[];
   /** Configuration variables every route function gets (names from `ENV`). */
@@ -176,6 +179,7 @@ export class ServiceRestApi extends Construct {
       });
       fn.bindTable(props.table, route.table);
       if (route.table === 'RO' && acceptsTokens(route)) fn.allowRecordingTokenUse(props.table);
+      if (signsIn(route)) fn.allowSigningIn(props.table, route.table, props.secretsKey);
       functions.set(id, fn);
       const method = this.api.root
         .resourceForPath(route.path)

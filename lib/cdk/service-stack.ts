@@ -1,4 +1,5 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { ENV } from '#shared/config';
 import { API_PREFIX } from '#shared/routes';
@@ -31,6 +32,8 @@ export function functionEnvironment(settings: ServiceSettings): Record<string, s
 export class ServiceStack extends Stack {
   public readonly table: DataTable;
   public readonly restApi: ServiceRestApi;
+  /** Seals secrets the service must read back (TOTP seeds), yearly rotated. */
+  public readonly secretsKey: Key;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, {
@@ -40,8 +43,14 @@ export class ServiceStack extends Stack {
     const { settings } = props;
 
     this.table = new DataTable(this, 'Table', { removalPolicy: settings.removalPolicy });
+    this.secretsKey = new Key(this, 'SecretsKey', {
+      description: 'Seals stored secrets the service reads back (TOTP seeds)',
+      enableKeyRotation: true,
+      removalPolicy: settings.removalPolicy,
+    });
     this.restApi = new ServiceRestApi(this, 'Api', {
       table: this.table,
+      secretsKey: this.secretsKey,
       environment: functionEnvironment(settings),
       throttling: settings.throttling,
       logRemovalPolicy: settings.removalPolicy,
@@ -58,5 +67,9 @@ export class ServiceStack extends Stack {
       value: settings.publicUrl === undefined ? this.restApi.baseUrl : `${settings.publicUrl}${API_PREFIX}`,
     });
     new CfnOutput(this, 'TableName', { description: 'The service table', value: this.table.tableName });
+    new CfnOutput(this, 'SecretsKeyArn', {
+      description: 'The KMS key sealing TOTP seeds (admin CLI: --kms-key)',
+      value: this.secretsKey.keyArn,
+    });
   }
 }

@@ -1,5 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENV } from '#shared/config';
 import { ROUTES } from '#shared/routes';
@@ -21,6 +22,22 @@ export interface LocalEndpoints {
   readonly stepFunctionsEndpoint: string;
   readonly baseUrl: string;
   readonly webUrl: string;
+  /** The 32-byte key that seals stored secrets (TOTP seeds) locally, where AWS uses KMS. */
+  readonly secretsKeyFile: string;
+}
+
+/**
+ * The local sealing key, next to the endpoints file (`.data/secrets.key` for `npm start`): made
+ * once with 32 random bytes, readable by its owner only, reused after that so that sealed values
+ * in a persistent table keep opening.
+ */
+async function ensureSecretsKey(): Promise<string> {
+  const file = join(dirname(endpointsFile()), 'secrets.key');
+  const existing = await readFile(file).catch(() => undefined);
+  if (existing?.length === 32) return file;
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, randomBytes(32), { mode: 0o600 });
+  return file;
 }
 
 export interface LocalStackOptions {
@@ -65,6 +82,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     process.env[ENV.tableName] = tableName;
     process.env[ENV.dynamodbEndpoint] = dynamodbEndpoint;
     process.env[ENV.stepFunctionsEndpoint] = stepFunctions.endpoint;
+    const secretsKeyFile = await ensureSecretsKey();
+    process.env[ENV.secretsKeyFile] = secretsKeyFile;
     const http = await startHttpServer({ routes: ROUTES, port: options.port });
     stops.push(() => http.stop());
     // Known only now that the port is bound; the handlers read config lazily on first request.
@@ -77,6 +96,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       stepFunctionsEndpoint: stepFunctions.endpoint,
       baseUrl: `${http.url}/api/v3`,
       webUrl: http.url,
+      secretsKeyFile,
     };
     if (options.writeEndpointsFile) {
       const file = endpointsFile();

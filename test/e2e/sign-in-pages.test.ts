@@ -96,6 +96,50 @@ describe('sign-in pages', () => {
     }
   });
 
+  it('never redirects off-site when return_to only becomes //host once normalised (login and signup)', async () => {
+    const home = '/settings/connections/applications';
+    const targets = [
+      '/.//evil.example/x',
+      '/..//evil.example/x',
+      '/%2e//evil.example/x',
+      '/a/..//evil.example/x',
+      '/.\\/evil.example/x',
+      '/%2f%2fevil.example/x',
+      '/\t/evil.example/x',
+      '/\n/evil.example/x',
+    ];
+    const signedIn = new WebClient(stack.webUrl);
+    await signedIn.get('/login');
+    await signedIn.post('/login', { login: 'octocat', password: 'octocat-pass-1' });
+    for (const [index, target] of targets.entries()) {
+      const browser = new WebClient(stack.webUrl);
+      await browser.get('/login');
+      const login = await browser.post('/login', {
+        login: 'octocat',
+        password: 'octocat-pass-1',
+        return_to: target,
+      });
+      expect(login.headers.get('location'), `POST /login ${target}`).toBe(home);
+      const query = `return_to=${encodeURIComponent(target)}`;
+      expect((await signedIn.get(`/login?${query}`)).headers.get('location'), `GET /login ${target}`).toBe(
+        home,
+      );
+      expect((await signedIn.get(`/signup?${query}`)).headers.get('location'), `GET /signup ${target}`).toBe(
+        home,
+      );
+      const newcomer = new WebClient(stack.webUrl);
+      await newcomer.get('/signup');
+      const signup = await newcomer.post('/signup', {
+        login: `redirect-${index}`,
+        email: `r${index}@example.com`,
+        password: 'long-enough-1',
+        return_to: target,
+      });
+      expect(signup.status, `POST /signup ${target}`).toBe(303);
+      expect(signup.headers.get('location'), `POST /signup ${target}`).toBe(home);
+    }
+  });
+
   it('sign up, then land signed in where the user was going; taken names and weak passwords are refused', async () => {
     const browser = new WebClient(stack.webUrl);
     await browser.get('/signup?return_to=%2Fsettings%2Ftokens');

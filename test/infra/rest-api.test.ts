@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { assertDeployableRoutes } from '#cdk/rest-api';
 import { ENV } from '#shared/config';
-import { acceptsTokens, ROUTES, type Route, routeId } from '#shared/routes';
+import { acceptsTokens, ROUTES, type Route, routeId, signsIn } from '#shared/routes';
 import { type SynthesizedService, synthService } from '#test/synth';
 
 interface CfnResource {
@@ -53,6 +53,7 @@ function resourcePaths(resources: Record<string, CfnResource>): Map<string, stri
 
 interface Statement {
   readonly Action: string | string[];
+  readonly Resource?: unknown;
   readonly Condition?: Record<string, Record<string, unknown>>;
 }
 
@@ -187,6 +188,10 @@ describe('ServiceRestApi', () => {
         [ENV.tableName]: { Ref: synth.logicalId(synth.stack.table) },
         AWS_NODEJS_CONNECTION_REUSE_ENABLED: '1',
         NODE_OPTIONS: '--enable-source-maps',
+        // Only the functions that sign users in know the secrets key (asserted below).
+        ...(signsIn(route)
+          ? { [ENV.secretsKmsKeyId]: { 'Fn::GetAtt': [synth.logicalId(synth.stack.secretsKey), 'Arn'] } }
+          : {}),
       });
       const logGroup = (fn.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       expect(get(resources, logGroup).Properties.RetentionInDays).toBe(30);
@@ -221,12 +226,15 @@ describe('ServiceRestApi', () => {
       const conditioned = policyStatements(resources, role).filter(
         (statement) => statement.Condition !== undefined,
       );
+      const tokenUse = conditioned.filter((statement) =>
+        JSON.stringify(statement.Condition).includes('lastUsedAt'),
+      );
       if (!acceptsTokens(route)) {
-        expect(conditioned, route.handler).toEqual([]);
+        expect(tokenUse, route.handler).toEqual([]);
         continue;
       }
-      expect(conditioned, route.handler).toHaveLength(1);
-      expect(conditioned[0]).toMatchObject({
+      expect(tokenUse, route.handler).toHaveLength(1);
+      expect(tokenUse[0]).toMatchObject({
         Action: 'dynamodb:UpdateItem',
         Condition: {
           'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'lastUsedAt', 'tokenHash'] },
@@ -234,6 +242,86 @@ describe('ServiceRestApi', () => {
         },
       });
     }
+  });
+
+  it('lets read-only sign-in routes update only the failed-login, OTP-step, password-hash and seed attributes', () => {
+    for (const route of ROUTES.filter((candidate) => candidate.table === 'RO')) {
+      const role = (functionResource(route).Properties.Role as { 'Fn::GetAtt': [string, string] })[
+        'Fn::GetAtt'
+      ][0];
+      const signIn = policyStatements(resources, role).filter((statement) =>
+        JSON.stringify(statement.Condition ?? {}).includes('attempts'),
+      );
+      expect(signIn, route.handler).toHaveLength(signsIn(route) ? 1 : 0);
+      if (!signsIn(route)) continue;
+      expect(signIn[0]).toMatchObject({
+        Action: 'dynamodb:UpdateItem',
+        Condition: {
+          'ForAllValues:StringEquals': {
+            'dynamodb:Attributes': [
+              'PK',
+              'SK',
+              'attempts',
+              '_type',
+              'expiresAt',
+              'updatedAt',
+              'lastOtpStep',
+              'passwordHash',
+              'otpSecret',
+            ],
+          },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+        },
+      });
+    }
+  });
+
+  it('has one KMS key for secrets, with rotation, usable only by the functions that sign users in', () => {
+    synth.template.resourceCountIs('AWS::KMS::Key', 1);
+    synth.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    const keyId = synth.logicalId(synth.stack.secretsKey);
+    const keyArn = { 'Fn::GetAtt': [keyId, 'Arn'] };
+    const expectedSigners = ROUTES.filter(signsIn).map((route) => route.handler);
+    expect(expectedSigners).toEqual(
+      expect.arrayContaining(['pages/login', 'pages/two-factor', 'users/get-authenticated']),
+    );
+    expect(expectedSigners).not.toContain('applications/check-token');
+    expect(expectedSigners).not.toContain('oauth/access-token');
+    for (const route of ROUTES) {
+      const role = (functionResource(route).Properties.Role as { 'Fn::GetAtt': [string, string] })[
+        'Fn::GetAtt'
+      ][0];
+      const kms = policyStatements(resources, role).filter((statement) =>
+        JSON.stringify(statement.Action).includes('kms:'),
+      );
+      const environment = (
+        functionResource(route).Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      if (!signsIn(route)) {
+        expect(kms, route.handler).toEqual([]);
+        expect(environment[ENV.secretsKmsKeyId], route.handler).toBeUndefined();
+        continue;
+      }
+      expect(kms, route.handler).toEqual([
+        { Action: ['kms:Decrypt', 'kms:Encrypt'], Effect: 'Allow', Resource: keyArn },
+      ]);
+      expect(environment[ENV.secretsKmsKeyId], route.handler).toEqual(keyArn);
+    }
+    // Nothing else in the stack may use the key (the key policy only delegates to the account's IAM).
+    const others = Object.entries(resources)
+      .filter(([, resource]) => resource.Type === 'AWS::IAM::Policy')
+      .filter(([, resource]) => JSON.stringify(resource.Properties).includes(`"${keyId}"`))
+      .map(([, resource]) => JSON.stringify(resource.Properties.Roles));
+    const signerRoles = ROUTES.filter(signsIn).map((route) =>
+      JSON.stringify([
+        {
+          Ref: (functionResource(route).Properties.Role as { 'Fn::GetAtt': [string, string] })[
+            'Fn::GetAtt'
+          ][0],
+        },
+      ]),
+    );
+    expect(new Set(others)).toEqual(new Set(signerRoles));
   });
 
   it('answers unknown paths and methods with GitHub 404 JSON', () => {
@@ -295,7 +383,7 @@ describe('ServiceRestApi', () => {
 
   it('outputs the API URL, the base URL ending in /api/v3 and the table name', () => {
     const outputs = synth.template.toJSON().Outputs as Record<string, { Value: unknown }>;
-    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'BaseUrl', 'TableName']);
+    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'BaseUrl', 'SecretsKeyArn', 'TableName']);
     expect(JSON.stringify(outputs.BaseUrl?.Value)).toMatch(/"\/api\/v3"\]\]\}$/);
     expect(outputs.TableName?.Value).toEqual({ Ref: synth.logicalId(synth.stack.table) });
   });

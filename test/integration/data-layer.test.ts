@@ -56,20 +56,24 @@ describe('users', () => {
     expect(byLogin).toEqual(user);
     expect(JSON.stringify(byLogin)).not.toContain('secret-hash');
     expect(await data.users.getUserById(user?.id ?? 0)).toEqual(user);
-    expect(await data.users.getLoginRecord('nobody', 0)).toEqual({ failures: 0 });
+    expect(await data.users.getLoginRecord('nobody', 0)).toEqual({ failures: 0, previousFailures: 0 });
   });
 });
 
 describe('login protections', () => {
   it('count failed attempts of the current and previous window, read with the credential', async () => {
     await data.users.createUser({ login: 'counted', passwordHash: 'h' });
-    await Promise.all(
-      Array.from({ length: 5 }, () => data.users.recordFailedLogin('counted', 7, 9_999_999_999)),
+    // Eight concurrent reservations against a limit of five: exactly five succeed.
+    const reserved = await Promise.all(
+      Array.from({ length: 8 }, () => data.users.reserveLoginAttempt('counted', 7, 5, 9_999_999_999)),
     );
-    await data.users.recordFailedLogin('counted', 6, 9_999_999_999);
+    expect(reserved.filter(Boolean)).toHaveLength(5);
+    expect(await data.users.reserveLoginAttempt('counted', 6, 1, 9_999_999_999)).toBe(true);
     expect((await data.users.getLoginRecord('counted', 7)).failures).toBe(6);
     expect((await data.users.getLoginRecord('counted', 8)).failures).toBe(5);
     expect((await data.users.getLoginRecord('counted', 9)).failures).toBe(0);
+    await data.users.releaseLoginAttempt('counted', 7);
+    expect(await data.users.getLoginRecord('counted', 7)).toMatchObject({ failures: 5, previousFailures: 1 });
   });
 
   it('spend each TOTP step once, and never an older one', async () => {

@@ -2,7 +2,15 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { byPrecedence, compile, matchRoute } from '#local/http-server';
-import { API_PREFIX, PATH_PARAMETERS, pathParameterNames, pathTo, ROUTES, routeId, routeOf } from '#shared/routes';
+import {
+  API_PREFIX,
+  PATH_PARAMETERS,
+  pathParameterNames,
+  pathTo,
+  ROUTES,
+  routeId,
+  routeOf,
+} from '#shared/routes';
 import { matchesParamRule, pathParametersValid } from '#shared/validate';
 
 const handlerFile = (handler: string) =>
@@ -47,7 +55,8 @@ describe('route table', () => {
   });
 
   it('finds the route an event was sent to by its method and resource template', () => {
-    for (const route of ROUTES) expect(routeOf({ httpMethod: route.method, resource: route.path })).toBe(route);
+    for (const route of ROUTES)
+      expect(routeOf({ httpMethod: route.method, resource: route.path })).toBe(route);
     expect(() => routeOf({ httpMethod: 'PATCH', resource: `${API_PREFIX}/user` })).toThrow(/No route/);
   });
 

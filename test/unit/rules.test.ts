@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashSecret, isAcceptableAppUrl, newClientId, newClientSecret, secretMatches } from '#domain/apps';
-import { hashPassword, isAcceptablePassword, verifyPassword } from '#domain/passwords';
+import { hashPassword, isAcceptablePassword, needsRehash, verifyPassword } from '#domain/passwords';
 import { canRead, isValidRepositoryName, type Repository } from '#domain/repositories';
 import { isValidLogin } from '#domain/users';
 
@@ -32,10 +32,17 @@ describe('repository names', () => {
 describe('passwords', () => {
   it('verifies the right password only, with a salted hash', async () => {
     const hash = await hashPassword('correct horse 1');
-    expect(hash).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(hash).toMatch(/^scrypt\$16384\$8\$5\$/);
+    expect(needsRehash(hash)).toBe(false);
     expect(await hashPassword('correct horse 1')).not.toBe(hash);
     expect(await verifyPassword('correct horse 1', hash)).toBe(true);
     expect(await verifyPassword('correct horse 2', hash)).toBe(false);
+  });
+
+  it('asks for a rehash of hashes made with other parameters', () => {
+    expect(needsRehash('scrypt$16384$8$1$c2FsdA==$aGFzaA==')).toBe(true);
+    expect(needsRehash('scrypt$8192$8$10$c2FsdA==$aGFzaA==')).toBe(true);
+    expect(needsRehash('bcrypt$whatever')).toBe(true);
   });
 
   it('refuses when there is no stored hash', async () => {

@@ -1,8 +1,8 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { getUser } from '#data/users';
 import { newSecret, type Session, sameSecret } from '#domain/sessions';
 import type { User } from '#domain/users';
+import { userNamed } from '#services/accounts';
 import { getSession } from '#services/sessions';
 import { config } from '#shared/config';
 import { cookieName, parseCookies, serializeCookie } from '#shared/cookies';
@@ -117,7 +117,7 @@ const webContext = (): middy.MiddlewareObj<WebEvent> => ({
     const found = sessionCookie ? await getSession(sessionCookie) : undefined;
     const session = found && !found.pendingOtp ? found : undefined;
     const pending = found?.pendingOtp ? found : undefined;
-    const user = session ? await getUser(session.login) : undefined;
+    const user = session ? await userNamed(session.login) : undefined;
 
     let csrfCookie = cookies.get(cookieName(CSRF_COOKIE, secure));
     if (!csrfCookie) {

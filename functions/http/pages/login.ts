@@ -1,27 +1,27 @@
 import { sessionCookie, webHandler } from '#http/middleware/web-stack';
-import { createSession } from '#services/sessions';
+import { replaceSession } from '#services/sessions';
 import { signIn } from '#services/sign-in';
-import { plausibleSignIn } from '#shared/credentials';
 import { loginPage, returnTo } from './sign-in-views.ts';
 
 /**
  * POST /login: checks the password (same lock-out as the API). Two-factor users get a pending
- * session and the code form; everyone else a session and their way back to `return_to`.
+ * session and the code form; everyone else a session and their way back to `return_to`. A session
+ * the browser already had (another user's, or a half-done two-factor sign-in) ends on the server:
+ * the new cookie replaces it, and the old value must not stay usable.
  */
 export const handler = webHandler(async (request) => {
   const login = (request.form.get('login') ?? '').trim();
   const password = request.form.get('password') ?? '';
-  const result = plausibleSignIn(login, password)
-    ? await signIn(login, password, undefined)
-    : ({ kind: 'bad-credentials' } as const);
+  const result = await signIn(login, password, undefined);
   const target = returnTo(request);
+  const previous = request.session ?? request.pending;
   switch (result.kind) {
     case 'ok': {
-      const { cookie } = await createSession(result.user.login, false);
+      const cookie = await replaceSession(previous, result.user.login, false);
       return { location: target, status: 303, cookies: [sessionCookie(cookie, request.secure)] };
     }
     case 'otp-required': {
-      const { cookie } = await createSession(result.user.login, true);
+      const cookie = await replaceSession(previous, result.user.login, true);
       return {
         location: `/login/two-factor?return_to=${encodeURIComponent(target)}`,
         status: 303,

@@ -1,4 +1,4 @@
-import { safeReturnTo } from '#domain/sessions';
+import { safeReturnTo } from '#domain/return-to';
 import type { WebReply, WebRequest } from '#http/middleware/web-stack';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';

@@ -1,8 +1,8 @@
-import { createUser } from '#data/users';
-import { hashPassword, isAcceptablePassword } from '#domain/passwords';
+import { isAcceptablePassword } from '#domain/passwords';
 import { isValidLogin } from '#domain/users';
 import { sessionCookie, webHandler } from '#http/middleware/web-stack';
-import { createSession } from '#services/sessions';
+import { createAccount } from '#services/accounts';
+import { replaceSession } from '#services/sessions';
 import { HttpError } from '#shared/errors';
 import { returnTo, signupAllowed, signupPage } from './sign-in-views.ts';
 
@@ -27,8 +27,9 @@ export const handler = webHandler(async (request) => {
     return refuse(
       'Password needs at least 15 characters, or at least 8 with a number and a lower-case letter.',
     );
-  const user = await createUser({ login, email, publicEmail, passwordHash: await hashPassword(password) });
+  const user = await createAccount({ login, email, publicEmail, password });
   if (!user) return refuse(`Username ${login} is not available.`);
-  const { cookie } = await createSession(user.login, false);
+  // The browser's previous session, if any, ends with the new account's sign-in.
+  const cookie = await replaceSession(request.session ?? request.pending, user.login, false);
   return { location: target, status: 303, cookies: [sessionCookie(cookie, request.secure)] };
 });

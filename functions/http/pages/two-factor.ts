@@ -1,5 +1,5 @@
 import { sessionCookie, webHandler } from '#http/middleware/web-stack';
-import { createSession, deleteSession } from '#services/sessions';
+import { replaceSession } from '#services/sessions';
 import { completeTwoFactor } from '#services/sign-in';
 import { returnTo, twoFactorPage } from './sign-in-views.ts';
 
@@ -18,7 +18,6 @@ export const handler = webHandler(async (request) => {
       status: 401,
       error: 'That code is not valid. Try the current code from your app.',
     });
-  await deleteSession(request.pending.idHash);
-  const { cookie } = await createSession(result.user.login, false);
+  const cookie = await replaceSession(request.pending, result.user.login, false);
   return { location: returnTo(request), status: 303, cookies: [sessionCookie(cookie, request.secure)] };
 });
