@@ -124,6 +124,10 @@ export interface LoginRecord {
   readonly previousFailures: number;
 }
 
+/** A window's failures: its attempts less those still being checked (`pending`). */
+const failuresIn = (item: Record<string, unknown> | undefined): number =>
+  Number(item?.attempts ?? 0) - Number(item?.pending ?? 0);
+
 /**
  * What Basic authentication needs, in one strongly consistent round trip: the user, their
  * credential, and the failed attempts of the current and previous windows.
@@ -136,8 +140,8 @@ export async function getLoginRecord(login: string, window: number): Promise<Log
   const items = await getItems([profile, credential, current, previous], true);
   const profileItem = itemOf(items, profile);
   const credentialItem = itemOf(items, credential);
-  const previousFailures = Number(itemOf(items, previous)?.attempts ?? 0);
-  const failures = previousFailures + Number(itemOf(items, current)?.attempts ?? 0);
+  const previousFailures = failuresIn(itemOf(items, previous));
+  const failures = previousFailures + failuresIn(itemOf(items, current));
   if (!profileItem || !credentialItem) return { failures, previousFailures };
   return {
     account: {
@@ -154,9 +158,9 @@ export async function getLoginRecord(login: string, window: number): Promise<Log
 
 /**
  * Reserves one login attempt in the window before any secret is checked: an atomic conditional
- * ADD that succeeds only while the window holds fewer than `allowed` attempts, so concurrent
- * guesses can never together exceed the limit. `false` when the limit is reached. The item
- * expires with the window.
+ * ADD that succeeds only while the window holds fewer than `allowed` attempts (failures and
+ * attempts still being checked), so concurrent guesses can never together exceed the limit.
+ * `false` when the window is full. The item expires with the window.
  */
 export async function reserveLoginAttempt(
   login: string,
@@ -170,10 +174,12 @@ export async function reserveLoginAttempt(
       new UpdateCommand({
         TableName: tableName(),
         Key: failedLoginKey(login, window),
-        UpdateExpression: 'ADD #attempts :one SET #type = :type, #expiresAt = :expiresAt, #updatedAt = :now',
+        UpdateExpression:
+          'ADD #attempts :one, #pending :one SET #type = :type, #expiresAt = :expiresAt, #updatedAt = :now',
         ConditionExpression: 'attribute_not_exists(#attempts) OR #attempts < :allowed',
         ExpressionAttributeNames: {
           '#attempts': 'attempts',
+          '#pending': 'pending',
           '#type': TABLE.typeAttribute,
           '#expiresAt': 'expiresAt',
           '#updatedAt': 'updatedAt',
@@ -191,16 +197,25 @@ export async function reserveLoginAttempt(
   return written !== false;
 }
 
-/** Gives back an attempt reserved in `window` that turned out not to be a failure. */
-export async function releaseLoginAttempt(login: string, window: number): Promise<void> {
+/**
+ * Settles an attempt reserved in `window`: a failure stays counted (only `pending` drops); anything
+ * else is given back.
+ */
+export async function settleLoginAttempt(login: string, window: number, failed: boolean): Promise<void> {
   await conditionalWrite(
     db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: failedLoginKey(login, window),
-        UpdateExpression: 'ADD #attempts :minusOne SET #updatedAt = :now',
-        ConditionExpression: '#attempts > :zero',
-        ExpressionAttributeNames: { '#attempts': 'attempts', '#updatedAt': 'updatedAt' },
+        UpdateExpression: failed
+          ? 'ADD #pending :minusOne SET #updatedAt = :now'
+          : 'ADD #attempts :minusOne, #pending :minusOne SET #updatedAt = :now',
+        ConditionExpression: '#pending > :zero',
+        ExpressionAttributeNames: {
+          '#pending': 'pending',
+          '#updatedAt': 'updatedAt',
+          ...(failed ? {} : { '#attempts': 'attempts' }),
+        },
         ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0, ':now': now() },
       }),
     ),

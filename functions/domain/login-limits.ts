@@ -8,6 +8,8 @@
  * Each attempt is reserved in the current window's counter (a conditional increment) before the
  * secret is checked, and given back when it turns out not to be a failure, so the number of
  * secrets checked is bounded by the limit, not by how many requests an attacker sends at once.
+ * An attempt that finds the window full of attempts still being checked waits for them to settle;
+ * only settled failures lock the login.
  */
 export const MAX_FAILURES = 10;
 export const WINDOW_SECONDS = 300;

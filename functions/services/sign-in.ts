@@ -2,12 +2,14 @@
  * Password sign-in, shared by HTTP Basic on the API and the web login form: the failed-login
  * limit, scrypt verification and TOTP two-factor with replay protection, decided in one place.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   consumeOtpStep,
   getLoginRecord,
-  releaseLoginAttempt,
+  type LoginRecord,
   reserveLoginAttempt,
   setOtpSecret,
+  settleLoginAttempt,
   upgradePasswordHash,
 } from '#data/users';
 import { foldAsciiCase } from '#domain/ascii-case';
@@ -38,20 +40,40 @@ interface Attempt {
   readonly window: number;
 }
 
+/** How long an attempt waits for a window full of attempts still being checked (not failures). */
+const RESERVE_PATIENCE_MS = 8000;
+
 /**
  * Reserves one attempt before any secret is checked (see `login-limits.ts`); undefined when the
- * login is locked out. Read failures first so that a lock-out costs no write.
+ * login is locked out. The failures are read first, so a lock-out costs no write. A window can
+ * also be full of attempts still in flight (a client sending many requests at once with the right
+ * password): those settle within a password check, so this one waits for them instead of being
+ * refused, and is refused only once the window holds failures alone.
  */
-async function reserve(login: string, window: number, previousFailures: number, failures: number) {
-  if (isLockedOut(failures)) return undefined;
-  const allowed = attemptsAllowedInWindow(previousFailures);
-  const reserved = await reserveLoginAttempt(login, window, allowed, failureWindowExpiry(window));
-  return reserved ? { login, window } : undefined;
+async function reserve(login: string, window: number, record: LoginRecord): Promise<Attempt | undefined> {
+  const deadline = Date.now() + RESERVE_PATIENCE_MS;
+  let current = record;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
+    if (isLockedOut(current.failures)) return undefined;
+    const allowed = attemptsAllowedInWindow(current.previousFailures);
+    if (await reserveLoginAttempt(login, window, allowed, failureWindowExpiry(window)))
+      return { login, window };
+    if (Date.now() > deadline) return undefined;
+    await sleep(pause / 2 + Math.random() * (pause / 2));
+    current = await getLoginRecord(login, window);
+  }
+}
+
+/** A wrong password or code: the reserved attempt stays counted as a failure. */
+async function failed(attempt: Attempt, result: SignInResult): Promise<SignInResult> {
+  countSignal('LoginFailed');
+  await settleLoginAttempt(attempt.login, attempt.window, true);
+  return result;
 }
 
 /** Not a failure after all: the reservation is given back, then the result is returned. */
 async function released(attempt: Attempt, result: SignInResult): Promise<SignInResult> {
-  await releaseLoginAttempt(attempt.login, attempt.window);
+  await settleLoginAttempt(attempt.login, attempt.window, false);
   return result;
 }
 
@@ -71,14 +93,10 @@ export async function signIn(
   if (!isValidLogin(login) || password.length > MAX_PASSWORD_LENGTH) return { kind: 'bad-credentials' };
   const window = failureWindow(now);
   const record = await getLoginRecord(login, window);
-  const attempt = await reserve(login, window, record.previousFailures, record.failures);
+  const attempt = await reserve(login, window, record);
   if (!attempt) return { kind: 'locked-out' };
   const valid = await verifyPassword(password, record.account?.credential.passwordHash);
-  // A wrong password keeps its reservation: that is the failure counted.
-  if (!record.account || !valid) {
-    countSignal('LoginFailed');
-    return { kind: 'bad-credentials' };
-  }
+  if (!record.account || !valid) return failed(attempt, { kind: 'bad-credentials' });
   const { user, credential } = record.account;
   // The password is known right now: the one moment a hash of older parameters can be replaced.
   if (needsRehash(credential.passwordHash))
@@ -92,7 +110,7 @@ export async function signIn(
 export async function completeTwoFactor(login: string, otp: string, now = Date.now()): Promise<SignInResult> {
   const window = failureWindow(now);
   const record = await getLoginRecord(login, window);
-  const attempt = await reserve(login, window, record.previousFailures, record.failures);
+  const attempt = await reserve(login, window, record);
   if (!attempt) return { kind: 'locked-out' };
   if (!record.account?.credential.otpSecret) return released(attempt, { kind: 'bad-credentials' });
   return spendCode(attempt, record.account.user, record.account.credential.otpSecret, otp, now);
@@ -137,10 +155,7 @@ async function spendCode(
   // A seed that does not open (moved from another user's item, another key) matches no code.
   if (seed === undefined) return released(attempt, { kind: 'otp-invalid' });
   const step = matchingStep(seed, otp.trim(), now);
-  if (step === undefined) {
-    countSignal('LoginFailed');
-    return { kind: 'otp-invalid' };
-  }
+  if (step === undefined) return failed(attempt, { kind: 'otp-invalid' });
   const spent = await consumeOtpStep(user.login, step);
   // A seed stored before sealing existed is sealed once its owner has proved it with a code.
   if (spent && !isSealed(secret))

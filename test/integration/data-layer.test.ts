@@ -61,19 +61,26 @@ describe('users', () => {
 });
 
 describe('login protections', () => {
-  it('count failed attempts of the current and previous window, read with the credential', async () => {
+  it('reserve attempts atomically; only settled failures count, read with the credential', async () => {
     await data.users.createUser({ login: 'counted', passwordHash: 'h' });
     // Eight concurrent reservations against a limit of five: exactly five succeed.
     const reserved = await Promise.all(
       Array.from({ length: 8 }, () => data.users.reserveLoginAttempt('counted', 7, 5, 9_999_999_999)),
     );
     expect(reserved.filter(Boolean)).toHaveLength(5);
+    // Attempts still being checked hold their slot but are no failures yet.
+    expect((await data.users.getLoginRecord('counted', 7)).failures).toBe(0);
+    for (let i = 0; i < 4; i++) await data.users.settleLoginAttempt('counted', 7, true);
+    await data.users.settleLoginAttempt('counted', 7, false);
     expect(await data.users.reserveLoginAttempt('counted', 6, 1, 9_999_999_999)).toBe(true);
-    expect((await data.users.getLoginRecord('counted', 7)).failures).toBe(6);
-    expect((await data.users.getLoginRecord('counted', 8)).failures).toBe(5);
+    await data.users.settleLoginAttempt('counted', 6, true);
+    expect((await data.users.getLoginRecord('counted', 7)).failures).toBe(5);
+    expect((await data.users.getLoginRecord('counted', 8)).failures).toBe(4);
     expect((await data.users.getLoginRecord('counted', 9)).failures).toBe(0);
-    await data.users.releaseLoginAttempt('counted', 7);
     expect(await data.users.getLoginRecord('counted', 7)).toMatchObject({ failures: 5, previousFailures: 1 });
+    // A given-back slot is free again; a settled failure is not.
+    expect(await data.users.reserveLoginAttempt('counted', 7, 5, 9_999_999_999)).toBe(true);
+    expect(await data.users.reserveLoginAttempt('counted', 7, 5, 9_999_999_999)).toBe(false);
   });
 
   it('spend each TOTP step once, and never an older one', async () => {
