@@ -4,7 +4,6 @@
  * token exactly once. The pages and the token endpoint call one function here each.
  */
 
-import { createHash, randomBytes } from 'node:crypto';
 import { getApp, type StoredApp } from '#data/apps';
 import {
   createAuthorization,
@@ -16,30 +15,21 @@ import {
 import { claimCode, getCode, markReused, putCode, recordExchange, releaseClaim } from '#data/codes';
 import { secretMatches } from '#domain/apps';
 import { grantsOf, tokenLimit } from '#domain/authorizations';
+import {
+  type AuthorizeParams,
+  CODE_FORMAT,
+  CODE_TTL_SECONDS,
+  hashCode,
+  isPlausibleClientId,
+  MAX_STATE_LENGTH,
+  newCode,
+  parseScopeParameter,
+} from '#domain/authorize-request';
 import { type AuthorizeErrorCode, authorizeErrorFields, OAuthError } from '#domain/oauth-errors';
 import { checkChallenge, verifierMatches } from '#domain/pkce';
 import { checkRedirectUri, exchangeRedirectMatches, withQuery } from '#domain/redirect-uri';
-import { isScope, normalizeScopes, type Scope, satisfies } from '#domain/scopes';
+import { normalizeScopes, type Scope, satisfies } from '#domain/scopes';
 import { mintToken } from '#domain/tokens';
-
-/** GitHub's codes expire after 10 minutes (github-behaviour §3.1). */
-export const CODE_TTL_SECONDS = 600;
-/** Longer `state` values are refused (they travel in URLs; 1 KiB is far beyond any real use). */
-export const MAX_STATE_LENGTH = 1024;
-
-/** The authorize request's parameters, as GET query or POST form fields (and their hidden copies). */
-export const AUTHORIZE_PARAMETERS = [
-  'client_id',
-  'redirect_uri',
-  'scope',
-  'state',
-  'allow_signup',
-  'response_type',
-  'code_challenge',
-  'code_challenge_method',
-] as const;
-export type AuthorizeParameter = (typeof AUTHORIZE_PARAMETERS)[number];
-export type AuthorizeParams = Readonly<Partial<Record<AuthorizeParameter, string>>>;
 
 /** A checked authorize request: everything needed to ask the user and to issue a code. */
 export interface AuthorizeRequest {
@@ -60,29 +50,6 @@ export type AuthorizeCheck =
   | { readonly kind: 'invalid'; readonly status: 400 | 404; readonly message: string }
   | { readonly kind: 'redirect'; readonly location: string }
   | { readonly kind: 'valid'; readonly request: AuthorizeRequest };
-
-/**
- * Reads the parameters through `values` (every value a name was given); a parameter given more
- * than once is refused (RFC 6749 §3.1).
- */
-export function readAuthorizeParams(
-  values: (name: string) => readonly string[],
-): { readonly params: AuthorizeParams } | { readonly repeated: string } {
-  const params: Partial<Record<AuthorizeParameter, string>> = {};
-  for (const name of AUTHORIZE_PARAMETERS) {
-    const given = values(name);
-    if (given.length > 1) return { repeated: name };
-    if (given[0] !== undefined) params[name] = given[0];
-  }
-  return { params };
-}
-
-/** Space-delimited (commas accepted, as Octokit joins arrays with them); unknown scopes are dropped. */
-export const parseScopeParameter = (scope: string | undefined): Scope[] =>
-  normalizeScopes((scope ?? '').split(/[\s,]+/).filter(isScope));
-
-/** Client ids are 20 hex characters; anything implausible is unknown without a database read. */
-const isPlausibleClientId = (value: string): boolean => /^[\x21-\x7e]{1,100}$/.test(value);
 
 const errorRedirect = (app: StoredApp, code: AuthorizeErrorCode, state: string | null, docsUrl: string) =>
   withQuery(app.callbackUrl, { ...authorizeErrorFields(code, docsUrl), state });
@@ -135,11 +102,6 @@ export async function checkAuthorizeRequest(
     },
   };
 }
-
-/** 160 random bits; only the SHA-256 is stored. */
-const newCode = (): string => randomBytes(20).toString('hex');
-const hashCode = (code: string): string => createHash('sha256').update(code).digest('hex');
-const CODE_FORMAT = /^[0-9a-f]{40}$/;
 
 /** Stores a code for the user's decision and returns where to send the browser with it. */
 async function issueCode(

@@ -1,11 +1,7 @@
+import { AUTHORIZE_PARAMETERS, type AuthorizeParams, readAuthorizeParams } from '#domain/authorize-request';
 import { SCOPES, type Scope } from '#domain/scopes';
 import type { WebReply, WebRequest } from '#http/middleware/web-stack';
-import {
-  AUTHORIZE_PARAMETERS,
-  type AuthorizeParams,
-  type AuthorizeRequest,
-  readAuthorizeParams,
-} from '#services/oauth-flow';
+import type { AuthorizeRequest } from '#services/oauth-flow';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
 
