@@ -262,6 +262,7 @@ describe('ServiceRestApi', () => {
               'PK',
               'SK',
               'attempts',
+              'pending',
               '_type',
               'expiresAt',
               'updatedAt',
