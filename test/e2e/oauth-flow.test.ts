@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeKey } from '#data/keys';
 import { localDynamoDbClient } from '#local/dynamodb-local';
 import { admin } from '#test/admin';
-import { createApp, createUser } from '#test/fixtures';
-import { basicAuth, json, startTestStack } from '#test/stack';
+import { createApp, createUser, signedUpUser } from '#test/fixtures';
+import { json, startTestStack } from '#test/stack';
 import { WebClient } from '#test/web-client';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
@@ -29,19 +29,7 @@ afterAll(async () => {
 });
 
 let users = 0;
-/** A new user, signed up (and so signed in) through the sign-up page. */
-async function signedInUser() {
-  const login = `user-${++users}`;
-  const browser = new WebClient(stack.webUrl);
-  await browser.get('/signup');
-  const response = await browser.post('/signup', {
-    login,
-    email: `${login}@example.com`,
-    password: PASSWORD,
-  });
-  expect(response.status).toBe(303);
-  return { browser, login, auth: basicAuth(login, PASSWORD) };
-}
+const signedInUser = () => signedUpUser(stack.webUrl, `user-${++users}`, PASSWORD);
 
 const authorizePath = (params: Record<string, string>) =>
   `/login/oauth/authorize?${new URLSearchParams(params)}`;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, createUser } from '#test/fixtures';
-import { basicAuth, json, startTestStack } from '#test/stack';
-import { WebClient } from '#test/web-client';
+import { createApp, createUser, signedUpUser } from '#test/fixtures';
+import { json, startTestStack } from '#test/stack';
+import type { WebClient } from '#test/web-client';
 
 /**
  * Revoking an application ends everything the user gave it: codes issued before the revocation
@@ -27,18 +27,7 @@ afterAll(async () => {
 });
 
 let users = 0;
-async function signedInUser() {
-  const login = `user-${++users}`;
-  const browser = new WebClient(stack.webUrl);
-  await browser.get('/signup');
-  const response = await browser.post('/signup', {
-    login,
-    email: `${login}@example.com`,
-    password: PASSWORD,
-  });
-  expect(response.status).toBe(303);
-  return { browser, login, auth: basicAuth(login, PASSWORD) };
-}
+const signedInUser = () => signedUpUser(stack.webUrl, `user-${++users}`, PASSWORD);
 
 /** Authorizes `app` (approving the consent page when it is shown) and returns the code. */
 async function codeFrom(browser: WebClient): Promise<string> {

@@ -1,6 +1,7 @@
 import { base32Decode, timeStep, totpCode } from '#domain/totp';
 import { admin } from './admin.ts';
 import { basicAuth, json } from './stack.ts';
+import { WebClient } from './web-client.ts';
 
 /** A user made with the real admin CLI; `auth` is its Basic header. */
 export async function createUser(endpointsFile: string, login: string, password = `${login}-pass-1`) {
@@ -63,4 +64,13 @@ export async function personalToken(
   if (response.status !== 201)
     throw new Error(`token not created: ${response.status} ${await response.text()}`);
   return (await json(response)) as { id: number; token: string; scopes: string[] };
+}
+
+/** A new user, signed up (and so signed in) through the sign-up page of the site at `webUrl`. */
+export async function signedUpUser(webUrl: string, login: string, password = 'long-enough-pass-1') {
+  const browser = new WebClient(webUrl);
+  await browser.get('/signup');
+  const response = await browser.post('/signup', { login, email: `${login}@example.com`, password });
+  if (response.status !== 303) throw new Error(`sign-up of ${login} answered ${response.status}`);
+  return { browser, login, auth: basicAuth(login, password) };
 }
