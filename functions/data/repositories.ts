@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Repository, RepositoryCounts } from '#domain/repositories';
-import { conditionalWrite, db, now, tableName } from './client.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Repository } from '#domain/repositories';
+import { db, now, tableName, transactWithRetry } from './client.ts';
 import { nextId } from './counters.ts';
-import { repoKey, repoOwnerIndexKey } from './keys.ts';
-import { ITEM_ABSENT, TABLE, typed } from './table.ts';
+import { repoKey, repoOwnerIndexKey, userProfileKey } from './keys.ts';
+import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
 const toRepository = (item: Record<string, unknown>): Repository => ({
   id: Number(item.id),
@@ -45,49 +45,40 @@ export async function createRepository(input: NewRepository): Promise<Repository
     pushedAt: timestamp,
     size: 0,
   };
-  const written = await conditionalWrite(
-    db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...repoKey(input.ownerLogin, input.name),
-          ...repoOwnerIndexKey(input.ownerLogin, input.name),
-          ...typed('Repository'),
-          ...item,
+  // The owner's profile counts its repositories in the same transaction (a profile is one read).
+  const outcome = await transactWithRetry(
+    [
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...repoKey(input.ownerLogin, input.name),
+            ...repoOwnerIndexKey(input.ownerLogin, input.name),
+            ...typed('Repository'),
+            ...item,
+          },
+          ConditionExpression: ITEM_ABSENT,
         },
-        ConditionExpression: ITEM_ABSENT,
-      }),
-    ),
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: userProfileKey(input.ownerLogin),
+          UpdateExpression: 'ADD #count :one',
+          ConditionExpression: ITEM_EXISTS,
+          ExpressionAttributeNames: { '#count': item.private ? 'privateRepos' : 'publicRepos' },
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+    ],
+    'createRepository',
   );
-  if (written === false) return null;
-  return toRepository(item);
+  if (outcome === 'ok') return toRepository(item);
+  if (outcome.failedIndex === 0) return null;
+  throw new Error('createRepository: the owner has no profile');
 }
 
 export async function getRepository(owner: string, name: string): Promise<Repository | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: repoKey(owner, name) }));
   return Item ? toRepository(Item) : undefined;
-}
-
-/** Counts an owner's repositories by visibility (owner index, visibility attribute only). */
-export async function countRepositories(ownerLogin: string): Promise<RepositoryCounts> {
-  const index = TABLE.indexes.GSI1;
-  const prefix = repoOwnerIndexKey(ownerLogin, '');
-  const counts = { public: 0, private: 0 };
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :sk)',
-        ProjectionExpression: '#private',
-        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey, '#private': 'private' },
-        ExpressionAttributeValues: { ':pk': prefix.GSI1PK, ':sk': prefix.GSI1SK },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) counts[item.private ? 'private' : 'public'] += 1;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return counts;
 }

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { foldAsciiCase } from '#domain/ascii-case';
-import type { User } from '#domain/users';
+import type { Profile, User, UserStats } from '#domain/users';
 import { conditionalWrite, db, getItems, itemOf, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
 import { credentialKey, failedLoginKey, userIdIndexKey, userProfileKey } from './keys.ts';
@@ -21,7 +21,19 @@ interface ProfileItem {
   siteAdmin: boolean;
   createdAt: string;
   updatedAt: string;
+  /** Kept by the writes that change them (repository creation, two-factor), so a profile is one read. */
+  publicRepos?: number;
+  privateRepos?: number;
+  twoFactor?: boolean;
 }
+
+const toStats = (item: Record<string, unknown>): UserStats => ({
+  publicRepos: Number(item.publicRepos ?? 0),
+  privateRepos: Number(item.privateRepos ?? 0),
+  twoFactor: item.twoFactor === true,
+});
+
+const toProfile = (item: Record<string, unknown>): Profile => ({ user: toUser(item), stats: toStats(item) });
 
 export const toUser = (item: Record<string, unknown>): User => {
   const { id, login, name, email, publicEmail, siteAdmin, createdAt, updatedAt } =
@@ -143,9 +155,12 @@ export async function getLoginRecord(login: string, window: number): Promise<Log
   const previousFailures = failuresIn(itemOf(items, previous));
   const failures = previousFailures + failuresIn(itemOf(items, current));
   if (!profileItem || !credentialItem) return { failures, previousFailures };
+  // A fresh, strong read: what a request signed in this way shows of the profile needs no other.
+  const signedIn = toProfile(profileItem);
+  remember(login, signedIn);
   return {
     account: {
-      user: toUser(profileItem),
+      user: signedIn.user,
       credential: {
         passwordHash: String(credentialItem.passwordHash),
         ...(credentialItem.otpSecret ? { otpSecret: String(credentialItem.otpSecret) } : {}),
@@ -274,56 +289,71 @@ export async function setOtpSecret(
   sealedSecret: string,
   replacing?: string,
 ): Promise<boolean> {
-  const written = await conditionalWrite(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: credentialKey(login),
-        UpdateExpression: 'SET otpSecret = :secret, updatedAt = :now',
-        ConditionExpression:
-          replacing === undefined ? ITEM_EXISTS : `${ITEM_EXISTS} AND otpSecret = :replacing`,
-        ExpressionAttributeValues: {
-          ':secret': sealedSecret,
-          ':now': now(),
-          ...(replacing === undefined ? {} : { ':replacing': replacing }),
-        },
-      }),
-    ),
+  const timestamp = now();
+  const credential = {
+    TableName: tableName(),
+    Key: credentialKey(login),
+    UpdateExpression: 'SET otpSecret = :secret, updatedAt = :now',
+    ConditionExpression: replacing === undefined ? ITEM_EXISTS : `${ITEM_EXISTS} AND otpSecret = :replacing`,
+    ExpressionAttributeValues: {
+      ':secret': sealedSecret,
+      ':now': timestamp,
+      ...(replacing === undefined ? {} : { ':replacing': replacing }),
+    },
+  };
+  // Re-sealing the same seed changes nothing the profile shows; turning two-factor on does.
+  const written = await conditionalWrite<unknown>(
+    replacing !== undefined
+      ? db().send(new UpdateCommand(credential))
+      : db().send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Update: credential },
+              {
+                Update: {
+                  TableName: tableName(),
+                  Key: userProfileKey(login),
+                  UpdateExpression: 'SET twoFactor = :on, updatedAt = :now',
+                  ConditionExpression: ITEM_EXISTS,
+                  ExpressionAttributeValues: { ':on': true, ':now': timestamp },
+                },
+              },
+            ],
+          }),
+        ),
   );
   return written !== false;
 }
 
-/** Whether the user has two-factor authentication on (their credential holds a TOTP secret). */
-export async function hasTwoFactor(login: string): Promise<boolean> {
-  const { Item } = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: credentialKey(login),
-      ProjectionExpression: '#otp',
-      ExpressionAttributeNames: { '#otp': 'otpSecret' },
-    }),
-  );
-  return Boolean(Item?.otpSecret);
+/** Profiles recently read by this container: login → [read at, profile]. */
+const recentProfiles = new Map<string, readonly [number, Profile]>();
+const RECENT_PROFILES_MAX = 1000;
+
+function remember(login: string, profile: Profile): void {
+  if (recentProfiles.size >= RECENT_PROFILES_MAX)
+    recentProfiles.delete(recentProfiles.keys().next().value ?? '');
+  recentProfiles.set(foldAsciiCase(login), [Date.now(), profile]);
 }
 
-/** Profiles recently read by this container: login → [read at, user]. */
-const recentProfiles = new Map<string, readonly [number, User]>();
-const RECENT_PROFILES_MAX = 1000;
+/** A user's profile with the counts it shows, in one GetItem. */
+export async function getProfile(login: string): Promise<Profile | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: userProfileKey(login) }));
+  if (!Item) return undefined;
+  const profile = toProfile(Item);
+  remember(login, profile);
+  return profile;
+}
 
 /**
  * A user's profile, from this container's memory when read in the last `maxAgeMs`. Only for
  * display data after the credential itself was checked against the table (token lookups are
  * never cached, so revocation still takes effect on the next request).
  */
-export async function getUserRecent(login: string, maxAgeMs: number): Promise<User | undefined> {
-  const key = foldAsciiCase(login);
-  const hit = recentProfiles.get(key);
+export async function getProfileRecent(login: string, maxAgeMs: number): Promise<Profile | undefined> {
+  const hit = recentProfiles.get(foldAsciiCase(login));
   if (hit && Date.now() - hit[0] < maxAgeMs) return hit[1];
-  const user = await getUser(login);
-  if (user) {
-    if (recentProfiles.size >= RECENT_PROFILES_MAX)
-      recentProfiles.delete(recentProfiles.keys().next().value ?? '');
-    recentProfiles.set(key, [Date.now(), user]);
-  }
-  return user;
+  return getProfile(login);
 }
+
+export const getUserRecent = async (login: string, maxAgeMs: number): Promise<User | undefined> =>
+  (await getProfileRecent(login, maxAgeMs))?.user;

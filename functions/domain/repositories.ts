@@ -16,12 +16,6 @@ export interface Repository {
   readonly size: number;
 }
 
-/** How many repositories an owner has, by visibility. */
-export interface RepositoryCounts {
-  readonly public: number;
-  readonly private: number;
-}
-
 /**
  * GitHub's repository name rule: 1-100 of letters, digits, `.`, `-`, `_`; `.` and `..` are
  * reserved, and a `.git` suffix would be ambiguous in clone URLs.

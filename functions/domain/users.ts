@@ -21,6 +21,12 @@ export interface UserStats {
   readonly twoFactor: boolean;
 }
 
+/** A user with what their profile shows. */
+export interface Profile {
+  readonly user: User;
+  readonly stats: UserStats;
+}
+
 /** The address a profile shows to others: only one the user chose to make public (GitHub's rule). */
 export function publicEmailOf(user: Pick<User, 'email' | 'publicEmail'>): string | null {
   return user.publicEmail ? user.email : null;

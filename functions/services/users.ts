@@ -1,25 +1,21 @@
-import { countRepositories } from '#data/repositories';
-import { getUser, hasTwoFactor } from '#data/users';
-import type { User, UserStats } from '#domain/users';
+/** Profiles: a user with the counts their profile shows, read with the user in one GetItem. */
+import { getProfile, getProfileRecent } from '#data/users';
+import type { Profile, User } from '#domain/users';
+import { notFound } from '#shared/errors';
 
-/** A profile with the counts it shows. */
-export interface Profile {
-  readonly user: User;
-  readonly stats: UserStats;
-}
-
-async function statsOf(login: string): Promise<UserStats> {
-  const [repositories, twoFactor] = await Promise.all([countRepositories(login), hasTwoFactor(login)]);
-  return { publicRepos: repositories.public, privateRepos: repositories.private, twoFactor };
-}
-
-/** The profile of `GET /user`: the caller's own account. */
+/**
+ * The profile of `GET /user`: the caller's own account, as authentication just read it (the
+ * container's copy from that read, at most 10 s old).
+ */
 export async function ownProfile(user: User): Promise<Profile> {
-  return { user, stats: await statsOf(user.login) };
+  const profile = await getProfileRecent(user.login, 10_000);
+  if (!profile) throw notFound();
+  return profile;
 }
 
-/** The profile of `GET /users/{login}`; `undefined` when there is no such user. */
-export async function profileByLogin(login: string): Promise<Profile | undefined> {
-  const [user, stats] = await Promise.all([getUser(login), statsOf(login)]);
-  return user ? { user, stats } : undefined;
+/** The profile of `GET /users/{login}`; 404 when there is no such user. */
+export async function profileByLogin(login: string): Promise<Profile> {
+  const profile = await getProfile(login);
+  if (!profile) throw notFound();
+  return profile;
 }
