@@ -174,7 +174,7 @@ export async function revokeGrant(login: string, clientId: string): Promise<void
 }
 
 /** A fresh token for an existing authorization (the token kind follows the authorization). */
-export const mintFor = (authorization: Pick<Authorization, 'clientId'>) =>
+const mintFor = (authorization: Pick<Authorization, 'clientId'>) =>
   mintToken(authorization.clientId ? 'oauth' : 'personal');
 
 /** The user's authorizations in id order. */

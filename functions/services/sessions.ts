@@ -14,7 +14,7 @@ import {
 } from '#domain/sessions';
 
 /** Starts a session; returns the cookie value (shown once) and the session. */
-export async function createSession(
+async function createSession(
   login: string,
   pendingOtp: boolean,
 ): Promise<{ cookie: string; session: Session }> {
