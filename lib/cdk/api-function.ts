@@ -131,14 +131,17 @@ export class ApiFunction extends NodejsFunction {
    * `tokenHash` its condition checks (IAM condition key `dynamodb:Attributes`).
    */
   allowRecordingTokenUse(table: ITable): void {
+    this.allowUpdating(table, [TABLE.partitionKey, TABLE.sortKey, 'lastUsedAt', 'tokenHash']);
+  }
+
+  /** UpdateItem on the table, only for requests naming no attribute but these (`dynamodb:Attributes`). */
+  private allowUpdating(table: ITable, attributes: readonly string[]): void {
     this.addToRolePolicy(
       new PolicyStatement({
         actions: ['dynamodb:UpdateItem'],
         resources: [table.tableArn],
         conditions: {
-          'ForAllValues:StringEquals': {
-            'dynamodb:Attributes': [TABLE.partitionKey, TABLE.sortKey, 'lastUsedAt', 'tokenHash'],
-          },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...attributes] },
           StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
         },
       }),
@@ -155,18 +158,7 @@ export class ApiFunction extends NodejsFunction {
     this.addEnvironment(ENV.secretsKmsKeyId, secretsKey.keyArn);
     secretsKey.grant(this, 'kms:Encrypt', 'kms:Decrypt');
     if (access === 'RW') return;
-    this.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:UpdateItem'],
-        resources: [table.tableArn],
-        conditions: {
-          'ForAllValues:StringEquals': {
-            'dynamodb:Attributes': [...SIGN_IN_ATTRIBUTES],
-          },
-          StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
-        },
-      }),
-    );
+    this.allowUpdating(table, SIGN_IN_ATTRIBUTES);
   }
 
   /** Sets `ENV.tableName` and grants exactly the data-plane actions `access` names; once per function. */

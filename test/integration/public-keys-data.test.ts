@@ -6,6 +6,7 @@ import { generateSshKey } from '#test/ssh-keys';
 
 let data: typeof import('#data/public-keys');
 let repositories: typeof import('#data/repositories');
+let users: typeof import('#data/users');
 
 /** A new public key as the handlers pass it to the data layer. */
 const newKey = (clientId = '', title = 'laptop') => {
@@ -20,7 +21,9 @@ const target = (repository: Repository) => ({
   repositoryId: repository.id,
 });
 
+/** A repository of `owner`, who is created first if needed (the owner's profile counts it). */
 async function repository(owner: string, name: string): Promise<Repository> {
+  await users.createUser({ login: owner, passwordHash: 'h' });
   const created = await repositories.createRepository({ ownerLogin: owner, name });
   if (!created) throw new Error(`repository ${owner}/${name} exists`);
   return created;
@@ -32,6 +35,7 @@ beforeAll(async () => {
   process.env.DYNAMODB_ENDPOINT = table.endpoint;
   data = await import('#data/public-keys');
   repositories = await import('#data/repositories');
+  users = await import('#data/users');
 });
 
 describe('public keys data', () => {
