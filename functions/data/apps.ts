@@ -22,6 +22,12 @@ export const toApp = (item: Record<string, unknown>): StoredApp => ({
   updatedAt: String(item.updatedAt),
 });
 
+/** An application as anything but its own authentication sees it: without the secret's hash. */
+export function withoutSecret(app: StoredApp): OAuthApp {
+  const { secretHash: _, ...rest } = app;
+  return rest;
+}
+
 export interface NewApp {
   readonly ownerLogin: string;
   readonly name: string;
@@ -61,7 +67,7 @@ export async function createApp(
       ConditionExpression: ITEM_ABSENT,
     }),
   );
-  const { secretHash: _, ...app } = toApp(item);
+  const app = withoutSecret(toApp(item));
   return app;
 }
 
@@ -87,7 +93,7 @@ export async function setSuspended(clientId: string, suspended: boolean): Promis
     ),
   );
   if (written === false || !written.Attributes) return undefined;
-  const { secretHash: _, ...app } = toApp(written.Attributes);
+  const app = withoutSecret(toApp(written.Attributes));
   return app;
 }
 

@@ -3,7 +3,7 @@
  * listing, the tokens an application holds, and rotating its client secret.
  */
 import { appsOwnedBy, rotateClientSecret, tokensOfApp } from '#data/app-directory';
-import { createApp, getApp, getApps, type NewApp, setSuspended } from '#data/apps';
+import { createApp, getApp, getApps, type NewApp, setSuspended, withoutSecret } from '#data/apps';
 import {
   type AppTokenSummary,
   hashSecret,
@@ -18,15 +18,14 @@ import { notFound } from '#shared/errors';
 /** The applications named, by client_id, in one BatchGetItem (for names and URLs in replies). */
 export async function appDirectory(clientIds: Iterable<string>): Promise<Map<string, OAuthApp>> {
   const apps = await getApps(clientIds);
-  return new Map([...apps].map(([clientId, { secretHash: _, ...app }]) => [clientId, app]));
+  return new Map([...apps].map(([clientId, app]) => [clientId, withoutSecret(app)]));
 }
 
 /** The application when `login` owns it; 404 otherwise (others' applications do not exist here). */
 export async function ownedApp(login: string, clientId: string | undefined): Promise<OAuthApp> {
   const found = clientId ? await getApp(clientId) : undefined;
   if (!found || !sameAsciiCaseless(found.ownerLogin, login)) throw notFound();
-  const { secretHash: _, ...app } = found;
-  return app;
+  return withoutSecret(found);
 }
 
 export const appsOf = (login: string, limit: number): Promise<{ apps: OwnedApp[]; more: boolean }> =>

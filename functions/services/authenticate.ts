@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { getApp } from '#data/apps';
+import { getApp, withoutSecret } from '#data/apps';
 import { getAppAndToken, lookupToken, recordTokenUse, type TokenLookup } from '#data/authorizations';
 import { now } from '#data/client';
 import { getUserRecent } from '#data/users';
@@ -109,7 +109,7 @@ async function appByCredentials(event: APIGatewayProxyEvent): Promise<Caller> {
   if (!found.app || !secretMatches(secret, found.app.secretHash)) throw notFound();
   // Only an application that proved its secret learns that it is suspended.
   if (found.app.suspended) throw applicationSuspended();
-  const { secretHash: _, ...app } = found.app;
+  const app = withoutSecret(found.app);
   return { kind: 'app', app, ...('token' in found && found.token ? { token: found.token } : {}) };
 }
 

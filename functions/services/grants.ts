@@ -2,7 +2,7 @@
  * A user's grants: one per application that holds tokens for them, read with the authorizations
  * that make them up (one Query), for the grants API and the settings pages alike.
  */
-import { getApp } from '#data/apps';
+import { getApp, withoutSecret } from '#data/apps';
 import { readUserAuthState } from '#data/authorizations';
 import type { OAuthApp } from '#domain/apps';
 import { type Grant, grantsOf } from '#domain/authorizations';
@@ -29,6 +29,5 @@ export async function grantForApp(
   const [grants, app] = await Promise.all([grantsForUser(login), getApp(clientId)]);
   const grant = grants.find((candidate) => candidate.clientId === clientId);
   if (!grant || !app) throw notFound();
-  const { secretHash: _, ...publicApp } = app;
-  return { grant, app: publicApp };
+  return { grant, app: withoutSecret(app) };
 }
