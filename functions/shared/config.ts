@@ -1,5 +1,8 @@
 import { DEFAULT_DOCS_URL } from './errors.ts';
 
+/** Files larger than this are large files (spec §8: 100 MB; GitHub's limit is 100 MiB). */
+export const DEFAULT_LARGE_FILE_BYTES = 100 * 1024 * 1024;
+
 /**
  * Runtime configuration, read and checked once at cold start. The environment variable names are
  * exported so that the CDK construct that sets them and the local stack use the same constants.
@@ -24,6 +27,19 @@ export const ENV = {
   secretsKmsKeyId: 'SECRETS_KMS_KEY_ID',
   /** Only set locally: a file holding the 32-byte key that seals stored secrets. */
   secretsKeyFile: 'SECRETS_KEY_FILE',
+  /** Where import working copies live (EFS in AWS, `.data/imports` locally); they persist across chunks. */
+  importWorkDir: 'IMPORT_WORK_DIR',
+  /** Where the hosted bare repositories live (EFS in AWS, `.data/repositories` locally). */
+  repositoriesDir: 'REPOSITORIES_DIR',
+  /** Files larger than this many bytes are large files (default 100 MiB; tests use a small one). */
+  largeFileBytes: 'LARGE_FILE_BYTES',
+  /** The time budget of one chunk of a long import step, in seconds (default 600). */
+  importChunkSeconds: 'IMPORT_CHUNK_SECONDS',
+  /**
+   * Comma-separated IP addresses an import may reach although they are private or loopback (the
+   * local stack and tests: 127.0.0.1 and ::1). Empty in AWS.
+   */
+  originAllowedAddresses: 'ORIGIN_ALLOWED_ADDRESSES',
 } as const;
 
 export interface Config {
@@ -41,6 +57,11 @@ export interface Config {
   readonly maxBodyBytes: number;
   readonly secretsKmsKeyId: string | undefined;
   readonly secretsKeyFile: string | undefined;
+  readonly importWorkDir: string;
+  readonly repositoriesDir: string;
+  readonly largeFileBytes: number;
+  readonly importChunkSeconds: number;
+  readonly originAllowedAddresses: readonly string[];
 }
 
 function optionalUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -59,6 +80,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const maxBodyBytes = Number(env[ENV.maxBodyBytes] || 1024 * 1024);
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)
     throw new Error(`${ENV.maxBodyBytes} must be a positive integer`);
+  const largeFileBytes = positiveNumber(env, ENV.largeFileBytes, DEFAULT_LARGE_FILE_BYTES, true);
+  const importChunkSeconds = positiveNumber(env, ENV.importChunkSeconds, 600, false);
   return Object.freeze({
     tableName,
     dynamodbEndpoint: env[ENV.dynamodbEndpoint] || undefined,
@@ -73,7 +96,26 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes,
     secretsKmsKeyId: env[ENV.secretsKmsKeyId] || undefined,
     secretsKeyFile: env[ENV.secretsKeyFile] || undefined,
+    importWorkDir: env[ENV.importWorkDir] || '/mnt/data/imports',
+    repositoriesDir: env[ENV.repositoriesDir] || '/mnt/data/repositories',
+    largeFileBytes,
+    importChunkSeconds,
+    originAllowedAddresses: Object.freeze(
+      (env[ENV.originAllowedAddresses] ?? '')
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+    ),
   });
+}
+
+function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, integer: boolean): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value)))
+    throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}`);
+  return value;
 }
 
 let cached: Config | undefined;

@@ -19,8 +19,17 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  */
 export type AuthKind = 'none' | 'password' | 'user' | 'app' | 'web' | 'client';
 
-/** What the response body is: GitHub JSON, an HTML page, or an OAuth token-endpoint response. */
-export type MediaKind = 'json' | 'html' | 'oauth';
+/**
+ * What the response body is: GitHub JSON, an HTML page, an OAuth token-endpoint response, or Git's
+ * own protocols (smart HTTP and the Git LFS API, binary bodies).
+ */
+export type MediaKind = 'json' | 'html' | 'oauth' | 'git';
+
+/**
+ * What a route's function reaches besides the table: the hosted repositories' file system (EFS in
+ * AWS) and the import workflow (Step Functions). CDK grants exactly these.
+ */
+export type Capability = 'repositories' | 'import-workflow';
 
 export interface Route {
   readonly method: HttpMethod;
@@ -36,6 +45,8 @@ export interface Route {
   readonly table: 'RO' | 'RW';
   /** Preview media type the Accept header must name (e.g. `barred-rock`). */
   readonly preview?: string;
+  /** Resources beyond the table (none when absent). */
+  readonly uses?: readonly Capability[];
 }
 
 const API = '/api/v3';
@@ -100,6 +111,15 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/login/oauth/authorize', handler: 'oauth/authorize', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/login/oauth/authorize', handler: 'oauth/authorize-decision', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/login/oauth/access_token', handler: 'oauth/access-token', auth: 'client', scopes: [], media: 'oauth', table: 'RW' },
+
+  // Source import API (spec §4.5): preview media type barred-rock.
+  // (import API rows)
+
+  // Hosted repositories: Git smart HTTP and the Git LFS API at {web}/{owner}/{repo}.git.
+  // (hosted repository rows)
+
+  // Import progress pages at {import_url}/{owner}/{repo}/import.
+  // (progress page rows)
 ];
 
 /**

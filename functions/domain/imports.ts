@@ -1,0 +1,194 @@
+/**
+ * Source imports (spec §2.4–2.7, §3.1–3.2): the model and its pure rules. The workflow
+ * (`statemachines/import.asl.json`) moves an import through these statuses; the API reads and
+ * changes them only through the rules here.
+ */
+
+export const VCS_TYPES = ['git', 'subversion', 'mercurial', 'tfvc'] as const;
+export type Vcs = (typeof VCS_TYPES)[number];
+
+/** Names a client may send for `vcs`; answered with the full name (GitHub echoed `svn` as `subversion`). */
+const VCS_NAMES: Readonly<Record<string, Vcs>> = {
+  git: 'git',
+  subversion: 'subversion',
+  svn: 'subversion',
+  mercurial: 'mercurial',
+  hg: 'mercurial',
+  tfvc: 'tfvc',
+};
+
+/** The canonical VCS for a name a client sent, or undefined when it names none. */
+export const canonicalVcs = (name: string): Vcs | undefined =>
+  Object.hasOwn(VCS_NAMES, name) ? VCS_NAMES[name] : undefined;
+
+export const IMPORT_STATUSES = [
+  'detecting',
+  'importing',
+  'mapping',
+  'pushing',
+  'complete',
+  'auth_failed',
+  'error',
+  'detection_needs_auth',
+  'detection_found_nothing',
+  'detection_found_multiple',
+] as const;
+export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+
+export const USE_LFS_VALUES = ['undecided', 'opt_in', 'opt_out'] as const;
+export type UseLfs = (typeof USE_LFS_VALUES)[number];
+
+/** The step an import failed in (GitHub's docs name the steps so). */
+export type FailedStep = 'detection' | 'raw' | 'rewrite' | 'push';
+
+/** What a paused execution waits for a person to give it (a `.waitForTaskToken` state). */
+export type WaitingFor = 'credentials' | 'project_choice' | 'lfs_choice';
+
+/** One of several projects found at a URL (`detection_found_multiple`). */
+export interface ProjectChoice {
+  readonly vcs: Vcs;
+  readonly humanName: string;
+  /** TFVC team project. */
+  readonly tfvcProject?: string;
+  /** Subversion: the project's root below the URL. Mercurial: the repository's path. */
+  readonly path?: string;
+}
+
+export interface Import {
+  readonly ownerLogin: string;
+  readonly repoName: string;
+  /** Increases on every restart; the execution of attempt N is the only one that may write. */
+  readonly attempt: number;
+  /** Unique per import, never reused: authors and large files belong to it. */
+  readonly importId: number;
+  /** Null while detecting without a `vcs`. */
+  readonly vcs: Vcs | null;
+  readonly vcsUrl: string;
+  readonly tfvcProject?: string;
+  readonly useLfs: UseLfs;
+  readonly status: ImportStatus;
+  /** Null until the raw step knows it. */
+  readonly commitCount: number | null;
+  /** Progress of the raw step, 0–100; null until known. */
+  readonly percent: number | null;
+  /** Progress of the push step, 0–100; null outside it. */
+  readonly pushPercent: number | null;
+  readonly failedStep?: FailedStep;
+  /** Readable, never holds a credential. */
+  readonly errorMessage?: string;
+  readonly projectChoices?: readonly ProjectChoice[];
+  readonly hasLargeFiles: boolean;
+  readonly largeFilesCount: number;
+  /** Total bytes of the large files (GitHub's example value is bytes although its docs say GB). */
+  readonly largeFilesSize: number;
+  readonly authorsCount: number;
+  /** Credentials are stored sealed; the API only says whether there are any. */
+  readonly hasCredentials: boolean;
+  /** What the paused execution waits for, when it waits. */
+  readonly waitingFor?: WaitingFor;
+  /** The Step Functions task token of the paused state (never shown to clients). */
+  readonly taskToken?: string;
+  readonly executionArn?: string;
+  /** The owner pushed commits of their own after the import: history may no longer be rewritten. */
+  readonly ownerPushed: boolean;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface ImportAuthor {
+  readonly id: number;
+  /** Identifier in the origin: `name <email>` for Git, the username@uuid for Subversion. */
+  readonly remoteId: string;
+  readonly remoteName: string;
+  readonly email: string;
+  readonly name: string;
+}
+
+export interface LargeFile {
+  readonly refName: string;
+  readonly path: string;
+  readonly oid: string;
+  readonly size: number;
+}
+
+/** The human-readable status (GitHub sent "Importing..." and "Done"). */
+export function statusText(status: ImportStatus): string {
+  switch (status) {
+    case 'detecting':
+      return 'Detecting source control...';
+    case 'importing':
+      return 'Importing...';
+    case 'mapping':
+      return 'Rewriting history...';
+    case 'pushing':
+      return 'Pushing...';
+    case 'complete':
+      return 'Done';
+    case 'auth_failed':
+      return 'Authentication failed: the origin needs a username and password';
+    case 'error':
+      return 'Import failed';
+    case 'detection_needs_auth':
+      return 'Detection needs a username and password';
+    case 'detection_found_nothing':
+      return 'No source control found at this URL';
+    case 'detection_found_multiple':
+      return 'Several projects found: choose one';
+  }
+}
+
+/** The first status of a new or restarted import. */
+export const firstStatus = (vcs: Vcs | null): ImportStatus => (vcs === null ? 'detecting' : 'importing');
+
+/** Statuses in which the import is finished or waits for a person: no worker runs. */
+export const isSettled = (status: ImportStatus): boolean =>
+  status === 'complete' ||
+  status === 'error' ||
+  status === 'auth_failed' ||
+  status === 'detection_needs_auth' ||
+  status === 'detection_found_nothing' ||
+  status === 'detection_found_multiple';
+
+/** Credentials may be sent while the origin refuses the import or its detection (spec §3.1). */
+export const acceptsCredentials = (status: ImportStatus): boolean =>
+  status === 'auth_failed' || status === 'detection_needs_auth';
+
+/** A project may be chosen only after detection found several (spec §3.1). */
+export const acceptsProjectChoice = (status: ImportStatus): boolean => status === 'detection_found_multiple';
+
+/**
+ * Authors may be mapped, and the LFS choice made or changed, until the owner pushes commits of
+ * their own (spec §3.1). After `complete`, a change rewrites the imported history and publishes it
+ * again (GitHub did this).
+ */
+export const acceptsHistoryChanges = (record: Pick<Import, 'ownerPushed'>): boolean => !record.ownerPushed;
+
+/**
+ * The Step Functions execution name of an import attempt: readable in the console, unique per
+ * attempt, within AWS's rules (1–80 of letters, digits, `.`, `-`, `_`). Logins have no `.`, so the
+ * first `.` separates owner from repository.
+ */
+export function executionName(ownerLogin: string, repoName: string, attempt: number): string {
+  const suffix = `.attempt-${attempt}`;
+  const full = `${ownerLogin}.${repoName}${suffix}`;
+  if (full.length <= 80) return full;
+  // Long names keep their start and a short digest of the whole, so two long names stay distinct.
+  const digest = fnv1a(`${ownerLogin}/${repoName}`).toString(36).padStart(7, '0').slice(0, 7);
+  const room = 80 - suffix.length - digest.length - 1;
+  return `${`${ownerLogin}.${repoName}`.slice(0, room)}-${digest}${suffix}`;
+}
+
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+/**
+ * The author a Git commit's identity becomes: the remote id is the identity itself, so the same
+ * person found twice is one author.
+ */
+export const gitRemoteId = (name: string, email: string): string => `${name} <${email}>`;
