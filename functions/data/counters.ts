@@ -4,7 +4,15 @@ import { counterKey } from './keys.ts';
 import { TABLE } from './table.ts';
 
 /** Entities with integer ids. */
-export type IdKind = 'user' | 'app' | 'repository' | 'authorization' | 'grant' | 'key' | 'import-author';
+export type IdKind =
+  | 'user'
+  | 'app'
+  | 'repository'
+  | 'authorization'
+  | 'grant'
+  | 'key'
+  | 'import'
+  | 'import-author';
 
 /**
  * The next integer id for an entity kind: one atomic UpdateItem ADD, so concurrent callers never

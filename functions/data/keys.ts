@@ -53,6 +53,44 @@ export const repoOwnerIndexKey = (ownerLogin: string, name: string): Gsi1Key => 
   GSI1SK: `REPO#${lower(name)}`,
 });
 
+/*
+ * A repository's import shares the repository partition: the import item, and its authors and
+ * large files under `IMPORT#<importId>#`, so that a cancelled import's leftovers never show in the
+ * next import (each import has its own never-reused id).
+ */
+
+/** The import of a repository (GetItem; at most one). */
+export const importKey = (owner: string, name: string): Key => ({
+  PK: repoPartition(owner, name),
+  SK: 'IMPORT',
+});
+
+/** The prefix of everything belonging to one import (its authors, their pointers, its large files). */
+export const importItemsPrefix = (importId: number): string => `IMPORT#${sortableId(importId)}#`;
+
+/** An author of an import by id, and the import's authors in id order (begins_with `…#AUTHOR#`, `since`). */
+export const importAuthorKey = (owner: string, name: string, importId: number, authorId: number): Key => ({
+  PK: repoPartition(owner, name),
+  SK: `${importItemsPrefix(importId)}AUTHOR#${sortableId(authorId)}`,
+});
+
+/** One author per origin identity: a pointer by the hash of the remote id (conditional put). */
+export const importAuthorRemoteKey = (
+  owner: string,
+  name: string,
+  importId: number,
+  remoteIdHash: string,
+): Key => ({
+  PK: repoPartition(owner, name),
+  SK: `${importItemsPrefix(importId)}REMOTE#${remoteIdHash}`,
+});
+
+/** The large files an import found (one item, written once per scan). */
+export const importLargeFilesKey = (owner: string, name: string, importId: number): Key => ({
+  PK: repoPartition(owner, name),
+  SK: `${importItemsPrefix(importId)}LARGEFILES`,
+});
+
 /** Atomic id counter per entity kind (UpdateItem ADD); ids are never reused. */
 export const counterKey = (entity: string): Key => ({ PK: `COUNTER#${entity}`, SK: 'COUNTER' });
 
@@ -200,5 +238,8 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'Session by cookie', index: 'table', read: { get: sessionKey(H) } },
   { pattern: 'Repository by owner and name', index: 'table', read: { get: repoKey(L, '<repo>') } },
   { pattern: 'Repositories of a user', index: 'GSI1', read: { query: repoOwnerIndexKey(L, ''), by: 'prefix' } },
+  { pattern: 'Import of a repository (API reads, worker progress writes conditional on the attempt)', index: 'table', read: { get: importKey(L, '<repo>') }, strong: true },
+  { pattern: 'Authors of an import, in id order (`since`); author by id', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: `${importItemsPrefix(ID)}AUTHOR#` }, by: 'prefix' }, strong: true, note: `GetItem ${importAuthorKey(L, '<repo>', ID, ID).SK}; one author per origin identity: conditional put of ${importAuthorRemoteKey(L, '<repo>', ID, H).SK}` },
+  { pattern: 'Large files an import found', index: 'table', read: { get: importLargeFilesKey(L, '<repo>', ID) }, strong: true },
   { pattern: 'Next id of a kind', index: 'table', read: { update: counterKey('<kind>') }, note: 'ADD, returns the new value' },
 ];

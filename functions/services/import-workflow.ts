@@ -1,0 +1,87 @@
+/**
+ * Driving the import workflow (`statemachines/import.asl.json`) from the API: start an attempt,
+ * stop it, and resume an execution paused at a `.waitForTaskToken` state. The execution carries
+ * only the import's key and attempt, never credentials (they are sealed on the import item).
+ */
+import {
+  SendTaskSuccessCommand,
+  SFNClient,
+  StartExecutionCommand,
+  StopExecutionCommand,
+} from '@aws-sdk/client-sfn';
+import { executionName } from '#domain/imports';
+import { config, ENV } from '#shared/config';
+
+/** Where an attempt starts: detection, the raw import, or the rewrite (republishing a complete import). */
+export type StartAt = 'detect' | 'import' | 'rewrite';
+
+/** The execution input: the import's key and attempt, nothing secret. */
+export interface ImportExecutionInput {
+  readonly owner: string;
+  readonly repo: string;
+  readonly attempt: number;
+  readonly startAt: StartAt;
+  /** For `rewrite`: the attempt whose raw history is reused. */
+  readonly fromAttempt?: number;
+}
+
+let client: SFNClient | undefined;
+function sfn(): SFNClient {
+  if (!client) {
+    const { stepFunctionsEndpoint } = config();
+    client = stepFunctionsEndpoint
+      ? new SFNClient({
+          endpoint: stepFunctionsEndpoint,
+          region: process.env.AWS_REGION ?? 'us-east-1',
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        })
+      : new SFNClient({});
+  }
+  return client;
+}
+
+function stateMachineArn(): string {
+  const arn = config().importStateMachineArn;
+  if (!arn) throw new Error(`${ENV.importStateMachineArn} must be set to run imports`);
+  return arn;
+}
+
+/** Starts the execution of an attempt; its name (owner.repo.attempt-N) reads well in the console. */
+export async function startAttempt(input: ImportExecutionInput): Promise<string> {
+  const { executionArn } = await sfn().send(
+    new StartExecutionCommand({
+      stateMachineArn: stateMachineArn(),
+      name: executionName(input.owner, input.repo, input.attempt),
+      input: JSON.stringify(input),
+    }),
+  );
+  if (!executionArn) throw new Error('StartExecution returned no executionArn');
+  return executionArn;
+}
+
+/** Stops an attempt's execution; one that already ended (or never started) is not an error. */
+export async function stopAttempt(executionArn: string | undefined, cause: string): Promise<void> {
+  if (!executionArn) return;
+  await sfn()
+    .send(new StopExecutionCommand({ executionArn, error: 'ImportStopped', cause }))
+    .catch((error: unknown) => {
+      if ((error as Error).name !== 'ExecutionDoesNotExist') throw error;
+    });
+}
+
+/**
+ * Resumes an execution paused at a `.waitForTaskToken` state. A token whose execution has ended
+ * (stopped, timed out) is ignored: the import item already says what happened.
+ */
+export async function resumeWaiting(
+  taskToken: string | undefined,
+  output: Record<string, unknown> = {},
+): Promise<void> {
+  if (!taskToken) return;
+  await sfn()
+    .send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) }))
+    .catch((error: unknown) => {
+      const name = (error as Error).name;
+      if (name !== 'TaskTimedOut' && name !== 'TaskDoesNotExist' && name !== 'InvalidToken') throw error;
+    });
+}
