@@ -1,0 +1,182 @@
+/**
+ * Running `git` on hostile input. Every call gets a clean environment (no system or user config,
+ * no prompts, no hooks, no credential helpers, only the transports the call needs), its own HOME,
+ * a time limit that kills the whole process group, and a cap on what it may print. Credentials
+ * never appear in arguments: network calls get them through `GIT_ASKPASS` (see `askpass`).
+ */
+import { spawn } from 'node:child_process';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** Which transports a call may use: the origin's network protocols, or local paths only. */
+export type Transport = 'network' | 'local';
+
+export interface GitRun {
+  /** Working directory (a repository, or where one is made). */
+  readonly cwd: string;
+  /** The job's private home: holds nothing but what this module writes there. */
+  readonly home: string;
+  readonly transport: Transport;
+  readonly timeoutMs: number;
+  /** Extra environment (proxy settings, the askpass variables); never logged. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly input?: string | Buffer;
+  /** Each progress line git writes to stderr (split on CR and LF). */
+  readonly onProgress?: (line: string) => void;
+  /** Largest stdout kept (default 256 MiB); more fails the call. */
+  readonly maxStdoutBytes?: number;
+}
+
+/** A git call that failed: exit code and the tail of what it printed, credentials removed. */
+export class GitFailed extends Error {
+  override readonly name = 'GitFailed';
+  constructor(
+    readonly args: readonly string[],
+    readonly exitCode: number | null,
+    readonly stderr: string,
+    readonly timedOut: boolean,
+  ) {
+    super(
+      `git ${args[0] ?? ''} ${timedOut ? 'timed out' : `exited with ${exitCode}`}: ${stderr.slice(-500)}`,
+    );
+  }
+}
+
+const NETWORK_PROTOCOLS = 'http:https:git';
+const LOCAL_PROTOCOLS = 'file';
+
+/** `scheme://user:secret@host` → `scheme://***@host` in anything git printed. */
+export const redactCredentials = (text: string): string => text.replace(/(\w+:\/\/)[^/@\s]*@/g, '$1***@');
+
+/** Config every call runs with (`-c` wins over every file, and no files are read anyway). */
+function configArgs(transport: Transport): string[] {
+  const allowed = transport === 'network' ? ['http', 'https', 'git'] : ['file'];
+  return [
+    '-c',
+    'protocol.allow=never',
+    ...allowed.flatMap((name) => ['-c', `protocol.${name}.allow=always`]),
+    '-c',
+    'core.hooksPath=/dev/null',
+    '-c',
+    'credential.helper=',
+    '-c',
+    'core.fsmonitor=false',
+    '-c',
+    'http.followRedirects=initial',
+    '-c',
+    'advice.detachedHead=false',
+    '-c',
+    'init.defaultBranch=main',
+  ];
+}
+
+/** The whole environment of a git call: nothing inherited but PATH. */
+export function gitEnvironment(
+  home: string,
+  transport: Transport,
+  extra: Readonly<Record<string, string>> = {},
+): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ALLOW_PROTOCOL: transport === 'network' ? NETWORK_PROTOCOLS : LOCAL_PROTOCOLS,
+    GIT_ASKPASS: '/bin/false',
+    SSH_ASKPASS: '/bin/false',
+    GIT_SSH_COMMAND: '/bin/false',
+    GIT_PROTOCOL_FROM_USER: '0',
+    LC_ALL: 'C',
+    ...extra,
+  };
+}
+
+/** Runs `git <args>`; resolves with stdout, rejects with `GitFailed`. */
+export function runGit(args: readonly string[], options: GitRun): Promise<Buffer> {
+  const maxStdout = options.maxStdoutBytes ?? 256 * 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', [...configArgs(options.transport), ...args], {
+      cwd: options.cwd,
+      env: gitEnvironment(options.home, options.transport, options.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true, // its own process group, so a timeout kills remote helpers and index-pack too
+    });
+    const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderrTail = '';
+    let pending = '';
+    let timedOut = false;
+    let overflow = false;
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, options.timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > maxStdout) {
+        overflow = true;
+        killGroup();
+        return;
+      }
+      stdout.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      const text = redactCredentials(chunk.toString('utf8'));
+      stderrTail = (stderrTail + text).slice(-8192);
+      if (!options.onProgress) return;
+      pending += text;
+      const lines = pending.split(/[\r\n]/);
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line.trim() !== '') options.onProgress(line);
+    });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code === 0 && !timedOut && !overflow) return resolve(Buffer.concat(stdout));
+      const why = overflow ? `${stderrTail}\n(output over ${maxStdout} bytes)` : stderrTail;
+      reject(new GitFailed(args, code, why, timedOut));
+    });
+    child.stdin.on('error', () => undefined); // git may exit before reading its input
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/**
+ * A private HOME for one job: created empty (mode 700), so nothing is shared or cached between
+ * users, with the askpass program that hands git the credentials from its environment.
+ */
+export async function prepareHome(home: string): Promise<void> {
+  await mkdir(join(home, '.config'), { recursive: true, mode: 0o700 });
+  await chmod(home, 0o700);
+  await writeFile(join(home, 'askpass'), ASKPASS, { mode: 0o700 });
+}
+
+/**
+ * Git asks `GIT_ASKPASS` for the username and then the password; this answers from the
+ * environment of the git process only (never a file, an argument or a URL).
+ */
+const ASKPASS = `#!/bin/sh
+case "$1" in
+  Username*) printf '%s\\n' "$IMPORT_ORIGIN_USERNAME" ;;
+  *) printf '%s\\n' "$IMPORT_ORIGIN_PASSWORD" ;;
+esac
+`;
+
+/** Environment for a network call with credentials (use with `prepareHome`). */
+export const askpass = (home: string, username: string, password: string): Record<string, string> => ({
+  GIT_ASKPASS: join(home, 'askpass'),
+  IMPORT_ORIGIN_USERNAME: username,
+  IMPORT_ORIGIN_PASSWORD: password,
+});
