@@ -1,3 +1,6 @@
+import { foldAsciiCase } from './ascii-case.ts';
+import type { SealContext } from './sealed-secrets.ts';
+
 /**
  * Source imports (spec §2.4–2.7, §3.1–3.2): the model and its pure rules. The workflow
  * (`statemachines/import.asl.json`) moves an import through these statuses; the API reads and
@@ -192,3 +195,18 @@ function fnv1a(text: string): number {
  * person found twice is one author.
  */
 export const gitRemoteId = (name: string, email: string): string => `${name} <${email}>`;
+
+/**
+ * How an import's origin credentials are sealed: bound to the repository and to this import, so a
+ * sealed value copied to another import (or a later one) does not open.
+ */
+export const importCredentialsContext = (ownerLogin: string, repoName: string, importId: number): SealContext => ({
+  purpose: 'import-credentials',
+  subject: `${foldAsciiCase(ownerLogin)}/${foldAsciiCase(repoName)}#${importId}`,
+});
+
+/** A Git identity `Name <email>` split into its parts; undefined when it is not one. */
+export function parseGitIdentity(identity: string): { name: string; email: string } | undefined {
+  const match = /^(.*) <([^<>]*)>$/.exec(identity);
+  return match ? { name: match[1] ?? '', email: match[2] ?? '' } : undefined;
+}

@@ -46,7 +46,9 @@ export type Signal =
   | 'TokenCheckFailed'
   | 'LoginFailed'
   | 'CodeExchangeSucceeded'
-  | 'CodeExchangeFailed';
+  | 'CodeExchangeFailed'
+  | 'ImportCompleted'
+  | 'ImportFailed';
 
 /** Counts one occurrence of `signal`, published at once (one EMF line). */
 export function countSignal(signal: Signal): void {

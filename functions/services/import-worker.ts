@@ -1,0 +1,299 @@
+/**
+ * What each step of the import workflow does (`statemachines/import.asl.json`; the task handlers
+ * in `functions/workflow/` are one line each over these). Every step:
+ * - reads the import item and refuses to work for an attempt that is no longer current (a
+ *   restarted or cancelled import's late invocations change nothing: `AttemptSuperseded`);
+ * - writes status and progress to the import item (at most every ~2 s), where the API reads them;
+ * - keeps its files in the attempt's own directory, which persists between chunks.
+ * Error class names are the workflow's contract (`OriginAuthFailed` → AuthFailed; the rest → Error).
+ */
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as imports from '#data/imports';
+import { recordImportedRepository } from '#data/repositories';
+import {
+  type FailedStep,
+  type ImportAuthor,
+  type Import,
+  type ImportStatus,
+  importCredentialsContext,
+  parseGitIdentity,
+  type WaitingFor,
+} from '#domain/imports';
+import { config } from '#shared/config';
+import { countSignal, log } from '#shared/log';
+import { adapterFor, allAdapters, detectOrigin } from '#vcs/adapters';
+import { redactCredentials } from '#vcs/git-command';
+import { findLargeFiles, publish, rewriteHistory } from '#vcs/history';
+import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
+import type { OriginAccess, OriginAuthor, OriginCredentials, RawJob } from '#vcs/origin';
+
+import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
+import { secretSealer } from './secret-sealer.ts';
+
+/** What every step gets: the execution input (and the results of earlier states, unused here). */
+export type StepInput = ImportExecutionInput;
+
+/** The attempt was restarted or the import cancelled while this step ran. */
+export class AttemptSuperseded extends Error {
+  override readonly name = 'AttemptSuperseded';
+}
+
+/** Progress reaches DynamoDB at most this often. */
+const PROGRESS_INTERVAL_MS = 2000;
+
+async function current(input: StepInput): Promise<Import> {
+  const record = await imports.getImport(input.owner, input.repo);
+  if (!record || record.attempt !== input.attempt) {
+    throw new AttemptSuperseded(`${input.owner}/${input.repo} attempt ${input.attempt} is no longer current`);
+  }
+  return record;
+}
+
+/** Writes that lose their condition mean the attempt is no longer current. */
+function mustWrite(written: boolean, input: StepInput): void {
+  if (!written) throw new AttemptSuperseded(`${input.owner}/${input.repo} attempt ${input.attempt} is no longer current`);
+}
+
+async function originAccess(record: Import): Promise<OriginAccess> {
+  const sealed = await imports.getSealedCredentials(record.ownerLogin, record.repoName);
+  let credentials: OriginCredentials | undefined;
+  if (sealed) {
+    const opened = await secretSealer().open(
+      sealed,
+      importCredentialsContext(record.ownerLogin, record.repoName, record.importId),
+    );
+    credentials = JSON.parse(opened.toString('utf8')) as OriginCredentials;
+  }
+  return {
+    url: record.vcsUrl,
+    ...(credentials ? { credentials } : {}),
+    allowedAddresses: config().originAllowedAddresses,
+  };
+}
+
+const attemptDir = (input: Pick<StepInput, 'owner' | 'repo'>, attempt: number) =>
+  importAttemptDir(config().importWorkDir, input.owner, input.repo, attempt);
+
+/** The raw history of an attempt (never changed after the raw step) and the history that is pushed. */
+const rawDir = (dir: string) => join(dir, 'raw.git');
+const outDir = (dir: string) => join(dir, 'out.git');
+
+/** A chunk's time budget. */
+const budgetMs = () => config().importChunkSeconds * 1000;
+
+/** Throttles progress writes to one per interval, keeping the latest values; `flush` writes what is left. */
+function progressWriter(input: StepInput) {
+  let last = 0;
+  let pending: imports.Progress | undefined;
+  let writing: Promise<unknown> = Promise.resolve();
+  const write = (progress: imports.Progress) => {
+    last = Date.now();
+    pending = undefined;
+    writing = writing.then(() => imports.recordProgress(input.owner, input.repo, input.attempt, progress)).catch(
+      (error: unknown) => log('warn', 'import progress not recorded', { error: String(error) }),
+    );
+  };
+  return {
+    report(progress: imports.Progress) {
+      pending = { ...pending, ...progress };
+      if (Date.now() - last >= PROGRESS_INTERVAL_MS) write(pending);
+    },
+    async flush() {
+      if (pending) write(pending);
+      await writing;
+    },
+  };
+}
+
+/** Detect: identifies the VCS at the URL (only the import's own VCS when it has one). */
+export async function detect(input: StepInput): Promise<{ outcome: 'found' | 'needs_auth' | 'multiple' | 'nothing' }> {
+  const record = await current(input);
+  if (record.status !== 'detecting') mustWrite(await imports.recordProgress(input.owner, input.repo, input.attempt, { status: 'detecting' }), input);
+  const access = await originAccess(record);
+  const detection = await detectOrigin(access, record.vcs ? [adapterFor(record.vcs)] : allAdapters());
+  switch (detection.kind) {
+    case 'found':
+      mustWrite(await imports.enterStatus(input.owner, input.repo, input.attempt, 'importing', { vcs: detection.vcs }), input);
+      return { outcome: 'found' };
+    case 'needs_auth':
+      // The waiting state writes detection_needs_auth together with its task token.
+      return { outcome: 'needs_auth' };
+    case 'multiple':
+      mustWrite(
+        await imports.enterStatus(input.owner, input.repo, input.attempt, 'detecting', { projectChoices: detection.choices }),
+        input,
+      );
+      return { outcome: 'multiple' };
+    case 'nothing':
+      mustWrite(await imports.enterStatus(input.owner, input.repo, input.attempt, 'detection_found_nothing'), input);
+      return { outcome: 'nothing' };
+  }
+}
+
+/** ImportRawHistory: one bounded chunk of the raw history, then the authors found so far. */
+export async function importRawChunk(input: StepInput): Promise<{ done: boolean; needsLfsChoice: boolean }> {
+  const record = await current(input);
+  if (record.vcs === null) throw new Error('importRawChunk: the import has no vcs (detection did not run)');
+  const adapter = adapterFor(record.vcs);
+  const dir = attemptDir(input, input.attempt);
+  await mkdir(dir, { recursive: true });
+  if (record.status !== 'importing') mustWrite(await imports.recordProgress(input.owner, input.repo, input.attempt, { status: 'importing' }), input);
+  const job: RawJob = {
+    ...(await originAccess(record)),
+    workDir: dir,
+    ...(record.tfvcProject ? { tfvcProject: record.tfvcProject } : {}),
+  };
+  const progress = progressWriter(input);
+  const chunk = await adapter.importRawChunk(job, budgetMs(), (update) =>
+    progress.report({ percent: update.percent, commitCount: update.commitCount }),
+  );
+  progress.report({ percent: chunk.percent, commitCount: chunk.commitCount });
+  await progress.flush();
+  await recordNewAuthors(input, record, await adapter.authors(job));
+  if (!chunk.done) return { done: false, needsLfsChoice: false };
+
+  const largeFiles = await findLargeFiles(rawDir(dir), config().largeFileBytes);
+  mustWrite(await imports.setLargeFiles(input.owner, input.repo, record.importId, input.attempt, largeFiles), input);
+  mustWrite(
+    await imports.recordProgress(input.owner, input.repo, input.attempt, { percent: 100, commitCount: chunk.commitCount }),
+    input,
+  );
+  const fresh = await current(input);
+  return { done: true, needsLfsChoice: largeFiles.length > 0 && fresh.useLfs === 'undecided' };
+}
+
+/**
+ * Authors appear while the raw step runs; each chunk adds the ones not recorded yet. The data
+ * layer keeps one author per origin identity, so a repeated chunk adds nothing twice.
+ */
+async function recordNewAuthors(input: StepInput, record: Import, found: readonly OriginAuthor[]): Promise<void> {
+  if (found.length === 0) return;
+  const known = new Set((await imports.listAuthors(input.owner, input.repo, record.importId)).map((a) => a.remoteId));
+  const fresh = found.filter((author) => !known.has(author.remoteId));
+  if (fresh.length > 0) await imports.addAuthors(input.owner, input.repo, record.importId, input.attempt, fresh);
+}
+
+/** The identity an author has in the raw history (what a mapping rewrites). */
+function rawIdentity(author: ImportAuthor): { name: string; email: string } {
+  return parseGitIdentity(author.remoteId) ?? { name: author.remoteName, email: author.remoteId };
+}
+
+/** RewriteHistory: author mappings and the LFS choice; nothing is rewritten when nothing changes. */
+export async function rewrite(input: StepInput): Promise<{ rewritten: boolean }> {
+  const record = await current(input);
+  mustWrite(await imports.recordProgress(input.owner, input.repo, input.attempt, { status: 'mapping', pushPercent: null }), input);
+  const dir = attemptDir(input, input.attempt);
+  await mkdir(dir, { recursive: true });
+  // Republishing a complete import: its raw history moves on to this attempt (a rename on one file system).
+  if (input.fromAttempt !== undefined && input.fromAttempt !== input.attempt && !(await exists(rawDir(dir)))) {
+    await rename(rawDir(attemptDir(input, input.fromAttempt)), rawDir(dir));
+  }
+  const authors = await imports.listAuthors(input.owner, input.repo, record.importId);
+  const mappings = authors.flatMap((author) => {
+    const from = rawIdentity(author);
+    return from.name === author.name && from.email === author.email ? [] : [{ from, to: { name: author.name, email: author.email } }];
+  });
+  const lfs = record.largeFilesCount === 0 ? 'none' : record.useLfs === 'undecided' ? 'none' : record.useLfs;
+  await rm(outDir(dir), { recursive: true, force: true });
+  const result = await rewriteHistory(rawDir(dir), outDir(dir), {
+    mappings,
+    lfs,
+    thresholdBytes: config().largeFileBytes,
+  });
+  return { rewritten: result.rewritten };
+}
+
+/** Push: the next bounded batch of refs into the hosted repository. */
+export async function push(input: StepInput): Promise<{ done: boolean; defaultBranch?: string; sizeKiB?: number }> {
+  const record = await current(input);
+  if (record.status !== 'pushing') {
+    mustWrite(await imports.recordProgress(input.owner, input.repo, input.attempt, { status: 'pushing', pushPercent: 0 }), input);
+  }
+  const progress = progressWriter(input);
+  const result = await publish(
+    outDir(attemptDir(input, input.attempt)),
+    hostedRepositoryPath(config().repositoriesDir, input.owner, input.repo),
+    { budgetMs: budgetMs(), onPercent: (percent) => progress.report({ pushPercent: percent }) },
+  );
+  if (result.done) progress.report({ pushPercent: 100 });
+  await progress.flush();
+  return result.done ? { done: true, defaultBranch: result.defaultBranch, sizeKiB: result.sizeKiB } : { done: false };
+}
+
+/** Complete: the repository shows the imported history. */
+export async function complete(input: StepInput & { push?: { defaultBranch?: string; sizeKiB?: number } }): Promise<Record<string, never>> {
+  const record = await current(input);
+  await recordImportedRepository(record.ownerLogin, record.repoName, {
+    ...(input.push?.defaultBranch ? { defaultBranch: input.push.defaultBranch } : {}),
+    sizeKiB: input.push?.sizeKiB ?? 0,
+  });
+  mustWrite(await imports.enterStatus(input.owner, input.repo, input.attempt, 'complete'), input);
+  await rm(outDir(attemptDir(input, input.attempt)), { recursive: true, force: true });
+  countSignal('ImportCompleted');
+  log('info', 'import complete', { owner: input.owner, repo: input.repo, attempt: input.attempt });
+  return {};
+}
+
+/** What a Catch hands the Error state: Step Functions' error name and cause. */
+export interface Failure {
+  readonly Error?: string;
+  readonly Cause?: string;
+}
+
+/** Errors whose messages were written for the user (no credentials, no internals). */
+const READABLE_ERRORS = new Set(['OriginFailed', 'ForbiddenAddress', 'OriginAuthFailed']);
+
+/** The message the user reads for a failure: the origin's own words when they are fit to show, else a plain sentence. */
+export function readableFailure(step: FailedStep, failure: Failure | undefined): string {
+  const name = failure?.Error ?? '';
+  if (name === 'States.Timeout') return `The ${step} step timed out waiting for an answer`;
+  if (READABLE_ERRORS.has(name)) {
+    let message = failure?.Cause ?? '';
+    try {
+      const parsed = JSON.parse(message) as { errorMessage?: unknown };
+      if (typeof parsed.errorMessage === 'string') message = parsed.errorMessage;
+    } catch {
+      // a plain-text cause
+    }
+    if (message.trim() !== '') return redactCredentials(message).slice(0, 500);
+  }
+  return `The ${step} step failed unexpectedly; restart the import to try again`;
+}
+
+/** Error: status `error` with `failed_step` and a readable message. */
+export async function recordFailure(
+  input: StepInput & { failedStep: FailedStep; failure?: Failure },
+): Promise<Record<string, never>> {
+  const errorMessage = readableFailure(input.failedStep, input.failure);
+  log('warn', 'import failed', {
+    owner: input.owner,
+    repo: input.repo,
+    attempt: input.attempt,
+    failedStep: input.failedStep,
+    error: input.failure?.Error,
+  });
+  await imports.enterStatus(input.owner, input.repo, input.attempt, 'error', { failedStep: input.failedStep, errorMessage });
+  countSignal('ImportFailed');
+  return {};
+}
+
+/**
+ * The waiting states (`.waitForTaskToken`): store the token with the status the person reads, so
+ * the API can resume the execution. When the LFS choice was made meanwhile, resume at once.
+ */
+export async function waitForPerson(
+  input: StepInput & { waitingFor: WaitingFor; status: ImportStatus; taskToken: string },
+): Promise<Record<string, never>> {
+  const stored = await imports.waitForPerson(input.owner, input.repo, input.attempt, input.waitingFor, input.taskToken, input.status);
+  if (stored === 'already-decided') await resumeWaiting(input.taskToken, {});
+  else mustWrite(stored, input);
+  return {};
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
