@@ -27,6 +27,8 @@ readonly SYSTEM_COMMANDS=(
   'java:openjdk-17-jre-headless'
   'javac:openjdk-17-jdk-headless'
   'git:git'
+  'git-lfs:git-lfs'
+  'git-filter-repo:git-filter-repo'
   'chromium:chromium'
 )
 
