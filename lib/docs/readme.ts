@@ -1,5 +1,6 @@
 import { ACCESS_PATTERNS, type Gsi1Key, type Key, type Read } from '#data/keys';
 import { ROUTES, routeId } from '#shared/routes';
+import { stateMachineMermaid } from './state-machine.ts';
 
 const AUTH_TEXT = {
   none: 'optional',
@@ -62,6 +63,7 @@ function replaceSection(text: string, name: string, content: string): string {
 const SECTIONS: Readonly<Record<string, () => string>> = {
   routes: routeTableMarkdown,
   'access-patterns': accessPatternTable,
+  'state-machine': () => stateMachineMermaid(),
 };
 
 /** A document (README.md, docs/data-model.md) with the generated sections it has brought up to date. */
