@@ -153,12 +153,12 @@ export function checkOriginUrl(
   if (raw.length > MAX_ORIGIN_URL_LENGTH)
     return fail('too_long', `vcs_url is longer than ${MAX_ORIGIN_URL_LENGTH} characters`);
   if (/^\s*-/.test(raw)) return fail('option_like', 'vcs_url must not start with "-"');
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
-  if (/[\s\u0000-\u001f\u007f]/.test(raw))
-    return fail('not_a_url', 'vcs_url must not contain spaces or control characters');
   // `ext::cmd`, `fd::3`, `file:///x`, `/path`, `host:path` (scp-like) are not absolute URLs of an allowed scheme.
   if (/^[a-z][a-z0-9+.-]*::/i.test(raw))
     return fail('scheme', 'vcs_url uses a transport that is not allowed');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  if (/[\s\u0000-\u001f\u007f]/.test(raw))
+    return fail('not_a_url', 'vcs_url must not contain spaces or control characters');
   let url: URL;
   try {
     url = new URL(raw);
