@@ -99,7 +99,11 @@ export interface PushRecord {
  * import update ignores a missing import. Returns the updated repository, `undefined` when it no
  * longer exists.
  */
-export async function recordPush(owner: string, name: string, push: PushRecord): Promise<Repository | undefined> {
+export async function recordPush(
+  owner: string,
+  name: string,
+  push: PushRecord,
+): Promise<Repository | undefined> {
   const pushedAt = now();
   const updated = await conditionalWrite(
     db().send(
@@ -109,7 +113,11 @@ export async function recordPush(owner: string, name: string, push: PushRecord):
         UpdateExpression: 'SET pushedAt = :pushedAt, #size = :size, hasContent = :hasContent',
         ConditionExpression: ITEM_EXISTS,
         ExpressionAttributeNames: { '#size': 'size' },
-        ExpressionAttributeValues: { ':pushedAt': pushedAt, ':size': push.size, ':hasContent': push.hasContent },
+        ExpressionAttributeValues: {
+          ':pushedAt': pushedAt,
+          ':size': push.size,
+          ':hasContent': push.hasContent,
+        },
         ReturnValues: 'ALL_NEW',
       }),
     ),

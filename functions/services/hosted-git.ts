@@ -4,11 +4,12 @@
  */
 import { getRepository, recordPush } from '#data/repositories';
 import { getUser } from '#data/users';
-import { canRead, type Repository } from '#domain/repositories';
 import { sameAsciiCaseless } from '#domain/ascii-case';
+import { canRead, type Repository } from '#domain/repositories';
 import type { User } from '#domain/users';
 import { config } from '#shared/config';
 import { HttpError } from '#shared/errors';
+import { hostedRepositoryPath } from '#vcs/hosted-paths';
 import {
   type BackendResponse,
   emptyRepositoryPath,
@@ -17,7 +18,6 @@ import {
   repositoryStats,
   runHttpBackend,
 } from '#vcs/http-backend';
-import { hostedRepositoryPath } from '#vcs/hosted-paths';
 import { type Caller, callerHasScope } from './authenticate.ts';
 
 export type Access = 'read' | 'write';

@@ -77,7 +77,12 @@ export async function lfsBatch(
   context: ActionContext,
 ): Promise<{ transfer: 'basic'; objects: BatchObjectReply[]; hash_algo: 'sha256' }> {
   const batch = parseBatch(body);
-  const hosted = await hostedRepository(caller, ownerLogin, repoParam, batch.operation === 'upload' ? 'write' : 'read');
+  const hosted = await hostedRepository(
+    caller,
+    ownerLogin,
+    repoParam,
+    batch.operation === 'upload' ? 'write' : 'read',
+  );
   if (batch.hashAlgo !== undefined && batch.hashAlgo !== 'sha256')
     throw new HttpError(409, 'Unsupported hash algorithm');
   const owner = hosted.owner.login;
@@ -86,7 +91,11 @@ export async function lfsBatch(
   const objects = await Promise.all(
     batch.objects.map(async ({ oid, size }): Promise<BatchObjectReply> => {
       if (!isLfsOid(oid) || !Number.isSafeInteger(size) || size < 0)
-        return { oid, size: Number.isFinite(size) ? size : 0, error: { code: 422, message: 'Invalid object' } };
+        return {
+          oid,
+          size: Number.isFinite(size) ? size : 0,
+          error: { code: 422, message: 'Invalid object' },
+        };
       const found = await lfsStore().has(owner, repo, oid);
       if (batch.operation === 'download') {
         if (!found) return { oid, size, error: { code: 404, message: 'Object does not exist' } };
@@ -100,7 +109,12 @@ export async function lfsBatch(
       }
       if (found) return { oid, size: found.size };
       const action = await lfsStore().uploadAction(owner, repo, oid, size, context);
-      return { oid, size, ...authenticated, actions: { upload: { ...action, expires_in: EXPIRES_IN_SECONDS } } };
+      return {
+        oid,
+        size,
+        ...authenticated,
+        actions: { upload: { ...action, expires_in: EXPIRES_IN_SECONDS } },
+      };
     }),
   );
   return { transfer: 'basic', objects, hash_algo: 'sha256' };

@@ -167,7 +167,11 @@ export async function runHttpBackend(request: BackendRequest): Promise<BackendRe
       // http-backend exits non-zero after writing its own error response (e.g. 403 for a
       // disabled service); a process that wrote nothing failed.
       if (out.length === 0 && (code !== 0 || signal))
-        reject(new Error(`git http-backend failed (${signal ?? code}): ${Buffer.concat(errors).toString().slice(0, 500)}`));
+        reject(
+          new Error(
+            `git http-backend failed (${signal ?? code}): ${Buffer.concat(errors).toString().slice(0, 500)}`,
+          ),
+        );
       else resolve(out);
     });
     // A client that hangs up early closes stdin under us; the exit status reports the outcome.

@@ -111,7 +111,8 @@ export function localLfsStore(repositoriesDir: string): LocalLfsStore {
       if (await this.has(owner, repo, oid)) return;
       const hash = createHash('sha256');
       await pipeline(createReadStream(file), hash);
-      if (hash.digest('hex') !== oid) throw new LfsObjectMismatch(`content of ${file} does not hash to ${oid}`);
+      if (hash.digest('hex') !== oid)
+        throw new LfsObjectMismatch(`content of ${file} does not hash to ${oid}`);
       await commit(target, (temporary) => copyFile(file, temporary));
     },
     async read(owner, repo, oid) {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -54,7 +54,9 @@ async function createRepository(name: string, isPrivate: boolean) {
 
 const cloneUrl = (name: string) => `${stack.webUrl}/${owner.login}/${name}.git`;
 const getRepository = async (name: string) =>
-  json(await fetch(`${stack.baseUrl}/repos/${owner.login}/${name}`, { headers: { Authorization: owner.auth } }));
+  json(
+    await fetch(`${stack.baseUrl}/repos/${owner.login}/${name}`, { headers: { Authorization: owner.auth } }),
+  );
 
 /** A fresh working copy with one commit, `origin` set to the repository. */
 async function workingCopy(name: string, file = 'README.md', content = `# ${name}\n`) {
@@ -125,7 +127,10 @@ describe('Git smart HTTP', () => {
 
   it('refuses a push by another user (403) and an anonymous push (401)', async () => {
     const dir = await workingCopy('open', 'OTHER.md', 'not yours\n');
-    const byOther = await git(['push', '-q', 'origin', 'HEAD:refs/heads/other'], { cwd: dir, password: otherToken });
+    const byOther = await git(['push', '-q', 'origin', 'HEAD:refs/heads/other'], {
+      cwd: dir,
+      password: otherToken,
+    });
     expect(byOther.code).not.toBe(0);
     expect(byOther.stderr).toMatch(/403|denied/);
     const anonymous = await git(['push', '-q', 'origin', 'HEAD:refs/heads/other'], { cwd: dir });
@@ -153,7 +158,9 @@ describe('Git smart HTTP', () => {
     expect(byOther.code).not.toBe(0);
     expect(byOther.stderr).toMatch(/not found/i);
 
-    const cloned = await git(['clone', '-q', cloneUrl('secret'), join(work, 'secret-own')], { password: ownerToken });
+    const cloned = await git(['clone', '-q', cloneUrl('secret'), join(work, 'secret-own')], {
+      password: ownerToken,
+    });
     expect(cloned.code, cloned.stderr).toBe(0);
     expect(await readFile(join(work, 'secret-own', 'README.md'), 'utf8')).toBe('# secret\n');
   });
@@ -179,13 +186,19 @@ describe('Git LFS', () => {
     await writeFile(join(dir, 'big.bin'), bigFile);
     expect((await git(['add', '.gitattributes', 'big.bin'], { cwd: dir })).code).toBe(0);
     expect(
-      (await git(['-c', 'user.name=Owner', '-c', 'user.email=o@example.com', 'commit', '-qm', 'big'], { cwd: dir }))
-        .code,
+      (
+        await git(['-c', 'user.name=Owner', '-c', 'user.email=o@example.com', 'commit', '-qm', 'big'], {
+          cwd: dir,
+        })
+      ).code,
     ).toBe(0);
     const pushed = await git(['push', '-q', 'origin', 'main'], { cwd: dir, password: ownerToken });
     expect(pushed.code, pushed.stderr).toBe(0);
 
-    const stored = lfsObjectPath(hostedRepositoryPath(join(dirname(stack.endpointsFile), 'repositories'), owner.login, 'media'), oid);
+    const stored = lfsObjectPath(
+      hostedRepositoryPath(join(dirname(stack.endpointsFile), 'repositories'), owner.login, 'media'),
+      oid,
+    );
     expect((await stat(stored)).size).toBe(bigFile.length);
 
     const clone = join(work, 'media-clone');
@@ -199,8 +212,18 @@ describe('Git LFS', () => {
     const authorization = `token ${ownerToken}`;
     const response = await fetch(`${lfsUrl('media')}/objects/batch`, {
       method: 'POST',
-      headers: { Authorization: authorization, Accept: 'application/vnd.git-lfs+json', 'Content-Type': 'application/vnd.git-lfs+json' },
-      body: JSON.stringify({ operation: 'download', objects: [{ oid, size: bigFile.length }, { oid: missing, size: 1 }] }),
+      headers: {
+        Authorization: authorization,
+        Accept: 'application/vnd.git-lfs+json',
+        'Content-Type': 'application/vnd.git-lfs+json',
+      },
+      body: JSON.stringify({
+        operation: 'download',
+        objects: [
+          { oid, size: bigFile.length },
+          { oid: missing, size: 1 },
+        ],
+      }),
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/vnd.git-lfs+json');
@@ -210,7 +233,11 @@ describe('Git LFS', () => {
       href: `${lfsUrl('media')}/objects/${oid}`,
       header: { Authorization: authorization },
     });
-    expect(body.objects[1]).toEqual({ oid: missing, size: 1, error: { code: 404, message: expect.any(String) } });
+    expect(body.objects[1]).toEqual({
+      oid: missing,
+      size: 1,
+      error: { code: 404, message: expect.any(String) },
+    });
   });
 
   it('refuses an upload whose content does not hash to its oid, and a malformed oid', async () => {
@@ -222,15 +249,20 @@ describe('Git LFS', () => {
       body: content,
     });
     expect(put.status).toBe(422);
-    const get = await fetch(`${lfsUrl('media')}/objects/${claimed}`, { headers: { Authorization: `token ${ownerToken}` } });
+    const get = await fetch(`${lfsUrl('media')}/objects/${claimed}`, {
+      headers: { Authorization: `token ${ownerToken}` },
+    });
     expect(get.status).toBe(404);
     const malformed = await fetch(`${lfsUrl('media')}/objects/${'G'.repeat(64)}`);
     expect(malformed.status).toBe(404);
-    const byOther = await fetch(`${lfsUrl('media')}/objects/${createHash('sha256').update(content).digest('hex')}`, {
-      method: 'PUT',
-      headers: { Authorization: `token ${otherToken}`, 'Content-Type': 'application/octet-stream' },
-      body: content,
-    });
+    const byOther = await fetch(
+      `${lfsUrl('media')}/objects/${createHash('sha256').update(content).digest('hex')}`,
+      {
+        method: 'PUT',
+        headers: { Authorization: `token ${otherToken}`, 'Content-Type': 'application/octet-stream' },
+        body: content,
+      },
+    );
     expect(byOther.status).toBe(403);
   });
 });

@@ -7,13 +7,18 @@ import { type SmartHttpService, serveSmartHttp } from '#services/hosted-git';
  */
 export const smartHttpHandler = (service: SmartHttpService) =>
   gitHandler(async (request: GitRequest): Promise<GitReply> => {
-    const response = await serveSmartHttp(request.caller, request.params.owner ?? '', request.params.repo ?? '', {
-      service,
-      query: request.query,
-      contentType: request.header('content-type'),
-      contentEncoding: request.header('content-encoding'),
-      gitProtocol: request.header('git-protocol'),
-      body: request.body,
-    });
+    const response = await serveSmartHttp(
+      request.caller,
+      request.params.owner ?? '',
+      request.params.repo ?? '',
+      {
+        service,
+        query: request.query,
+        contentType: request.header('content-type'),
+        contentEncoding: request.header('content-encoding'),
+        gitProtocol: request.header('git-protocol'),
+        body: request.body,
+      },
+    );
     return { status: response.status, headers: response.headers, body: response.body };
   });

@@ -58,7 +58,12 @@ function serialize(reply: GitReply): APIGatewayProxyResult {
  * Errors as Git clients read them, mapped in one place: plain text for smart HTTP (git prints
  * it), `{"message"}` in the LFS media type for the LFS API; a 401 carries the Basic challenge.
  */
-function errorReply(route: Route, status: number, message: string, extra: Readonly<Record<string, string>> = {}) {
+function errorReply(
+  route: Route,
+  status: number,
+  message: string,
+  extra: Readonly<Record<string, string>> = {},
+) {
   const headers = { ...(status === 401 ? challenge(route) : {}), ...extra };
   if (isLfsRoute(route))
     return serialize({
@@ -66,7 +71,11 @@ function errorReply(route: Route, status: number, message: string, extra: Readon
       headers: { 'Content-Type': LFS_MEDIA_TYPE, ...headers },
       body: JSON.stringify({ message, documentation_url: config().docsUrl }),
     });
-  return serialize({ status, headers: { 'Content-Type': 'text/plain; charset=utf-8', ...headers }, body: `${message}\n` });
+  return serialize({
+    status,
+    headers: { 'Content-Type': 'text/plain; charset=utf-8', ...headers },
+    body: `${message}\n`,
+  });
 }
 
 const gitResponse = (route: Route): middy.MiddlewareObj<StackEvent, APIGatewayProxyResult> => ({
