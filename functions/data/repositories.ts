@@ -1,8 +1,8 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Repository } from '#domain/repositories';
-import { db, now, tableName, transactWithRetry } from './client.ts';
+import { conditionalWrite, db, now, tableName, transactWithRetry } from './client.ts';
 import { nextId } from './counters.ts';
-import { repoKey, repoOwnerIndexKey, userProfileKey } from './keys.ts';
+import { importKey, repoKey, repoOwnerIndexKey, userProfileKey } from './keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
 const toRepository = (item: Record<string, unknown>): Repository => ({
@@ -18,6 +18,7 @@ const toRepository = (item: Record<string, unknown>): Repository => ({
   // Items written before pushed_at was set at creation have null: their creation time is right.
   pushedAt: String(item.pushedAt ?? item.createdAt),
   size: Number(item.size ?? 0),
+  hasContent: item.hasContent === true,
 });
 
 export interface NewRepository {
@@ -44,6 +45,7 @@ export async function createRepository(input: NewRepository): Promise<Repository
     updatedAt: timestamp,
     pushedAt: timestamp,
     size: 0,
+    hasContent: false,
   };
   // The owner's profile counts its repositories in the same transaction (a profile is one read).
   const outcome = await transactWithRetry(
@@ -81,4 +83,56 @@ export async function createRepository(input: NewRepository): Promise<Repository
 export async function getRepository(owner: string, name: string): Promise<Repository | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: repoKey(owner, name) }));
   return Item ? toRepository(Item) : undefined;
+}
+
+/** What a push left in the hosted repository. */
+export interface PushRecord {
+  /** KiB of git data in the bare repository. */
+  readonly size: number;
+  readonly hasContent: boolean;
+}
+
+/**
+ * Records a push by the owner: the repository's `pushedAt`, `size` and `hasContent`, and, when the
+ * repository has an import, `ownerPushed` on it (from then on the import may no longer rewrite
+ * history). The repository update requires the item (a deleted repository is not recreated); the
+ * import update ignores a missing import. Returns the updated repository, `undefined` when it no
+ * longer exists.
+ */
+export async function recordPush(
+  owner: string,
+  name: string,
+  push: PushRecord,
+): Promise<Repository | undefined> {
+  const pushedAt = now();
+  const updated = await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: repoKey(owner, name),
+        UpdateExpression: 'SET pushedAt = :pushedAt, #size = :size, hasContent = :hasContent',
+        ConditionExpression: ITEM_EXISTS,
+        ExpressionAttributeNames: { '#size': 'size' },
+        ExpressionAttributeValues: {
+          ':pushedAt': pushedAt,
+          ':size': push.size,
+          ':hasContent': push.hasContent,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    ),
+  );
+  if (updated === false) return undefined;
+  await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: importKey(owner, name),
+        UpdateExpression: 'SET ownerPushed = :true',
+        ConditionExpression: ITEM_EXISTS,
+        ExpressionAttributeValues: { ':true': true },
+      }),
+    ),
+  );
+  return updated.Attributes ? toRepository(updated.Attributes) : undefined;
 }

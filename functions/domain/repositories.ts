@@ -14,6 +14,11 @@ export interface Repository {
   readonly pushedAt: string;
   /** Size of the hosted git data in KiB (GitHub's unit); 0 while the repository is empty. */
   readonly size: number;
+  /**
+   * Whether the hosted repository has any ref (set by pushes and imports; false for items written
+   * before the flag existed). An import may only start into a repository without content.
+   */
+  readonly hasContent: boolean;
 }
 
 /**

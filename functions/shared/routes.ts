@@ -117,6 +117,13 @@ export const ROUTES: readonly Route[] = [
 
   // Hosted repositories: Git smart HTTP and the Git LFS API at {web}/{owner}/{repo}.git.
   // (hosted repository rows)
+  // `{repo}` carries `name.git`; the git stack requires and strips the suffix (anything else is 404).
+  { method: 'GET', path: '/{owner}/{repo}/info/refs', handler: 'git/info-refs', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
+  { method: 'POST', path: '/{owner}/{repo}/git-upload-pack', handler: 'git/upload-pack', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
+  { method: 'POST', path: '/{owner}/{repo}/git-receive-pack', handler: 'git/receive-pack', auth: 'none', scopes: [], media: 'git', table: 'RW', uses: ['repositories'] },
+  { method: 'POST', path: '/{owner}/{repo}/info/lfs/objects/batch', handler: 'git/lfs-batch', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
+  { method: 'GET', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-download', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
+  { method: 'PUT', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-upload', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
 
   // Import progress pages at {import_url}/{owner}/{repo}/import.
   // (progress page rows)
@@ -153,6 +160,8 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParamRule>> = {
   grant_id: ID,
   authorization_id: ID,
   key_id: ID,
+  /** A Git LFS object id: SHA-256 in lower-case hex (the same rule as `isLfsOid` in `vcs/hosted-paths`). */
+  oid: { pattern: /^[0-9a-f]{64}$/ },
 };
 
 /** The `{name}`s in a route's path. */

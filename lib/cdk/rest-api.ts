@@ -16,6 +16,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { BINARY_MEDIA_TYPES } from '#shared/binary-media';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 import { API_PREFIX, acceptsTokens, ROUTES, type Route, routeId, signsIn } from '#shared/routes';
 import { ApiFunction } from './api-function.ts';
@@ -144,6 +145,8 @@ export class ServiceRestApi extends Construct {
     this.api = new RestApi(this, 'RestApi', {
       description: 'GitHub REST API v3: authorizations, OAuth web flow and source imports',
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // Git packfiles and LFS objects pass as bytes (base64 between API Gateway and Lambda).
+      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
       cloudWatchRole: props.manageCloudWatchRole,
       // The role is an account-wide setting other APIs may rely on; never remove it with this stack.
       ...(props.manageCloudWatchRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),

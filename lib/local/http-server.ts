@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { isBinaryMediaType } from '#shared/binary-media';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 import { type Route, routeId } from '#shared/routes';
 
@@ -126,7 +127,8 @@ function toEvent(
     multiQuery[name] = [...(multiQuery[name] ?? []), value];
   }
   const hasQuery = Object.keys(query).length > 0;
-  const text = body.toString('utf8');
+  // API Gateway with binaryMediaTypes: a binary Content-Type arrives base64-encoded, any other as text.
+  const binary = isBinaryMediaType(request.headers['content-type']);
   return {
     resource: compiled.route.path,
     path: url.pathname,
@@ -137,8 +139,8 @@ function toEvent(
     multiValueQueryStringParameters: hasQuery ? multiQuery : null,
     pathParameters: compiled.params.length > 0 ? pathParameters : null,
     stageVariables: null,
-    body: body.length > 0 ? text : null,
-    isBase64Encoded: false,
+    body: body.length > 0 ? body.toString(binary ? 'base64' : 'utf8') : null,
+    isBase64Encoded: binary && body.length > 0,
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',

@@ -84,6 +84,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     process.env[ENV.stepFunctionsEndpoint] = stepFunctions.endpoint;
     const secretsKeyFile = await ensureSecretsKey();
     process.env[ENV.secretsKeyFile] = secretsKeyFile;
+    process.env[ENV.repositoriesDir] = join(dirname(endpointsFile()), 'repositories');
+    process.env[ENV.importWorkDir] = join(dirname(endpointsFile()), 'imports');
     const http = await startHttpServer({ routes: ROUTES, port: options.port });
     stops.push(() => http.stop());
     // Known only now that the port is bound; the handlers read config lazily on first request.

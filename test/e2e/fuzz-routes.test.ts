@@ -310,6 +310,7 @@ beforeAll(async () => {
     grant_id: '1',
     authorization_id: '1',
     key_id: '1',
+    oid: 'a'.repeat(64),
   };
 }, 60_000);
 afterAll(async () => {

@@ -1,0 +1,133 @@
+/**
+ * Hosted repositories over Git smart HTTP: who may fetch and push (GitHub's rules), serving by
+ * `git http-backend`, and recording the owner's pushes.
+ */
+import { getRepository, recordPush } from '#data/repositories';
+import { getUser } from '#data/users';
+import { sameAsciiCaseless } from '#domain/ascii-case';
+import { canRead, type Repository } from '#domain/repositories';
+import type { User } from '#domain/users';
+import { config } from '#shared/config';
+import { HttpError } from '#shared/errors';
+import { hostedRepositoryPath } from '#vcs/hosted-paths';
+import {
+  type BackendResponse,
+  emptyRepositoryPath,
+  ensureBareRepository,
+  exists,
+  repositoryStats,
+  runHttpBackend,
+} from '#vcs/http-backend';
+import { type Caller, callerHasScope } from './authenticate.ts';
+
+export type Access = 'read' | 'write';
+
+export interface HostedRepository {
+  readonly repository: Repository;
+  readonly owner: User;
+  /** The bare repository's path (it may not exist yet: an empty repository). */
+  readonly path: string;
+  /** The pusher's login when the access asked for was `write`. */
+  readonly pusher?: string;
+}
+
+const repositoryNotFound = (): HttpError => new HttpError(404, 'Repository not found.');
+const authenticationRequired = (): HttpError => new HttpError(401, 'Authentication required.');
+
+/**
+ * The repository named by `{owner}` and `{repo}` (`name.git`) when the caller may `access` it, as
+ * GitHub decides for Git clients:
+ * - a repository the caller cannot see is 401 (with the challenge) to anonymous callers, so git
+ *   asks for credentials, and `Repository not found.` (404) to signed-in ones; a repository that
+ *   does not exist looks the same;
+ * - reading a public repository needs nothing; a private one needs its owner, by password or a
+ *   token with `repo`;
+ * - writing needs the owner, by password or a token with `repo` (or `public_repo` for a public
+ *   repository); anyone else who can see the repository is refused with 403.
+ */
+export async function hostedRepository(
+  caller: Caller,
+  ownerLogin: string,
+  repoParam: string,
+  access: Access,
+): Promise<HostedRepository> {
+  if (!repoParam.endsWith('.git')) throw repositoryNotFound();
+  const name = repoParam.slice(0, -'.git'.length);
+  const [repository, owner] = name
+    ? await Promise.all([getRepository(ownerLogin, name), getUser(ownerLogin)])
+    : [undefined, undefined];
+  const login = caller.kind === 'user' ? caller.user.login : undefined;
+  const visible =
+    repository !== undefined &&
+    owner !== undefined &&
+    canRead(repository, login) &&
+    (!repository.private || callerHasScope(caller, ['repo']));
+  if (!visible || !repository || !owner) {
+    if (login === undefined) throw authenticationRequired();
+    throw repositoryNotFound();
+  }
+  const path = hostedRepositoryPath(config().repositoriesDir, owner.login, repository.name);
+  if (access === 'read') return { repository, owner, path };
+  if (login === undefined) throw authenticationRequired();
+  const pushScopes = repository.private ? ['repo'] : ['repo', 'public_repo'];
+  if (!sameAsciiCaseless(login, owner.login) || !callerHasScope(caller, pushScopes))
+    throw new HttpError(403, `Permission to ${owner.login}/${repository.name}.git denied to ${login}.`);
+  return { repository, owner, path, pusher: login };
+}
+
+/** The smart-HTTP services, by the path that names them. */
+export type SmartHttpService = '/info/refs' | '/git-upload-pack' | '/git-receive-pack';
+
+export interface SmartHttpRequest {
+  readonly service: SmartHttpService;
+  readonly query: Readonly<Record<string, string | undefined>>;
+  readonly contentType?: string | undefined;
+  readonly contentEncoding?: string | undefined;
+  readonly gitProtocol?: string | undefined;
+  readonly body: Buffer;
+}
+
+/** Which access a smart-HTTP request needs: pushing, and its ref advertisement, write. */
+const accessFor = (request: SmartHttpRequest): Access =>
+  request.service === '/git-receive-pack' ||
+  (request.service === '/info/refs' && request.query.service === 'git-receive-pack')
+    ? 'write'
+    : 'read';
+
+/**
+ * Serves one smart-HTTP request of `{owner}/{repo}` for the caller. A repository never pushed to
+ * is served as an empty repository; its bare repository is made on the owner's first push. A
+ * receive-pack that carried commands is recorded (`recordPush`).
+ */
+export async function serveSmartHttp(
+  caller: Caller,
+  ownerLogin: string,
+  repoParam: string,
+  request: SmartHttpRequest,
+): Promise<BackendResponse> {
+  const hosted = await hostedRepository(caller, ownerLogin, repoParam, accessFor(request));
+  let repositoryPath = hosted.path;
+  if (hosted.pusher !== undefined) await ensureBareRepository(hosted.path, hosted.repository.defaultBranch);
+  else if (!(await exists(hosted.path))) repositoryPath = await emptyRepositoryPath();
+  const service = request.query.service;
+  const response = await runHttpBackend({
+    repositoryPath,
+    method: request.service === '/info/refs' ? 'GET' : 'POST',
+    service: request.service,
+    query: service ? `service=${encodeURIComponent(service)}` : '',
+    contentType: request.contentType,
+    contentEncoding: request.contentEncoding,
+    gitProtocol: request.gitProtocol,
+    body: request.body,
+    pusher: hosted.pusher,
+  });
+  // Git probes with a bare flush packet (`0000`) before a large push: nothing was pushed yet.
+  if (request.service === '/git-receive-pack' && response.status === 200 && request.body.length > 4) {
+    const stats = await repositoryStats(hosted.path);
+    await recordPush(hosted.owner.login, hosted.repository.name, {
+      size: stats.sizeKiB,
+      hasContent: stats.hasContent,
+    });
+  }
+  return response;
+}

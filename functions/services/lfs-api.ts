@@ -1,0 +1,158 @@
+/**
+ * The Git LFS API of hosted repositories (https://github.com/git-lfs/git-lfs/blob/main/docs/api/batch.md):
+ * the batch endpoint with the `basic` transfer, and the object route of the local store.
+ */
+import { config } from '#shared/config';
+import { HttpError, notFound } from '#shared/errors';
+import { isLfsOid } from '#vcs/hosted-paths';
+import {
+  type ActionContext,
+  type LfsAction,
+  LfsObjectMismatch,
+  type LocalLfsStore,
+  localLfsStore,
+} from '#vcs/lfs-store';
+import type { Caller } from './authenticate.ts';
+import { hostedRepository } from './hosted-git.ts';
+
+let store: LocalLfsStore | undefined;
+/** The deployment's LFS store (the local directory store; an S3 store would be chosen here). */
+const lfsStore = (): LocalLfsStore => {
+  store ??= localLfsStore(config().repositoriesDir);
+  return store;
+};
+
+const validation = (message: string): HttpError => new HttpError(422, message);
+
+interface BatchObject {
+  readonly oid: string;
+  readonly size: number;
+}
+
+interface BatchRequest {
+  readonly operation: 'download' | 'upload';
+  readonly objects: readonly BatchObject[];
+}
+
+/** Actions stay valid this long; the header echo is the caller's own credential. */
+const EXPIRES_IN_SECONDS = 3600;
+/** The most objects one batch may name (git-lfs sends 100 at a time). */
+const MAX_OBJECTS = 1000;
+
+function parseBatch(body: Buffer): BatchRequest & { hashAlgo?: unknown } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw validation('Problems parsing JSON');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw validation('Body should be a JSON object');
+  const { operation, objects, hash_algo: hashAlgo } = parsed as Record<string, unknown>;
+  if (operation !== 'download' && operation !== 'upload')
+    throw validation('operation must be "download" or "upload"');
+  if (!Array.isArray(objects) || objects.length > MAX_OBJECTS)
+    throw validation(`objects must be an array of at most ${MAX_OBJECTS} objects`);
+  const checked = objects.map((object: unknown) => {
+    const { oid, size } = (object ?? {}) as Record<string, unknown>;
+    return { oid: typeof oid === 'string' ? oid : '', size: typeof size === 'number' ? size : Number.NaN };
+  });
+  return { operation, objects: checked, hashAlgo };
+}
+
+type BatchObjectReply =
+  | (BatchObject & { authenticated?: true; actions?: Record<string, LfsAction> })
+  | (BatchObject & { error: { code: number; message: string } });
+
+/**
+ * Answers a batch request: `download` needs read access and reports missing objects as per-object
+ * 404s; `upload` needs write access and omits the actions of objects the repository already has.
+ * Malformed oids and sizes are per-object 422s.
+ */
+export async function lfsBatch(
+  caller: Caller,
+  ownerLogin: string,
+  repoParam: string,
+  body: Buffer,
+  context: ActionContext,
+): Promise<{ transfer: 'basic'; objects: BatchObjectReply[]; hash_algo: 'sha256' }> {
+  const batch = parseBatch(body);
+  const hosted = await hostedRepository(
+    caller,
+    ownerLogin,
+    repoParam,
+    batch.operation === 'upload' ? 'write' : 'read',
+  );
+  if (batch.hashAlgo !== undefined && batch.hashAlgo !== 'sha256')
+    throw new HttpError(409, 'Unsupported hash algorithm');
+  const owner = hosted.owner.login;
+  const repo = hosted.repository.name;
+  const authenticated = context.authorization ? ({ authenticated: true } as const) : {};
+  const objects = await Promise.all(
+    batch.objects.map(async ({ oid, size }): Promise<BatchObjectReply> => {
+      if (!isLfsOid(oid) || !Number.isSafeInteger(size) || size < 0)
+        return {
+          oid,
+          size: Number.isFinite(size) ? size : 0,
+          error: { code: 422, message: 'Invalid object' },
+        };
+      const found = await lfsStore().has(owner, repo, oid);
+      if (batch.operation === 'download') {
+        if (!found) return { oid, size, error: { code: 404, message: 'Object does not exist' } };
+        const action = await lfsStore().downloadAction(owner, repo, oid, context);
+        return {
+          oid,
+          size: found.size,
+          ...authenticated,
+          actions: { download: { ...action, expires_in: EXPIRES_IN_SECONDS } },
+        };
+      }
+      if (found) return { oid, size: found.size };
+      const action = await lfsStore().uploadAction(owner, repo, oid, size, context);
+      return {
+        oid,
+        size,
+        ...authenticated,
+        actions: { upload: { ...action, expires_in: EXPIRES_IN_SECONDS } },
+      };
+    }),
+  );
+  return { transfer: 'basic', objects, hash_algo: 'sha256' };
+}
+
+/** An object's bytes (the local store's download href); 404 when the repository lacks it. */
+export async function lfsDownload(
+  caller: Caller,
+  ownerLogin: string,
+  repoParam: string,
+  oid: string,
+): Promise<Buffer> {
+  const hosted = await hostedRepository(caller, ownerLogin, repoParam, 'read');
+  const bytes = await lfsStore().read(hosted.owner.login, hosted.repository.name, oid);
+  if (!bytes) throw notFound();
+  return bytes;
+}
+
+/**
+ * Stores an uploaded object (the local store's upload href) by the owner: its SHA-256 must be its
+ * oid and its length the size the batch announced (`?size=`), else 422 and nothing is stored.
+ */
+export async function lfsUpload(
+  caller: Caller,
+  ownerLogin: string,
+  repoParam: string,
+  oid: string,
+  bytes: Buffer,
+  announcedSize: string | undefined,
+): Promise<void> {
+  const hosted = await hostedRepository(caller, ownerLogin, repoParam, 'write');
+  const expectedSize = announcedSize === undefined ? undefined : Number(announcedSize);
+  if (expectedSize !== undefined && !(Number.isSafeInteger(expectedSize) && expectedSize >= 0))
+    throw validation('size must be a non-negative integer');
+  try {
+    await lfsStore().write(hosted.owner.login, hosted.repository.name, oid, bytes, expectedSize);
+  } catch (error) {
+    if (error instanceof LfsObjectMismatch) throw validation(error.message);
+    throw error;
+  }
+}
