@@ -18,7 +18,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiError, apiOperations, type Params } from './step-functions/api.ts';
+import { apiOperations, type Params } from './step-functions/api.ts';
+import { ApiError } from './step-functions/api-error.ts';
 import { type LoadedMachine, type LocalStateMachine, loadMachine } from './step-functions/definition.ts';
 import { Executions } from './step-functions/executions.ts';
 
