@@ -29,7 +29,7 @@ export interface LocalStateMachine {
  * AWS puts no timeout on a Task state without TimeoutSeconds (the Lambda function's own timeout,
  * at most 15 minutes, applies); aws-local-stepfunctions would fail it with States.Timeout after 60 s.
  */
-const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
+export const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
 const PLACEHOLDER = /\$\{([^}]*)\}/g;
 // AWS: 1-80 characters; no whitespace, brackets, wildcards, these specials, or control characters.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it rejects
@@ -92,8 +92,8 @@ const INTEGRATIONS = new Map<string, LambdaIntegration['resource']>([
   ['arn:aws:states:::lambda:invoke.waitForTaskToken', 'invoke.waitForTaskToken'],
 ]);
 const SUPPORTED_RESOURCES =
-  "a bare '${...FunctionArn}' placeholder, or 'arn:aws:states:::lambda:invoke' / " +
-  "'arn:aws:states:::lambda:invoke.waitForTaskToken' with Parameters.FunctionName '${...FunctionArn}'";
+  `a bare '\${...FunctionArn}' placeholder, or 'arn:aws:states:::lambda:invoke' / ` +
+  `'arn:aws:states:::lambda:invoke.waitForTaskToken' with Parameters.FunctionName '\${...FunctionArn}'`;
 
 export interface LoadedMachine {
   name: string;
@@ -132,6 +132,18 @@ function mentionsTaskTokenOutsideParameters(state: AslState): boolean {
     ...own
   } = state;
   return JSON.stringify(own).includes(TASK_TOKEN_PATH);
+}
+
+/** `$$.Task.Token` exists only while a `.waitForTaskToken` task builds its Parameters. */
+function refuseTaskTokenUse(where: string, stateName: string, state: AslState, callback: boolean) {
+  if (!callback && readsTaskToken(state.Parameters)) {
+    throw new Error(
+      `${where}: state '${stateName}' reads ${TASK_TOKEN_PATH}, which exists only in '.waitForTaskToken' tasks`,
+    );
+  }
+  if (mentionsTaskTokenOutsideParameters(state)) {
+    throw new Error(`${where}: state '${stateName}' reads ${TASK_TOKEN_PATH} outside Parameters`);
+  }
 }
 
 /** In AWS `States.Timeout` also matches `States.HeartbeatTimeout`; the library matches names exactly. */
@@ -187,11 +199,7 @@ function lambdaIntegration(
   }
   const integration: LambdaIntegration = {
     resource,
-    timeoutSeconds:
-      timeoutSeconds ??
-      (resource === 'invoke' && state.TimeoutSecondsPath === undefined
-        ? LAMBDA_MAX_TIMEOUT_SECONDS
-        : undefined),
+    timeoutSeconds,
     heartbeatSeconds,
   };
   if (state.TimeoutSecondsPath !== undefined)
@@ -267,17 +275,12 @@ export async function loadMachine(
     );
     if (assigns)
       throw new Error(`${where}: state '${stateName}' uses Assign, which is not supported locally`);
-    const integrationResource = state.Type === 'Task' ? INTEGRATIONS.get(state.Resource ?? '') : undefined;
-    if (integrationResource !== 'invoke.waitForTaskToken' && readsTaskToken(state.Parameters)) {
-      throw new Error(
-        `${where}: state '${stateName}' reads ${TASK_TOKEN_PATH}, which exists only in '.waitForTaskToken' tasks`,
-      );
+    if (state.Type !== 'Task') {
+      refuseTaskTokenUse(where, stateName, state, false);
+      continue;
     }
-    if (mentionsTaskTokenOutsideParameters(state)) {
-      throw new Error(`${where}: state '${stateName}' reads ${TASK_TOKEN_PATH} outside Parameters`);
-    }
-    if (state.Type !== 'Task') continue;
     const resource = state.Resource ?? '';
+    const integrationResource = INTEGRATIONS.get(resource);
     let functionArn = resource;
     let integration: LambdaIntegration | undefined;
     if (integrationResource) {
@@ -296,6 +299,7 @@ export async function loadMachine(
     if (known && (known.resource !== functionArn || known.integration?.resource !== integration?.resource)) {
       throw new Error(`${where}: two Task states are named '${stateName}' with different resources`);
     }
+    refuseTaskTokenUse(where, stateName, state, integration?.resource === 'invoke.waitForTaskToken');
     tasks.set(stateName, { resource: functionArn, run, integration });
     if (state.TimeoutSeconds === undefined && state.TimeoutSecondsPath === undefined) {
       state.TimeoutSeconds = LAMBDA_MAX_TIMEOUT_SECONDS;

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   HEARTBEAT_PATH_PARAMETER,
+  LAMBDA_MAX_TIMEOUT_SECONDS,
   type LambdaIntegration,
   type LocalTask,
   type TaskRoute,
@@ -123,7 +124,11 @@ export async function runLambdaIntegration(
   const callback = integration.resource === 'invoke.waitForTaskToken';
   const parameters = { ...(resolvedParameters as Record<string, unknown>) };
   const limits = limitsOf(integration, parameters);
-  const pending = tokens.begin(execution.arn, limits, callback);
+  // A request-response call lasts as long as the function may run; a callback task has no default limit.
+  const clock = callback
+    ? limits
+    : { ...limits, timeoutSeconds: limits.timeoutSeconds ?? LAMBDA_MAX_TIMEOUT_SECONDS };
+  const pending = tokens.begin(execution.arn, clock, callback);
   const effective = (pending.token ? withToken(parameters, sentinel, pending.token) : parameters) as Record<
     string,
     unknown
