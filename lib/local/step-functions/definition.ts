@@ -296,7 +296,11 @@ export async function loadMachine(
       );
     }
     const known = tasks.get(stateName);
-    if (known && (known.resource !== functionArn || known.integration?.resource !== integration?.resource)) {
+    // Handlers are keyed by state name, so same-named states (in different branches) must be one task.
+    if (
+      known &&
+      (known.resource !== functionArn || JSON.stringify(known.integration) !== JSON.stringify(integration))
+    ) {
       throw new Error(`${where}: two Task states are named '${stateName}' with different resources`);
     }
     refuseTaskTokenUse(where, stateName, state, integration?.resource === 'invoke.waitForTaskToken');
