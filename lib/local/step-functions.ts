@@ -1,24 +1,37 @@
 /**
  * A local Step Functions endpoint: a loopback HTTP server speaking the AWS JSON 1.0 subset our
- * handlers use (StartExecution, StopExecution, DescribeExecution, GetExecutionHistory), executing
- * the project's own `.asl.json` files with aws-local-stepfunctions. Handlers keep their production
- * `SFNClient` and only point its `endpoint` here (ENV.stepFunctionsEndpoint).
+ * handlers use (StartExecution, StopExecution, DescribeExecution, GetExecutionHistory,
+ * SendTaskSuccess, SendTaskFailure, SendTaskHeartbeat), executing the project's own `.asl.json`
+ * files with aws-local-stepfunctions. Handlers keep their production `SFNClient` and only point its
+ * `endpoint` here (ENV.stepFunctionsEndpoint).
  *
  * Contracts kept from AWS, because the calling code depends on them:
  * - ARNs: `arn:aws:states:<region>:<account>:stateMachine:<name>` and `...:execution:<name>:<execution>`.
  * - Errors: status 400 with `{"__type": "<ShapeName>", "message"}`, which the SDK turns into its
- *   named exception classes (ExecutionDoesNotExist, ExecutionAlreadyExists, InvalidName, ...).
+ *   named exception classes (ExecutionDoesNotExist, ExecutionAlreadyExists, InvalidName, TaskTimedOut, ...).
  * - StartExecution is idempotent only while the execution with that name runs and the input is the
  *   same string; any other reuse of a name is ExecutionAlreadyExists.
- * - `${FooFunctionArn}` Task resources are bare Lambda ARNs: a task function that throws surfaces
- *   as Lambda's Node.js runtime reports it, Error = `error.name` (so Retry/Catch `ErrorEquals` match
- *   the name, not the class) and Cause = `{"errorType","errorMessage","trace"}` as a JSON string.
- *   The history uses the LambdaFunction* events AWS writes for such resources.
+ * - Task resources that run (anything else is refused when the machine loads):
+ *   - `${FooFunctionArn}`, a bare Lambda ARN: a task function that throws surfaces as Lambda's
+ *     Node.js runtime reports it, Error = `error.name` (so Retry/Catch `ErrorEquals` match the name,
+ *     not the class) and Cause = `{"errorType","errorMessage","trace"}` as a JSON string. History:
+ *     LambdaFunction* events.
+ *   - `arn:aws:states:::lambda:invoke` with Parameters `{FunctionName: "${FooFunctionArn}", Payload}`:
+ *     the result is Lambda's Invoke response (`{ExecutedVersion, Payload, StatusCode, SdkHttpMetadata,
+ *     SdkResponseMetadata}`), failures as above. History: Task* events, resource `invoke`.
+ *   - `arn:aws:states:::lambda:invoke.waitForTaskToken`, same Parameters, passing `$$.Task.Token`
+ *     (refused otherwise): the function gets a fresh token per task entry, and the task waits for
+ *     SendTaskSuccess (its output is the result) or SendTaskFailure (its error is what Retry/Catch
+ *     match), or fails with States.Timeout (TimeoutSeconds[Path]; no default) or
+ *     States.HeartbeatTimeout (HeartbeatSeconds[Path]). A token whose task has ended (completed,
+ *     timed out, execution stopped) answers TaskTimedOut. History: TaskScheduled, TaskStarted,
+ *     TaskSubmitted, then TaskSucceeded/TaskFailed/TaskTimedOut, resource `invoke.waitForTaskToken`.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiError, apiOperations, type Params } from './step-functions/api.ts';
+import { apiOperations, type Params } from './step-functions/api.ts';
+import { ApiError } from './step-functions/api-error.ts';
 import { type LoadedMachine, type LocalStateMachine, loadMachine } from './step-functions/definition.ts';
 import { Executions } from './step-functions/executions.ts';
 

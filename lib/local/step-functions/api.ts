@@ -3,22 +3,13 @@
  * executions. Errors are `ApiError`s named as the SDK's exception classes.
  */
 import { randomUUID } from 'node:crypto';
+import { ApiError } from './api-error.ts';
 import { INVALID_NAME_CHARACTER, type LoadedMachine } from './definition.ts';
-import { type Executions, MAX_PAYLOAD_BYTES } from './executions.ts';
-import { type Execution, withoutUndefined } from './history.ts';
+import type { Executions } from './executions.ts';
+import { type Execution, MAX_PAYLOAD_BYTES, withoutUndefined } from './history.ts';
 
 const STATE_MACHINE_ARN = /^arn:aws[\w-]*:states:[\w-]+:\d{12}:stateMachine:[^:]+$/;
 const EXECUTION_ARN = /^arn:aws[\w-]*:states:[\w-]+:\d{12}:execution:[^:]+:[^:]+$/;
-
-/** A Step Functions API error: `type` is the SDK's exception class name. */
-export class ApiError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export type Params = Record<string, unknown>;
 
@@ -43,6 +34,18 @@ function optionalString(params: Params, member: string, maxLength: number): stri
     );
   }
   return value;
+}
+
+/** A task token member: AWS checks its length (1 to 2048) before looking at it. */
+function taskToken(params: Params): string {
+  const token = requiredString(params, 'taskToken');
+  if (token.length < 1 || token.length > 2048) {
+    throw new ApiError(
+      'ValidationException',
+      "1 validation error detected: Value at 'taskToken' failed to satisfy constraint: Member must have length between 1 and 2048",
+    );
+  }
+  return token;
 }
 
 function seconds(ms: number): number {
@@ -126,6 +129,37 @@ export function apiOperations(
         redriveCount: 0,
         redriveStatus: 'NOT_REDRIVABLE',
       });
+    },
+
+    SendTaskSuccess(params) {
+      const token = taskToken(params);
+      const output = requiredString(params, 'output');
+      if (output.length > MAX_PAYLOAD_BYTES) {
+        throw new ApiError(
+          'ValidationException',
+          "1 validation error detected: Value at 'output' failed to satisfy constraint: Member must have length less than or equal to 262144",
+        );
+      }
+      try {
+        JSON.parse(output);
+      } catch {
+        throw new ApiError('InvalidOutput', `Invalid Output: '${output}'`);
+      }
+      executions.tokens.find(token).settle({ kind: 'succeeded', output });
+      return {};
+    },
+
+    SendTaskFailure(params) {
+      const token = taskToken(params);
+      const error = optionalString(params, 'error', 256);
+      const cause = optionalString(params, 'cause', 32768);
+      executions.tokens.find(token).settle({ kind: 'failed', error, cause });
+      return {};
+    },
+
+    SendTaskHeartbeat(params) {
+      executions.tokens.find(taskToken(params)).heartbeat();
+      return {};
     },
 
     GetExecutionHistory(params) {

@@ -1,9 +1,11 @@
 /**
  * Running executions: each task function is called as Step Functions calls a Lambda function
  * (JSON in, JSON out, failures reported as Lambda's Node.js runtime reports them), and every run's
- * outcome and history are kept by execution ARN.
+ * outcome and history are kept by execution ARN. Lambda integration tasks (`lambda:invoke`,
+ * `.waitForTaskToken`) run through lambda-integration.ts with this endpoint's task tokens.
  */
 import './with-resolvers.ts';
+import { randomUUID } from 'node:crypto';
 import {
   ExecutionAbortedError,
   ExecutionError,
@@ -17,44 +19,22 @@ import {
   finish,
   type Invocation,
   json,
+  MAX_PAYLOAD_BYTES,
   recordEvent,
 } from './history.ts';
+import { callFunction, runLambdaIntegration } from './lambda-integration.ts';
+import { TaskFailure } from './task-failures.ts';
+import { TaskTokens } from './task-tokens.ts';
 
 type JSONValue = Parameters<StateMachine['run']>[0];
 type RunOptions = NonNullable<Parameters<StateMachine['run']>[1]>;
 type TaskHandlers = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>;
 
-/** AWS's payload quota for execution input, state input/output and task results. */
-export const MAX_PAYLOAD_BYTES = 256 * 1024;
-
-/**
- * A failed task as Step Functions sees a failed Lambda invocation. aws-local-stepfunctions matches
- * `ErrorEquals` against `name`, puts `message` in the Catch output's `Cause`, and honours the
- * `isRetryable`/`isCatchable` flags of its own runtime errors.
- */
-class TaskFailure extends Error {
-  readonly isRetryable: boolean;
-  readonly isCatchable: boolean;
-  constructor(error: string, cause: string, terminal = false) {
-    super(cause);
-    this.name = error;
-    this.isRetryable = !terminal;
-    this.isCatchable = !terminal;
-  }
-}
-
-/** The `errorType`/`errorMessage`/`trace` Lambda's Node.js runtime reports for a thrown value. */
-function lambdaFailure(thrown: unknown): TaskFailure {
-  const payload =
-    thrown instanceof Error
-      ? { errorType: thrown.name, errorMessage: thrown.message, trace: (thrown.stack ?? '').split('\n') }
-      : { errorType: typeof thrown, errorMessage: String(thrown), trace: [] };
-  return new TaskFailure(payload.errorType, JSON.stringify(payload));
-}
-
 /** The executions of one local endpoint, by ARN. */
 export class Executions {
   readonly #byArn = new Map<string, Execution>();
+  /** The pending tasks of all executions, for SendTaskSuccess/SendTaskFailure/SendTaskHeartbeat. */
+  readonly tokens = new TaskTokens();
 
   constructor(
     readonly region: string,
@@ -84,11 +64,9 @@ export class Executions {
     execution.invocations.push(invocation);
     let output: string;
     try {
-      // The function gets and returns JSON, as a Lambda function does: no shared objects, no
-      // undefined, no class instances.
-      output = JSON.stringify((await route.run(JSON.parse(invocation.input))) ?? null);
+      output = await callFunction(route.run, invocation.input);
     } catch (thrown) {
-      const failure = lambdaFailure(thrown);
+      const failure = thrown as TaskFailure;
       invocation.outcome = { succeeded: false, error: failure.name, cause: failure.message };
       invocation.settledAt = Date.now();
       throw failure;
@@ -120,15 +98,25 @@ export class Executions {
       abort: () => {},
       done: Promise.resolve(),
     };
+    // `$$.Task.Token` resolves to this in every state; a callback task swaps in a fresh token.
+    const sentinel = `local-task-token-${randomUUID()}`;
     const handlers: TaskHandlers = {};
     for (const [stateName, route] of machine.tasks) {
-      handlers[stateName] = (taskInput) => this.#invoke(execution, stateName, route, taskInput);
+      const { integration } = route;
+      handlers[stateName] = integration
+        ? (taskInput) =>
+            runLambdaIntegration(
+              { execution, route: { ...route, integration }, tokens: this.tokens, sentinel },
+              taskInput,
+            ) as Promise<JSONValue>
+        : (taskInput) => this.#invoke(execution, stateName, route, taskInput);
     }
     const running = machine.stateMachine.run(JSON.parse(input) as JSONValue, {
       overrides: { taskResourceLocalHandlers: handlers },
       context: {
         Execution: { Id: arn, Name: name, RoleArn: machine.roleArn, RedriveCount: 0 },
         StateMachine: { Id: machine.arn, Name: machine.name },
+        Task: { Token: sentinel },
       },
     });
     execution.abort = running.abort;
@@ -150,14 +138,17 @@ export class Executions {
           finish(execution, 'FAILED', { error: 'States.Runtime', cause: String(error) });
         }
       }
+      this.tokens.closeExecution(arn);
       await recorded;
     })();
     this.#byArn.set(arn, execution);
     return execution;
   }
 
+  /** Aborts an execution; a task waiting for its token ends at once and the token answers TaskTimedOut. */
   stop(execution: Execution, error?: string, cause?: string) {
     finish(execution, 'ABORTED', { error, cause });
+    this.tokens.closeExecution(execution.arn);
     execution.abort();
   }
 

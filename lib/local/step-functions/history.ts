@@ -1,6 +1,7 @@
 /**
  * An execution's state and its history: maps aws-local-stepfunctions' event log onto the event
- * types Step Functions writes (LambdaFunction* events for bare Lambda ARN tasks, `<Type>State*`).
+ * types Step Functions writes (LambdaFunction* events for bare Lambda ARN tasks, `<Type>State*`);
+ * service integration tasks write their Task* events themselves (`recordTaskEvent`).
  */
 import type { StateMachine } from 'aws-local-stepfunctions';
 import type { LoadedMachine } from './definition.ts';
@@ -50,6 +51,8 @@ export const EXECUTION_TIMED_OUT = {
   error: 'States.Timeout',
   cause: 'The execution ran longer than its TimeoutSeconds.',
 };
+/** AWS's payload quota for execution input, state input/output and task results. */
+export const MAX_PAYLOAD_BYTES = 256 * 1024;
 const ABORTABLE_STATE_TYPES = new Set(['Task', 'Wait', 'Map', 'Parallel']);
 const DATA_DETAILS = { truncated: false };
 
@@ -87,6 +90,19 @@ function addEvent(
 ) {
   const detailsKey = details ? (key ?? `${type[0]?.toLowerCase()}${type.slice(1)}EventDetails`) : undefined;
   execution.history.push({ timestamp, type, detailsKey, details: details && withoutUndefined(details) });
+}
+
+export type TaskEventType =
+  | 'TaskScheduled'
+  | 'TaskStarted'
+  | 'TaskSubmitted'
+  | 'TaskSucceeded'
+  | 'TaskFailed'
+  | 'TaskTimedOut';
+
+/** Writes one event of a service integration task (`taskScheduledEventDetails`, ...), timestamped now. */
+export function recordTaskEvent(execution: Execution, type: TaskEventType, details: Record<string, unknown>) {
+  addEvent(execution, type, Date.now(), details);
 }
 
 /** Writes the Lambda events of the oldest pending call of a Task state, once that state ends. */
