@@ -337,8 +337,16 @@ async function resumeOrRelaunch(
   startAt: StartAt,
 ): Promise<void> {
   if (taken.taskToken) {
-    await resumeWaiting(taken.taskToken);
-    return;
+    // A paused execution that cannot be resumed (Step Functions refused or failed) is replaced by
+    // a new attempt rather than left waiting for a token nobody holds any more.
+    const resumed = await resumeWaiting(taken.taskToken).then(
+      () => true,
+      (error: unknown) => {
+        log('warn', 'SendTaskSuccess failed; starting a new attempt', { error: (error as Error).name });
+        return false;
+      },
+    );
+    if (resumed) return;
   }
   if (!(await beginAttempt(before.ownerLogin, before.repoName, after, after.status))) return;
   await stopQuietly(taken.executionArn ?? executionArnOf(before), 'the import resumed in a new attempt');
@@ -429,6 +437,8 @@ export async function mapImportAuthor(
   authorId: number,
   changes: AuthorChanges,
 ): Promise<{ record: Import; author: ImportAuthor }> {
+  if (changes.name === undefined && changes.email === undefined)
+    throw validationFailed([missing('name', 'ImportAuthor'), missing('email', 'ImportAuthor')]);
   const first = await ownedImport(caller, owner, name);
   const { ownerLogin, repoName } = first;
   const mapped = await withFreshImport(ownerLogin, repoName, first, async (record) => {
@@ -478,7 +488,7 @@ export async function setLfsPreference(
           : 'store';
     const taken = await storeUseLfs(ownerLogin, repoName, record, useLfs, how);
     if (taken === false) return undefined;
-    if (how === 'resume') await resumeWaiting(taken.taskToken);
+    if (how === 'resume') await resumeOrRelaunch(record, record, taken, startAtFor(record.vcs));
     if (how === 'republish') await republish(record);
     return true;
   });

@@ -81,7 +81,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const importMachine = options.importStateMachine;
     const stepFunctions = await startStepFunctionsLocal({ machines: importMachine ? [importMachine] : [] });
     stops.push(() => stepFunctions.stop());
-    if (importMachine) process.env[ENV.importStateMachineArn] = stepFunctions.stateMachineArn(importMachine.name);
+    if (importMachine)
+      process.env[ENV.importStateMachineArn] = stepFunctions.stateMachineArn(importMachine.name);
     else delete process.env[ENV.importStateMachineArn];
     // Working directories and hosted repositories next to the endpoints file (`.data/` for `npm start`).
     process.env[ENV.importWorkDir] ??= join(dirname(endpointsFile()), 'imports');
