@@ -2,7 +2,8 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Repository } from '#domain/repositories';
 import { conditionalWrite, db, now, tableName, transactWithRetry } from './client.ts';
 import { nextId } from './counters.ts';
-import { importKey, repoKey, repoOwnerIndexKey, userProfileKey } from './keys.ts';
+import { markOwnerPushed } from './imports.ts';
+import { repoKey, repoOwnerIndexKey, userProfileKey } from './keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
 const toRepository = (item: Record<string, unknown>): Repository => ({
@@ -90,12 +91,14 @@ export interface PushRecord {
   /** KiB of git data in the bare repository. */
   readonly size: number;
   readonly hasContent: boolean;
+  /** The default branch the push brought (an import names its origin's). */
+  readonly defaultBranch?: string;
 }
 
 /**
- * Records a push by the owner: the repository's `pushedAt`, `size` and `hasContent`, and, when the
- * repository has an import, `ownerPushed` on it (from then on the import may no longer rewrite
- * history). The repository update requires the item (a deleted repository is not recreated); the
+ * Records a push: the repository's `pushedAt`, `size` and `hasContent` (and the default branch an
+ * import brings). A push by the owner also marks the repository's import, if any, `ownerPushed`
+ * (from then on the import may no longer rewrite history). The repository update requires the item (a deleted repository is not recreated); the
  * import update ignores a missing import. Returns the updated repository, `undefined` when it no
  * longer exists.
  */
@@ -103,36 +106,30 @@ export async function recordPush(
   owner: string,
   name: string,
   push: PushRecord,
+  by: 'owner' | 'import' = 'owner',
 ): Promise<Repository | undefined> {
   const pushedAt = now();
+  const branch = push.defaultBranch === undefined ? '' : ', defaultBranch = :branch';
   const updated = await conditionalWrite(
     db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: repoKey(owner, name),
-        UpdateExpression: 'SET pushedAt = :pushedAt, #size = :size, hasContent = :hasContent',
+        UpdateExpression: `SET pushedAt = :pushedAt, #size = :size, hasContent = :hasContent${branch}`,
         ConditionExpression: ITEM_EXISTS,
         ExpressionAttributeNames: { '#size': 'size' },
         ExpressionAttributeValues: {
           ':pushedAt': pushedAt,
           ':size': push.size,
           ':hasContent': push.hasContent,
+          ...(push.defaultBranch === undefined ? {} : { ':branch': push.defaultBranch }),
         },
         ReturnValues: 'ALL_NEW',
       }),
     ),
   );
   if (updated === false) return undefined;
-  await conditionalWrite(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: importKey(owner, name),
-        UpdateExpression: 'SET ownerPushed = :true',
-        ConditionExpression: ITEM_EXISTS,
-        ExpressionAttributeValues: { ':true': true },
-      }),
-    ),
-  );
+  // The owner's own commits end the import's right to rewrite history; the import's push does not.
+  if (by === 'owner') await markOwnerPushed(owner, name);
   return updated.Attributes ? toRepository(updated.Attributes) : undefined;
 }

@@ -10,13 +10,12 @@
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as imports from '#data/imports';
-import { recordImportedRepository } from '#data/repositories';
+import { recordPush } from '#data/repositories';
 import {
   type FailedStep,
-  type ImportAuthor,
   type Import,
+  type ImportAuthor,
   type ImportStatus,
-  importCredentialsContext,
   parseGitIdentity,
   type WaitingFor,
 } from '#domain/imports';
@@ -26,10 +25,10 @@ import { adapterFor, allAdapters, detectOrigin } from '#vcs/adapters';
 import { redactCredentials } from '#vcs/git-command';
 import { findLargeFiles, publish, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
-import type { OriginAccess, OriginAuthor, OriginCredentials, RawJob } from '#vcs/origin';
+import type { OriginAccess, OriginAuthor, RawJob } from '#vcs/origin';
 
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
-import { secretSealer } from './secret-sealer.ts';
+import { openImportCredentials } from './imports.ts';
 
 /** What every step gets: the execution input (and the results of earlier states, unused here). */
 export type StepInput = ImportExecutionInput;
@@ -52,19 +51,12 @@ async function current(input: StepInput): Promise<Import> {
 
 /** Writes that lose their condition mean the attempt is no longer current. */
 function mustWrite(written: boolean, input: StepInput): void {
-  if (!written) throw new AttemptSuperseded(`${input.owner}/${input.repo} attempt ${input.attempt} is no longer current`);
+  if (!written)
+    throw new AttemptSuperseded(`${input.owner}/${input.repo} attempt ${input.attempt} is no longer current`);
 }
 
 async function originAccess(record: Import): Promise<OriginAccess> {
-  const sealed = await imports.getSealedCredentials(record.ownerLogin, record.repoName);
-  let credentials: OriginCredentials | undefined;
-  if (sealed) {
-    const opened = await secretSealer().open(
-      sealed,
-      importCredentialsContext(record.ownerLogin, record.repoName, record.importId),
-    );
-    credentials = JSON.parse(opened.toString('utf8')) as OriginCredentials;
-  }
+  const credentials = await openImportCredentials(record.ownerLogin, record.repoName);
   return {
     url: record.vcsUrl,
     ...(credentials ? { credentials } : {}),
@@ -90,9 +82,9 @@ function progressWriter(input: StepInput) {
   const write = (progress: imports.Progress) => {
     last = Date.now();
     pending = undefined;
-    writing = writing.then(() => imports.recordProgress(input.owner, input.repo, input.attempt, progress)).catch(
-      (error: unknown) => log('warn', 'import progress not recorded', { error: String(error) }),
-    );
+    writing = writing
+      .then(() => imports.recordProgress(input.owner, input.repo, input.attempt, progress))
+      .catch((error: unknown) => log('warn', 'import progress not recorded', { error: String(error) }));
   };
   return {
     report(progress: imports.Progress) {
@@ -107,26 +99,42 @@ function progressWriter(input: StepInput) {
 }
 
 /** Detect: identifies the VCS at the URL (only the import's own VCS when it has one). */
-export async function detect(input: StepInput): Promise<{ outcome: 'found' | 'needs_auth' | 'multiple' | 'nothing' }> {
+export async function detect(
+  input: StepInput,
+): Promise<{ outcome: 'found' | 'needs_auth' | 'multiple' | 'nothing' }> {
   const record = await current(input);
-  if (record.status !== 'detecting') mustWrite(await imports.recordProgress(input.owner, input.repo, input.attempt, { status: 'detecting' }), input);
+  if (record.status !== 'detecting')
+    mustWrite(
+      await imports.recordProgress(input.owner, input.repo, input.attempt, { status: 'detecting' }),
+      input,
+    );
   const access = await originAccess(record);
   const detection = await detectOrigin(access, record.vcs ? [adapterFor(record.vcs)] : allAdapters());
   switch (detection.kind) {
     case 'found':
-      mustWrite(await imports.enterStatus(input.owner, input.repo, input.attempt, 'importing', { vcs: detection.vcs }), input);
+      mustWrite(
+        await imports.enterStatus(input.owner, input.repo, input.attempt, 'importing', {
+          vcs: detection.vcs,
+        }),
+        input,
+      );
       return { outcome: 'found' };
     case 'needs_auth':
       // The waiting state writes detection_needs_auth together with its task token.
       return { outcome: 'needs_auth' };
     case 'multiple':
       mustWrite(
-        await imports.enterStatus(input.owner, input.repo, input.attempt, 'detecting', { projectChoices: detection.choices }),
+        await imports.enterStatus(input.owner, input.repo, input.attempt, 'detecting', {
+          projectChoices: detection.choices,
+        }),
         input,
       );
       return { outcome: 'multiple' };
     case 'nothing':
-      mustWrite(await imports.enterStatus(input.owner, input.repo, input.attempt, 'detection_found_nothing'), input);
+      mustWrite(
+        await imports.enterStatus(input.owner, input.repo, input.attempt, 'detection_found_nothing'),
+        input,
+      );
       return { outcome: 'nothing' };
   }
 }
@@ -138,7 +146,11 @@ export async function importRawChunk(input: StepInput): Promise<{ done: boolean;
   const adapter = adapterFor(record.vcs);
   const dir = attemptDir(input, input.attempt);
   await mkdir(dir, { recursive: true });
-  if (record.status !== 'importing') mustWrite(await imports.recordProgress(input.owner, input.repo, input.attempt, { status: 'importing' }), input);
+  if (record.status !== 'importing')
+    mustWrite(
+      await imports.recordProgress(input.owner, input.repo, input.attempt, { status: 'importing' }),
+      input,
+    );
   const job: RawJob = {
     ...(await originAccess(record)),
     workDir: dir,
@@ -154,9 +166,15 @@ export async function importRawChunk(input: StepInput): Promise<{ done: boolean;
   if (!chunk.done) return { done: false, needsLfsChoice: false };
 
   const largeFiles = await findLargeFiles(rawDir(dir), config().largeFileBytes);
-  mustWrite(await imports.setLargeFiles(input.owner, input.repo, record.importId, input.attempt, largeFiles), input);
   mustWrite(
-    await imports.recordProgress(input.owner, input.repo, input.attempt, { percent: 100, commitCount: chunk.commitCount }),
+    await imports.setLargeFiles(input.owner, input.repo, record.importId, input.attempt, largeFiles),
+    input,
+  );
+  mustWrite(
+    await imports.recordProgress(input.owner, input.repo, input.attempt, {
+      percent: 100,
+      commitCount: chunk.commitCount,
+    }),
     input,
   );
   const fresh = await current(input);
@@ -167,11 +185,18 @@ export async function importRawChunk(input: StepInput): Promise<{ done: boolean;
  * Authors appear while the raw step runs; each chunk adds the ones not recorded yet. The data
  * layer keeps one author per origin identity, so a repeated chunk adds nothing twice.
  */
-async function recordNewAuthors(input: StepInput, record: Import, found: readonly OriginAuthor[]): Promise<void> {
+async function recordNewAuthors(
+  input: StepInput,
+  record: Import,
+  found: readonly OriginAuthor[],
+): Promise<void> {
   if (found.length === 0) return;
-  const known = new Set((await imports.listAuthors(input.owner, input.repo, record.importId)).map((a) => a.remoteId));
+  const known = new Set(
+    (await imports.listAuthors(input.owner, input.repo, record.importId)).map((a) => a.remoteId),
+  );
   const fresh = found.filter((author) => !known.has(author.remoteId));
-  if (fresh.length > 0) await imports.addAuthors(input.owner, input.repo, record.importId, input.attempt, fresh);
+  if (fresh.length > 0)
+    await imports.addAuthors(input.owner, input.repo, record.importId, input.attempt, fresh);
 }
 
 /** The identity an author has in the raw history (what a mapping rewrites). */
@@ -182,17 +207,29 @@ function rawIdentity(author: ImportAuthor): { name: string; email: string } {
 /** RewriteHistory: author mappings and the LFS choice; nothing is rewritten when nothing changes. */
 export async function rewrite(input: StepInput): Promise<{ rewritten: boolean }> {
   const record = await current(input);
-  mustWrite(await imports.recordProgress(input.owner, input.repo, input.attempt, { status: 'mapping', pushPercent: null }), input);
+  mustWrite(
+    await imports.recordProgress(input.owner, input.repo, input.attempt, {
+      status: 'mapping',
+      pushPercent: null,
+    }),
+    input,
+  );
   const dir = attemptDir(input, input.attempt);
   await mkdir(dir, { recursive: true });
   // Republishing a complete import: its raw history moves on to this attempt (a rename on one file system).
-  if (input.fromAttempt !== undefined && input.fromAttempt !== input.attempt && !(await exists(rawDir(dir)))) {
+  if (
+    input.fromAttempt !== undefined &&
+    input.fromAttempt !== input.attempt &&
+    !(await exists(rawDir(dir)))
+  ) {
     await rename(rawDir(attemptDir(input, input.fromAttempt)), rawDir(dir));
   }
   const authors = await imports.listAuthors(input.owner, input.repo, record.importId);
   const mappings = authors.flatMap((author) => {
     const from = rawIdentity(author);
-    return from.name === author.name && from.email === author.email ? [] : [{ from, to: { name: author.name, email: author.email } }];
+    return from.name === author.name && from.email === author.email
+      ? []
+      : [{ from, to: { name: author.name, email: author.email } }];
   });
   const lfs = record.largeFilesCount === 0 ? 'none' : record.useLfs === 'undecided' ? 'none' : record.useLfs;
   await rm(outDir(dir), { recursive: true, force: true });
@@ -205,10 +242,18 @@ export async function rewrite(input: StepInput): Promise<{ rewritten: boolean }>
 }
 
 /** Push: the next bounded batch of refs into the hosted repository. */
-export async function push(input: StepInput): Promise<{ done: boolean; defaultBranch?: string; sizeKiB?: number }> {
+export async function push(
+  input: StepInput,
+): Promise<{ done: boolean; defaultBranch?: string; sizeKiB?: number }> {
   const record = await current(input);
   if (record.status !== 'pushing') {
-    mustWrite(await imports.recordProgress(input.owner, input.repo, input.attempt, { status: 'pushing', pushPercent: 0 }), input);
+    mustWrite(
+      await imports.recordProgress(input.owner, input.repo, input.attempt, {
+        status: 'pushing',
+        pushPercent: 0,
+      }),
+      input,
+    );
   }
   const progress = progressWriter(input);
   const result = await publish(
@@ -218,16 +263,26 @@ export async function push(input: StepInput): Promise<{ done: boolean; defaultBr
   );
   if (result.done) progress.report({ pushPercent: 100 });
   await progress.flush();
-  return result.done ? { done: true, defaultBranch: result.defaultBranch, sizeKiB: result.sizeKiB } : { done: false };
+  return result.done
+    ? { done: true, defaultBranch: result.defaultBranch, sizeKiB: result.sizeKiB }
+    : { done: false };
 }
 
 /** Complete: the repository shows the imported history. */
-export async function complete(input: StepInput & { push?: { defaultBranch?: string; sizeKiB?: number } }): Promise<Record<string, never>> {
+export async function complete(
+  input: StepInput & { push?: { defaultBranch?: string; sizeKiB?: number } },
+): Promise<Record<string, never>> {
   const record = await current(input);
-  await recordImportedRepository(record.ownerLogin, record.repoName, {
-    ...(input.push?.defaultBranch ? { defaultBranch: input.push.defaultBranch } : {}),
-    sizeKiB: input.push?.sizeKiB ?? 0,
-  });
+  await recordPush(
+    record.ownerLogin,
+    record.repoName,
+    {
+      size: input.push?.sizeKiB ?? 0,
+      hasContent: true,
+      ...(input.push?.defaultBranch ? { defaultBranch: input.push.defaultBranch } : {}),
+    },
+    'import',
+  );
   mustWrite(await imports.enterStatus(input.owner, input.repo, input.attempt, 'complete'), input);
   await rm(outDir(attemptDir(input, input.attempt)), { recursive: true, force: true });
   countSignal('ImportCompleted');
@@ -273,7 +328,10 @@ export async function recordFailure(
     failedStep: input.failedStep,
     error: input.failure?.Error,
   });
-  await imports.enterStatus(input.owner, input.repo, input.attempt, 'error', { failedStep: input.failedStep, errorMessage });
+  await imports.enterStatus(input.owner, input.repo, input.attempt, 'error', {
+    failedStep: input.failedStep,
+    errorMessage,
+  });
   countSignal('ImportFailed');
   return {};
 }
@@ -285,7 +343,14 @@ export async function recordFailure(
 export async function waitForPerson(
   input: StepInput & { waitingFor: WaitingFor; status: ImportStatus; taskToken: string },
 ): Promise<Record<string, never>> {
-  const stored = await imports.waitForPerson(input.owner, input.repo, input.attempt, input.waitingFor, input.taskToken, input.status);
+  const stored = await imports.waitForPerson(
+    input.owner,
+    input.repo,
+    input.attempt,
+    input.waitingFor,
+    input.taskToken,
+    input.status,
+  );
   if (stored === 'already-decided') await resumeWaiting(input.taskToken, {});
   else mustWrite(stored, input);
   return {};
