@@ -17,7 +17,8 @@ export async function importStateMachine(): Promise<LocalStateMachine> {
       handler?: (input: never) => Promise<unknown>;
     };
     const { handler } = module;
-    if (typeof handler !== 'function') throw new Error(`functions/workflow/${task.handler}.ts exports no handler`);
+    if (typeof handler !== 'function')
+      throw new Error(`functions/workflow/${task.handler}.ts exports no handler`);
     tasks[task.placeholder] = (input) => handler(input as never);
   }
   return { name: IMPORT_STATE_MACHINE_NAME, definitionFile: IMPORT_ASL_FILE, tasks };

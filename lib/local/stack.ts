@@ -7,6 +7,7 @@ import { ROUTES } from '#shared/routes';
 import { createTable } from './create-table.ts';
 import { localDynamoDbClient, startDynamoDbLocal } from './dynamodb-local.ts';
 import { startHttpServer } from './http-server.ts';
+import { importStateMachine } from './import-workflow.ts';
 import { type LocalStateMachine, startStepFunctionsLocal } from './step-functions.ts';
 
 /** Where `npm start` keeps DynamoDB Local's files and the endpoints file the admin CLI reads. */
@@ -50,7 +51,11 @@ export interface LocalStackOptions {
   readonly tableName?: string;
   /** Write `.data/local.json` for the admin CLI. */
   readonly writeEndpointsFile?: boolean;
-  /** The import workflow the API starts (`IMPORT_STATE_MACHINE_ARN`); none: imports cannot start. */
+  /**
+   * The import workflow the API starts (`IMPORT_STATE_MACHINE_ARN`): by default the real one
+   * (`statemachines/import.asl.json` with the task handlers in this process); tests of the API
+   * alone may pass a fixture.
+   */
   readonly importStateMachine?: LocalStateMachine;
 }
 
@@ -78,15 +83,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const tableName = options.tableName ?? LOCAL_TABLE_NAME;
     await createTable(localDynamoDbClient(dynamodbEndpoint), tableName);
 
-    const importMachine = options.importStateMachine;
-    const stepFunctions = await startStepFunctionsLocal({ machines: importMachine ? [importMachine] : [] });
+    const importMachine = options.importStateMachine ?? (await importStateMachine());
+    const stepFunctions = await startStepFunctionsLocal({ machines: [importMachine] });
     stops.push(() => stepFunctions.stop());
-    if (importMachine)
-      process.env[ENV.importStateMachineArn] = stepFunctions.stateMachineArn(importMachine.name);
-    else delete process.env[ENV.importStateMachineArn];
-    // Working directories and hosted repositories next to the endpoints file (`.data/` for `npm start`).
-    process.env[ENV.importWorkDir] ??= join(dirname(endpointsFile()), 'imports');
-    process.env[ENV.repositoriesDir] ??= join(dirname(endpointsFile()), 'repositories');
+    process.env[ENV.importStateMachineArn] = stepFunctions.stateMachineArn(importMachine.name);
     // Origins the local tests serve on the loopback interface; nothing else private is reachable.
     process.env[ENV.originAllowedAddresses] = '127.0.0.1,::1';
 
@@ -95,6 +95,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     process.env[ENV.stepFunctionsEndpoint] = stepFunctions.endpoint;
     const secretsKeyFile = await ensureSecretsKey();
     process.env[ENV.secretsKeyFile] = secretsKeyFile;
+    // Import working directories and hosted repositories next to the endpoints file (`.data/` for `npm start`).
     process.env[ENV.repositoriesDir] = join(dirname(endpointsFile()), 'repositories');
     process.env[ENV.importWorkDir] = join(dirname(endpointsFile()), 'imports');
     const http = await startHttpServer({ routes: ROUTES, port: options.port });
