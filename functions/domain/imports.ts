@@ -192,3 +192,19 @@ function fnv1a(text: string): number {
  * person found twice is one author.
  */
 export const gitRemoteId = (name: string, email: string): string => `${name} <${email}>`;
+
+/**
+ * The name and email a Git remote id was made from (`gitRemoteId`'s inverse). Git identities
+ * cannot hold `<` in the name nor `>` in the email, so the first `<` ends the name.
+ */
+export function splitGitRemoteId(remoteId: string): { name: string; email: string } | undefined {
+  const open = remoteId.indexOf('<');
+  if (open < 1 || remoteId[open - 1] !== ' ' || !remoteId.endsWith('>')) return undefined;
+  return { name: remoteId.slice(0, open - 1), email: remoteId.slice(open + 1, -1) };
+}
+
+/**
+ * A name or email as a Git identity can hold it: git's own rule drops `<`, `>` and line breaks
+ * (they delimit the identity in a commit) and edge whitespace; NUL ends a commit header.
+ */
+export const gitIdentityText = (value: string): string => value.replace(/[<>\r\n\0]/g, '').trim();

@@ -16,6 +16,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gitEnvironment, prepareHome, runGit } from '#vcs/git-command';
+import { FAST_IMPORT_MALLOC } from '#vcs/history';
 
 export interface FixtureAuthor {
   readonly name: string;
@@ -160,16 +161,6 @@ function* streamFixture(spec: FixtureSpec, plan: FixturePlan): Generator<Buffer 
   }
   yield 'done\n';
 }
-
-/**
- * glibc returns freed heap to the kernel after every blob, and the `brk` calls that follow cost
- * fast-import most of its time (measured: 10,000 commits of 10 KB, 45 s of CPU with the defaults,
- * 3.4 s with these).
- */
-export const FAST_IMPORT_MALLOC = {
-  MALLOC_TOP_PAD_: String(128 * 1024 * 1024),
-  MALLOC_TRIM_THRESHOLD_: String(256 * 1024 * 1024),
-};
 
 /** Feeds the stream to `git fast-import` with backpressure, so large content is never all in memory. */
 function fastImport(dir: string, home: string, stream: Iterable<Buffer | string>): Promise<void> {
