@@ -336,10 +336,10 @@ export const FAST_IMPORT_MALLOC = {
 
 async function migrateToLfs(outDir: string, thresholdBytes: number, job: GitJob): Promise<void> {
   const before = await annotatedTagMessages(outDir, job);
-  await runGit(['lfs', 'migrate', 'import', '--everything', `--above=${thresholdBytes}b`, '--yes'], {
-    ...local(outDir, job),
-    env: FAST_IMPORT_MALLOC,
-  });
+  await runGit(
+    ['lfs', 'migrate', 'import', '--everything', `--above=${thresholdBytes}b`, '--yes'],
+    local(outDir, job),
+  );
   await restoreTagMessages(outDir, before, job);
 }
 
