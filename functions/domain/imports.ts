@@ -197,11 +197,6 @@ function fnv1a(text: string): number {
  */
 export const gitRemoteId = (name: string, email: string): string => `${name} <${email}>`;
 
-/** A Git identity `Name <email>` split into its parts; undefined when it is not one. */
-export function parseGitIdentity(identity: string): { name: string; email: string } | undefined {
-  const match = /^(.*) <([^<>]*)>$/.exec(identity);
-  return match ? { name: match[1] ?? '', email: match[2] ?? '' } : undefined;
-}
 
 /** Longest `vcs_username` / `vcs_password` accepted (GitHub did not say; these fit any real origin). */
 export const MAX_VCS_USERNAME_LENGTH = 256;
@@ -269,3 +264,18 @@ export function findProjectChoice(
       (sent.tfvcProject === undefined || choice.tfvcProject === sent.tfvcProject),
   );
 }
+/**
+ * The name and email a Git remote id was made from (`gitRemoteId`'s inverse). Git identities
+ * cannot hold `<` in the name nor `>` in the email, so the first `<` ends the name.
+ */
+export function splitGitRemoteId(remoteId: string): { name: string; email: string } | undefined {
+  const open = remoteId.indexOf('<');
+  if (open < 1 || remoteId[open - 1] !== ' ' || !remoteId.endsWith('>')) return undefined;
+  return { name: remoteId.slice(0, open - 1), email: remoteId.slice(open + 1, -1) };
+}
+
+/**
+ * A name or email as a Git identity can hold it: git's own rule drops `<`, `>` and line breaks
+ * (they delimit the identity in a commit) and edge whitespace; NUL ends a commit header.
+ */
+export const gitIdentityText = (value: string): string => value.replace(/[<>\r\n\0]/g, '').trim();

@@ -11,21 +11,16 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as imports from '#data/imports';
 import { recordPush } from '#data/repositories';
-import {
-  type FailedStep,
-  type Import,
-  type ImportAuthor,
-  type ImportStatus,
-  parseGitIdentity,
-  type WaitingFor,
-} from '#domain/imports';
+import type { FailedStep, Import, ImportStatus, WaitingFor } from '#domain/imports';
 import { config } from '#shared/config';
 import { countSignal, log } from '#shared/log';
 import { adapterFor, allAdapters, detectOrigin } from '#vcs/adapters';
-import { redactCredentials } from '#vcs/git-command';
-import { findLargeFiles, publish, rewriteHistory } from '#vcs/history';
+import { prepareHome, redactCredentials } from '#vcs/git-command';
+import { findLargeFiles, type GitJob, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
+import { localLfsStore } from '#vcs/lfs-store';
 import type { OriginAccess, OriginAuthor, RawJob } from '#vcs/origin';
+import { publish } from '#vcs/publish';
 
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
 import { openImportCredentials } from './imports.ts';
@@ -73,6 +68,16 @@ const outDir = (dir: string) => join(dir, 'out.git');
 
 /** A chunk's time budget. */
 const budgetMs = () => config().importChunkSeconds * 1000;
+
+/**
+ * The attempt's git context: a private HOME inside its directory, and a limit per git call of the
+ * budget plus four minutes (600 s + 240 s stays under Lambda's 900 s in AWS).
+ */
+async function gitJob(dir: string): Promise<GitJob> {
+  const home = join(dir, 'home');
+  await prepareHome(home);
+  return { home, timeoutMs: budgetMs() + 240_000 };
+}
 
 /** Throttles progress writes to one per interval, keeping the latest values; `flush` writes what is left. */
 function progressWriter(input: StepInput) {
@@ -165,7 +170,7 @@ export async function importRawChunk(input: StepInput): Promise<{ done: boolean;
   await recordNewAuthors(input, record, await adapter.authors(job));
   if (!chunk.done) return { done: false, needsLfsChoice: false };
 
-  const largeFiles = await findLargeFiles(rawDir(dir), config().largeFileBytes);
+  const largeFiles = await findLargeFiles(rawDir(dir), config().largeFileBytes, await gitJob(dir));
   mustWrite(
     await imports.setLargeFiles(input.owner, input.repo, record.importId, input.attempt, largeFiles),
     input,
@@ -199,11 +204,6 @@ async function recordNewAuthors(
     await imports.addAuthors(input.owner, input.repo, record.importId, input.attempt, fresh);
 }
 
-/** The identity an author has in the raw history (what a mapping rewrites). */
-function rawIdentity(author: ImportAuthor): { name: string; email: string } {
-  return parseGitIdentity(author.remoteId) ?? { name: author.remoteName, email: author.remoteId };
-}
-
 /** RewriteHistory: author mappings and the LFS choice; nothing is rewritten when nothing changes. */
 export async function rewrite(input: StepInput): Promise<{ rewritten: boolean }> {
   const record = await current(input);
@@ -225,19 +225,17 @@ export async function rewrite(input: StepInput): Promise<{ rewritten: boolean }>
     await rename(rawDir(attemptDir(input, input.fromAttempt)), rawDir(dir));
   }
   const authors = await imports.listAuthors(input.owner, input.repo, record.importId);
-  const mappings = authors.flatMap((author) => {
-    const from = rawIdentity(author);
-    return from.name === author.name && from.email === author.email
-      ? []
-      : [{ from, to: { name: author.name, email: author.email } }];
-  });
-  const lfs = record.largeFilesCount === 0 ? 'none' : record.useLfs === 'undecided' ? 'none' : record.useLfs;
-  await rm(outDir(dir), { recursive: true, force: true });
-  const result = await rewriteHistory(rawDir(dir), outDir(dir), {
-    mappings,
-    lfs,
-    thresholdBytes: config().largeFileBytes,
-  });
+  const lfs = record.largeFilesCount === 0 || record.useLfs === 'undecided' ? 'none' : record.useLfs;
+  const result = await rewriteHistory(
+    rawDir(dir),
+    outDir(dir),
+    {
+      authors: authors.map(({ remoteId, name, email }) => ({ remoteId, name, email })),
+      lfs,
+      thresholdBytes: config().largeFileBytes,
+    },
+    await gitJob(dir),
+  );
   return { rewritten: result.rewritten };
 }
 
@@ -256,10 +254,17 @@ export async function push(
     );
   }
   const progress = progressWriter(input);
+  const dir = attemptDir(input, input.attempt);
+  const { repositoriesDir } = config();
   const result = await publish(
-    outDir(attemptDir(input, input.attempt)),
-    hostedRepositoryPath(config().repositoriesDir, input.owner, input.repo),
-    { budgetMs: budgetMs(), onPercent: (percent) => progress.report({ pushPercent: percent }) },
+    outDir(dir),
+    hostedRepositoryPath(repositoriesDir, input.owner, input.repo),
+    {
+      budgetMs: budgetMs(),
+      onPercent: (percent) => progress.report({ pushPercent: percent }),
+      lfs: { store: localLfsStore(repositoriesDir), owner: input.owner, repo: input.repo },
+    },
+    await gitJob(dir),
   );
   if (result.done) progress.report({ pushPercent: 100 });
   await progress.flush();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalVcs, executionName, parseGitIdentity } from '#domain/imports';
+import { canonicalVcs, executionName, splitGitRemoteId } from '#domain/imports';
 import { checkOriginUrl, isForbiddenAddress } from '#domain/origin-url';
 
 describe('isForbiddenAddress', () => {
@@ -122,10 +122,10 @@ describe('import names', () => {
   });
 
   it('reads Git identities', () => {
-    expect(parseGitIdentity('Mona Lisa <mona@example.org>')).toEqual({
+    expect(splitGitRemoteId('Mona Lisa <mona@example.org>')).toEqual({
       name: 'Mona Lisa',
       email: 'mona@example.org',
     });
-    expect(parseGitIdentity('nobody@uuid')).toBeUndefined();
+    expect(splitGitRemoteId('nobody@uuid')).toBeUndefined();
   });
 });

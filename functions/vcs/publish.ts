@@ -1,0 +1,153 @@
+/**
+ * The import's push step: make the hosted bare repository's branches and tags equal to the
+ * rewritten (or raw-mirrored) repository's, then store its Git LFS objects. Bounded: each call
+ * pushes batches of refs until its time budget is spent and says whether it is done; the next call
+ * recomputes what is left from the refs the hosted repository already has at the right ids, so
+ * no cursor is kept and an interrupted call loses at most one batch.
+ *
+ * Only `refs/heads/*` and `refs/tags/*` are published (never `refs/replace/*`, `refs/notes/*`,
+ * `refs/original/*`). Updates are forced and refs gone from the source are deleted, so publishing
+ * a new rewrite over an earlier one (an author mapped after `complete`) replaces it.
+ */
+
+import { mkdir, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runGit } from './git-command.ts';
+import { branchesAndTags, defaultBranchOf, type GitJob } from './history.ts';
+import { isLfsOid } from './hosted-paths.ts';
+import type { LfsStore } from './lfs-store.ts';
+
+export interface PublishOptions {
+  /** Time after which no new batch starts (a batch already started runs to its end). */
+  readonly budgetMs: number;
+  /** Overall push progress, 0–100, never decreasing within a call; 100 once done. */
+  readonly onPercent?: (percent: number) => void;
+  /** Refs per `git push` (default 200). */
+  readonly refsPerPush?: number;
+  /** Where LFS objects go (the hosted repository's store) and whose they are. */
+  readonly lfs: { readonly store: Pick<LfsStore, 'put'>; readonly owner: string; readonly repo: string };
+}
+
+export interface PublishResult {
+  readonly done: boolean;
+  /** Branches and tags at the right id in the hosted repository. */
+  readonly pushed: number;
+  /** Branches and tags to publish. */
+  readonly total: number;
+  readonly defaultBranch: string;
+  /** `git count-objects` size of the hosted repository in KiB (loose + packed; LFS objects not counted). */
+  readonly sizeKiB: number;
+}
+
+const local = (cwd: string, job: GitJob) => ({
+  cwd,
+  home: job.home,
+  transport: 'local' as const,
+  timeoutMs: job.timeoutMs,
+});
+
+const WRITING = /Writing objects:\s+(\d+)%/;
+
+/** One bounded call of the push step (see the module comment). */
+export async function publish(
+  sourceDir: string,
+  hostedPath: string,
+  options: PublishOptions,
+  job: GitJob,
+): Promise<PublishResult> {
+  const started = Date.now();
+  const defaultBranch = await defaultBranchOf(sourceDir, job);
+  await ensureHosted(hostedPath, defaultBranch, job);
+  const wanted = await branchesAndTags(sourceDir, job);
+  const defaultRef = `refs/heads/${defaultBranch}`;
+  const total = wanted.size;
+  const batchSize = Math.max(1, options.refsPerPush ?? 200);
+  let lastPercent = -1;
+  const report = (percent: number) => {
+    const rounded = Math.min(100, Math.floor(percent));
+    if (rounded > lastPercent) {
+      lastPercent = rounded;
+      options.onPercent?.(rounded);
+    }
+  };
+
+  let batches = 0;
+  for (;;) {
+    const hosted = await branchesAndTags(hostedPath, job);
+    const pending = [...wanted].filter(([ref, oid]) => hosted.get(ref) !== oid).map(([ref]) => ref);
+    const stale = [...hosted.keys()].filter((ref) => !wanted.has(ref));
+    const pushed = total - pending.length;
+    report(total === 0 ? 0 : (pushed / total) * 100);
+    if (pending.length === 0 && stale.length === 0) break;
+    if (batches > 0 && Date.now() - started >= options.budgetMs) {
+      return { done: false, pushed, total, defaultBranch, sizeKiB: await sizeKiB(hostedPath, job) };
+    }
+    const batch = orderForPush(pending, defaultRef).slice(0, batchSize);
+    const refspecs = [...batch.map((ref) => `+${wanted.get(ref)}:${ref}`), ...stale.map((ref) => `:${ref}`)];
+    await runGit(['push', '--progress', '--porcelain', '--atomic', hostedPath, ...refspecs], {
+      ...local(sourceDir, job),
+      onProgress: (line) => {
+        const match = WRITING.exec(line);
+        if (match && total > 0) report(((pushed + (batch.length * Number(match[1])) / 100) / total) * 100);
+      },
+    });
+    batches += 1;
+  }
+
+  const objects = await lfsObjects(sourceDir);
+  const { store, owner, repo } = options.lfs;
+  for (const [index, object] of objects.entries()) {
+    if (index > 0 && Date.now() - started >= options.budgetMs) {
+      return { done: false, pushed: total, total, defaultBranch, sizeKiB: await sizeKiB(hostedPath, job) };
+    }
+    await store.put(owner, repo, object.oid, object.file);
+  }
+  await runGit(['symbolic-ref', 'HEAD', defaultRef], local(hostedPath, job));
+  report(100);
+  return { done: true, pushed: total, total, defaultBranch, sizeKiB: await sizeKiB(hostedPath, job) };
+}
+
+/** Creates the hosted bare repository if absent, its HEAD naming the default branch. */
+async function ensureHosted(hostedPath: string, defaultBranch: string, job: GitJob): Promise<void> {
+  try {
+    await stat(join(hostedPath, 'HEAD'));
+    return;
+  } catch {
+    // absent: made below
+  }
+  await mkdir(hostedPath, { recursive: true });
+  await runGit(['init', '--bare', '--quiet', hostedPath], local(hostedPath, job));
+  await runGit(['symbolic-ref', 'HEAD', `refs/heads/${defaultBranch}`], local(hostedPath, job));
+}
+
+/** The default branch first (it carries most of the history), then other branches, then tags. */
+function orderForPush(refs: readonly string[], defaultRef: string): string[] {
+  const rank = (ref: string) => (ref === defaultRef ? 0 : ref.startsWith('refs/heads/') ? 1 : 2);
+  return [...refs].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** `<repo>/lfs/objects/ab/cd/<oid>` files (git-lfs's layout), by oid. */
+async function lfsObjects(repoDir: string): Promise<{ oid: string; file: string }[]> {
+  const root = join(repoDir, 'lfs', 'objects');
+  const found: { oid: string; file: string }[] = [];
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    let entries: string[];
+    try {
+      entries = await readdir(dir);
+    } catch {
+      return;
+    }
+    for (const entry of entries.sort()) {
+      if (depth < 2) await walk(join(dir, entry), depth + 1);
+      else if (isLfsOid(entry)) found.push({ oid: entry, file: join(dir, entry) });
+    }
+  };
+  await walk(root, 0);
+  return found;
+}
+
+async function sizeKiB(repoDir: string, job: GitJob): Promise<number> {
+  const out = (await runGit(['count-objects', '-v'], local(repoDir, job))).toString('utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(out)?.[1] ?? 0);
+  return field('size') + field('size-pack');
+}
