@@ -50,11 +50,14 @@ afterAll(async () => {
 
 const pagePath = `/${OWNER}/${REPO}/import`;
 
+/** The id of the focused element (the page has no DOM types here: playwright's `:focus`). */
+const focusedId = (page: Page) => page.locator(':focus').getAttribute('id');
+
 /** Presses Tab until the element with `id` has the focus (the keyboard's way there). */
 async function tabTo(page: Page, id: string, limit = 60): Promise<number> {
   for (let presses = 1; presses <= limit; presses++) {
     await page.keyboard.press('Tab');
-    if (await page.evaluate((wanted) => document.activeElement?.id === wanted, id)) return presses;
+    if ((await focusedId(page)) === id) return presses;
   }
   throw new Error(`Tab never reached #${id}`);
 }
@@ -98,15 +101,15 @@ describe('the import progress page in Chromium', () => {
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.type('Ann Example');
     await page.keyboard.press('Tab');
-    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe(`${field}-email`);
+    await expect(focusedId(page)).resolves.toBe(`${field}-email`);
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.type('ann@example.com');
     await page.keyboard.press('Tab');
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Map ann');
+    await expect(page.locator(':focus').textContent()).resolves.toBe('Map ann');
     // Focus is visible: the focused button has an outline.
-    await expect(
-      page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle),
-    ).resolves.not.toBe('none');
+    await expect(page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).resolves.not.toBe(
+      'none',
+    );
     await Promise.all([page.waitForEvent('load'), page.keyboard.press('Enter')]);
     const mapped = await listAuthors(OWNER, REPO, (await getImport(OWNER, REPO))?.importId ?? 0, 0);
     expect(mapped[1]).toMatchObject({
@@ -136,9 +139,7 @@ describe('the import progress page in Chromium', () => {
     page.on('framenavigated', (frame) => {
       if (frame === page.mainFrame()) navigations++;
     });
-    await page.evaluate(() => {
-      (window as unknown as { marker: string }).marker = 'same document';
-    });
+    await page.evaluate("window.marker = 'same document'");
     const record = await getImport(OWNER, REPO);
     await advance(OWNER, REPO, { percent: 80, commitCount: 5000 });
     await addAuthors(OWNER, REPO, record?.importId ?? 0, record?.attempt ?? 0, [
@@ -151,9 +152,7 @@ describe('the import progress page in Chromium', () => {
     await expect(page.locator('#progress-push').getAttribute('value')).resolves.toBe('40');
     await expect(page.locator('#progress-raw').getAttribute('value')).resolves.toBe('100');
     expect(navigations).toBe(0);
-    await expect(page.evaluate(() => (window as unknown as { marker?: string }).marker)).resolves.toBe(
-      'same document',
-    );
+    await expect(page.evaluate('window.marker')).resolves.toBe('same document');
     await screenshot(page, 'import-03-live-update');
 
     // The hostile name is text: no image element was made and no dialog opened.
