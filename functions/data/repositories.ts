@@ -18,6 +18,7 @@ const toRepository = (item: Record<string, unknown>): Repository => ({
   // Items written before pushed_at was set at creation have null: their creation time is right.
   pushedAt: String(item.pushedAt ?? item.createdAt),
   size: Number(item.size ?? 0),
+  hasContent: Boolean(item.hasContent),
 });
 
 export interface NewRepository {

@@ -68,6 +68,8 @@ export interface Import {
   readonly vcs: Vcs | null;
   readonly vcsUrl: string;
   readonly tfvcProject?: string;
+  /** The project the owner chose after `detection_found_multiple` (the worker imports that one). */
+  readonly chosenProject?: ProjectChoice;
   readonly useLfs: UseLfs;
   readonly status: ImportStatus;
   /** Null until the raw step knows it. */
@@ -209,4 +211,71 @@ export const importCredentialsContext = (ownerLogin: string, repoName: string, i
 export function parseGitIdentity(identity: string): { name: string; email: string } | undefined {
   const match = /^(.*) <([^<>]*)>$/.exec(identity);
   return match ? { name: match[1] ?? '', email: match[2] ?? '' } : undefined;
+}
+
+/** Longest `vcs_username` / `vcs_password` accepted (GitHub did not say; these fit any real origin). */
+export const MAX_VCS_USERNAME_LENGTH = 256;
+export const MAX_VCS_PASSWORD_LENGTH = 1024;
+/** Longest mapped author name and email (Git itself has no limit; these keep an item small). */
+export const MAX_AUTHOR_NAME_LENGTH = 255;
+export const MAX_AUTHOR_EMAIL_LENGTH = 255;
+
+/**
+ * Statuses whose Import JSON shows the raw step's `import_percent`, `percent` and `commit_count`
+ * (null until known): the raw step and the steps after it that still run. `complete` does not
+ * (GitHub's example of a complete import has neither), nor detection and its problem states.
+ */
+export const showsRawProgress = (status: ImportStatus): boolean =>
+  status === 'importing' || status === 'mapping' || status === 'pushing';
+
+/** `push_percent` is shown while pushing only (spec §2.4). */
+export const showsPushProgress = (status: ImportStatus): boolean => status === 'pushing';
+
+/**
+ * The `since` query parameter of the authors list: a non-negative decimal integer (the highest
+ * author id the client saw), absent for all authors. `undefined` = absent; `null` = malformed.
+ */
+export function parseSince(raw: string | undefined): number | undefined | null {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d{1,16}$/.test(raw)) return null;
+  const value = Number(raw);
+  return Number.isSafeInteger(value) ? value : null;
+}
+
+/** A mapped author email: one `@` with something either side, no spaces, brackets or controls (Git writes it inside `<>`). */
+export const isAuthorEmail = (email: string): boolean =>
+  email.length <= MAX_AUTHOR_EMAIL_LENGTH &&
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  /^[^\s<>@\u0000-\u001f\u007f]+@[^\s<>@\u0000-\u001f\u007f]+$/.test(email);
+
+/** A mapped author name: non-blank, one line, no `<>` (they would end Git's name field). */
+export const isAuthorName = (name: string): boolean =>
+  name.length <= MAX_AUTHOR_NAME_LENGTH &&
+  name.trim() !== '' &&
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  !/[<>\u0000-\u001f\u007f]/.test(name);
+
+/** A project choice as a client sends it back (one element of `project_choices`). */
+export interface SentProjectChoice {
+  readonly vcs?: string | undefined;
+  readonly humanName?: string | undefined;
+  readonly tfvcProject?: string | undefined;
+}
+
+/**
+ * The stored choice a client's choice names: same `human_name`, and the same `vcs` and
+ * `tfvc_project` where the client sent them (`vcs` compared by canonical name).
+ */
+export function findProjectChoice(
+  choices: readonly ProjectChoice[] | undefined,
+  sent: SentProjectChoice,
+): ProjectChoice | undefined {
+  const vcs = sent.vcs === undefined ? undefined : canonicalVcs(sent.vcs);
+  if (sent.vcs !== undefined && vcs === undefined) return undefined;
+  return (choices ?? []).find(
+    (choice) =>
+      choice.humanName === sent.humanName &&
+      (vcs === undefined || choice.vcs === vcs) &&
+      (sent.tfvcProject === undefined || choice.tfvcProject === sent.tfvcProject),
+  );
 }

@@ -14,6 +14,8 @@ export interface Repository {
   readonly pushedAt: string;
   /** Size of the hosted git data in KiB (GitHub's unit); 0 while the repository is empty. */
   readonly size: number;
+  /** Whether the hosted repository has any commit (an import needs an empty one). */
+  readonly hasContent: boolean;
 }
 
 /**

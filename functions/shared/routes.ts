@@ -114,6 +114,19 @@ export const ROUTES: readonly Route[] = [
 
   // Source import API (spec §4.5): preview media type barred-rock.
   // (import API rows)
+  // Owner only (GitHub required push access); a private repository needs `repo`. The spec's
+  // prefix-less LFS and large-file paths are served too (spec README); owners named like the
+  // API's own top-level segments (`user`, `users`, `repos`, …) are shadowed there, as on GitHub, where those names are reserved.
+  { method: 'PUT', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/start', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
+  { method: 'GET', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/get', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
+  { method: 'PATCH', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/update', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
+  { method: 'GET', path: `${API}/repos/{owner}/{repo}/import/authors`, handler: 'imports/list-authors', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
+  { method: 'PATCH', path: `${API}/repos/{owner}/{repo}/import/authors/{author_id}`, handler: 'imports/map-author', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
+  { method: 'PATCH', path: `${API}/repos/{owner}/{repo}/import/lfs`, handler: 'imports/set-lfs', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
+  { method: 'GET', path: `${API}/repos/{owner}/{repo}/import/large_files`, handler: 'imports/list-large-files', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
+  { method: 'PATCH', path: `${API}/{owner}/{repo}/import/lfs`, handler: 'imports/set-lfs-short-path', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
+  { method: 'GET', path: `${API}/{owner}/{repo}/import/large_files`, handler: 'imports/list-large-files-short-path', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
+  { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/cancel', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow', 'repositories'] },
 
   // Hosted repositories: Git smart HTTP and the Git LFS API at {web}/{owner}/{repo}.git.
   // (hosted repository rows)

@@ -7,7 +7,7 @@ import { ROUTES } from '#shared/routes';
 import { createTable } from './create-table.ts';
 import { localDynamoDbClient, startDynamoDbLocal } from './dynamodb-local.ts';
 import { startHttpServer } from './http-server.ts';
-import { startStepFunctionsLocal } from './step-functions.ts';
+import { type LocalStateMachine, startStepFunctionsLocal } from './step-functions.ts';
 
 /** Where `npm start` keeps DynamoDB Local's files and the endpoints file the admin CLI reads. */
 export const DATA_DIR = fileURLToPath(new URL('../../.data/', import.meta.url));
@@ -50,6 +50,8 @@ export interface LocalStackOptions {
   readonly tableName?: string;
   /** Write `.data/local.json` for the admin CLI. */
   readonly writeEndpointsFile?: boolean;
+  /** The import workflow the API starts (`IMPORT_STATE_MACHINE_ARN`); none: imports cannot start. */
+  readonly importStateMachine?: LocalStateMachine;
 }
 
 export interface LocalStack extends LocalEndpoints {
@@ -76,8 +78,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const tableName = options.tableName ?? LOCAL_TABLE_NAME;
     await createTable(localDynamoDbClient(dynamodbEndpoint), tableName);
 
-    const stepFunctions = await startStepFunctionsLocal({ machines: [] });
+    const importMachine = options.importStateMachine;
+    const stepFunctions = await startStepFunctionsLocal({ machines: importMachine ? [importMachine] : [] });
     stops.push(() => stepFunctions.stop());
+    if (importMachine)
+      process.env[ENV.importStateMachineArn] = stepFunctions.stateMachineArn(importMachine.name);
+    else delete process.env[ENV.importStateMachineArn];
+    // Working directories and hosted repositories next to the endpoints file (`.data/` for `npm start`).
+    process.env[ENV.importWorkDir] ??= join(dirname(endpointsFile()), 'imports');
+    process.env[ENV.repositoriesDir] ??= join(dirname(endpointsFile()), 'repositories');
+    // Origins the local tests serve on the loopback interface; nothing else private is reachable.
+    process.env[ENV.originAllowedAddresses] = '127.0.0.1,::1';
 
     process.env[ENV.tableName] = tableName;
     process.env[ENV.dynamodbEndpoint] = dynamodbEndpoint;

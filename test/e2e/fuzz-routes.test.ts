@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathParameterNames, ROUTES, type Route } from '#shared/routes';
 import { createApp, createUser, personalToken } from '#test/fixtures';
@@ -179,6 +180,13 @@ const FIELDS = [
   'state',
   'code_verifier',
   'grant_type',
+  'vcs_url',
+  'vcs',
+  'vcs_username',
+  'vcs_password',
+  'tfvc_project',
+  'human_name',
+  'use_lfs',
 ];
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
@@ -202,7 +210,19 @@ function jsonBodies(): string[] {
     for (const field of FIELDS) if (random.next() < 0.4) body[field] = wrongValue();
     bodies.push(JSON.stringify(body));
   }
-  for (const field of ['note', 'description', 'key', 'title', 'name', 'fingerprint', 'note_url', 'homepage'])
+  for (const field of [
+    'note',
+    'description',
+    'key',
+    'title',
+    'name',
+    'fingerprint',
+    'note_url',
+    'homepage',
+    'vcs_url',
+    'vcs_password',
+    'human_name',
+  ])
     bodies.push(JSON.stringify({ [field]: HUGE }));
   bodies.push(JSON.stringify({ scopes: Array.from({ length: 5000 }, (_, n) => `s${n}`) }));
   return bodies;
@@ -277,7 +297,13 @@ const pathWith = (route: Route, override?: [string, string]) =>
   );
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack({
+    importStateMachine: {
+      name: 'Import',
+      definitionFile: fileURLToPath(new URL('../fixtures/import-idle.asl.json', import.meta.url)),
+      tasks: {},
+    },
+  });
   port = Number(new URL(stack.baseUrl).port);
   const user = await createUser(stack.endpointsFile, 'fuzzer');
   const app = await createApp(stack.endpointsFile, 'fuzzer', 'Fuzzed');
@@ -300,6 +326,12 @@ beforeAll(async () => {
     headers: { Authorization: `token ${userToken}` },
     body: JSON.stringify({ name: 'fuzzed' }),
   });
+  // An import, so that the import routes reach their handlers' work (cancel comes last of them).
+  await fetch(`${stack.baseUrl}/repos/fuzzer/fuzzed/import`, {
+    method: 'PUT',
+    headers: { Authorization: `token ${userToken}`, Accept: 'application/vnd.github.barred-rock-preview' },
+    body: JSON.stringify({ vcs_url: 'http://127.0.0.1:9/origin.git' }),
+  });
   samples = {
     login: 'fuzzer',
     owner: 'fuzzer',
@@ -310,6 +342,7 @@ beforeAll(async () => {
     grant_id: '1',
     authorization_id: '1',
     key_id: '1',
+    author_id: '1',
   };
 }, 60_000);
 afterAll(async () => {
@@ -342,6 +375,7 @@ describe('fuzzing every route', () => {
       const session = site ? await webSession() : undefined;
       const base: Record<string, string> = {
         ...credentials(route),
+        ...(route.preview ? { Accept: `application/vnd.github.${route.preview}-preview` } : {}),
         ...(session ? { Cookie: session.cookie } : {}),
       };
       const requests: Sent[] = [];

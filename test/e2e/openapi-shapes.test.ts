@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addAuthors, getImport, listAuthors } from '#data/imports';
 import { API_PREFIX, ROUTES } from '#shared/routes';
 import { createApp, createUser, enableOtp } from '#test/fixtures';
 import { deviationsFrom } from '#test/github-openapi';
@@ -37,10 +39,18 @@ interface Call {
  */
 async function call(route: string, url: string, status: number, options: Call = {}) {
   if (!JSON_ROUTES.includes(route)) throw new Error(`${route} is not a JSON route of the route table`);
-  const [method = '', path = ''] = route.split(' ');
+  const [method = '', tablePath = ''] = route.split(' ');
+  // The spec's prefix-less import paths are GitHub's `/repos/…` operations.
+  const path = tablePath.startsWith('/{owner}/') ? `/repos${tablePath}` : tablePath;
+  const preview = ROUTES.find(
+    (row) => `${row.method} ${row.path}` === `${method} ${API_PREFIX}${tablePath}`,
+  )?.preview;
   const response = await fetch(`${stack.baseUrl}${url}`, {
     method,
-    headers: options.auth ? { Authorization: options.auth } : {},
+    headers: {
+      ...(options.auth ? { Authorization: options.auth } : {}),
+      ...(preview ? { Accept: `application/vnd.github.${preview}-preview+json` } : {}),
+    },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
   });
   const text = await response.text();
@@ -59,7 +69,13 @@ function expectConformance() {
 }
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = await startTestStack({
+    importStateMachine: {
+      name: 'Import',
+      definitionFile: fileURLToPath(new URL('../fixtures/import-idle.asl.json', import.meta.url)),
+      tasks: {},
+    },
+  });
   [octocat, hubot] = await Promise.all([
     createUser(stack.endpointsFile, 'octocat'),
     createUser(stack.endpointsFile, 'hubot'),
@@ -304,6 +320,72 @@ describe('SSH keys and deploy keys', () => {
     await call('DELETE /repos/{owner}/{repo}/keys/{key_id}', `${keys}/${deployKey.id}`, 404, {
       auth: hubot.auth,
     });
+    expectConformance();
+  });
+});
+
+describe('source imports', () => {
+  it('every import operation matches import / porter-author / porter-large-file', async () => {
+    await call('POST /user/repos', '/user/repos', 201, { auth: octocat.auth, body: { name: 'imported' } });
+    const base = '/repos/octocat/imported/import';
+    const start = { vcs_url: 'http://127.0.0.1:9/origin.git', vcs: 'git' };
+    await call('GET /repos/{owner}/{repo}/import', base, 404, { auth: octocat.auth });
+    await call('PUT /repos/{owner}/{repo}/import', base, 422, { auth: octocat.auth, body: { vcs: 'git' } });
+    await call('PUT /repos/{owner}/{repo}/import', '/repos/octocat/nothing/import', 404, {
+      auth: octocat.auth,
+      body: start,
+    });
+    await call('PUT /repos/{owner}/{repo}/import', base, 201, { auth: octocat.auth, body: start });
+    await call('GET /repos/{owner}/{repo}/import', base, 200, { auth: octocat.auth });
+    await call('PATCH /repos/{owner}/{repo}/import', base, 200, { auth: octocat.auth, body: {} });
+    await call('PATCH /repos/{owner}/{repo}/import', base, 422, {
+      auth: octocat.auth,
+      body: { vcs_username: 'me', vcs_password: 'pw' },
+    });
+
+    const record = await getImport('octocat', 'imported');
+    if (!record) throw new Error('no import');
+    await addAuthors('octocat', 'imported', record.importId, record.attempt, [
+      { remoteId: 'Ann <ann@x>', remoteName: 'Ann', email: 'ann@x', name: 'Ann' },
+    ]);
+    const [author] = await listAuthors('octocat', 'imported', record.importId);
+    await call('GET /repos/{owner}/{repo}/import/authors', `${base}/authors`, 200, { auth: octocat.auth });
+    await call('GET /repos/{owner}/{repo}/import/authors', '/repos/octocat/nothing/import/authors', 404, {
+      auth: octocat.auth,
+    });
+    const authorUrl = `${base}/authors/${author?.id}`;
+    await call('PATCH /repos/{owner}/{repo}/import/authors/{author_id}', authorUrl, 200, {
+      auth: octocat.auth,
+      body: { name: 'Ann Example', email: 'ann@example.com' },
+    });
+    await call('PATCH /repos/{owner}/{repo}/import/authors/{author_id}', authorUrl, 422, {
+      auth: octocat.auth,
+      body: { email: 'nope' },
+    });
+    await call('PATCH /repos/{owner}/{repo}/import/authors/{author_id}', `${base}/authors/999999`, 404, {
+      auth: octocat.auth,
+      body: { name: 'x' },
+    });
+    await call('PATCH /repos/{owner}/{repo}/import/lfs', `${base}/lfs`, 200, {
+      auth: octocat.auth,
+      body: { use_lfs: 'opt_in' },
+    });
+    await call('PATCH /repos/{owner}/{repo}/import/lfs', `${base}/lfs`, 422, {
+      auth: octocat.auth,
+      body: { use_lfs: 'maybe' },
+    });
+    await call('PATCH /{owner}/{repo}/import/lfs', '/octocat/imported/import/lfs', 200, {
+      auth: octocat.auth,
+      body: { use_lfs: 'opt_out' },
+    });
+    await call('GET /repos/{owner}/{repo}/import/large_files', `${base}/large_files`, 200, {
+      auth: octocat.auth,
+    });
+    await call('GET /{owner}/{repo}/import/large_files', '/octocat/imported/import/large_files', 200, {
+      auth: octocat.auth,
+    });
+    await call('DELETE /repos/{owner}/{repo}/import', base, 204, { auth: octocat.auth });
+    await call('DELETE /repos/{owner}/{repo}/import', base, 404, { auth: octocat.auth });
     expectConformance();
   });
 });

@@ -3,14 +3,16 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { type LocalStack, startLocalStack } from '#local/stack';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack';
 import { ENV } from '#shared/config';
 
 /**
  * The whole local service for one test file: the run's DynamoDB Local (from the global setup) with
  * a table of the file's own, the Step Functions endpoint and the HTTP server on a free port.
  */
-export async function startTestStack(): Promise<LocalStack & { endpointsFile: string }> {
+export async function startTestStack(
+  options: Pick<LocalStackOptions, 'importStateMachine'> = {},
+): Promise<LocalStack & { endpointsFile: string }> {
   const endpointsFile = join(await mkdtemp(join(tmpdir(), 'stack-')), 'local.json');
   process.env.LOCAL_ENDPOINTS_FILE = endpointsFile;
   process.env[ENV.logLevel] ??= 'silent';
@@ -19,6 +21,7 @@ export async function startTestStack(): Promise<LocalStack & { endpointsFile: st
     dynamodbEndpoint: inject('dynamodbEndpoint'),
     tableName: `test-${randomUUID()}`,
     writeEndpointsFile: true,
+    ...options,
   });
   return { ...stack, endpointsFile };
 }

@@ -5,6 +5,7 @@ import type * as z from 'zod/mini';
 import { scopeHeader } from '#domain/scopes';
 import { authenticate, type Caller, checkScopes } from '#services/authenticate';
 import { config, vendorHeader } from '#shared/config';
+import { header } from '#shared/credentials';
 import {
   bodyNotObject,
   errorBody,
@@ -117,10 +118,55 @@ function scopeHeaders(event: StackEvent, route: Route): Record<string, string> {
   };
 }
 
-function serialize(reply: Reply, extraHeaders: Readonly<Record<string, string>>): APIGatewayProxyResult {
+/** Names of the previews routes may require, for the 415 message (GitHub named the API). */
+const PREVIEW_APIS: Readonly<Record<string, string>> = { 'barred-rock': 'Source Import API' };
+
+/** The media type a preview route's Accept header must name: `application/vnd.<vendor>.<preview>-preview`. */
+export const previewMediaType = (vendor: string, preview: string): string =>
+  `application/vnd.${vendor}.${preview}-preview`;
+
+/** Whether an Accept header names the preview's media type, with or without `+json`, among others. */
+export function acceptsPreview(accept: string | undefined, vendor: string, preview: string): boolean {
+  if (!accept) return false;
+  const wanted = previewMediaType(vendor, preview);
+  return accept
+    .split(',')
+    .map((range) => (range.split(';')[0] ?? '').trim().toLowerCase())
+    .some((type) => type === wanted || type === `${wanted}+json`);
+}
+
+/**
+ * A preview route answers 415 unless the Accept header names its preview media type (GitHub's
+ * message, plus the exact media type to send). Checked before authentication and any read, so the
+ * answer says nothing about the repository.
+ */
+export const previewMediaTypeCheck = (
+  route: Pick<Route, 'preview'>,
+): middy.MiddlewareObj<APIGatewayProxyEvent> => ({
+  before: ({ event }) => {
+    const { preview } = route;
+    if (preview === undefined) return;
+    const { vendor } = config();
+    if (acceptsPreview(header(event, 'accept'), vendor, preview)) return;
+    const api = PREVIEW_APIS[preview] ?? `${preview} API`;
+    throw new HttpError(
+      415,
+      `If you would like to help us test the ${api} during its preview period, you must specify a custom media type in the 'Accept' header (${previewMediaType(vendor, preview)}). Please see the docs for full details.`,
+      { headers: { [vendorHeader(vendor, 'Media-Type')]: `${vendor}.v3; format=json` } },
+    );
+  },
+});
+
+function serialize(
+  reply: Reply,
+  extraHeaders: Readonly<Record<string, string>>,
+  route?: Pick<Route, 'preview'>,
+): APIGatewayProxyResult {
   const { vendor } = config();
   const headers = {
-    [vendorHeader(vendor, 'Media-Type')]: `${vendor}.v3; format=json`,
+    [vendorHeader(vendor, 'Media-Type')]: route?.preview
+      ? `${vendor}.${route.preview}-preview`
+      : `${vendor}.v3; format=json`,
     ...extraHeaders,
     ...reply.headers,
   };
@@ -135,7 +181,11 @@ function serialize(reply: Reply, extraHeaders: Readonly<Record<string, string>>)
 /** Serializes replies and is the one place errors become responses. */
 const httpResponse = (route: Route): middy.MiddlewareObj<StackEvent, APIGatewayProxyResult> => ({
   after: (request) => {
-    request.response = serialize(request.response as unknown as Reply, scopeHeaders(request.event, route));
+    request.response = serialize(
+      request.response as unknown as Reply,
+      scopeHeaders(request.event, route),
+      route,
+    );
   },
   onError: (request) => {
     const { error } = request;
@@ -147,6 +197,7 @@ const httpResponse = (route: Route): middy.MiddlewareObj<StackEvent, APIGatewayP
           headers: error.details.headers ?? {},
         },
         scopeHeaders(request.event, route),
+        route,
       );
       return;
     }
@@ -157,7 +208,7 @@ const httpResponse = (route: Route): middy.MiddlewareObj<StackEvent, APIGatewayP
 });
 
 /**
- * Builds a route's Lambda handler: path parameters → body limit → JSON body → authentication → validation → the
+ * Builds a route's Lambda handler: path parameters → preview media type → body limit → JSON body → authentication → validation → the
  * handler's one domain call → serialization, with errors mapped once by `httpResponse`.
  */
 export function apiHandler<Body = Record<string, never>>(
@@ -176,6 +227,7 @@ function apiStack<Body>(
     .use(logContext())
     .use(httpResponse(route))
     .use(pathParameters(route))
+    .use(previewMediaTypeCheck(route))
     .use(bodyLimit())
     .use(jsonBody())
     .use(authentication(route))

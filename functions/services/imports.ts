@@ -1,0 +1,506 @@
+/**
+ * Source imports (spec §4.5): what each request of the import API does, over the import rules, the
+ * import data and the workflow control. Only the repository's owner may see or change its import
+ * (GitHub required push access; the service has no collaborators): everyone else gets 404.
+ */
+import { nextId } from '#data/counters';
+import {
+  beginAttempt,
+  createImport,
+  deleteImport,
+  deleteImportItems,
+  enterStatus,
+  getAuthor,
+  getImport,
+  getSealedCredentials,
+  listAuthors,
+  listLargeFiles,
+  mapAuthor,
+  removeUnstartedImport,
+  setExecutionArn,
+  storeCredentials,
+  storeProjectChoice,
+  storeUseLfs,
+  type TakenToken,
+} from '#data/imports';
+import { foldAsciiCase, sameAsciiCaseless } from '#domain/ascii-case';
+import {
+  acceptsCredentials,
+  acceptsHistoryChanges,
+  acceptsProjectChoice,
+  canonicalVcs,
+  executionName,
+  type FailedStep,
+  findProjectChoice,
+  firstStatus,
+  type Import,
+  type ImportAuthor,
+  type LargeFile,
+  parseSince,
+  type SentProjectChoice,
+  type UseLfs,
+  type Vcs,
+} from '#domain/imports';
+import { checkOriginUrl } from '#domain/origin-url';
+import type { Repository } from '#domain/repositories';
+import type { SealContext } from '#domain/sealed-secrets';
+import { config } from '#shared/config';
+import { type FieldError, HttpError, notFound, validationFailed } from '#shared/errors';
+import { log } from '#shared/log';
+import { removeImportFiles } from '#vcs/import-files';
+import type { Caller } from './authenticate.ts';
+import { resumeWaiting, type StartAt, startAttempt, stopAttempt } from './import-workflow.ts';
+import { visibleRepository } from './repositories.ts';
+import { secretSealer } from './secret-sealer.ts';
+
+const RESOURCE = 'Import';
+
+export interface VcsCredentials {
+  readonly username: string;
+  readonly password: string;
+}
+
+const invalid = (field: string, message: string, resource = RESOURCE): HttpError =>
+  validationFailed([{ resource, field, code: 'invalid', message }]);
+const missing = (field: string, resource = RESOURCE): FieldError => ({
+  resource,
+  field,
+  code: 'missing_field',
+});
+
+export const conflict = (message: string): HttpError => new HttpError(409, message);
+/** StartExecution failed: nothing was started, the client may try again. */
+const workflowUnavailable = (): HttpError =>
+  new HttpError(503, 'The import service is unavailable; try again later');
+
+/** The repository, when the caller owns it (and may see it with this token); 404 otherwise. */
+export async function ownedRepository(caller: Caller, owner: string, name: string): Promise<Repository> {
+  const { repository } = await visibleRepository(caller, owner, name);
+  if (caller.kind !== 'user' || !sameAsciiCaseless(caller.user.login, repository.ownerLogin))
+    throw notFound();
+  return repository;
+}
+
+/** The caller's repository's import; 404 when the repository is not theirs or has no import. */
+async function ownedImport(caller: Caller, owner: string, name: string): Promise<Import> {
+  const repository = await ownedRepository(caller, owner, name);
+  const record = await getImport(repository.ownerLogin, repository.name);
+  if (!record) throw notFound();
+  return record;
+}
+
+/** The seal of an import's credentials is bound to the repository and the import. */
+export const credentialsContext = (owner: string, repo: string, importId: number): SealContext => ({
+  purpose: 'import-credentials',
+  subject: `${foldAsciiCase(owner)}/${foldAsciiCase(repo)}#${importId}`,
+});
+
+const sealCredentials = (owner: string, repo: string, importId: number, credentials: VcsCredentials) =>
+  secretSealer().seal(
+    Buffer.from(JSON.stringify({ username: credentials.username, password: credentials.password })),
+    credentialsContext(owner, repo, importId),
+  );
+
+/** The import's credentials, opened (worker side: only the worker ever reads them back). */
+export async function openImportCredentials(
+  owner: string,
+  repo: string,
+): Promise<VcsCredentials | undefined> {
+  const stored = await getSealedCredentials(owner, repo);
+  if (!stored) return undefined;
+  const plain = await secretSealer().open(stored.sealed, credentialsContext(owner, repo, stored.importId));
+  const parsed = JSON.parse(plain.toString('utf8')) as VcsCredentials;
+  return { username: String(parsed.username), password: String(parsed.password) };
+}
+
+/** An attempt's execution ARN, derived from its name when the import item has none recorded yet. */
+function executionArnOf(record: Import): string | undefined {
+  if (record.executionArn) return record.executionArn;
+  const machine = config().importStateMachineArn;
+  if (!machine) return undefined;
+  return `${machine.replace(':stateMachine:', ':execution:')}:${executionName(record.ownerLogin, record.repoName, record.attempt)}`;
+}
+
+const startAtFor = (vcs: Vcs | null): StartAt => (vcs === null ? 'detect' : 'import');
+
+/**
+ * Starts the execution of the import's current attempt and records it. When StartExecution fails,
+ * `onFailure` undoes what was written and the client gets 503 (nothing runs).
+ */
+async function launch(
+  record: Pick<Import, 'ownerLogin' | 'repoName' | 'attempt'>,
+  startAt: StartAt,
+  onFailure: () => Promise<unknown>,
+  fromAttempt?: number,
+): Promise<void> {
+  let arn: string;
+  try {
+    arn = await startAttempt({
+      owner: record.ownerLogin,
+      repo: record.repoName,
+      attempt: record.attempt,
+      startAt,
+      ...(fromAttempt === undefined ? {} : { fromAttempt }),
+    });
+  } catch (error) {
+    log('error', 'StartExecution failed', {
+      error: (error as Error).name,
+      message: (error as Error).message,
+    });
+    await onFailure().catch(() => undefined);
+    throw workflowUnavailable();
+  }
+  await setExecutionArn(record.ownerLogin, record.repoName, record.attempt, arn);
+}
+
+/** Stops an execution without failing the request: a stale execution's writes are dropped anyway. */
+async function stopQuietly(executionArn: string | undefined, cause: string): Promise<void> {
+  await stopAttempt(executionArn, cause).catch((error: unknown) =>
+    log('warn', 'StopExecution failed', { error: (error as Error).name, executionArn }),
+  );
+}
+
+/** Re-reads the import and runs `step` until it returns a value (the import changed under it otherwise). */
+async function withFreshImport<T>(
+  owner: string,
+  repo: string,
+  first: Import,
+  step: (record: Import) => Promise<T | undefined>,
+): Promise<T> {
+  let record: Import | undefined = first;
+  for (let n = 0; n < 10 && record; n++) {
+    const result = await step(record);
+    if (result !== undefined) return result;
+    record = await getImport(owner, repo);
+  }
+  if (!record) throw notFound();
+  throw conflict('The import changed while it was being updated; try again');
+}
+
+// ---- Start --------------------------------------------------------------------------------
+
+export interface StartInput {
+  readonly vcsUrl: string;
+  readonly vcs?: string | undefined;
+  readonly vcsUsername?: string | undefined;
+  readonly vcsPassword?: string | undefined;
+  readonly tfvcProject?: string | undefined;
+}
+
+/**
+ * PUT /repos/:owner/:repo/import. The repository must be the caller's, empty and without an
+ * import (409 otherwise); `vcs_url` is checked before any network use. Credentials are stored
+ * sealed. The first attempt's execution starts detection without `vcs`, the raw import with it.
+ */
+export async function startImport(
+  caller: Caller,
+  owner: string,
+  name: string,
+  input: StartInput,
+): Promise<Import> {
+  const repository = await ownedRepository(caller, owner, name);
+  const vcs = input.vcs === undefined ? null : canonicalVcs(input.vcs);
+  if (vcs === undefined) throw invalid('vcs', 'vcs must be one of subversion, git, mercurial, tfvc');
+  const missingCredential = [
+    ...(input.vcsUsername === undefined && input.vcsPassword !== undefined ? [missing('vcs_username')] : []),
+    ...(input.vcsPassword === undefined && input.vcsUsername !== undefined ? [missing('vcs_password')] : []),
+  ];
+  if (missingCredential.length > 0) throw validationFailed(missingCredential);
+  const url = checkOriginUrl(input.vcsUrl, vcs, config().originAllowedAddresses);
+  if (!url.ok) throw invalid('vcs_url', url.message);
+
+  const { ownerLogin, name: repoName } = repository;
+  if (await getImport(ownerLogin, repoName)) throw conflict('An import already exists for this repository');
+  if (repository.hasContent) throw conflict('The repository is not empty: imports need an empty repository');
+
+  const importId = await nextId('import');
+  const sealedCredentials =
+    input.vcsUsername !== undefined && input.vcsPassword !== undefined
+      ? await sealCredentials(ownerLogin, repoName, importId, {
+          username: input.vcsUsername,
+          password: input.vcsPassword,
+        })
+      : undefined;
+  const created = await createImport({
+    ownerLogin,
+    repoName,
+    importId,
+    vcs,
+    vcsUrl: input.vcsUrl,
+    tfvcProject: input.tfvcProject,
+    status: firstStatus(vcs),
+    sealedCredentials,
+  });
+  if (created.kind === 'import-exists') throw conflict('An import already exists for this repository');
+  if (created.kind === 'repository-refused')
+    throw conflict(
+      'The repository changed meanwhile (it has content, or an import was cancelled); try again',
+    );
+  const record = created.record;
+  await launch(record, startAtFor(vcs), () => removeUnstartedImport(ownerLogin, repoName, importId));
+  return (await getImport(ownerLogin, repoName)) ?? record;
+}
+
+// ---- Read ---------------------------------------------------------------------------------
+
+/** GET /repos/:owner/:repo/import: one strongly consistent read of the import item. */
+export const importProgress = (caller: Caller, owner: string, name: string): Promise<Import> =>
+  ownedImport(caller, owner, name);
+
+// ---- Update -------------------------------------------------------------------------------
+
+export interface UpdateInput {
+  readonly vcsUsername?: string | undefined;
+  readonly vcsPassword?: string | undefined;
+  readonly vcs?: string | undefined;
+  readonly tfvcProject?: string | undefined;
+  readonly humanName?: string | undefined;
+}
+
+export interface Updated {
+  readonly record: Import;
+  /** The import was restarted (GitHub's docs answer that with a Location header). */
+  readonly restarted: boolean;
+}
+
+/**
+ * PATCH /repos/:owner/:repo/import, one of three things (spec §4.5): credentials while the origin
+ * refuses the import or its detection; one of `project_choices` after detection found several; or
+ * nothing at all, which restarts the import. Anything else is 422.
+ */
+export async function updateImport(
+  caller: Caller,
+  owner: string,
+  name: string,
+  input: UpdateInput,
+): Promise<Updated> {
+  const first = await ownedImport(caller, owner, name);
+  const { ownerLogin, repoName } = first;
+  if (input.vcsUsername !== undefined || input.vcsPassword !== undefined) {
+    const problems = [
+      ...(input.vcsUsername === undefined ? [missing('vcs_username')] : []),
+      ...(input.vcsPassword === undefined ? [missing('vcs_password')] : []),
+    ];
+    if (problems.length > 0) throw validationFailed(problems);
+    const credentials = { username: input.vcsUsername ?? '', password: input.vcsPassword ?? '' };
+    await withFreshImport(ownerLogin, repoName, first, async (record) => {
+      if (!acceptsCredentials(record.status))
+        throw invalid('vcs_username', `The import does not wait for credentials (status ${record.status})`);
+      const sealed = await sealCredentials(ownerLogin, repoName, record.importId, credentials);
+      const taken = await storeCredentials(ownerLogin, repoName, record, sealed);
+      if (taken === false) return undefined;
+      await resumeOrRelaunch(record, { ...record, status: 'detecting' }, taken, 'detect');
+      return true;
+    });
+    return { record: await currentImport(ownerLogin, repoName), restarted: false };
+  }
+  if (input.vcs !== undefined || input.humanName !== undefined || input.tfvcProject !== undefined) {
+    if (input.humanName === undefined) throw validationFailed([missing('human_name')]);
+    const sent: SentProjectChoice = {
+      vcs: input.vcs,
+      humanName: input.humanName,
+      tfvcProject: input.tfvcProject,
+    };
+    await withFreshImport(ownerLogin, repoName, first, async (record) => {
+      if (!acceptsProjectChoice(record.status))
+        throw invalid(
+          'human_name',
+          `The import does not wait for a project choice (status ${record.status})`,
+        );
+      const choice = findProjectChoice(record.projectChoices, sent);
+      if (!choice) throw invalid('human_name', 'human_name names none of the project_choices');
+      const taken = await storeProjectChoice(ownerLogin, repoName, record, choice);
+      if (taken === false) return undefined;
+      await resumeOrRelaunch(record, { ...record, status: 'importing' }, taken, 'import');
+      return true;
+    });
+    return { record: await currentImport(ownerLogin, repoName), restarted: false };
+  }
+  await withFreshImport(ownerLogin, repoName, first, (record) => restart(record));
+  return { record: await currentImport(ownerLogin, repoName), restarted: true };
+}
+
+async function currentImport(owner: string, repo: string): Promise<Import> {
+  const record = await getImport(owner, repo);
+  if (!record) throw notFound();
+  return record;
+}
+
+/**
+ * After a change that took a paused execution's task token: resume it; without a paused execution
+ * (it ended, or never reached its waiting state), begin a new attempt at `startAt` instead.
+ */
+async function resumeOrRelaunch(
+  before: Import,
+  after: Pick<Import, 'attempt' | 'status'>,
+  taken: TakenToken,
+  startAt: StartAt,
+): Promise<void> {
+  if (taken.taskToken) {
+    // A paused execution that cannot be resumed (Step Functions refused or failed) is replaced by
+    // a new attempt rather than left waiting for a token nobody holds any more.
+    const resumed = await resumeWaiting(taken.taskToken).then(
+      () => true,
+      (error: unknown) => {
+        log('warn', 'SendTaskSuccess failed; starting a new attempt', { error: (error as Error).name });
+        return false;
+      },
+    );
+    if (resumed) return;
+  }
+  if (!(await beginAttempt(before.ownerLogin, before.repoName, after, after.status))) return;
+  await stopQuietly(taken.executionArn ?? executionArnOf(before), 'the import resumed in a new attempt');
+  await launch({ ...before, attempt: before.attempt + 1 }, startAt, () =>
+    markUnstarted(before, before.attempt + 1),
+  );
+}
+
+/** A restart or republish whose execution could not start is left in `error`, not running forever. */
+async function markUnstarted(record: Import, attempt: number, step?: FailedStep): Promise<void> {
+  await enterStatus(record.ownerLogin, record.repoName, attempt, 'error', {
+    failedStep: step ?? (record.vcs === null ? 'detection' : 'raw'),
+    errorMessage: 'The import could not be started; restart it',
+  });
+}
+
+/** Restart: stop the running execution, begin the next attempt from the first status, start it. */
+async function restart(record: Import): Promise<true | undefined> {
+  if (!acceptsHistoryChanges(record))
+    throw invalid('status', 'The repository has commits of its own since the import: it cannot be restarted');
+  if (!(await beginAttempt(record.ownerLogin, record.repoName, record, firstStatus(record.vcs))))
+    return undefined;
+  await stopQuietly(executionArnOf(record), 'the import was restarted');
+  await launch({ ...record, attempt: record.attempt + 1 }, startAtFor(record.vcs), () =>
+    markUnstarted(record, record.attempt + 1),
+  );
+  return true;
+}
+
+/** A complete import whose history changed is rewritten and pushed again from its raw history. */
+async function republish(record: Import): Promise<void> {
+  const next = { ...record, attempt: record.attempt + 1 };
+  await launch(next, 'rewrite', () => markUnstarted(record, next.attempt, 'rewrite'), record.attempt);
+}
+
+// ---- Cancel -------------------------------------------------------------------------------
+
+/**
+ * DELETE /repos/:owner/:repo/import: the import item goes first (so the execution's later writes
+ * are dropped), then the execution is stopped and the import's authors, large files, working
+ * directories and (unless the owner pushed work of their own) the hosted repository are removed.
+ */
+export async function cancelImport(caller: Caller, owner: string, name: string): Promise<void> {
+  const first = await ownedImport(caller, owner, name);
+  const { ownerLogin, repoName } = first;
+  const cancelled = await withFreshImport(ownerLogin, repoName, first, async (record) => {
+    const outcome = await deleteImport(ownerLogin, repoName, record, !record.ownerPushed);
+    if (outcome === 'gone') throw notFound();
+    return outcome === 'ok' ? record : undefined;
+  });
+  await stopQuietly(executionArnOf(cancelled), 'the import was cancelled');
+  await Promise.all([
+    deleteImportItems(ownerLogin, repoName, cancelled.importId),
+    removeImportFiles(config(), ownerLogin, repoName, { emptyRepository: !cancelled.ownerPushed }),
+  ]).catch((error: unknown) =>
+    log('warn', 'cleaning up a cancelled import failed', { error: (error as Error).message }),
+  );
+}
+
+// ---- Authors ------------------------------------------------------------------------------
+
+/** GET …/import/authors?since=: all authors with an id above `since`, ascending. */
+export async function importAuthors(
+  caller: Caller,
+  owner: string,
+  name: string,
+  since: string | undefined,
+): Promise<{ record: Import; authors: ImportAuthor[] }> {
+  const after = parseSince(since);
+  if (after === null) throw invalid('since', 'since must be a non-negative integer (an author id)');
+  const record = await ownedImport(caller, owner, name);
+  return { record, authors: await listAuthors(record.ownerLogin, record.repoName, record.importId, after) };
+}
+
+export interface AuthorChanges {
+  readonly name?: string | undefined;
+  readonly email?: string | undefined;
+}
+
+/**
+ * PATCH …/import/authors/:author_id: maps an author until the owner pushes commits of their own
+ * (422 after). Mapping after `complete` rewrites the history and pushes it again.
+ */
+export async function mapImportAuthor(
+  caller: Caller,
+  owner: string,
+  name: string,
+  authorId: number,
+  changes: AuthorChanges,
+): Promise<{ record: Import; author: ImportAuthor }> {
+  if (changes.name === undefined && changes.email === undefined)
+    throw validationFailed([missing('name', 'ImportAuthor'), missing('email', 'ImportAuthor')]);
+  const first = await ownedImport(caller, owner, name);
+  const { ownerLogin, repoName } = first;
+  const mapped = await withFreshImport(ownerLogin, repoName, first, async (record) => {
+    if (!acceptsHistoryChanges(record))
+      throw invalid(
+        'status',
+        'The repository has commits of its own since the import: authors can no longer be mapped',
+      );
+    const republishing = record.status === 'complete';
+    const outcome = await mapAuthor(ownerLogin, repoName, record, authorId, changes, republishing);
+    if (outcome === 'no-author') throw notFound();
+    if (outcome === 'import-changed') return undefined;
+    if (republishing) await republish(record);
+    return record;
+  });
+  const author = await getAuthor(ownerLogin, repoName, mapped.importId, authorId);
+  if (!author) throw notFound();
+  return { record: mapped, author };
+}
+
+// ---- LFS ----------------------------------------------------------------------------------
+
+/**
+ * PATCH …/import/lfs: stores the choice until the owner pushes commits of their own (422 after).
+ * A paused execution waiting for it resumes; a complete import with large files whose choice
+ * changed is rewritten and pushed again.
+ */
+export async function setLfsPreference(
+  caller: Caller,
+  owner: string,
+  name: string,
+  useLfs: Exclude<UseLfs, 'undecided'>,
+): Promise<Import> {
+  const first = await ownedImport(caller, owner, name);
+  const { ownerLogin, repoName } = first;
+  await withFreshImport(ownerLogin, repoName, first, async (record) => {
+    if (!acceptsHistoryChanges(record))
+      throw invalid(
+        'use_lfs',
+        'The repository has commits of its own since the import: the LFS choice is final',
+      );
+    const how =
+      record.waitingFor === 'lfs_choice'
+        ? 'resume'
+        : record.status === 'complete' && record.hasLargeFiles && record.useLfs !== useLfs
+          ? 'republish'
+          : 'store';
+    const taken = await storeUseLfs(ownerLogin, repoName, record, useLfs, how);
+    if (taken === false) return undefined;
+    if (how === 'resume') await resumeOrRelaunch(record, record, taken, startAtFor(record.vcs));
+    if (how === 'republish') await republish(record);
+    return true;
+  });
+  return currentImport(ownerLogin, repoName);
+}
+
+/** GET …/import/large_files. */
+export async function importLargeFiles(
+  caller: Caller,
+  owner: string,
+  name: string,
+): Promise<{ record: Import; files: LargeFile[] }> {
+  const record = await ownedImport(caller, owner, name);
+  return { record, files: await listLargeFiles(record.ownerLogin, record.repoName, record.importId) };
+}
