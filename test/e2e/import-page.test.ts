@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getImport, listAuthors } from '#data/imports';
 import { createUser } from '#test/fixtures';
 import { advance, createRepository, seedImport } from '#test/import-seed';
-import { startTestStack } from '#test/stack';
+import { json, startTestStack } from '#test/stack';
 import { WebClient } from '#test/web-client';
 
 /*
@@ -28,6 +28,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
+
+/** What the import API answers the owner for `path` (under /repos/:owner/:repo/import). */
+async function apiSees(repo: string, path = '') {
+  const response = await fetch(`${stack.baseUrl}/repos/${owner.login}/${repo}/import${path}`, {
+    headers: { Authorization: owner.auth, Accept: 'application/vnd.github.barred-rock-preview' },
+  });
+  return { status: response.status, body: await json(response) };
+}
 
 async function signIn(user: User): Promise<WebClient> {
   const browser = new WebClient(stack.webUrl);
@@ -157,6 +165,14 @@ describe('import progress page: forms', () => {
     expect(mapped.headers.get('location')).toBe(path);
     const [after] = await listAuthors(owner.login, name, importId, 0);
     expect(after).toMatchObject({ remoteId: 'Ann <ann@old>', name: 'Ann Smith', email: 'ann@new.example' });
+    expect((await apiSees(name, '/authors')).body).toEqual([
+      expect.objectContaining({
+        id: before?.id,
+        remote_id: 'Ann <ann@old>',
+        name: 'Ann Smith',
+        email: 'ann@new.example',
+      }),
+    ]);
     await browser.get(path);
     expect(browser.lastHtml).toContain('value="ann@new.example"');
 
@@ -184,6 +200,7 @@ describe('import progress page: forms', () => {
     const chosen = await browser.post(`${path}/lfs`, { use_lfs: 'opt_in' });
     expect(chosen.status).toBe(303);
     expect((await getImport(owner.login, name))?.useLfs).toBe('opt_in');
+    expect((await apiSees(name)).body.use_lfs).toBe('opt_in');
     await browser.get(path);
     expect(browser.lastHtml).toMatch(/id="use-lfs-opt_in"[^>]*checked/);
     const bad = await browser.post(`${path}/lfs`, { use_lfs: 'maybe' });
@@ -206,12 +223,14 @@ describe('import progress page: forms', () => {
     const restarted = await browser.post(`${path}/restart`, {});
     expect([303, 503]).toContain(restarted.status);
     expect((await getImport(owner.login, name))?.attempt).toBe(2);
+    expect((await apiSees(name)).status).toBe(200);
 
     await browser.get(path);
     const cancelled = await browser.post(`${path}/cancel`, {});
     expect(cancelled.status).toBe(303);
     expect(cancelled.headers.get('location')).toBe(path);
     expect(await getImport(owner.login, name)).toBeUndefined();
+    expect((await apiSees(name)).status).toBe(404);
     const after = await browser.get(path);
     expect(after.status).toBe(404);
     expect(browser.lastHtml).toContain('There is no import for');

@@ -6,6 +6,8 @@ import {
   type ImportAuthor,
   type ImportStatus,
   type LargeFile,
+  MAX_VCS_PASSWORD_LENGTH,
+  MAX_VCS_USERNAME_LENGTH,
   statusText,
   type UseLfs,
 } from '#domain/imports';
@@ -224,9 +226,9 @@ function credentialsForm(request: WebRequest, repo: RepoName): Html {
   <h2 id="credentials-heading">Credentials for the origin</h2>
   ${csrfField(request.csrf)}
   <label for="vcs-username">Username</label>
-  <input type="text" id="vcs-username" name="vcs_username" required autocomplete="username" spellcheck="false">
+  <input type="text" id="vcs-username" name="vcs_username" required maxlength="${MAX_VCS_USERNAME_LENGTH}" autocomplete="username" spellcheck="false">
   <label for="vcs-password">Password or token</label>
-  <input type="password" id="vcs-password" name="vcs_password" required autocomplete="current-password">
+  <input type="password" id="vcs-password" name="vcs_password" required maxlength="${MAX_VCS_PASSWORD_LENGTH}" autocomplete="current-password">
   <p class="muted">They are stored encrypted, used only to read the origin, and never shown again.</p>
   <div class="actions"><button type="submit" class="primary">Send credentials</button></div>
 </form>`;
