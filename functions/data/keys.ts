@@ -241,5 +241,6 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'Import of a repository (API reads, worker progress writes conditional on the attempt)', index: 'table', read: { get: importKey(L, '<repo>') }, strong: true },
   { pattern: 'Authors of an import, in id order (`since`); author by id', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: `${importItemsPrefix(ID)}AUTHOR#` }, by: 'prefix' }, strong: true, note: `GetItem ${importAuthorKey(L, '<repo>', ID, ID).SK}; one author per origin identity: conditional put of ${importAuthorRemoteKey(L, '<repo>', ID, H).SK}` },
   { pattern: 'Large files an import found', index: 'table', read: { get: importLargeFilesKey(L, '<repo>', ID) }, strong: true },
+  { pattern: 'Everything filed under an import (cancel deletes its authors, pointers and large files)', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: importItemsPrefix(ID) }, by: 'prefix' }, strong: true, note: 'keys only, then BatchWriteItem deletes' },
   { pattern: 'Next id of a kind', index: 'table', read: { update: counterKey('<kind>') }, note: 'ADD, returns the new value' },
 ];

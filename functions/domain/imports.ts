@@ -1,5 +1,3 @@
-import { foldAsciiCase } from './ascii-case.ts';
-
 /**
  * Source imports (spec §2.4–2.7, §3.1–3.2): the model and its pure rules. The workflow
  * (`statemachines/import.asl.json`) moves an import through these statuses; the API reads and
@@ -196,7 +194,6 @@ function fnv1a(text: string): number {
  * person found twice is one author.
  */
 export const gitRemoteId = (name: string, email: string): string => `${name} <${email}>`;
-
 
 /** Longest `vcs_username` / `vcs_password` accepted (GitHub did not say; these fit any real origin). */
 export const MAX_VCS_USERNAME_LENGTH = 256;

@@ -33,6 +33,13 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margi
 dt { font-weight: 600; }
 dd { margin: 0; }
 th, td { text-align: left; padding: 6px 8px; border-top: 1px solid var(--border); vertical-align: top; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+progress { width: 100%; height: 12px; accent-color: var(--accent); }
+ol.steps { list-style: none; padding: 0; margin: 0; }
+ol.steps li { padding: 8px 0; border-top: 1px solid var(--border); }
+ol.steps li label { margin: 0; display: flex; justify-content: space-between; }
+fieldset { border: 1px solid var(--border); border-radius: 6px; margin: 12px 0; }
+input[type=radio] + span { font-weight: normal; }
 `;
 
 export const STYLE_HASH = `'sha256-${createHash('sha256').update(CSS).digest('base64')}'`;

@@ -140,6 +140,13 @@ export const ROUTES: readonly Route[] = [
 
   // Import progress pages at {import_url}/{owner}/{repo}/import.
   // (progress page rows)
+  { method: 'GET', path: '/{owner}/{repo}/import', handler: 'import-page/progress', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'POST', path: '/{owner}/{repo}/import/authors/{author_id}', handler: 'import-page/map-author', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
+  { method: 'POST', path: '/{owner}/{repo}/import/lfs', handler: 'import-page/lfs-choice', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
+  { method: 'POST', path: '/{owner}/{repo}/import/credentials', handler: 'import-page/credentials', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
+  { method: 'POST', path: '/{owner}/{repo}/import/project', handler: 'import-page/project-choice', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
+  { method: 'POST', path: '/{owner}/{repo}/import/cancel', handler: 'import-page/cancel', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow', 'repositories'] },
+  { method: 'POST', path: '/{owner}/{repo}/import/restart', handler: 'import-page/restart', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
 ];
 
 /**

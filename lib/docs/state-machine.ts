@@ -9,7 +9,11 @@ interface AslState {
   readonly Type: string;
   readonly Next?: string;
   readonly Default?: string;
-  readonly Choices?: readonly { readonly Next: string; readonly StringEquals?: string; readonly BooleanEquals?: boolean }[];
+  readonly Choices?: readonly {
+    readonly Next: string;
+    readonly StringEquals?: string;
+    readonly BooleanEquals?: boolean;
+  }[];
   readonly Catch?: readonly { readonly ErrorEquals: readonly string[]; readonly Next: string }[];
   readonly Resource?: string;
 }
@@ -27,7 +31,9 @@ const shape = (name: string, state: AslState): string => {
   return `${name}[${name}]`;
 };
 
-export function stateMachineMermaid(asl: Asl = JSON.parse(readFileSync(IMPORT_ASL_PATH, 'utf8')) as Asl): string {
+export function stateMachineMermaid(
+  asl: Asl = JSON.parse(readFileSync(IMPORT_ASL_PATH, 'utf8')) as Asl,
+): string {
   const lines = ['```mermaid', 'flowchart TD', `  start(( )) --> ${asl.StartAt}`];
   for (const [name, state] of Object.entries(asl.States)) {
     lines.push(`  ${shape(name, state)}`);

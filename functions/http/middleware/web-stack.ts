@@ -44,6 +44,11 @@ export type WebReply =
       readonly body: Html;
       /** Origins a form on this page may end up at (its POST redirects there); CSP form-action. */
       readonly formActions?: readonly string[];
+      /**
+       * CSP hashes (`'sha256-…'`) of the inline scripts the page carries. A page with scripts may
+       * also fetch from its own origin (`connect-src 'self'`); pages without stay script-free.
+       */
+      readonly scriptHashes?: readonly string[];
       readonly cookies?: readonly string[];
     }
   | { readonly location: string; readonly status?: 302 | 303; readonly cookies?: readonly string[] };
@@ -53,10 +58,14 @@ type WebEvent = APIGatewayProxyEvent & { web?: WebRequest; newCsrfCookie?: strin
 const SESSION_COOKIE = 'session';
 const CSRF_COOKIE = 'csrf';
 
-function securityHeaders(formActions: readonly string[] = []): Record<string, string> {
+export function securityHeaders(
+  formActions: readonly string[] = [],
+  scriptHashes: readonly string[] = [],
+): Record<string, string> {
   const csp = [
     "default-src 'none'",
     `style-src ${STYLE_HASH}`,
+    ...(scriptHashes.length > 0 ? [`script-src ${scriptHashes.join(' ')}`, "connect-src 'self'"] : []),
     "img-src 'self' data:",
     `form-action 'self'${formActions.map((origin) => ` ${origin}`).join('')}`,
     "frame-ancestors 'none'",
@@ -101,7 +110,10 @@ function toResult(reply: WebReply, event: WebEvent): APIGatewayProxyResult {
   const context = { login: event.web?.user?.login, csrf: event.web?.csrf ?? '' };
   return {
     statusCode: reply.status ?? 200,
-    headers: { 'Content-Type': 'text/html; charset=utf-8', ...securityHeaders(reply.formActions) },
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      ...securityHeaders(reply.formActions, reply.scriptHashes),
+    },
     ...(multiValueHeaders ? { multiValueHeaders } : {}),
     body: withBasePath(basePath, page(reply.title, context, reply.body).toString()),
   };

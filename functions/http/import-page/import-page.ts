@@ -1,0 +1,97 @@
+import { type WebReply, type WebRequest, webHandler } from '#http/middleware/web-stack';
+import type { Caller } from '#services/authenticate';
+import { importAuthors, importLargeFiles } from '#services/imports';
+import { HttpError } from '#shared/errors';
+import { paths, type RepoName } from './paths.ts';
+import { type ImportPageData, importPage, noImportPage, type PageProblems } from './views.ts';
+
+/*
+ * What the progress page and its form targets share: the signed-in requirement, the caller the
+ * import service sees, the page's data, and how a refused change is shown.
+ */
+
+/**
+ * A page session is a full sign-in (password and, when on, the one-time code): to the import
+ * service it is the user with every scope, as with Basic authentication. The service then applies
+ * the API's own rule: only the repository's owner sees its import (404 for everyone else).
+ */
+const sessionCaller = (request: WebRequest): Caller | undefined =>
+  request.user ? { kind: 'user', user: request.user, via: 'password' } : undefined;
+
+const repoOf = (request: WebRequest): RepoName => ({
+  owner: request.params.owner ?? '',
+  repo: request.params.repo ?? '',
+});
+
+/**
+ * A progress page route. Signed-out visitors sign in and come back to the page; a 404 from the
+ * service (not the owner, no such repository, no import) is one page that says the same for all.
+ */
+export function importPageHandler(
+  run: (request: WebRequest, caller: Caller, repo: RepoName) => Promise<WebReply>,
+) {
+  return webHandler(async (request) => {
+    const repo = repoOf(request);
+    const caller = sessionCaller(request);
+    if (!caller) {
+      const get = request.method === 'GET';
+      return {
+        location: `/login?return_to=${encodeURIComponent(get ? request.event.path : paths.page(repo))}`,
+        status: get ? 302 : 303,
+      };
+    }
+    try {
+      return await run(request, caller, repo);
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 404) return noImportPage(repo);
+      throw error;
+    }
+  });
+}
+
+/** The import, its authors and (when there are any) its large files, read for the page. */
+export async function pageData(caller: Caller, repo: RepoName): Promise<ImportPageData> {
+  const [{ record, authors }, files] = await Promise.all([
+    importAuthors(caller, repo.owner, repo.repo, undefined),
+    importLargeFiles(caller, repo.owner, repo.repo),
+  ]);
+  return { repo, record, authors, largeFiles: files.files };
+}
+
+/** After a change: back to the page, whose state shows the result (no flash message). */
+export const backToPage = (repo: RepoName): WebReply => ({ location: paths.page(repo), status: 303 });
+
+/** Answers the service gives for a change the page shows in its error box instead of an error page. */
+const SHOWN_STATUSES = new Set([409, 422, 503]);
+
+/** Readable messages of a refused change (GitHub's validation errors carry one per field). */
+function messagesOf(error: HttpError): string[] {
+  const fields = (error.details.errors ?? []).map((field) => field.message ?? `${field.field} is not valid.`);
+  return fields.length > 0 ? fields : [error.message];
+}
+
+/**
+ * Runs a change and redirects back to the page; when the service refuses it (422, a conflict, the
+ * workflow unavailable), the page is shown again with the reason and the status of the refusal.
+ */
+export async function changeThenBack(
+  request: WebRequest,
+  caller: Caller,
+  repo: RepoName,
+  change: () => Promise<unknown>,
+  typed?: PageProblems['author'],
+): Promise<WebReply> {
+  try {
+    await change();
+  } catch (error) {
+    if (!(error instanceof HttpError && SHOWN_STATUSES.has(error.status))) throw error;
+    return importPage(request, await pageData(caller, repo), {
+      status: error.status,
+      problems: { messages: messagesOf(error), ...(typed ? { author: typed } : {}) },
+    });
+  }
+  return backToPage(repo);
+}
+
+/** A refusal found by the page itself, before calling the service (a missing or malformed field). */
+export const formRefused = (message: string): HttpError => new HttpError(422, message);

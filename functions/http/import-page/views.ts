@@ -1,0 +1,396 @@
+import {
+  acceptsCredentials,
+  acceptsProjectChoice,
+  type FailedStep,
+  type Import,
+  type ImportAuthor,
+  type ImportStatus,
+  type LargeFile,
+  MAX_VCS_PASSWORD_LENGTH,
+  MAX_VCS_USERNAME_LENGTH,
+  statusText,
+  type UseLfs,
+} from '#domain/imports';
+import type { WebReply, WebRequest } from '#http/middleware/web-stack';
+import { type Html, html } from '#shared/html';
+import { csrfField } from '#shared/page-layout';
+import { LIVE_SCRIPT_HASH, liveScript } from './live-script.ts';
+import { paths, type RepoName } from './paths.ts';
+
+/*
+ * The import progress page (issue 8, "Progress page"): pure views over the import, its authors
+ * and its large files. Every value goes through `html`, so names from the origin are text.
+ * Regions marked `data-live` (with an id) are what the live script swaps in.
+ */
+
+/** Statuses after which nothing changes without a person acting: the page stops polling. */
+export const isFinalStatus = (status: ImportStatus): boolean =>
+  status === 'complete' || status === 'error' || status === 'detection_found_nothing';
+
+const STEP_NAMES: Readonly<Record<FailedStep, string>> = {
+  detection: 'Detection',
+  raw: 'Raw import',
+  rewrite: 'Rewrite',
+  push: 'Push',
+};
+const STEPS: readonly FailedStep[] = ['detection', 'raw', 'rewrite', 'push'];
+
+/** The step a status belongs to (`auth_failed` happens while importing; `error` says its step). */
+function currentStep(record: Pick<Import, 'status' | 'failedStep'>): FailedStep | 'done' {
+  switch (record.status) {
+    case 'detecting':
+    case 'detection_needs_auth':
+    case 'detection_found_nothing':
+    case 'detection_found_multiple':
+      return 'detection';
+    case 'importing':
+    case 'auth_failed':
+      return 'raw';
+    case 'mapping':
+      return 'rewrite';
+    case 'pushing':
+      return 'push';
+    case 'complete':
+      return 'done';
+    case 'error':
+      return record.failedStep ?? 'detection';
+  }
+}
+
+export type StepState = 'done' | 'running' | 'waiting' | 'failed' | 'pending';
+
+export interface StepView {
+  readonly step: FailedStep;
+  readonly name: string;
+  readonly state: StepState;
+  /** 0–100, or null for an indeterminate bar (running, amount unknown). */
+  readonly value: number | null;
+  /** What the bar means, in words (also its text content for browsers without `<progress>`). */
+  readonly text: string;
+}
+
+const clampPercent = (value: number): number => Math.max(0, Math.min(100, Math.round(value)));
+
+const commitsText = (count: number | null): string =>
+  count === null ? '' : `, ${count.toLocaleString('en-US')} ${count === 1 ? 'commit' : 'commits'}`;
+
+/** One progress bar per step, from the import's status and its recorded progress. */
+export function stepViews(record: Import): StepView[] {
+  const current = currentStep(record);
+  const currentIndex = current === 'done' ? STEPS.length : STEPS.indexOf(current);
+  return STEPS.map((step, index): StepView => {
+    const name = STEP_NAMES[step];
+    if (index < currentIndex) {
+      const text = step === 'raw' ? `Done${commitsText(record.commitCount)}` : 'Done';
+      return { step, name, state: 'done', value: 100, text };
+    }
+    if (index > currentIndex) return { step, name, state: 'pending', value: 0, text: 'Not started' };
+    if (record.status === 'error') return { step, name, state: 'failed', value: 0, text: 'Failed' };
+    if (record.status === 'detection_found_nothing')
+      return { step, name, state: 'failed', value: 0, text: 'Nothing found' };
+    const waiting =
+      record.status === 'auth_failed' ||
+      record.status === 'detection_needs_auth' ||
+      record.status === 'detection_found_multiple' ||
+      record.waitingFor !== undefined;
+    const value =
+      step === 'raw' && record.percent !== null
+        ? clampPercent(record.percent)
+        : step === 'push' && record.pushPercent !== null
+          ? clampPercent(record.pushPercent)
+          : null;
+    const amount = value === null ? '' : `${value}%`;
+    const extra = step === 'raw' ? commitsText(record.commitCount) : '';
+    if (waiting) {
+      const why = waitingText(record);
+      return {
+        step,
+        name,
+        state: 'waiting',
+        value,
+        text: `Waiting for you: ${why}${amount ? ` (${amount})` : ''}`,
+      };
+    }
+    return {
+      step,
+      name,
+      state: 'running',
+      value,
+      text: `${amount || 'In progress'}${extra}`,
+    };
+  });
+}
+
+function waitingText(record: Import): string {
+  if (record.status === 'detection_found_multiple' || record.waitingFor === 'project_choice')
+    return 'choose a project';
+  if (record.waitingFor === 'lfs_choice') return 'choose how to store large files';
+  return 'a username and password for the origin';
+}
+
+/** What the status means and what to do about it, in plain words. */
+export function statusExplanation(record: Import, repo: RepoName): string {
+  const full = `${repo.owner}/${repo.repo}`;
+  switch (record.status) {
+    case 'detecting':
+      return 'The service is finding out what kind of repository is at the URL.';
+    case 'importing':
+      return record.waitingFor === 'lfs_choice'
+        ? 'The history has files over the size limit. Choose below whether to keep them as Git LFS objects or to remove them; the import continues after your choice.'
+        : 'The history is being copied from the origin. Large histories take a while: you can leave this page and come back.';
+    case 'mapping':
+      return 'The history is being rewritten with your author mappings and your choice for large files.';
+    case 'pushing':
+      return `The imported history is being published to ${full}.`;
+    case 'complete':
+      return `${full} now has the imported history. You can still map authors or change the large-file choice (the history is rewritten and published again) until you push commits of your own.`;
+    case 'auth_failed':
+      return 'The origin refused to let the service read it. Enter a username and password (or token) for the origin below, and the import continues.';
+    case 'detection_needs_auth':
+      return 'The origin needs a username and password (or token) before the service can tell what it holds. Enter them below.';
+    case 'detection_found_nothing':
+      return 'No Git, Subversion, Mercurial or TFVC repository was found at this URL. Check the URL: cancel this import and start a new one with the right address (restarting tries the same URL again).';
+    case 'detection_found_multiple':
+      return 'Several projects were found at this URL. Choose the one to import below.';
+    case 'error': {
+      const step = record.failedStep ? STEP_NAMES[record.failedStep].toLowerCase() : 'an unknown';
+      return `The import failed during the ${step} step. Restart it to try again, or cancel it.`;
+    }
+  }
+}
+
+const LFS_TEXT: Readonly<Record<UseLfs, string>> = {
+  undecided: 'not chosen yet',
+  opt_in: 'keep large files as Git LFS objects',
+  opt_out: 'remove large files from the history',
+};
+
+/** `104857600` → `104.9 MB` (decimal units, as GitHub showed sizes). */
+export function formatBytes(bytes: number): string {
+  const units = ['bytes', 'kB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** Most author rows the page shows (the API lists them all). */
+export const AUTHORS_SHOWN = 500;
+
+/** A refused form: messages for the box at the top, and what the user typed into an author form. */
+export interface PageProblems {
+  readonly messages: readonly string[];
+  readonly author?: { readonly id: number; readonly name: string; readonly email: string };
+}
+
+export interface ImportPageData {
+  readonly repo: RepoName;
+  readonly record: Import;
+  readonly authors: readonly ImportAuthor[];
+  readonly largeFiles: readonly LargeFile[];
+}
+
+function statusRegion(data: ImportPageData): Html {
+  const { record, repo } = data;
+  const failure =
+    record.status === 'error' && record.errorMessage
+      ? html`<p><strong>What went wrong:</strong> ${record.errorMessage}</p>`
+      : undefined;
+  return html`<div id="import-status" class="panel" role="status" aria-live="polite" aria-atomic="true" data-live data-status="${record.status}" data-final="${isFinalStatus(record.status) ? 'true' : 'false'}">
+  <p><strong>${statusText(record.status)}</strong></p>
+  <p>${statusExplanation(record, repo)}</p>
+  ${failure}
+</div>`;
+}
+
+function progressRegion(record: Import): Html {
+  const steps = stepViews(record).map((step) => {
+    const id = `progress-${step.step}`;
+    const bar =
+      step.value === null
+        ? html`<progress id="${id}" max="100" aria-describedby="${id}-text">${step.text}</progress>`
+        : html`<progress id="${id}" max="100" value="${step.value}" aria-describedby="${id}-text">${step.text}</progress>`;
+    return html`<li data-state="${step.state}"><label for="${id}"><span>${step.name}</span> <span id="${id}-text" class="muted">${step.text}</span></label>${bar}</li>`;
+  });
+  return html`<section id="import-progress" data-live aria-labelledby="progress-heading">
+<h2 id="progress-heading">Progress</h2>
+<ol class="steps">${steps}</ol>
+</section>`;
+}
+
+function credentialsForm(request: WebRequest, repo: RepoName): Html {
+  return html`<form method="post" action="${paths.credentials(repo)}" class="panel" aria-labelledby="credentials-heading">
+  <h2 id="credentials-heading">Credentials for the origin</h2>
+  ${csrfField(request.csrf)}
+  <label for="vcs-username">Username</label>
+  <input type="text" id="vcs-username" name="vcs_username" required maxlength="${MAX_VCS_USERNAME_LENGTH}" autocomplete="username" spellcheck="false">
+  <label for="vcs-password">Password or token</label>
+  <input type="password" id="vcs-password" name="vcs_password" required maxlength="${MAX_VCS_PASSWORD_LENGTH}" autocomplete="current-password">
+  <p class="muted">They are stored encrypted, used only to read the origin, and never shown again.</p>
+  <div class="actions"><button type="submit" class="primary">Send credentials</button></div>
+</form>`;
+}
+
+function projectForm(request: WebRequest, data: ImportPageData): Html {
+  const choices = (data.record.projectChoices ?? []).map(
+    (choice, index) =>
+      html`<li><label for="project-${index}"><input type="radio" id="project-${index}" name="choice" value="${index}" required${index === 0 ? html` checked` : ''}> <span>${choice.humanName}</span> <span class="muted">(${choice.vcs}${choice.tfvcProject ? html`, project ${choice.tfvcProject}` : ''})</span></label></li>`,
+  );
+  return html`<form method="post" action="${paths.project(data.repo)}" class="panel" aria-labelledby="project-heading">
+  <h2 id="project-heading">Choose a project</h2>
+  ${csrfField(request.csrf)}
+  <fieldset><legend>Projects found at the URL</legend><ul class="scopes">${choices}</ul></fieldset>
+  <div class="actions"><button type="submit" class="primary">Import this project</button></div>
+</form>`;
+}
+
+/** Forms the status asks for: credentials, or a project choice. */
+function waitingRegion(request: WebRequest, data: ImportPageData): Html {
+  const { status } = data.record;
+  const form = acceptsCredentials(status)
+    ? credentialsForm(request, data.repo)
+    : acceptsProjectChoice(status)
+      ? projectForm(request, data)
+      : undefined;
+  return html`<div id="import-waiting" data-live>${form}</div>`;
+}
+
+function authorRow(
+  request: WebRequest,
+  data: ImportPageData,
+  author: ImportAuthor,
+  problems?: PageProblems,
+): Html {
+  const typed = problems?.author?.id === author.id ? problems.author : undefined;
+  const id = `author-${author.id}`;
+  const who = author.remoteName || author.remoteId;
+  return html`<tr id="${id}" data-live>
+  <td id="${id}-remote">${author.remoteName}<br><code class="muted">${author.remoteId}</code></td>
+  <td>${author.name}<br><span class="muted">${author.email}</span></td>
+  <td><form method="post" action="${paths.author(data.repo, author.id)}">
+    ${csrfField(request.csrf)}
+    <label for="${id}-name">Name<span class="visually-hidden"> for ${who}</span></label>
+    <input type="text" id="${id}-name" name="name" value="${typed?.name ?? author.name}" autocomplete="off">
+    <label for="${id}-email">Email<span class="visually-hidden"> for ${who}</span></label>
+    <input type="email" id="${id}-email" name="email" value="${typed?.email ?? author.email}" autocomplete="off">
+    <div class="actions"><button type="submit">Map<span class="visually-hidden"> ${who}</span></button></div>
+  </form></td>
+</tr>`;
+}
+
+function authorsRegion(request: WebRequest, data: ImportPageData, problems?: PageProblems): Html {
+  const { authors } = data;
+  const shown = authors.slice(0, AUTHORS_SHOWN);
+  const body =
+    authors.length === 0
+      ? html`<p class="muted">No authors yet: they appear while the history is imported.</p>`
+      : html`<p class="muted">Change how an author’s commits are attributed: the history is rewritten with the new name and email.</p>
+<table>
+<caption class="visually-hidden">Authors of the imported commits</caption>
+<thead><tr><th scope="col">Author in the origin</th><th scope="col">Name and email in this repository</th><th scope="col">Map to</th></tr></thead>
+<tbody>${shown.map((author) => authorRow(request, data, author, problems))}</tbody>
+</table>${
+          authors.length > shown.length
+            ? html`<p class="muted">Showing the first ${shown.length} of ${authors.length} authors; map the others with the API.</p>`
+            : undefined
+        }`;
+  return html`<section id="import-authors" data-live aria-labelledby="authors-heading">
+<h2 id="authors-heading">Authors (${authors.length})</h2>
+${body}
+</section>`;
+}
+
+function lfsForm(request: WebRequest, data: ImportPageData): Html {
+  const current = data.record.useLfs;
+  const option = (value: 'opt_in' | 'opt_out', text: string) =>
+    html`<li><label for="use-lfs-${value}"><input type="radio" id="use-lfs-${value}" name="use_lfs" value="${value}" required${current === value ? html` checked` : ''}> <span>${text}</span></label></li>`;
+  return html`<form method="post" action="${paths.lfs(data.repo)}" class="panel" aria-labelledby="lfs-heading">
+  <h3 id="lfs-heading">Large files</h3>
+  ${csrfField(request.csrf)}
+  <p>Current choice: <strong>${LFS_TEXT[current]}</strong>.</p>
+  <fieldset><legend>How to store files over the size limit</legend><ul class="scopes">
+    ${option('opt_in', 'Keep them, stored with Git LFS (clones need git-lfs to get their content)')}
+    ${option('opt_out', 'Remove them from the history')}
+  </ul></fieldset>
+  <div class="actions"><button type="submit" class="primary">Save large-file choice</button></div>
+</form>`;
+}
+
+function largeFilesRegion(request: WebRequest, data: ImportPageData): Html {
+  const { record, largeFiles } = data;
+  if (!record.hasLargeFiles) return html`<section id="import-large-files" data-live hidden></section>`;
+  const rows = largeFiles.map(
+    (file) =>
+      html`<tr><td><code>${file.refName}</code></td><td><code>${file.path}</code></td><td>${formatBytes(file.size)}</td><td><code title="${file.oid}">${file.oid.slice(0, 12)}</code></td></tr>`,
+  );
+  return html`<section id="import-large-files" data-live aria-labelledby="large-files-heading">
+<h2 id="large-files-heading">Files over the size limit (${record.largeFilesCount}, ${formatBytes(record.largeFilesSize)})</h2>
+<table>
+<caption class="visually-hidden">Large files in the history</caption>
+<thead><tr><th scope="col">Ref</th><th scope="col">Path</th><th scope="col">Size</th><th scope="col">Object</th></tr></thead>
+<tbody>${rows}</tbody>
+</table>
+${lfsForm(request, data)}
+</section>`;
+}
+
+function actionsRegion(request: WebRequest, repo: RepoName): Html {
+  return html`<section aria-labelledby="actions-heading">
+<h2 id="actions-heading">Start over</h2>
+<p class="muted">Restart imports the same URL again from the beginning. Cancel stops the import and removes everything it made; the repository is left empty.</p>
+<div class="actions">
+  <form method="post" action="${paths.restart(repo)}">${csrfField(request.csrf)}<button type="submit">Restart import</button></form>
+  <form method="post" action="${paths.cancel(repo)}">${csrfField(request.csrf)}<button type="submit" class="danger">Cancel import</button></form>
+</div>
+</section>`;
+}
+
+function problemsBox(problems: PageProblems | undefined): Html | undefined {
+  if (!problems || problems.messages.length === 0) return undefined;
+  return html`<div class="error" role="alert"><p>That did not work:</p><ul>${problems.messages.map(
+    (message) => html`<li>${message}</li>`,
+  )}</ul></div>`;
+}
+
+/** GET (and refused POSTs of) /:owner/:repo/import. */
+export function importPage(
+  request: WebRequest,
+  data: ImportPageData,
+  options: { readonly status?: number; readonly problems?: PageProblems } = {},
+): WebReply {
+  const { record, repo } = data;
+  const final = isFinalStatus(record.status);
+  return {
+    status: options.status ?? 200,
+    title: `Import · ${repo.owner}/${repo.repo}`,
+    scriptHashes: [LIVE_SCRIPT_HASH],
+    body: html`<h1>Import into ${repo.owner}/${repo.repo}</h1>
+<p class="muted">From <code>${record.vcsUrl}</code>${record.vcs ? html` (${record.vcs})` : undefined}.</p>
+${problemsBox(options.problems)}
+${statusRegion(data)}
+${
+  final
+    ? undefined
+    : html`<noscript><p><a href="${paths.page(repo)}">Refresh</a> to see the latest progress (with JavaScript on, this page updates itself).</p></noscript>`
+}
+${waitingRegion(request, data)}
+${progressRegion(record)}
+${largeFilesRegion(request, data)}
+${authorsRegion(request, data, options.problems)}
+${actionsRegion(request, repo)}
+${liveScript()}`,
+  };
+}
+
+/** The answer when there is no import the signed-in user may see (the same for every reason). */
+export function noImportPage(repo: RepoName): WebReply {
+  return {
+    status: 404,
+    title: 'Not Found',
+    body: html`<h1>Not Found</h1>
+<p>There is no import for ${repo.owner}/${repo.repo} that you can see. Cancelled imports are removed; an import is started with the API (<code>PUT /repos/${repo.owner}/${repo.repo}/import</code>).</p>`,
+  };
+}
