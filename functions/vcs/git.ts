@@ -73,7 +73,11 @@ interface RawState {
   readonly version: 1;
   /** The origin's HEAD branch; null when it has none; absent until asked. */
   defaultBranch?: string | null;
-  mode: 'full' | 'depth';
+  /**
+   * `full`: the whole history in one fetch limited by the budget; `depth`: by depth steps;
+   * `whole`: an origin that cannot fetch by depth (dumb HTTP), fetched whole in one long step.
+   */
+  mode: 'full' | 'depth' | 'whole';
   /** The next `--depth`/`--deepen` step. */
   step: number;
   /** A depth fetch happened: later steps deepen. */
@@ -142,9 +146,9 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
           const from = state.percent;
           // A full fetch may use the whole share up to 99; a depth step half of what is left,
           // because the total is unknown until the repository is no longer shallow.
-          const share = state.mode === 'full' ? 99 - from : (99 - from) / 2;
+          const share = state.mode === 'depth' ? (99 - from) / 2 : 99 - from;
           const depthArgs =
-            state.mode === 'full'
+            state.mode !== 'depth'
               ? []
               : state.shallowStarted
                 ? [`--deepen=${state.step}`]
@@ -158,10 +162,21 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
               onFraction: (fraction) => report(from + share * fraction),
             });
           } catch (error) {
+            if (
+              error instanceof GitFailed &&
+              state.mode === 'depth' &&
+              /does not support shallow/i.test(error.stderr)
+            ) {
+              // Dumb HTTP cannot fetch by depth: this origin is fetched whole.
+              state.mode = 'whole';
+              await saveState(job.workDir, state);
+              continue;
+            }
             if (!(error instanceof GitFailed && error.timedOut)) throw classify(error, session, job);
             // The transfer is lost (fetch cannot resume): fetch less history per step from now on.
             if (state.mode === 'full') state.mode = 'depth';
-            else if (state.step > 1) state.step = Math.max(1, Math.floor(state.step / 2));
+            else if (state.mode === 'depth' && state.step > 1)
+              state.step = Math.max(1, Math.floor(state.step / 2));
             else throw new OriginFailed('The origin did not send the history in time');
             await saveState(job.workDir, state);
             return { done: false, commitCount: state.commitCount, percent: state.percent };
@@ -172,7 +187,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
             state.shallowStarted = true;
             state.step = Math.ceil(state.step * plan.growth);
           }
-          state.done = state.mode === 'full' || !(await isShallow(repo, home));
+          state.done = state.mode !== 'depth' || !(await isShallow(repo, home));
           state.commitCount = await countCommits(repo, home);
           if (state.done) state.percent = 100;
           else report(from + share);
@@ -225,7 +240,7 @@ async function detectHttp(
   timeoutMs = 30_000,
 ): Promise<Detection> {
   const base = url.toString().replace(/\/+$/, '');
-  const headers = { 'user-agent': USER_AGENT, 'git-protocol': 'version=2', ...basicAuth(access) };
+  const headers = { 'user-agent': USER_AGENT, ...basicAuth(access) };
   let refs: Awaited<ReturnType<typeof guardedRequest>>;
   try {
     refs = await guardedRequest(`${base}/info/refs?service=git-upload-pack`, guard, {
@@ -254,14 +269,14 @@ async function detectHttp(
       ? { kind: 'found', vcs: 'git' }
       : { kind: 'nothing' };
   } catch (error) {
-    if (error instanceof ForbiddenAddress) throw error;
+    /** `001e# service=git-upload-pack\n0000…` (protocol v0/v1), or `000eversion 2\n` (v2 may skip the header). */
     return { kind: 'nothing' };
   }
 }
 
 /** `001e# service=git-upload-pack\n0000…` (v0) or the same header before a v2 capability list. */
 const looksLikeAdvertisement = (body: Buffer): boolean =>
-  /^[0-9a-f]{4}# service=git-upload-pack\n/.test(body.subarray(0, 64).toString('latin1'));
+  /^[0-9a-f]{4}(?:# service=git-upload-pack|version 2)\n/.test(body.subarray(0, 64).toString('latin1'));
 
 /** Lines of `<object id>\t<ref>`; an empty file is an empty repository. */
 function looksLikeDumbRefs(text: string, truncated: boolean): boolean {

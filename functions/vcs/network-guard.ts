@@ -60,6 +60,11 @@ export const tcpDialer: Dialer = (target, timeoutMs) =>
     });
   });
 
+/** Node's HTTP client must never resolve a name itself: only the guard does. */
+const noLookup = (): never => {
+  throw new Error('the network guard resolves names, not the HTTP client');
+};
+
 const bareHost = (host: string): string => host.replace(/^\[|\]$/g, '');
 
 /**
@@ -188,8 +193,9 @@ async function requestOnce(
         port,
         path: `${url.pathname}${url.search}`,
         headers: { ...headers, host: url.host, connection: 'close' },
-        agent: false,
+        // No agent (an agent, even `agent: false`, resolves and dials by itself); the socket is ours.
         createConnection: () => socket,
+        lookup: noLookup,
       },
       (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
@@ -337,8 +343,8 @@ export async function startGuardProxy(guard: Guard): Promise<GuardProxy> {
             port,
             path: `${target.pathname}${target.search}`,
             headers: { ...headers, host: target.host, connection: 'close' },
-            agent: false,
             createConnection: () => socket,
+            lookup: noLookup,
           },
           (answer) => {
             const back = Object.fromEntries(
