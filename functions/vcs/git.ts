@@ -269,12 +269,12 @@ async function detectHttp(
       ? { kind: 'found', vcs: 'git' }
       : { kind: 'nothing' };
   } catch (error) {
-    /** `001e# service=git-upload-pack\n0000…` (protocol v0/v1), or `000eversion 2\n` (v2 may skip the header). */
+    if (error instanceof ForbiddenAddress) throw error;
     return { kind: 'nothing' };
   }
 }
 
-/** `001e# service=git-upload-pack\n0000…` (v0) or the same header before a v2 capability list. */
+/** `001e# service=git-upload-pack\n0000…` (protocol v0/v1), or `000eversion 2\n` (v2 may skip the header). */
 const looksLikeAdvertisement = (body: Buffer): boolean =>
   /^[0-9a-f]{4}(?:# service=git-upload-pack|version 2)\n/.test(body.subarray(0, 64).toString('latin1'));
 
