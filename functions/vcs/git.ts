@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gitRemoteId } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
 import { DEFAULT_IMPORT_MAX_BYTES } from '#shared/config';
@@ -125,7 +125,8 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
 
       const session = await openSession(home, guardFor(job), job);
       try {
-        if (state.defaultBranch === undefined) {
+        // A whole fetch is a `clone --bare`, which records the origin's HEAD itself.
+        if (state.defaultBranch === undefined && state.mode === 'depth') {
           state.defaultBranch = await remoteHeadBranch(url, repo, session);
           if (state.defaultBranch !== null)
             await local(repo, home, ['symbolic-ref', 'HEAD', `refs/heads/${state.defaultBranch}`]);
@@ -155,7 +156,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
                 : [`--depth=${state.step}`];
           const stepStarted = Date.now();
           try {
-            await fetchStep(url, repo, session, depthArgs, {
+            await fetchStep(url, repo, session, state.mode === 'depth' ? depthArgs : null, {
               timeoutMs:
                 state.mode === 'full' ? Math.max(remaining, 1) : Math.max(remaining, plan.minStepTimeoutMs),
               maxBytes,
@@ -174,8 +175,10 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
             }
             if (!(error instanceof GitFailed && error.timedOut)) throw classify(error, session, job);
             // The transfer is lost (fetch cannot resume): fetch less history per step from now on.
-            if (state.mode === 'full') state.mode = 'depth';
-            else if (state.mode === 'depth' && state.step > 1)
+            if (state.mode === 'full') {
+              state.mode = 'depth';
+              await rm(repo, { recursive: true, force: true }); // a killed clone leaves a partial repository
+            } else if (state.mode === 'depth' && state.step > 1)
               state.step = Math.max(1, Math.floor(state.step / 2));
             else throw new OriginFailed('The origin did not send the history in time');
             await saveState(job.workDir, state);
@@ -387,7 +390,8 @@ async function fetchStep(
   url: string,
   repo: string,
   session: Session,
-  depthArgs: readonly string[],
+  /** Null: the whole history, as `clone --bare` (every branch and tag, HEAD as the origin's). */
+  depthArgs: readonly string[] | null,
   options: { timeoutMs: number; maxBytes: number; onFraction: (fraction: number) => void },
 ): Promise<void> {
   const abort = new AbortController();
@@ -404,25 +408,41 @@ async function fetchStep(
     );
   }, 1000);
   try {
+    // `clone` skips the connectivity walk a `fetch` into an empty repository does (its index-pack
+    // checks the pack is self-contained): measured 1.5x faster for a whole history.
+    if (depthArgs === null) await rm(repo, { recursive: true, force: true });
     await runGit(
-      [
-        ...session.args,
-        '-c',
-        'gc.auto=0',
-        '-c',
-        'fetch.writeCommitGraph=false',
-        'fetch',
-        '--no-tags',
-        '--prune',
-        '--progress',
-        '--no-write-fetch-head',
-        ...depthArgs,
-        '--',
-        url,
-        ...REFSPECS,
-      ],
+      depthArgs === null
+        ? [
+            ...session.args,
+            '-c',
+            'gc.auto=0',
+            'clone',
+            '--bare',
+            '--template=',
+            '--progress',
+            '--',
+            url,
+            repo,
+          ]
+        : [
+            ...session.args,
+            '-c',
+            'gc.auto=0',
+            '-c',
+            'fetch.writeCommitGraph=false',
+            'fetch',
+            '--no-tags',
+            '--prune',
+            '--progress',
+            '--no-write-fetch-head',
+            ...depthArgs,
+            '--',
+            url,
+            ...REFSPECS,
+          ],
       {
-        cwd: repo,
+        cwd: depthArgs === null ? dirname(repo) : repo,
         home: session.home,
         transport: 'network',
         timeoutMs: options.timeoutMs,
@@ -434,6 +454,8 @@ async function fetchStep(
         },
       },
     );
+    // The origin's URL is not kept in the repository's config (later steps push elsewhere).
+    if (depthArgs === null) await local(repo, session.home, ['config', '--remove-section', 'remote.origin']);
   } catch (error) {
     if (oversize) throw oversizeError(options.maxBytes);
     throw error;

@@ -214,7 +214,7 @@ describe('Git raw import', () => {
       await gitAdapter().importRawChunk(raw, 600_000, () => undefined);
       running = false;
       await watcher;
-      expect(seen.some((line) => line.includes('fetch'))).toBe(true);
+      expect(seen.some((line) => /\0(?:fetch|clone)\0/.test(line))).toBe(true);
       expect(seen.join('\n')).not.toContain(AUTH.password);
       expect(seen.join('\n')).not.toContain(AUTH.username);
     } finally {
