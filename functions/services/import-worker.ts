@@ -14,12 +14,12 @@ import { recordPush } from '#data/repositories';
 import type { FailedStep, Import, ImportStatus, WaitingFor } from '#domain/imports';
 import { config } from '#shared/config';
 import { countSignal, log } from '#shared/log';
-import { adapterFor, allAdapters, detectOrigin } from '#vcs/adapters';
+import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
 import { prepareHome, redactCredentials } from '#vcs/git-command';
 import { findLargeFiles, type GitJob, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
 import { localLfsStore } from '#vcs/lfs-store';
-import type { OriginAccess, OriginAuthor, RawJob } from '#vcs/origin';
+import { type OriginAccess, type OriginAuthor, type RawJob, rawRepositoryPath } from '#vcs/origin';
 import { publish } from '#vcs/publish';
 
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
@@ -63,8 +63,11 @@ const attemptDir = (input: Pick<StepInput, 'owner' | 'repo'>, attempt: number) =
   importAttemptDir(config().importWorkDir, input.owner, input.repo, attempt);
 
 /** The raw history of an attempt (never changed after the raw step) and the history that is pushed. */
-const rawDir = (dir: string) => join(dir, 'raw.git');
+const rawDir = rawRepositoryPath;
 const outDir = (dir: string) => join(dir, 'out.git');
+
+/** What every adapter is limited by. */
+const adapterOptions = () => ({ maxBytes: config().importMaxBytes });
 
 /** A chunk's time budget. */
 const budgetMs = () => config().importChunkSeconds * 1000;
@@ -114,7 +117,10 @@ export async function detect(
       input,
     );
   const access = await originAccess(record);
-  const detection = await detectOrigin(access, record.vcs ? [adapterFor(record.vcs)] : allAdapters());
+  const detection = await detectOrigin(
+    access,
+    record.vcs ? [adapterFor(record.vcs, adapterOptions())] : detectionCandidates(adapterOptions()),
+  );
   switch (detection.kind) {
     case 'found':
       mustWrite(
@@ -148,7 +154,7 @@ export async function detect(
 export async function importRawChunk(input: StepInput): Promise<{ done: boolean; needsLfsChoice: boolean }> {
   const record = await current(input);
   if (record.vcs === null) throw new Error('importRawChunk: the import has no vcs (detection did not run)');
-  const adapter = adapterFor(record.vcs);
+  const adapter = adapterFor(record.vcs, adapterOptions());
   const dir = attemptDir(input, input.attempt);
   await mkdir(dir, { recursive: true });
   if (record.status !== 'importing')

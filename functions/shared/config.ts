@@ -3,6 +3,9 @@ import { DEFAULT_DOCS_URL } from './errors.ts';
 /** Files larger than this are large files (spec §8: 100 MB; GitHub's limit is 100 MiB). */
 export const DEFAULT_LARGE_FILE_BYTES = 100 * 1024 * 1024;
 
+/** Largest working directory of one import attempt (the raw history): 10 GiB. */
+export const DEFAULT_IMPORT_MAX_BYTES = 10 * 1024 * 1024 * 1024;
+
 /**
  * Runtime configuration, read and checked once at cold start. The environment variable names are
  * exported so that the CDK construct that sets them and the local stack use the same constants.
@@ -35,6 +38,8 @@ export const ENV = {
   largeFileBytes: 'LARGE_FILE_BYTES',
   /** The time budget of one chunk of a long import step, in seconds (default 600). */
   importChunkSeconds: 'IMPORT_CHUNK_SECONDS',
+  /** Largest raw history an import may fetch, in bytes (default 10 GiB); more fails the import. */
+  importMaxBytes: 'IMPORT_MAX_BYTES',
   /**
    * Comma-separated IP addresses an import may reach although they are private or loopback (the
    * local stack and tests: 127.0.0.1 and ::1). Empty in AWS.
@@ -61,6 +66,7 @@ export interface Config {
   readonly repositoriesDir: string;
   readonly largeFileBytes: number;
   readonly importChunkSeconds: number;
+  readonly importMaxBytes: number;
   readonly originAllowedAddresses: readonly string[];
 }
 
@@ -100,6 +106,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     repositoriesDir: env[ENV.repositoriesDir] || '/mnt/data/repositories',
     largeFileBytes,
     importChunkSeconds,
+    importMaxBytes: positiveNumber(env, ENV.importMaxBytes, DEFAULT_IMPORT_MAX_BYTES, true),
     originAllowedAddresses: Object.freeze(
       (env[ENV.originAllowedAddresses] ?? '')
         .split(',')

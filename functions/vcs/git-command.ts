@@ -25,6 +25,8 @@ export interface GitRun {
   readonly onProgress?: (line: string) => void;
   /** Largest stdout kept (default 256 MiB); more fails the call. */
   readonly maxStdoutBytes?: number;
+  /** Kills the call's process group (e.g. when the work dir grows over its size limit). */
+  readonly signal?: AbortSignal;
 }
 
 /** A git call that failed: exit code and the tail of what it printed, credentials removed. */
@@ -120,6 +122,13 @@ export function runGit(args: readonly string[], options: GitRun): Promise<Buffer
       timedOut = true;
       killGroup();
     }, options.timeoutMs);
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+      killGroup();
+    };
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;
       if (stdoutBytes > maxStdout) {
@@ -144,8 +153,13 @@ export function runGit(args: readonly string[], options: GitRun): Promise<Buffer
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      if (code === 0 && !timedOut && !overflow) return resolve(Buffer.concat(stdout));
-      const why = overflow ? `${stderrTail}\n(output over ${maxStdout} bytes)` : stderrTail;
+      options.signal?.removeEventListener('abort', onAbort);
+      if (code === 0 && !timedOut && !overflow && !aborted) return resolve(Buffer.concat(stdout));
+      const why = overflow
+        ? `${stderrTail}\n(output over ${maxStdout} bytes)`
+        : aborted
+          ? `${stderrTail}\n(aborted)`
+          : stderrTail;
       reject(new GitFailed(args, code, why, timedOut));
     });
     child.stdin.on('error', () => undefined); // git may exit before reading its input

@@ -8,6 +8,7 @@
  * Error class names are part of the workflow's contract: `statemachines/import.asl.json` matches
  * them in `ErrorEquals`.
  */
+import { join } from 'node:path';
 import type { ProjectChoice, Vcs } from '#domain/imports';
 
 export interface OriginCredentials {
@@ -30,7 +31,7 @@ export type Detection =
   | { readonly kind: 'multiple'; readonly choices: readonly ProjectChoice[] };
 
 export interface RawJob extends OriginAccess {
-  /** The attempt's own directory: persists across chunks, holds the Git repository at `<workDir>/repo.git`. */
+  /** The attempt's own directory: persists across chunks, holds the Git repository at `rawRepositoryPath(workDir)`. */
   readonly workDir: string;
   readonly tfvcProject?: string;
   /** The chosen project, for origins where detection found several. */
@@ -38,14 +39,20 @@ export interface RawJob extends OriginAccess {
 }
 
 export interface RawProgress {
-  /** Total commits, once known (null before). */
+  /**
+   * Commits in the raw history fetched so far (the total once `done`); null before the first
+   * count. An origin fetched in several chunks cannot say its total before the last one.
+   */
   readonly commitCount: number | null;
   /** 0–100, null before known. */
   readonly percent: number | null;
 }
 
+/** The raw history of an attempt: a bare Git repository every later step works on. */
+export const rawRepositoryPath = (workDir: string): string => join(workDir, 'raw.git');
+
 export interface RawChunk extends RawProgress {
-  /** The whole history is in `<workDir>/repo.git`. */
+  /** The whole history is in `rawRepositoryPath(workDir)`. */
   readonly done: boolean;
 }
 

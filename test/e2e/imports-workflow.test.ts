@@ -157,7 +157,9 @@ describe('a Git import through the API and the workflow', () => {
       'Ada Lovelace',
       'Grace Hopper',
     ]);
-    const repository = await (await fetch(`${stack.baseUrl}/repos/octocat/${repo}`)).json();
+    const repository = (await (await fetch(`${stack.baseUrl}/repos/octocat/${repo}`)).json()) as {
+      size: number;
+    };
     expect(repository.size).toBeGreaterThan(0);
 
     const [execution] = await executionOf(repo);

@@ -1,0 +1,38 @@
+/**
+ * The origin adapters by VCS, and detection over a list of them. Only Git exists so far;
+ * Subversion, Mercurial and TFVC adapters join the list in a later issue without changing callers.
+ */
+import type { Vcs } from '#domain/imports';
+import { type GitAdapterOptions, gitAdapter } from './git.ts';
+import { type Detection, type OriginAccess, type OriginAdapter, OriginFailed } from './origin.ts';
+
+export type AdapterOptions = GitAdapterOptions;
+
+/** The adapter for an origin type; `OriginFailed` for one this service cannot import yet. */
+export function adapterFor(vcs: Vcs, options: AdapterOptions = {}): OriginAdapter {
+  if (vcs === 'git') return gitAdapter(options);
+  throw new OriginFailed(`Importing from ${vcs} is not supported yet`);
+}
+
+/** Every adapter detection tries, in order. */
+export const detectionCandidates = (options: AdapterOptions = {}): readonly OriginAdapter[] => [
+  gitAdapter(options),
+];
+
+/**
+ * Tries each adapter's `detect` in order: the first that finds something (one VCS, or several
+ * projects to choose from) wins; otherwise `needs_auth` if any adapter saw the origin ask for
+ * credentials, else `nothing`. A forbidden address or another `OriginFailed` stops detection.
+ */
+export async function detectOrigin(
+  access: OriginAccess,
+  candidates: readonly OriginAdapter[],
+): Promise<Detection> {
+  let needsAuth = false;
+  for (const adapter of candidates) {
+    const detection = await adapter.detect(access);
+    if (detection.kind === 'found' || detection.kind === 'multiple') return detection;
+    if (detection.kind === 'needs_auth') needsAuth = true;
+  }
+  return needsAuth ? { kind: 'needs_auth' } : { kind: 'nothing' };
+}

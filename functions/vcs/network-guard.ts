@@ -1,0 +1,455 @@
+/**
+ * The network guard: every connection the importer makes to an origin goes through here. A host
+ * name is resolved once, every address in the answer is checked with `isForbiddenAddress` (one
+ * forbidden address refuses the whole answer, so a name cannot smuggle a private address in next
+ * to a public one), and the connection is made to that very address, so DNS rebinding between the
+ * check and the connect does not help. Redirects are re-checked the same way.
+ *
+ * Node's own probes use `guardedRequest`. Git's transports cannot take our resolver, so git talks
+ * to the origin only through `startGuardProxy`: a proxy on 127.0.0.1 that applies the same guard
+ * to every CONNECT (https, and `git://` through the tunnel program) and every absolute-URI request
+ * (http), and dials only addresses it checked.
+ */
+import { lookup } from 'node:dns/promises';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, request } from 'node:http';
+import { isIP, connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { isForbiddenAddress } from '#domain/origin-url';
+import { ForbiddenAddress, OriginFailed } from './origin.ts';
+
+/** All addresses a host name resolves to (A and AAAA). */
+export type Resolver = (host: string) => Promise<readonly string[]>;
+
+export interface DialTarget {
+  /** The checked IP address: the only thing a dialer may connect to. */
+  readonly address: string;
+  readonly port: number;
+  /** The name the address was resolved from (for logs and TLS, never for resolving again). */
+  readonly host: string;
+}
+
+/** Opens a TCP connection to a checked address. */
+export type Dialer = (target: DialTarget, timeoutMs: number) => Promise<Socket>;
+
+export interface Guard {
+  /** Addresses allowed although private or loopback (config `ORIGIN_ALLOWED_ADDRESSES`). */
+  readonly allowedAddresses: readonly string[];
+  readonly resolve?: Resolver;
+  readonly dial?: Dialer;
+  /** Connect timeout per address (default 15 s). */
+  readonly connectTimeoutMs?: number;
+}
+
+export const systemResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+
+export const tcpDialer: Dialer = (target, timeoutMs) =>
+  new Promise((resolve, reject) => {
+    const socket = netConnect({ host: target.address, port: target.port });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new OriginFailed(`Connecting to ${target.host} timed out`));
+    }, timeoutMs);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      resolve(socket);
+    });
+    socket.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+
+/** Node's HTTP client must never resolve a name itself: only the guard does. */
+const noLookup = (): never => {
+  throw new Error('the network guard resolves names, not the HTTP client');
+};
+
+const bareHost = (host: string): string => host.replace(/^\[|\]$/g, '');
+
+/**
+ * Resolves a host once and checks every address of the answer. A literal address is not resolved.
+ * Throws `ForbiddenAddress` before any packet is sent to a forbidden address, `OriginFailed` when
+ * the name does not resolve.
+ */
+export async function checkedAddresses(host: string, guard: Guard): Promise<readonly string[]> {
+  const name = bareHost(host);
+  let addresses: readonly string[];
+  if (isIP(name) !== 0) addresses = [name];
+  else {
+    try {
+      addresses = await (guard.resolve ?? systemResolver)(name);
+    } catch {
+      throw new OriginFailed(`The host ${name} could not be resolved`);
+    }
+  }
+  if (addresses.length === 0) throw new OriginFailed(`The host ${name} could not be resolved`);
+  const forbidden = addresses.find((address) => isForbiddenAddress(address, guard.allowedAddresses));
+  if (forbidden !== undefined) throw new ForbiddenAddress(forbidden);
+  return addresses;
+}
+
+/** Connects to a checked address of `host` (the first that answers), never resolving twice. */
+export async function guardedConnect(
+  host: string,
+  port: number,
+  guard: Guard,
+): Promise<{ readonly socket: Socket; readonly address: string }> {
+  const addresses = await checkedAddresses(host, guard);
+  const dial = guard.dial ?? tcpDialer;
+  let lastError: unknown;
+  for (const address of addresses) {
+    try {
+      const socket = await dial({ address, port, host: bareHost(host) }, guard.connectTimeoutMs ?? 15_000);
+      return { socket, address };
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  if (lastError instanceof OriginFailed) throw lastError;
+  throw new OriginFailed(`The host ${bareHost(host)} is unreachable`);
+}
+
+export interface GuardedRequest {
+  readonly method?: 'GET' | 'HEAD';
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Whole request, redirects included (default 20 s). */
+  readonly timeoutMs?: number;
+  /** Largest body kept; the rest is not read (default 1 MiB). */
+  readonly maxBytes?: number;
+  /** Default 5. */
+  readonly maxRedirects?: number;
+}
+
+export interface GuardedResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+  /** The body was longer than `maxBytes`. */
+  readonly truncated: boolean;
+  /** The URL that answered, after redirects. */
+  readonly url: string;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * An HTTP(S) request through the guard: each hop (the URL and every redirect, followed by hand)
+ * is resolved once, checked and dialled by address; TLS verifies the original host name. The
+ * `Authorization` header is dropped when a redirect leaves the origin (as curl does).
+ */
+export async function guardedRequest(
+  url: string,
+  guard: Guard,
+  options: GuardedRequest = {},
+): Promise<GuardedResponse> {
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  const maxRedirects = options.maxRedirects ?? 5;
+  let current = new URL(url);
+  let headers: Record<string, string> = { ...options.headers };
+  for (let hop = 0; ; hop++) {
+    if (current.protocol !== 'http:' && current.protocol !== 'https:')
+      throw new OriginFailed('The origin redirected to a URL that is not http or https');
+    const response = await requestOnce(current, guard, headers, options, deadline);
+    const location = response.headers.location;
+    if (!REDIRECTS.has(response.status) || location === undefined) return response;
+    if (hop >= maxRedirects) throw new OriginFailed('The origin redirected too many times');
+    const next = new URL(location, current);
+    if (next.origin !== current.origin) {
+      const { authorization: _dropped, ...rest } = Object.fromEntries(
+        Object.entries(headers).map(([key, value]) => [key.toLowerCase(), value]),
+      );
+      headers = rest;
+    }
+    current = next;
+  }
+}
+
+async function requestOnce(
+  url: URL,
+  guard: Guard,
+  headers: Readonly<Record<string, string>>,
+  options: GuardedRequest,
+  deadline: number,
+): Promise<GuardedResponse> {
+  const secure = url.protocol === 'https:';
+  const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
+  const { socket: tcp } = await guardedConnect(url.hostname, port, guard);
+  const socket = secure ? await startTls(tcp, bareHost(url.hostname)) : tcp;
+  const maxBytes = options.maxBytes ?? 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    const remaining = deadline - Date.now();
+    const timer = setTimeout(
+      () => {
+        socket.destroy();
+        reject(new OriginFailed(`The origin at ${url.host} did not answer in time`));
+      },
+      Math.max(remaining, 1),
+    );
+    const req = request(
+      {
+        method: options.method ?? 'GET',
+        host: bareHost(url.hostname),
+        port,
+        path: `${url.pathname}${url.search}`,
+        headers: { ...headers, host: url.host, connection: 'close' },
+        // No agent (an agent, even `agent: false`, resolves and dials by itself); the socket is ours.
+        createConnection: () => socket,
+        lookup: noLookup,
+      },
+      (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let truncated = false;
+        const finish = () => {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+            truncated,
+            url: url.toString(),
+          });
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (truncated) return;
+          const room = maxBytes - size;
+          if (chunk.length > room) {
+            chunks.push(chunk.subarray(0, room));
+            size = maxBytes;
+            truncated = true;
+            finish();
+            return;
+          }
+          chunks.push(chunk);
+          size += chunk.length;
+        });
+        res.on('end', () => {
+          if (!truncated) finish();
+        });
+        res.on('error', () => {
+          if (!truncated) finish();
+        });
+      },
+    );
+    req.on('error', () => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(new OriginFailed(`The origin at ${url.host} closed the connection`));
+    });
+    req.end();
+  });
+}
+
+function startTls(socket: Socket, host: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const secure = tlsConnect({
+      socket,
+      servername: isIP(host) === 0 ? host : undefined,
+      ALPNProtocols: ['http/1.1'],
+    });
+    secure.once('secureConnect', () => resolve(secure));
+    secure.once('error', (error) => {
+      socket.destroy();
+      reject(new OriginFailed(`TLS with ${host} failed: ${error.message}`));
+    });
+  });
+}
+
+/** What the proxy refused, so a failed git call can say why. */
+export interface Refusal {
+  readonly host: string;
+  readonly port: number;
+  readonly reason: 'forbidden' | 'unreachable' | 'bad_request';
+  readonly address?: string;
+}
+
+export interface GuardProxy {
+  /** `http://127.0.0.1:<port>`: git's `http.proxy`. */
+  readonly url: string;
+  readonly port: number;
+  /** Targets refused so far (a forbidden address is refused with 403 before any packet). */
+  readonly refusals: readonly Refusal[];
+  /** Connections dialled so far, each to a checked address. */
+  readonly dialled: readonly DialTarget[];
+  close(): Promise<void>;
+}
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'upgrade',
+]);
+
+/**
+ * Starts the guard proxy on 127.0.0.1 (a random port) for the duration of one job's git calls.
+ * CONNECT (https through curl, `git://` through the tunnel program) and absolute-URI requests
+ * (http) are resolved, checked and dialled by address; anything refused gets 403 (forbidden) or
+ * 502 (unreachable) and is recorded in `refusals`. Nothing is forwarded that was not checked.
+ */
+export async function startGuardProxy(guard: Guard): Promise<GuardProxy> {
+  const refusals: Refusal[] = [];
+  const dialled: DialTarget[] = [];
+  const open = new Set<Socket>();
+
+  const connectChecked = async (host: string, port: number): Promise<Socket> => {
+    try {
+      const { socket, address } = await guardedConnect(host, port, guard);
+      dialled.push({ address, port, host: bareHost(host) });
+      open.add(socket);
+      socket.once('close', () => open.delete(socket));
+      return socket;
+    } catch (error) {
+      refusals.push(
+        error instanceof ForbiddenAddress
+          ? { host, port, reason: 'forbidden', address: error.address }
+          : { host, port, reason: 'unreachable' },
+      );
+      throw error;
+    }
+  };
+  const statusFor = (error: unknown) => (error instanceof ForbiddenAddress ? 403 : 502);
+
+  const server = createServer((req, res) => {
+    let target: URL;
+    try {
+      target = new URL(req.url ?? '');
+    } catch {
+      target = new URL('invalid:');
+    }
+    if (target.protocol !== 'http:' || target.hostname === '') {
+      refusals.push({ host: '', port: 0, reason: 'bad_request' });
+      res
+        .writeHead(400, { 'content-type': 'text/plain', connection: 'close' })
+        .end('Only absolute http URLs\n');
+      return;
+    }
+    const port = target.port === '' ? 80 : Number(target.port);
+    connectChecked(target.hostname, port).then(
+      (socket) => {
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())),
+        );
+        const upstream = request(
+          {
+            method: req.method,
+            host: bareHost(target.hostname),
+            port,
+            path: `${target.pathname}${target.search}`,
+            headers: { ...headers, host: target.host, connection: 'close' },
+            createConnection: () => socket,
+            lookup: noLookup,
+          },
+          (answer) => {
+            const back = Object.fromEntries(
+              Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())),
+            );
+            res.writeHead(answer.statusCode ?? 502, back);
+            answer.pipe(res);
+          },
+        );
+        upstream.on('error', () => {
+          socket.destroy();
+          if (!res.headersSent) res.writeHead(502, { connection: 'close' });
+          res.end();
+        });
+        req.pipe(upstream);
+      },
+      (error: unknown) => {
+        res
+          .writeHead(statusFor(error), { 'content-type': 'text/plain', connection: 'close' })
+          .end(`${error instanceof Error ? error.message : 'Refused'}\n`);
+      },
+    );
+  });
+
+  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    open.add(client);
+    client.once('close', () => open.delete(client));
+    client.on('error', () => client.destroy());
+    const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(req.url ?? '');
+    const port = Number(match?.[2]);
+    if (!match?.[1] || !(port > 0 && port < 65536)) {
+      refusals.push({ host: '', port: 0, reason: 'bad_request' });
+      client.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    connectChecked(match[1], port).then(
+      (upstream) => {
+        upstream.on('error', () => client.destroy());
+        client.on('error', () => upstream.destroy());
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (head.length > 0) upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      },
+      (error: unknown) => {
+        const status = statusFor(error);
+        client.end(
+          `HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Bad Gateway'}\r\nConnection: close\r\n\r\n`,
+        );
+      },
+    );
+  });
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    refusals,
+    dialled,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * The `git://` tunnel: git runs `core.gitProxy` as `<program> <host> <port>` with the connection
+ * on its stdin/stdout. This program asks the guard proxy (`IMPORT_GUARD_PROXY`, host:port) to
+ * CONNECT and then copies bytes both ways; it never resolves or dials the origin itself.
+ */
+export const GIT_TUNNEL_PROGRAM = (nodePath: string): string => `#!${nodePath}
+import { connect } from 'node:net';
+const [host, port] = process.argv.slice(2);
+const [proxyHost, proxyPort] = (process.env.IMPORT_GUARD_PROXY ?? '').split(':');
+const socket = connect({ host: proxyHost, port: Number(proxyPort) });
+const target = host.includes(':') ? \`[\${host}]:\${port}\` : \`\${host}:\${port}\`;
+socket.write(\`CONNECT \${target} HTTP/1.1\\r\\nHost: \${target}\\r\\n\\r\\n\`);
+let head = Buffer.alloc(0);
+const onData = (chunk) => {
+  head = Buffer.concat([head, chunk]);
+  const end = head.indexOf('\\r\\n\\r\\n');
+  if (end < 0) return;
+  socket.off('data', onData);
+  const status = head.subarray(0, head.indexOf('\\r\\n')).toString();
+  if (!/^HTTP\\/1\\.[01] 200/.test(status)) {
+    process.stderr.write(\`fatal: import guard refused \${target}: \${status}\\n\`);
+    process.exit(1);
+  }
+  const rest = head.subarray(end + 4);
+  if (rest.length > 0) process.stdout.write(rest);
+  socket.pipe(process.stdout);
+  process.stdin.pipe(socket);
+};
+socket.on('data', onData);
+socket.on('error', (error) => { process.stderr.write(\`fatal: import guard: \${error.message}\\n\`); process.exit(1); });
+socket.on('close', () => process.exit(0));
+`;
