@@ -83,8 +83,8 @@ export async function ownedRepository(caller: Caller, owner: string, name: strin
 
 /** The caller's repository's import; 404 when the repository is not theirs or has no import. */
 async function ownedImport(caller: Caller, owner: string, name: string): Promise<Import> {
-  const repository = await ownedRepository(caller, owner, name);
-  const record = await getImport(repository.ownerLogin, repository.name);
+  // Keys fold case, so the import is read beside the access check, not after it.
+  const [, record] = await Promise.all([ownedRepository(caller, owner, name), getImport(owner, name)]);
   if (!record) throw notFound();
   return record;
 }
