@@ -166,6 +166,7 @@ export async function importRawChunk(input: StepInput): Promise<{ done: boolean;
     ...(await originAccess(record)),
     workDir: dir,
     ...(record.tfvcProject ? { tfvcProject: record.tfvcProject } : {}),
+    ...(record.chosenProject ? { choice: record.chosenProject } : {}),
   };
   const progress = progressWriter(input);
   const chunk = await adapter.importRawChunk(job, budgetMs(), (update) =>
