@@ -19,7 +19,9 @@ import { Construct } from 'constructs';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 import { API_PREFIX, acceptsTokens, ROUTES, type Route, routeId, signsIn } from '#shared/routes';
 import { ApiFunction } from './api-function.ts';
+import type { ImportWorkflow } from './import-workflow.ts';
 import { httpHandlerEntry } from './paths.ts';
+import type { WorkerNetwork } from './worker-network.ts';
 
 export interface ServiceRestApiProps {
   readonly table: ITable;
@@ -36,6 +38,15 @@ export interface ServiceRestApiProps {
   readonly manageCloudWatchRole: boolean;
   /** An existing regional WAFv2 web ACL to associate with the stage. */
   readonly webAclArn?: string;
+  /** Drives source imports: required when a route `uses` `import-workflow`. */
+  readonly importWorkflow?: ImportWorkflow;
+  /** Places functions at the hosted repositories: required when a route `uses` `repositories`. */
+  readonly network?: WorkerNetwork;
+  /**
+   * Request and response media types API Gateway passes as binary (Git smart HTTP and LFS bodies).
+   * @default [] (every body is text)
+   */
+  readonly binaryMediaTypes?: readonly string[];
 }
 
 /** Part of every URL on the execute-api domain; hidden behind a custom domain's base path mapping. */
@@ -144,6 +155,7 @@ export class ServiceRestApi extends Construct {
     this.api = new RestApi(this, 'RestApi', {
       description: 'GitHub REST API v3: authorizations, OAuth web flow and source imports',
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      binaryMediaTypes: [...(props.binaryMediaTypes ?? [])],
       cloudWatchRole: props.manageCloudWatchRole,
       // The role is an account-wide setting other APIs may rely on; never remove it with this stack.
       ...(props.manageCloudWatchRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
@@ -171,13 +183,17 @@ export class ServiceRestApi extends Construct {
     const functions = new Map<string, ApiFunction>();
     for (const route of routes) {
       const id = routeId(route);
+      const uses = new Set(route.uses ?? []);
       const fn = new ApiFunction(this, id, {
         entry: httpHandlerEntry(route.handler),
         description: `${route.method} ${route.path}`,
         environment: props.environment,
         logRemovalPolicy: props.logRemovalPolicy,
+        ...(uses.has('repositories') ? { network: required(props.network, route, 'network').api } : {}),
       });
       fn.bindTable(props.table, route.table);
+      if (uses.has('import-workflow'))
+        required(props.importWorkflow, route, 'importWorkflow').grantControl(fn);
       if (route.table === 'RO' && acceptsTokens(route)) fn.allowRecordingTokenUse(props.table);
       if (signsIn(route)) fn.allowSigningIn(props.table, route.table, props.secretsKey);
       functions.set(id, fn);
@@ -232,6 +248,15 @@ export class ServiceRestApi extends Construct {
   get baseUrl(): string {
     return this.api.urlForPath(API_PREFIX);
   }
+}
+
+function required<T>(value: T | undefined, route: Route, prop: string): T {
+  if (value === undefined) {
+    throw new Error(
+      `${route.method} ${route.path} uses ${(route.uses ?? []).join(', ')}: ServiceRestApi needs ${prop}`,
+    );
+  }
+  return value;
 }
 
 function acknowledgeInFunctionAuthentication(method: Method): void {
