@@ -14,7 +14,7 @@ import { workflowHandlerEntry } from './paths.ts';
 import { MAX_IMPORT_CHUNK_SECONDS, WORKER_TIMEOUT_SECONDS } from './settings.ts';
 import { WorkerImageFunction } from './worker-function.ts';
 import type { WorkerNetwork } from './worker-network.ts';
-import { placeholderOf, WORKFLOW_TASKS, type WorkflowTaskName } from './workflow-tasks.ts';
+import { placeholderOf, placeholdersIn, WORKFLOW_TASKS, type WorkflowTaskName } from './workflow-tasks.ts';
 
 export interface ImportWorkflowProps {
   /** Absolute path of the ASL file (build it with `paths.ts`); JSONPath, `${<Task>FunctionArn}` placeholders. */
@@ -34,16 +34,12 @@ export interface ImportWorkflowProps {
   readonly logRemovalPolicy: RemovalPolicy;
 }
 
-/** The Git steps' sizes: detection only lists refs; the others index, rewrite and pack history. */
-const WORKER_SIZES: Partial<Record<WorkflowTaskName, { memorySize: number; timeoutSeconds: number }>> = {
-  Detect: { memorySize: 1024, timeoutSeconds: 300 },
-};
-const LONG_STEP = { memorySize: 3008, timeoutSeconds: WORKER_TIMEOUT_SECONDS };
-
-/** Every `${Name}` in an ASL file, in order of first use. */
-export function placeholdersIn(definition: string): string[] {
-  return [...new Set([...definition.matchAll(/\$\{([^}]+)\}/g)].map((match) => match[1] ?? ''))];
-}
+/**
+ * Memory of the Git steps (CPU grows with it): detection only lists refs; the others index,
+ * rewrite and pack history. Every Git step may run Lambda's full 15 minutes, above the chunk budget.
+ */
+const WORKER_MEMORY: Partial<Record<WorkflowTaskName, number>> = { Detect: 1024 };
+const LONG_STEP_MEMORY = 3008;
 
 /**
  * The source import workflow: `statemachines/import.asl.json` deployed unchanged, one function per
@@ -61,6 +57,7 @@ export class ImportWorkflow extends Construct {
   /** `arn:…:execution:<name>:*`: the executions `grantControl` lets a function stop and describe. */
   public readonly executionArns: string;
   private readonly secretsKey: IKey;
+  private readonly stateMachineName: string;
 
   constructor(scope: Construct, id: string, props: ImportWorkflowProps) {
     super(scope, id);
@@ -68,13 +65,13 @@ export class ImportWorkflow extends Construct {
       throw new Error(`importChunkSeconds must be at most ${MAX_IMPORT_CHUNK_SECONDS}`);
     }
     this.secretsKey = props.secretsKey;
+    this.stateMachineName = props.stateMachineName;
     const definition = readFileSync(props.definitionFile, 'utf8');
 
     const functions = new Map<WorkflowTaskName, LambdaFunction>();
     for (const task of WORKFLOW_TASKS) {
       const description = `Import workflow: ${task.name}`;
       if (task.packaging === 'image') {
-        const size = WORKER_SIZES[task.name] ?? LONG_STEP;
         const fn = new WorkerImageFunction(this, task.name, {
           handler: task.handler,
           description,
@@ -85,8 +82,8 @@ export class ImportWorkflow extends Construct {
             [ENV.secretsKmsKeyId]: props.secretsKey.keyArn,
           },
           network: props.network.worker,
-          memorySize: size.memorySize,
-          timeout: Duration.seconds(size.timeoutSeconds),
+          memorySize: WORKER_MEMORY[task.name] ?? LONG_STEP_MEMORY,
+          timeout: Duration.seconds(WORKER_TIMEOUT_SECONDS),
           logRemovalPolicy: props.logRemovalPolicy,
         });
         fn.bindTable(props.table, 'RW');
@@ -199,8 +196,7 @@ export class ImportWorkflow extends Construct {
 
   /** The execution ARN pattern as cdk-nag prints it in a finding id. */
   private executionArnsForNag(): string {
-    const name = this.stateMachine.stateMachineName;
-    return `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${Stack.of(this).resolve(name)}:*`;
+    return `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.stateMachineName}:*`;
   }
 
   private acknowledgeRoleWildcards(): void {

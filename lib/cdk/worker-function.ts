@@ -72,8 +72,6 @@ export class WorkerImageFunction extends DockerImageFunction {
       vpcSubnets: props.network.vpcSubnets,
       securityGroups: [...props.network.securityGroups],
       filesystem: props.network.filesystem,
-      // A retried chunk resumes from its cursor; Step Functions owns retries, not Lambda.
-      retryAttempts: 0,
     });
     this.executionRole = role;
     allowNetworkInterfaces(role);

@@ -30,3 +30,8 @@ export type WorkflowTaskName = (typeof WORKFLOW_TASKS)[number]['name'];
 
 /** `Detect` → `DetectFunctionArn`, the ASL placeholder (without `${}`). */
 export const placeholderOf = (name: string): string => `${name}FunctionArn`;
+
+/** Every `${Name}` in an ASL file, each once, in order of first use. */
+export function placeholdersIn(definition: string): string[] {
+  return [...new Set([...definition.matchAll(/\$\{([^}]+)\}/g)].map((match) => match[1] ?? ''))];
+}
