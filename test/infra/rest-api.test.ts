@@ -331,8 +331,9 @@ describe('ServiceRestApi', () => {
           resource.Type === 'AWS::Lambda::Function' &&
           resource.Properties.Description === `Import workflow: ${task.name}`,
       );
+      if (worker === undefined) throw new Error(`no function for ${task.name}`);
       return JSON.stringify([
-        { Ref: (worker?.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0] },
+        { Ref: (worker.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0] },
       ]);
     });
     expect(new Set(others)).toEqual(new Set([...signerRoles, ...workerRoles]));
