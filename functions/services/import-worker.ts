@@ -273,14 +273,18 @@ export async function push(
     },
     await gitJob(dir),
   );
-  if (result.done) progress.report({ pushPercent: 100 });
+  if (result.done) {
+    progress.report({ pushPercent: 100 });
+    // The pushed copy is not needed again (a republish rewrites from the raw history).
+    await rm(outDir(dir), { recursive: true, force: true });
+  }
   await progress.flush();
   return result.done
     ? { done: true, defaultBranch: result.defaultBranch, sizeKiB: result.sizeKiB }
     : { done: false };
 }
 
-/** Complete: the repository shows the imported history. */
+/** Complete: the repository shows the imported history (table only: no file system in AWS). */
 export async function complete(
   input: StepInput & { push?: { defaultBranch?: string; sizeKiB?: number } },
 ): Promise<Record<string, never>> {
@@ -296,7 +300,6 @@ export async function complete(
     'import',
   );
   mustWrite(await imports.enterStatus(input.owner, input.repo, input.attempt, 'complete'), input);
-  await rm(outDir(attemptDir(input, input.attempt)), { recursive: true, force: true });
   countSignal('ImportCompleted');
   log('info', 'import complete', { owner: input.owner, repo: input.repo, attempt: input.attempt });
   return {};

@@ -1,14 +1,20 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { CfnTable, type ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { TABLE } from '#data/table';
 import { ENV } from '#shared/config';
-import type { Route } from '#shared/routes';
+import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, MAIN_FIELDS, RUNTIME_ENVIRONMENT } from './bundling.ts';
+import {
+  allowNetworkInterfaces,
+  bindTable,
+  type FunctionNetwork,
+  functionExecution,
+  type TableAccess,
+} from './function-defaults.ts';
 import { LOCK_FILE, PROJECT_ROOT, TSCONFIG_FILE } from './paths.ts';
 
 /** What sign-in writes in a read-only function (see `data/users.ts`). */
@@ -25,8 +31,7 @@ export const SIGN_IN_ATTRIBUTES = [
   'otpSecret',
 ] as const;
 
-/** Least-privilege access to the table: the same vocabulary as the route table's `table` column. */
-export type TableAccess = Route['table'];
+export type { TableAccess } from './function-defaults.ts';
 
 export interface ApiFunctionProps {
   /** Absolute path of the handler module (build it with `paths.ts`); it must export `handler`. */
@@ -41,38 +46,25 @@ export interface ApiFunctionProps {
   readonly timeout?: Duration;
   /** What happens to the function's log group when it leaves the stack. @default RETAIN */
   readonly logRemovalPolicy?: RemovalPolicy;
+  /** In the VPC with the file system mounted (routes that use `repositories`); outside it by default. */
+  readonly network?: FunctionNetwork;
 }
 
 /**
- * ESM bundles still contain CommonJS dependencies that call `require`; esbuild's shim needs a real
- * `require` in scope. Aliased so that it cannot collide with a bundled module's own imports.
- */
-const ESM_REQUIRE_BANNER =
-  "import { createRequire as __houseCreateRequire } from 'node:module'; const require = __houseCreateRequire(import.meta.url);";
-
-/**
- * The house Lambda function: every function of the service is one of these, so runtime,
+ * The house Lambda function: every zip-packaged function of the service (the routes' and the
+ * workflow's table-only steps) is one of these, so runtime,
  * architecture, bundling, logging and tracing are decided here once. Table access is granted only
  * through `bindTable`, which sets the table name and the matching IAM grant together.
  */
 export class ApiFunction extends NodejsFunction {
   /** The handler module this function was bundled from. */
   public readonly entry: string;
-  private readonly executionRole: Role;
-  private boundTable: ITable | undefined;
+  /** The function's own role (no managed policies). */
+  public readonly executionRole: Role;
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
-    const logGroup = new LogGroup(scope, `${id}Logs`, {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
-    });
-    // An explicit role instead of the default one with AWSLambdaBasicExecutionRole: that managed
-    // policy may create and write any log group, this role may write only to its own.
-    const role = new Role(scope, `${id}Role`, {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: props.description,
-    });
-    logGroup.grantWrite(role);
+    const { logGroup, role } = functionExecution(scope, id, props);
+    const network = props.network;
 
     super(scope, id, {
       entry: props.entry,
@@ -90,22 +82,23 @@ export class ApiFunction extends NodejsFunction {
       projectRoot: PROJECT_ROOT,
       // The variable is set in `environment` instead: this switch warns on SDK v3 runtimes.
       awsSdkConnectionReuse: false,
-      environment: {
-        ...props.environment,
-        // SDK v3 already keeps connections alive; kept for any dependency still on SDK v2.
-        AWS_NODEJS_CONNECTION_REUSE_ENABLED: '1',
-        // Stack traces from the minified bundle point at the TypeScript sources.
-        NODE_OPTIONS: '--enable-source-maps',
-      },
+      environment: { ...props.environment, ...network?.environment, ...RUNTIME_ENVIRONMENT },
+      ...(network === undefined
+        ? {}
+        : {
+            vpc: network.vpc,
+            vpcSubnets: network.vpcSubnets,
+            securityGroups: [...network.securityGroups],
+            filesystem: network.filesystem,
+          }),
       bundling: {
         format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
+        mainFields: MAIN_FIELDS,
         banner: ESM_REQUIRE_BANNER,
         minify: true,
         sourceMap: true,
         sourcesContent: false,
-        // The Node.js 22 runtime ships SDK v3; bundling it would only grow cold starts.
-        externalModules: ['@aws-sdk/*'],
+        externalModules: EXTERNAL_MODULES,
         tsconfig: TSCONFIG_FILE,
         forceDockerBundling: false,
       },
@@ -118,11 +111,7 @@ export class ApiFunction extends NodejsFunction {
       reason:
         'Node.js 22 is pinned on purpose: the runtime moves to a new major in one reviewed change, together with the Node.js version the tests and local server run on; Lambda supports nodejs22.x until Node.js 22 reaches end of life (April 2027).',
     });
-    Validations.of(role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'Tracing.ACTIVE grants xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions (X-Ray service authorization reference).',
-    });
+    if (network !== undefined) allowNetworkInterfaces(role);
   }
 
   /**
@@ -163,22 +152,6 @@ export class ApiFunction extends NodejsFunction {
 
   /** Sets `ENV.tableName` and grants exactly the data-plane actions `access` names; once per function. */
   bindTable(table: ITable, access: TableAccess): void {
-    if (this.boundTable) throw new Error(`${this.node.path} is already bound to a table`);
-    this.boundTable = table;
-    this.addEnvironment(ENV.tableName, table.tableName);
-    if (access === 'RW') table.grantReadWriteData(this);
-    else table.grantReadData(this);
-
-    // For a table with indexes the grants also name `<table arn>/index/*`.
-    const cfnTable = table.node.defaultChild;
-    if (cfnTable instanceof CfnTable) {
-      const stack = Stack.of(cfnTable);
-      const tableLogicalId = stack.resolve(stack.getLogicalId(cfnTable)) as string;
-      Validations.of(this.executionRole).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
-        reason:
-          'The wildcard spans only the indexes of this one table (data/table.ts), which the data layer queries by name; the actions are the read-only or read-write data set the route needs.',
-      });
-    }
+    bindTable(this, this.executionRole, table, access);
   }
 }

@@ -20,7 +20,9 @@ import { BINARY_MEDIA_TYPES } from '#shared/binary-media';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 import { API_PREFIX, acceptsTokens, ROUTES, type Route, routeId, signsIn } from '#shared/routes';
 import { ApiFunction } from './api-function.ts';
+import type { ImportWorkflow } from './import-workflow.ts';
 import { httpHandlerEntry } from './paths.ts';
+import type { WorkerNetwork } from './worker-network.ts';
 
 export interface ServiceRestApiProps {
   readonly table: ITable;
@@ -37,6 +39,10 @@ export interface ServiceRestApiProps {
   readonly manageCloudWatchRole: boolean;
   /** An existing regional WAFv2 web ACL to associate with the stage. */
   readonly webAclArn?: string;
+  /** Drives source imports: required when a route `uses` `import-workflow`. */
+  readonly importWorkflow?: ImportWorkflow;
+  /** Places functions at the hosted repositories: required when a route `uses` `repositories`. */
+  readonly network?: WorkerNetwork;
 }
 
 /** Part of every URL on the execute-api domain; hidden behind a custom domain's base path mapping. */
@@ -174,13 +180,17 @@ export class ServiceRestApi extends Construct {
     const functions = new Map<string, ApiFunction>();
     for (const route of routes) {
       const id = routeId(route);
+      const uses = new Set(route.uses ?? []);
       const fn = new ApiFunction(this, id, {
         entry: httpHandlerEntry(route.handler),
         description: `${route.method} ${route.path}`,
         environment: props.environment,
         logRemovalPolicy: props.logRemovalPolicy,
+        ...(uses.has('repositories') ? { network: required(props.network, route, 'network').api } : {}),
       });
       fn.bindTable(props.table, route.table);
+      if (uses.has('import-workflow'))
+        required(props.importWorkflow, route, 'importWorkflow').grantControl(fn);
       if (route.table === 'RO' && acceptsTokens(route)) fn.allowRecordingTokenUse(props.table);
       if (signsIn(route)) fn.allowSigningIn(props.table, route.table, props.secretsKey);
       functions.set(id, fn);
@@ -235,6 +245,15 @@ export class ServiceRestApi extends Construct {
   get baseUrl(): string {
     return this.api.urlForPath(API_PREFIX);
   }
+}
+
+function required<T>(value: T | undefined, route: Route, prop: string): T {
+  if (value === undefined) {
+    throw new Error(
+      `${route.method} ${route.path} uses ${(route.uses ?? []).join(', ')}: ServiceRestApi needs ${prop}`,
+    );
+  }
+  return value;
 }
 
 function acknowledgeInFunctionAuthentication(method: Method): void {

@@ -4,8 +4,11 @@ import type { Construct } from 'constructs';
 import { ENV } from '#shared/config';
 import { API_PREFIX } from '#shared/routes';
 import { DataTable } from './data-table.ts';
+import { ImportWorkflow } from './import-workflow.ts';
+import { IMPORT_ASL_FILE } from './paths.ts';
 import { ServiceRestApi } from './rest-api.ts';
 import type { ServiceSettings } from './settings.ts';
+import { WorkerNetwork } from './worker-network.ts';
 
 export interface ServiceStackProps extends StackProps {
   readonly settings: ServiceSettings;
@@ -28,12 +31,17 @@ export function functionEnvironment(settings: ServiceSettings): Record<string, s
   return environment;
 }
 
-/** The whole service: the table and the REST API with one function per route. */
+/**
+ * The whole service: the table, the REST API with one function per route, and the source import
+ * workflow with its Git workers, their VPC and the file system holding the hosted repositories.
+ */
 export class ServiceStack extends Stack {
   public readonly table: DataTable;
   public readonly restApi: ServiceRestApi;
-  /** Seals secrets the service must read back (TOTP seeds), yearly rotated. */
+  /** Seals secrets the service must read back (TOTP seeds, import credentials), yearly rotated. */
   public readonly secretsKey: Key;
+  public readonly network: WorkerNetwork;
+  public readonly importWorkflow: ImportWorkflow;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, {
@@ -44,11 +52,28 @@ export class ServiceStack extends Stack {
 
     this.table = new DataTable(this, 'Table', { removalPolicy: settings.removalPolicy });
     this.secretsKey = new Key(this, 'SecretsKey', {
-      description: 'Seals stored secrets the service reads back (TOTP seeds)',
+      description: 'Seals stored secrets the service reads back (TOTP seeds, import credentials)',
       enableKeyRotation: true,
       removalPolicy: settings.removalPolicy,
     });
+    this.network = new WorkerNetwork(this, 'Network', {
+      natGateways: settings.natGateways,
+      removalPolicy: settings.removalPolicy,
+    });
+    this.importWorkflow = new ImportWorkflow(this, 'Import', {
+      definitionFile: IMPORT_ASL_FILE,
+      stateMachineName: `${settings.stackName}-SourceImport`,
+      table: this.table,
+      secretsKey: this.secretsKey,
+      network: this.network,
+      environment: functionEnvironment(settings),
+      importChunkSeconds: settings.importChunkSeconds,
+      largeFileBytes: settings.largeFileBytes,
+      logRemovalPolicy: settings.removalPolicy,
+    });
     this.restApi = new ServiceRestApi(this, 'Api', {
+      importWorkflow: this.importWorkflow,
+      network: this.network,
       table: this.table,
       secretsKey: this.secretsKey,
       environment: functionEnvironment(settings),
@@ -68,8 +93,12 @@ export class ServiceStack extends Stack {
     });
     new CfnOutput(this, 'TableName', { description: 'The service table', value: this.table.tableName });
     new CfnOutput(this, 'SecretsKeyArn', {
-      description: 'The KMS key sealing TOTP seeds (admin CLI: --kms-key)',
+      description: 'The KMS key sealing TOTP seeds and import credentials (admin CLI: --kms-key)',
       value: this.secretsKey.keyArn,
+    });
+    new CfnOutput(this, 'ImportStateMachineArn', {
+      description: 'The source import workflow (statemachines/import.asl.json)',
+      value: this.importWorkflow.stateMachine.stateMachineArn,
     });
   }
 }

@@ -1,5 +1,6 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
+import { DEFAULT_LARGE_FILE_BYTES } from '#shared/config';
 
 /**
  * Deployment settings, read once from CDK context (`cdk.json` or `-c key=value`) and checked, so
@@ -26,7 +27,23 @@ export const CONTEXT = {
    * access and execution logs). `false` when the platform already manages that setting.
    */
   apiGatewayCloudWatchRole: 'apiGatewayCloudWatchRole',
+  /**
+   * NAT gateways of the import VPC (one per availability zone up to 2; default 1). The workers
+   * reach origins, KMS and Step Functions through them; 2 survives the loss of one zone.
+   */
+  natGateways: 'natGateways',
+  /** The time budget of one chunk of a long import step, in seconds (default 600, at most 840). */
+  importChunkSeconds: 'importChunkSeconds',
+  /** Files larger than this many bytes are large files (default 100 MiB). */
+  largeFileBytes: 'largeFileBytes',
 } as const;
+
+/** Lambda's 15-minute cap, the worker functions' timeout. */
+export const WORKER_TIMEOUT_SECONDS = 900;
+/** A chunk ends at least a minute before the worker's timeout, to save its cursor and progress. */
+export const MAX_IMPORT_CHUNK_SECONDS = WORKER_TIMEOUT_SECONDS - 60;
+/** The import VPC spans two availability zones. */
+export const MAX_AVAILABILITY_ZONES = 2;
 
 export interface ServiceSettings {
   readonly stackName: string;
@@ -37,6 +54,9 @@ export interface ServiceSettings {
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
   readonly webAclArn: string | undefined;
   readonly apiGatewayCloudWatchRole: boolean;
+  readonly natGateways: number;
+  readonly importChunkSeconds: number;
+  readonly largeFileBytes: number;
 }
 
 export const DEFAULT_SETTINGS = {
@@ -44,6 +64,9 @@ export const DEFAULT_SETTINGS = {
   vendor: 'github',
   throttlingRateLimit: 100,
   throttlingBurstLimit: 200,
+  natGateways: 1,
+  importChunkSeconds: 600,
+  largeFileBytes: DEFAULT_LARGE_FILE_BYTES,
 } as const;
 
 function text(node: Node, key: string): string | undefined {
@@ -62,6 +85,11 @@ function positiveInteger(node: Node, key: string, fallback: number): number {
     throw new Error(`context ${key} must be a positive integer, got ${JSON.stringify(value)}`);
   }
   return number;
+}
+
+function atMost(key: string, value: number, limit: number, why: string): number {
+  if (value > limit) throw new Error(`context ${key} must be at most ${limit} (${why}), got ${value}`);
+  return value;
 }
 
 function flag(node: Node, key: string, fallback: boolean): boolean {
@@ -114,5 +142,18 @@ export function readSettings(node: Node): ServiceSettings {
     throttling,
     webAclArn: text(node, CONTEXT.webAclArn),
     apiGatewayCloudWatchRole: flag(node, CONTEXT.apiGatewayCloudWatchRole, true),
+    natGateways: atMost(
+      CONTEXT.natGateways,
+      positiveInteger(node, CONTEXT.natGateways, DEFAULT_SETTINGS.natGateways),
+      MAX_AVAILABILITY_ZONES,
+      'one per availability zone',
+    ),
+    importChunkSeconds: atMost(
+      CONTEXT.importChunkSeconds,
+      positiveInteger(node, CONTEXT.importChunkSeconds, DEFAULT_SETTINGS.importChunkSeconds),
+      MAX_IMPORT_CHUNK_SECONDS,
+      "a minute below the workers' 15-minute timeout",
+    ),
+    largeFileBytes: positiveInteger(node, CONTEXT.largeFileBytes, DEFAULT_SETTINGS.largeFileBytes),
   });
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { assertDeployableRoutes } from '#cdk/rest-api';
+import { WORKFLOW_TASKS } from '#cdk/workflow-tasks';
 import { ENV } from '#shared/config';
 import { acceptsTokens, ROUTES, type Route, routeId, signsIn } from '#shared/routes';
 import { type SynthesizedService, synthService } from '#test/synth';
@@ -89,7 +90,8 @@ describe('ServiceRestApi', () => {
   const functionResource = (route: Route): CfnResource => get(resources, synth.logicalId(functionOf(route)));
 
   it('creates exactly one function per route, bundled from the route handler module', () => {
-    synth.template.resourceCountIs('AWS::Lambda::Function', ROUTES.length);
+    // Besides the import workflow's one function per Task (test/infra/import-workflow.test.ts).
+    synth.template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + WORKFLOW_TASKS.length);
     for (const route of ROUTES) {
       const fn = functionOf(route);
       expect(fn.entry).toBe(handlerModule(route));
@@ -277,7 +279,7 @@ describe('ServiceRestApi', () => {
     }
   });
 
-  it('has one KMS key for secrets, with rotation, usable only by the functions that sign users in', () => {
+  it('has one KMS key for secrets, with rotation, usable only by the functions that sign users in (and the Git workers)', () => {
     synth.template.resourceCountIs('AWS::KMS::Key', 1);
     synth.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
     const keyId = synth.logicalId(synth.stack.secretsKey);
@@ -322,7 +324,19 @@ describe('ServiceRestApi', () => {
         },
       ]),
     );
-    expect(new Set(others)).toEqual(new Set(signerRoles));
+    // The Git workers open import credentials (asserted in test/infra/import-workflow.test.ts).
+    const workerRoles = WORKFLOW_TASKS.filter((task) => task.packaging === 'image').map((task) => {
+      const worker = Object.values(resources).find(
+        (resource) =>
+          resource.Type === 'AWS::Lambda::Function' &&
+          resource.Properties.Description === `Import workflow: ${task.name}`,
+      );
+      if (worker === undefined) throw new Error(`no function for ${task.name}`);
+      return JSON.stringify([
+        { Ref: (worker.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0] },
+      ]);
+    });
+    expect(new Set(others)).toEqual(new Set([...signerRoles, ...workerRoles]));
   });
 
   it('answers unknown paths and methods with GitHub 404 JSON', () => {
@@ -382,9 +396,15 @@ describe('ServiceRestApi', () => {
     });
   });
 
-  it('outputs the API URL, the base URL ending in /api/v3 and the table name', () => {
+  it('outputs the API URL, the base URL ending in /api/v3, the table name and the import state machine', () => {
     const outputs = synth.template.toJSON().Outputs as Record<string, { Value: unknown }>;
-    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'BaseUrl', 'SecretsKeyArn', 'TableName']);
+    expect(Object.keys(outputs).sort()).toEqual([
+      'ApiUrl',
+      'BaseUrl',
+      'ImportStateMachineArn',
+      'SecretsKeyArn',
+      'TableName',
+    ]);
     expect(JSON.stringify(outputs.BaseUrl?.Value)).toMatch(/"\/api\/v3"\]\]\}$/);
     expect(outputs.TableName?.Value).toEqual({ Ref: synth.logicalId(synth.stack.table) });
   });

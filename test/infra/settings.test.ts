@@ -17,6 +17,9 @@ describe('readSettings', () => {
       throttling: { rateLimit: 100, burstLimit: 200 },
       webAclArn: undefined,
       apiGatewayCloudWatchRole: true,
+      natGateways: 1,
+      importChunkSeconds: 600,
+      largeFileBytes: 104_857_600,
     });
   });
 
@@ -27,8 +30,14 @@ describe('readSettings', () => {
       [CONTEXT.apiGatewayCloudWatchRole]: 'false',
       [CONTEXT.removalPolicy]: 'destroy',
       [CONTEXT.publicUrl]: 'https://api.example.com/',
+      [CONTEXT.natGateways]: '2',
+      [CONTEXT.importChunkSeconds]: '840',
+      [CONTEXT.largeFileBytes]: '1024',
     });
     expect(settings).toMatchObject({
+      natGateways: 2,
+      importChunkSeconds: 840,
+      largeFileBytes: 1024,
       throttling: { rateLimit: 25, burstLimit: 50 },
       apiGatewayCloudWatchRole: false,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -44,6 +53,10 @@ describe('readSettings', () => {
     [CONTEXT.throttlingRateLimit, '0', /positive integer/],
     [CONTEXT.throttlingBurstLimit, 'many', /positive integer/],
     [CONTEXT.apiGatewayCloudWatchRole, 'yes', /true or false/],
+    [CONTEXT.natGateways, '0', /positive integer/],
+    [CONTEXT.natGateways, '3', /at most 2 \(one per availability zone\)/],
+    [CONTEXT.importChunkSeconds, '841', /at most 840/],
+    [CONTEXT.largeFileBytes, '1.5', /positive integer/],
   ])('rejects %s=%s', (key, value, message) => {
     expect(() => settingsOf({ [key]: value })).toThrow(message);
   });
@@ -66,6 +79,8 @@ describe('ServiceStack with deployment context', () => {
           [CONTEXT.throttlingBurstLimit]: '20',
           [CONTEXT.webAclArn]: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/api/0a1b2c3d',
           [CONTEXT.apiGatewayCloudWatchRole]: 'false',
+          [CONTEXT.natGateways]: '2',
+          [CONTEXT.importChunkSeconds]: '120',
         },
       });
       nagViolations = validate.mock.results.flatMap((result) =>
@@ -113,6 +128,19 @@ describe('ServiceStack with deployment context', () => {
         { HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 },
       ],
     });
+  });
+
+  it('gives the Git workers the chunk budget and the VPC its NAT gateways from context', () => {
+    synth.template.resourceCountIs('AWS::EC2::NatGateway', 2);
+    const workers = Object.values(synth.template.findResources('AWS::Lambda::Function')).filter(
+      (fn) => fn.Properties.PackageType === 'Image',
+    );
+    expect(workers).toHaveLength(4);
+    for (const worker of workers) {
+      expect(worker.Properties.Environment.Variables[ENV.importChunkSeconds]).toBe('120');
+    }
+    const machine = Object.values(synth.template.findResources('AWS::StepFunctions::StateMachine'))[0];
+    expect(machine?.Properties.StateMachineName).toBe('OAuthImportDev-SourceImport');
   });
 
   it('associates the web ACL with the stage and leaves the account logging role alone', () => {

@@ -1,0 +1,219 @@
+import { readFileSync } from 'node:fs';
+import { ArnFormat, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { ENV } from '#shared/config';
+import { SEAL_PURPOSE } from '#shared/seal-purposes';
+import { ApiFunction } from './api-function.ts';
+import { workflowHandlerEntry } from './paths.ts';
+import { MAX_IMPORT_CHUNK_SECONDS, WORKER_TIMEOUT_SECONDS } from './settings.ts';
+import { WorkerImageFunction } from './worker-function.ts';
+import type { WorkerNetwork } from './worker-network.ts';
+import { placeholderOf, placeholdersIn, WORKFLOW_TASKS, type WorkflowTaskName } from './workflow-tasks.ts';
+
+export interface ImportWorkflowProps {
+  /** Absolute path of the ASL file (build it with `paths.ts`); JSONPath, `${<Task>FunctionArn}` placeholders. */
+  readonly definitionFile: string;
+  /** The state machine's name, also the middle of its executions' ARNs. */
+  readonly stateMachineName: string;
+  readonly table: ITable;
+  /** Opens the import's sealed origin credentials (encryption context purpose `import-credentials`). */
+  readonly secretsKey: IKey;
+  readonly network: WorkerNetwork;
+  /** Configuration variables every function gets (`functionEnvironment(settings)`). */
+  readonly environment: Readonly<Record<string, string>>;
+  /** A long step's time budget per invocation; below the workers' timeout. */
+  readonly importChunkSeconds: number;
+  readonly largeFileBytes: number;
+  /** For the functions' and the state machine's log groups. */
+  readonly logRemovalPolicy: RemovalPolicy;
+}
+
+/**
+ * Memory of the Git steps (CPU grows with it): detection only lists refs; the others index,
+ * rewrite and pack history. Every Git step may run Lambda's full 15 minutes, above the chunk budget.
+ */
+const WORKER_MEMORY: Partial<Record<WorkflowTaskName, number>> = { Detect: 1024 };
+const LONG_STEP_MEMORY = 3008;
+
+/**
+ * The source import workflow: `statemachines/import.asl.json` deployed unchanged, one function per
+ * Task (`WORKFLOW_TASKS`): the Git steps as container-image functions in the VPC with the file
+ * system mounted, the table-only steps as ordinary bundled functions. The state machine's role is
+ * written here, statement by statement: a state machine from an ASL file gets no automatic grants
+ * for the resources its states name.
+ */
+export class ImportWorkflow extends Construct {
+  public readonly stateMachine: StateMachine;
+  /** The Task functions by state name. */
+  public readonly functions: ReadonlyMap<WorkflowTaskName, LambdaFunction>;
+  /** What each `${placeholder}` of the definition was replaced with (a function ARN). */
+  public readonly substitutions: Readonly<Record<string, string>>;
+  /** `arn:…:execution:<name>:*`: the executions `grantControl` lets a function stop and describe. */
+  public readonly executionArns: string;
+  private readonly secretsKey: IKey;
+  private readonly stateMachineName: string;
+
+  constructor(scope: Construct, id: string, props: ImportWorkflowProps) {
+    super(scope, id);
+    if (props.importChunkSeconds > MAX_IMPORT_CHUNK_SECONDS) {
+      throw new Error(`importChunkSeconds must be at most ${MAX_IMPORT_CHUNK_SECONDS}`);
+    }
+    this.secretsKey = props.secretsKey;
+    this.stateMachineName = props.stateMachineName;
+    const definition = readFileSync(props.definitionFile, 'utf8');
+
+    const functions = new Map<WorkflowTaskName, LambdaFunction>();
+    for (const task of WORKFLOW_TASKS) {
+      const description = `Import workflow: ${task.name}`;
+      if (task.packaging === 'image') {
+        const fn = new WorkerImageFunction(this, task.name, {
+          handler: task.handler,
+          description,
+          environment: {
+            ...props.environment,
+            [ENV.importChunkSeconds]: String(props.importChunkSeconds),
+            [ENV.largeFileBytes]: String(props.largeFileBytes),
+            [ENV.secretsKmsKeyId]: props.secretsKey.keyArn,
+          },
+          network: props.network.worker,
+          memorySize: WORKER_MEMORY[task.name] ?? LONG_STEP_MEMORY,
+          timeout: Duration.seconds(WORKER_TIMEOUT_SECONDS),
+          logRemovalPolicy: props.logRemovalPolicy,
+        });
+        fn.bindTable(props.table, 'RW');
+        fn.addToRolePolicy(this.credentialsStatement('kms:Decrypt'));
+        functions.set(task.name, fn);
+      } else {
+        const fn = new ApiFunction(this, task.name, {
+          entry: workflowHandlerEntry(task.handler),
+          description,
+          environment: props.environment,
+          timeout: Duration.seconds(30),
+          logRemovalPolicy: props.logRemovalPolicy,
+        });
+        fn.bindTable(props.table, 'RW');
+        functions.set(task.name, fn);
+      }
+    }
+    this.functions = functions;
+
+    const substitutions: Record<string, string> = {};
+    for (const [name, fn] of functions) substitutions[placeholderOf(name)] = fn.functionArn;
+    const expected = Object.keys(substitutions).sort();
+    const used = placeholdersIn(definition).sort();
+    if (JSON.stringify(used) !== JSON.stringify(expected)) {
+      throw new Error(
+        `${props.definitionFile} must use exactly the placeholders ${expected.join(', ')}; it uses ${used.join(', ')}`,
+      );
+    }
+    this.substitutions = substitutions;
+
+    const logs = new LogGroup(this, 'Logs', {
+      // The vended-logs prefix keeps CloudWatch's resource policy small however many machines log.
+      logGroupName: `/aws/vendedlogs/states/${props.stateMachineName}`,
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    this.stateMachine = new StateMachine(this, 'StateMachine', {
+      stateMachineName: props.stateMachineName,
+      stateMachineType: StateMachineType.STANDARD,
+      definitionBody: DefinitionBody.fromFile(props.definitionFile),
+      definitionSubstitutions: substitutions,
+      // Every state transition, without inputs and outputs: the story of each import in the logs,
+      // its data (owner, repository, cursors) in the table and the console only.
+      logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: false },
+      tracingEnabled: true,
+    });
+    const role = this.stateMachine.role;
+    for (const fn of functions.values()) {
+      role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['lambda:InvokeFunction'],
+          resources: [fn.functionArn, `${fn.functionArn}:*`],
+        }),
+      );
+    }
+
+    const stack = Stack.of(this);
+    this.executionArns = stack.formatArn({
+      service: 'states',
+      resource: 'execution',
+      resourceName: `${props.stateMachineName}:*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    this.acknowledgeRoleWildcards();
+  }
+
+  /**
+   * What an API function that drives imports needs (routes with `uses: ['import-workflow']`):
+   * the machine's ARN, starting executions of this machine, stopping and describing its executions,
+   * resuming a waiting one by task token, and sealing origin credentials with the secrets key.
+   */
+  grantControl(fn: ApiFunction): void {
+    fn.addEnvironment(ENV.importStateMachineArn, this.stateMachine.stateMachineArn);
+    fn.addEnvironment(ENV.secretsKmsKeyId, this.secretsKey.keyArn);
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['states:StartExecution'],
+        resources: [this.stateMachine.stateMachineArn],
+      }),
+    );
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['states:StopExecution', 'states:DescribeExecution'],
+        resources: [this.executionArns],
+      }),
+    );
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['states:SendTaskSuccess', 'states:SendTaskFailure', 'states:SendTaskHeartbeat'],
+        resources: ['*'],
+      }),
+    );
+    fn.addToRolePolicy(this.credentialsStatement('kms:Encrypt'));
+    const validations = Validations.of(fn.executionRole);
+    validations.acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${this.executionArnsForNag()}]`,
+      reason:
+        'Executions are created per import attempt with names not known in advance; the wildcard is limited to the executions of this one state machine (stop a cancelled import, describe an attempt).',
+    });
+  }
+
+  /** KMS on the secrets key, only for values sealed as import credentials (encryption context). */
+  private credentialsStatement(action: 'kms:Encrypt' | 'kms:Decrypt'): PolicyStatement {
+    return new PolicyStatement({
+      actions: [action],
+      resources: [this.secretsKey.keyArn],
+      conditions: { StringEquals: { 'kms:EncryptionContext:purpose': SEAL_PURPOSE.importCredentials } },
+    });
+  }
+
+  /** The execution ARN pattern as cdk-nag prints it in a finding id. */
+  private executionArnsForNag(): string {
+    return `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.stateMachineName}:*`;
+  }
+
+  private acknowledgeRoleWildcards(): void {
+    const stack = Stack.of(this);
+    const validations = Validations.of(this.stateMachine.role);
+    validations.acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'CloudWatch Logs delivery for Step Functions (logs:CreateLogDelivery and friends) and X-Ray tracing (xray:PutTraceSegments, GetSamplingRules, ...) support no resource-level permissions; AWS documents both with Resource "*".',
+    });
+    for (const fn of this.functions.values()) {
+      const logicalId = stack.resolve(stack.getLogicalId(fn.node.defaultChild as never)) as string;
+      validations.acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>:*]`,
+        reason:
+          'The versions and aliases of this one Task function, which Step Functions may invoke by qualified ARN; every other Lambda function stays out of reach.',
+      });
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Bundles the image-packaged workflow handlers (`WORKFLOW_TASKS` with `packaging: 'image'`) into
+ * `<out>/<handler>.mjs`, with the zip functions' esbuild options (`../bundling.ts`). Run by the
+ * worker image's build stage (`npx tsx lib/cdk/worker/bundle.ts /build/dist`) and by the infra
+ * test that proves the build stage works without Docker. Imports nothing of aws-cdk-lib.
+ */
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, MAIN_FIELDS } from '../bundling.ts';
+import { WORKFLOW_TASKS } from '../workflow-tasks.ts';
+
+const ROOT = new URL('../../../', import.meta.url);
+
+/** The handlers the image holds; a function's command is `<handler>.handler`. */
+export const IMAGE_HANDLERS: readonly string[] = WORKFLOW_TASKS.filter(
+  (task) => task.packaging === 'image',
+).map((task) => task.handler);
+
+export async function bundleWorkerHandlers(outdir: string): Promise<void> {
+  await build({
+    entryPoints: Object.fromEntries(
+      IMAGE_HANDLERS.map((handler) => [
+        handler,
+        fileURLToPath(new URL(`functions/workflow/${handler}.ts`, ROOT)),
+      ]),
+    ),
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    mainFields: MAIN_FIELDS,
+    banner: { js: ESM_REQUIRE_BANNER },
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    external: EXTERNAL_MODULES,
+    tsconfig: fileURLToPath(new URL('tsconfig.json', ROOT)),
+    logLevel: 'warning',
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const outdir = process.argv[2];
+  if (outdir === undefined) throw new Error('usage: tsx lib/cdk/worker/bundle.ts <outdir>');
+  await bundleWorkerHandlers(outdir);
+}

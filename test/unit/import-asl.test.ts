@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { IMPORT_ASL_FILE } from '#cdk/paths';
+import { placeholderOf, placeholdersIn, WORKFLOW_TASKS } from '#cdk/workflow-tasks';
+
+interface Catcher {
+  readonly ErrorEquals?: readonly string[];
+  readonly Next?: string;
+}
+interface State {
+  readonly Type: string;
+  readonly Resource?: string;
+  readonly Parameters?: Record<string, unknown>;
+  readonly Next?: string;
+  readonly End?: boolean;
+  readonly Default?: string;
+  readonly Choices?: readonly Record<string, unknown>[];
+  readonly Retry?: readonly unknown[];
+  readonly Catch?: readonly Catcher[];
+  readonly QueryLanguage?: string;
+  readonly Branches?: readonly Machine[];
+  readonly ItemProcessor?: Machine;
+  readonly Iterator?: Machine;
+}
+interface Machine {
+  readonly StartAt: string;
+  readonly States: Record<string, State>;
+  readonly QueryLanguage?: string;
+}
+
+/** Every state a state can move to: Next, Default, each Choice's Next and each Catch's Next. */
+function successors(state: State): string[] {
+  return [
+    state.Next,
+    state.Default,
+    ...(state.Choices ?? []).map((choice) => choice.Next as string | undefined),
+    ...(state.Catch ?? []).map((catcher) => catcher.Next),
+  ].filter((name): name is string => name !== undefined);
+}
+
+/** Every (nested) machine: the top level, Parallel branches and Map processors. */
+function machines(machine: Machine): Machine[] {
+  return [
+    machine,
+    ...Object.values(machine.States).flatMap((state) =>
+      [...(state.Branches ?? []), state.ItemProcessor ?? state.Iterator]
+        .filter((nested): nested is Machine => nested !== undefined)
+        .flatMap(machines),
+    ),
+  ];
+}
+
+const LAMBDA_WAIT = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
+const source = readFileSync(IMPORT_ASL_FILE, 'utf8');
+
+describe('statemachines/import.asl.json', () => {
+  it('is valid JSON in JSONPath, with no JSONata, Assign or variables anywhere', () => {
+    const definition = JSON.parse(source) as Machine;
+    expect(definition.StartAt).toBeTypeOf('string');
+    expect(definition.QueryLanguage ?? 'JSONPath').toBe('JSONPath');
+    expect(source).not.toMatch(/"QueryLanguage"\s*:\s*"JSONata"/);
+    expect(source).not.toMatch(/"(Assign|Arguments|Output)"\s*:/);
+    expect(source).not.toMatch(/\{%/);
+  });
+
+  it('uses exactly the placeholders the stack substitutes, each once as a Task function', () => {
+    const expected = WORKFLOW_TASKS.map((task) => placeholderOf(task.name)).sort();
+    expect(placeholdersIn(source).sort()).toEqual(expected);
+  });
+
+  it('names its Task functions only as bare placeholders or as waitForTaskToken FunctionName', () => {
+    for (const machine of machines(JSON.parse(source) as Machine)) {
+      for (const [name, state] of Object.entries(machine.States)) {
+        if (state.Type !== 'Task') continue;
+        if (state.Resource === LAMBDA_WAIT) {
+          expect(state.Parameters?.FunctionName, name).toBe(`\${${placeholderOf('WaitForPerson')}}`);
+          expect(state.Parameters?.Payload, name).toBeDefined();
+        } else {
+          expect(state.Resource, name).toMatch(/^\$\{[A-Za-z]+FunctionArn\}$/);
+          expect(state.Resource, name).not.toBe(`\${${placeholderOf('WaitForPerson')}}`);
+        }
+      }
+    }
+  });
+
+  it('moves only to states that exist, ends somewhere, and reaches every state from StartAt', () => {
+    for (const machine of machines(JSON.parse(source) as Machine)) {
+      const names = Object.keys(machine.States);
+      expect(names).toContain(machine.StartAt);
+      for (const [name, state] of Object.entries(machine.States)) {
+        for (const next of successors(state)) expect(names, `${name} → ${next}`).toContain(next);
+        const terminal = state.Type === 'Succeed' || state.Type === 'Fail' || state.End === true;
+        const moves = state.Type === 'Choice' ? successors(state).length > 0 : state.Next !== undefined;
+        expect(terminal || moves, `${name} neither ends nor moves on`).toBe(true);
+      }
+      const reached = new Set([machine.StartAt]);
+      const queue = [machine.StartAt];
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+        for (const next of successors(machine.States[name] as State)) {
+          if (!reached.has(next)) {
+            reached.add(next);
+            queue.push(next);
+          }
+        }
+      }
+      expect([...reached].sort()).toEqual([...names].sort());
+    }
+  });
+
+  it('gives every Task a Retry and a Catch', () => {
+    for (const machine of machines(JSON.parse(source) as Machine)) {
+      for (const [name, state] of Object.entries(machine.States)) {
+        if (state.Type !== 'Task') continue;
+        expect(state.Retry?.length ?? 0, `${name} Retry`).toBeGreaterThan(0);
+        expect(state.Catch?.length ?? 0, `${name} Catch`).toBeGreaterThan(0);
+      }
+    }
+  });
+});
