@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '#shared/config';
 import { createUser } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
-import { makeFixtureRepository } from '#test/git-fixtures';
-import { type OriginServer, serveGitHttp } from '#test/git-origin';
+import { makeFixtureRepository } from '#local/git-fixtures';
+import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { startTestStack } from '#test/stack';
 
 /**

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixtureRepository } from '#test/git-fixtures';
-import { type OriginServer, prepareDumb, serveGitDaemon, serveGitHttp } from '#test/git-origin';
+import { makeFixtureRepository } from '#local/git-fixtures';
+import { type OriginServer, prepareDumb, serveGitDaemon, serveGitHttp } from '#local/git-origins';
 import { adapterFor, detectOrigin } from '#vcs/adapters';
 import { gitAdapter } from '#vcs/git';
 import {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitRemoteId } from '#domain/imports';
-import { makeFixtureRepository } from '#test/git-fixtures';
+import { makeFixtureRepository } from '#local/git-fixtures';
 import { prepareHome, runGit } from '#vcs/git-command';
 import { findLargeFiles, type GitJob, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, lfsObjectPath } from '#vcs/hosted-paths';

@@ -4,8 +4,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixtureRepository } from '#test/git-fixtures';
-import { type OriginServer, serveGitDaemon, serveGitHttp } from '#test/git-origin';
+import { makeFixtureRepository } from '#local/git-fixtures';
+import { type OriginServer, serveGitDaemon, serveGitHttp } from '#local/git-origins';
 import { gitAdapter } from '#vcs/git';
 import {
   checkedAddresses,

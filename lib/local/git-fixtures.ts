@@ -10,13 +10,12 @@
  * newline; the large file is added by the second commit and deleted by the third, so it exists
  * only in history. `commits` is the total over all branches. HEAD names `main`.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createCipheriv } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gitEnvironment, prepareHome, runGit } from '#vcs/git-command';
-import { FAST_IMPORT_MALLOC } from '#vcs/history';
+import { promisify } from 'node:util';
 
 export interface FixtureAuthor {
   readonly name: string;
@@ -41,6 +40,21 @@ export const DEFAULT_FIXTURE_AUTHORS: readonly FixtureAuthor[] = [
 ];
 
 const BASE_TIME = 1_500_000_000;
+
+const run = promisify(execFile);
+
+/**
+ * git with nothing of the machine's configuration. glibc's malloc settings stop `git fast-import`
+ * from spending most of its time in `brk` (measured: 10.8 s user + 34 s sys by default, 3.4 s in all with these).
+ */
+const fixtureEnv = (home: string): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: home,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  MALLOC_TOP_PAD_: String(128 * 1024 * 1024),
+  MALLOC_TRIM_THRESHOLD_: String(256 * 1024 * 1024),
+});
 const TEXT_FILES = 16;
 
 /** Makes a bare repository at `dir` (created if absent, must be empty) from `spec`. */
@@ -48,21 +62,10 @@ export async function makeFixtureRepository(dir: string, spec: FixtureSpec): Pro
   const plan = planFixture(spec);
   const home = await mkdtemp(join(tmpdir(), 'fixture-home-'));
   try {
-    await prepareHome(home);
     await mkdir(dir, { recursive: true });
-    await runGit(['init', '--bare', '--quiet', dir], {
-      cwd: dir,
-      home,
-      transport: 'local',
-      timeoutMs: 30_000,
-    });
+    await run('git', ['init', '--bare', '--quiet', dir], { cwd: dir, env: fixtureEnv(home) });
     await fastImport(dir, home, streamFixture(spec, plan));
-    await runGit(['symbolic-ref', 'HEAD', 'refs/heads/main'], {
-      cwd: dir,
-      home,
-      transport: 'local',
-      timeoutMs: 30_000,
-    });
+    await run('git', ['symbolic-ref', 'HEAD', 'refs/heads/main'], { cwd: dir, env: fixtureEnv(home) });
   } finally {
     await rm(home, { recursive: true, force: true });
   }
@@ -167,7 +170,7 @@ function fastImport(dir: string, home: string, stream: Iterable<Buffer | string>
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['fast-import', '--quiet', '--done'], {
       cwd: dir,
-      env: gitEnvironment(home, 'local', FAST_IMPORT_MALLOC),
+      env: fixtureEnv(home),
       stdio: ['pipe', 'ignore', 'pipe'],
     });
     let stderr = '';
