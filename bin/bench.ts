@@ -3,13 +3,14 @@
  * into docs/benchmarks.md. Sections: `startup` (npm start → ready), `bundles` (each Lambda bundle's
  * size and module-load time), `tokens` (token-authenticated requests against a one-GetItem floor),
  * `oauth` (code exchanges under load, and the whole OAuth web flow in Chromium), `login` (password
- * sign-in: scrypt cost and Basic-auth latency).
+ * sign-in: scrypt cost and Basic-auth latency), `import` (a 10,000-commit source import against git alone).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { measureBundles } from '#bench/bundles';
+import { importReport, measureImport } from '#bench/import';
 import { loginReport, measureLogin } from '#bench/login';
 import { kib, median, ms } from '#bench/measure';
 import { measureOAuth, oauthReport } from '#bench/oauth';
@@ -19,7 +20,7 @@ import { measureTokens, tokensReport } from '#bench/tokens';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const SECTIONS = ['startup', 'bundles', 'tokens', 'oauth', 'login'] as const;
+const SECTIONS = ['startup', 'bundles', 'tokens', 'oauth', 'login', 'import'] as const;
 const wanted = new Set(process.argv.slice(2));
 
 // Each section that starts a local stack needs a process of its own (configuration is read once
@@ -93,5 +94,13 @@ if (run('login')) {
   });
   const markdown = loginReport(result, machine);
   await writeSection('login', markdown);
+  console.log(markdown);
+}
+
+if (run('import')) {
+  const options = { commits: 10_000, bytesPerCommit: 10_000, branches: 5, tags: 10, smallRuns: 5 };
+  const result = await measureImport(options);
+  const markdown = importReport(result, machine, options);
+  await writeSection('import', markdown);
   console.log(markdown);
 }

@@ -1,0 +1,224 @@
+/**
+ * `npm run bench -- import`: source imports through the running local service (the API, the very
+ * ASL file on the local Step Functions endpoint, the task handlers in process, git), next to the
+ * floor a person gets with git alone in the same run: `git clone --mirror` from the origin and
+ * `git push --mirror` into an empty repository, both over smart HTTP on 127.0.0.1.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { makeFixtureRepository } from '#local/git-fixtures';
+import { type OriginServer, serveGitHttp } from '#local/git-origins';
+import { ENV } from '#shared/config';
+import { median } from './measure.ts';
+import { admin, BENCH_PASSWORD, basicAuth, startBenchStack } from './support.ts';
+
+const run = promisify(execFile);
+
+export interface ImportBenchOptions {
+  readonly commits: number;
+  readonly bytesPerCommit: number;
+  readonly branches: number;
+  readonly tags: number;
+  /** Imports of the one-commit repository (fixed overhead). */
+  readonly smallRuns: number;
+}
+
+export interface ImportBenchResult {
+  readonly packedMiB: number;
+  readonly importMs: number;
+  readonly floorCloneMs: number;
+  readonly floorPushMs: number;
+  readonly smallImportMs: readonly number[];
+  readonly peakRssMiB: number;
+  readonly peakChildRssMiB: number;
+  readonly transitions: number;
+  readonly rawChunks: number;
+  readonly mappedTransitions: number;
+  readonly identicalRefs: boolean;
+}
+
+/** Resident set sizes (KiB) of this process's descendants, read from /proc. */
+async function descendantsRssKiB(): Promise<number> {
+  const parents = new Map<number, number>();
+  const rss = new Map<number, number>();
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
+    const ppid = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    parents.set(Number(entry), ppid);
+    rss.set(Number(entry), Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0));
+  }
+  let total = 0;
+  for (const [pid, value] of rss) {
+    let parent = parents.get(pid);
+    while (parent !== undefined && parent > 1 && parent !== process.pid) parent = parents.get(parent);
+    if (parent === process.pid) total += value;
+  }
+  return total;
+}
+
+export async function measureImport(options: ImportBenchOptions): Promise<ImportBenchResult> {
+  process.env[ENV.importChunkSeconds] ??= '600';
+  const { stack, endpointsFile, stop } = await startBenchStack('import');
+  const work = await mkdtemp(join(tmpdir(), 'bench-import-'));
+  const servers: OriginServer[] = [];
+  const git = (args: string[], cwd = work) =>
+    run('git', args, {
+      cwd,
+      maxBuffer: 64 << 20,
+      env: { PATH: process.env.PATH, HOME: work, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+    });
+  try {
+    const origins = join(work, 'origins');
+    await makeFixtureRepository(join(origins, 'big.git'), {
+      commits: options.commits,
+      branches: options.branches,
+      annotatedTags: options.tags,
+      bytesPerCommit: options.bytesPerCommit,
+    });
+    await makeFixtureRepository(join(origins, 'one.git'), { commits: 1 });
+    const sizes = (await git(['count-objects', '-v'], join(origins, 'big.git'))).stdout;
+    const packedMiB = Number(/^size-pack: (\d+)/m.exec(sizes)?.[1] ?? 0) / 1024;
+    const origin = await serveGitHttp(origins);
+    servers.push(origin);
+
+    // The floor: git alone, clone then push, over smart HTTP.
+    const targets = join(work, 'targets');
+    await git(['init', '--bare', '-q', join(targets, 'big.git')]);
+    const target = await serveGitHttp(targets);
+    servers.push(target);
+    let started = performance.now();
+    await git(['clone', '-q', '--mirror', `${origin.url}/big.git`, join(work, 'floor.git')]);
+    const floorCloneMs = performance.now() - started;
+    started = performance.now();
+    await git(['push', '-q', '--mirror', `${target.url}/big.git`], join(work, 'floor.git'));
+    const floorPushMs = performance.now() - started;
+
+    await admin(endpointsFile, 'user', 'create', 'bench', '--password', BENCH_PASSWORD);
+    const auth = basicAuth('bench', BENCH_PASSWORD);
+    const headers = { Authorization: auth, Accept: 'application/vnd.github.barred-rock-preview' };
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${stack.baseUrl}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
+    };
+    const sfn = new SFNClient({
+      endpoint: stack.stepFunctionsEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const statesOf = async (repo: string, attempt: number) => {
+      const executionArn = `arn:aws:states:us-east-1:123456789012:execution:SourceImport:bench.${repo}.attempt-${attempt}`;
+      const names: string[] = [];
+      let nextToken: string | undefined;
+      do {
+        const page = await sfn.send(
+          new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken }),
+        );
+        for (const event of page.events ?? []) {
+          if (event.stateEnteredEventDetails?.name) names.push(event.stateEnteredEventDetails.name);
+        }
+        nextToken = page.nextToken;
+      } while (nextToken);
+      return names;
+    };
+    let peakChildKiB = 0;
+    const importOnce = async (repo: string, url: string) => {
+      await call('POST', '/user/repos', { name: repo });
+      const begun = performance.now();
+      await call('PUT', `/repos/bench/${repo}/import`, { vcs_url: url, vcs: 'git' });
+      for (;;) {
+        const body = await call('GET', `/repos/bench/${repo}/import`);
+        if (body?.status === 'complete') break;
+        if (body?.status === 'error') throw new Error(`import failed: ${JSON.stringify(body)}`);
+        peakChildKiB = Math.max(peakChildKiB, await descendantsRssKiB());
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return performance.now() - begun;
+    };
+
+    const smallImportMs: number[] = [];
+    for (let i = 0; i < options.smallRuns; i++)
+      smallImportMs.push(await importOnce(`one-${i}`, `${origin.url}/one.git`));
+    const importMs = await importOnce('big', `${origin.url}/big.git`);
+    const hostedRefs = (await git(['ls-remote', `${stack.webUrl}/bench/big.git`])).stdout;
+    const originRefs = (await git(['ls-remote', '--heads', '--tags', `${origin.url}/big.git`])).stdout;
+    const sortLines = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => line !== '' && !line.endsWith('\tHEAD'))
+        .sort()
+        .join('\n');
+    const states = await statesOf('big', 1);
+
+    // The same import with an author mapped before the push: a rewrite runs.
+    await call('POST', '/user/repos', { name: 'mapped' });
+    await call('PUT', `/repos/bench/mapped/import`, { vcs_url: `${origin.url}/one.git`, vcs: 'git' });
+    let mappedAttempt = 1;
+    for (;;) {
+      const body = await call('GET', '/repos/bench/mapped/import');
+      if (body?.status === 'complete') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const authors = (await call('GET', '/repos/bench/mapped/import/authors')) as unknown as { id: number }[];
+    await call('PATCH', `/repos/bench/mapped/import/authors/${authors[0]?.id}`, {
+      name: 'Mapped Name',
+      email: 'mapped@example.org',
+    });
+    mappedAttempt = 2;
+    for (;;) {
+      const body = await call('GET', '/repos/bench/mapped/import');
+      if (body?.status === 'complete') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const mappedStates = [...(await statesOf('mapped', 1)), ...(await statesOf('mapped', mappedAttempt))];
+
+    return {
+      packedMiB,
+      importMs,
+      floorCloneMs,
+      floorPushMs,
+      smallImportMs,
+      peakRssMiB: process.resourceUsage().maxRSS / 1024,
+      peakChildRssMiB: peakChildKiB / 1024,
+      transitions: states.length,
+      rawChunks: states.filter((name) => name === 'ImportRawHistory').length,
+      mappedTransitions: mappedStates.length,
+      identicalRefs: sortLines(hostedRefs) === sortLines(originRefs),
+    };
+  } finally {
+    for (const server of servers) await server.close();
+    await stop();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+export function importReport(
+  result: ImportBenchResult,
+  machine: string,
+  options: ImportBenchOptions,
+): string {
+  const seconds = (value: number) => `${(value / 1000).toFixed(2)} s`;
+  const floor = result.floorCloneMs + result.floorPushMs;
+  return [
+    `Measured ${machine}: a generated repository (\`git fast-import\`) of ${options.commits.toLocaleString('en')} commits, ${options.branches} branches, ${options.tags} annotated tags, ${result.packedMiB.toFixed(0)} MiB packed, served by \`git http-backend\` on 127.0.0.1; imported through the API (PUT → \`complete\`, polling every 50 ms) and, in the same run, copied with git alone.`,
+    '',
+    '| | time |',
+    '|---|---|',
+    `| floor: \`git clone --mirror\` + \`git push --mirror\` over smart HTTP | ${seconds(floor)} (${seconds(result.floorCloneMs)} + ${seconds(result.floorPushMs)}) |`,
+    `| import through the API | ${seconds(result.importMs)} (**${(result.importMs / floor).toFixed(2)}×** the floor; target ≤ 1.25×) |`,
+    `| one-commit import, fixed overhead (median of ${result.smallImportMs.length}) | ${seconds(median(result.smallImportMs))} (target < 2 s) |`,
+    '',
+    `Refs and ids of the imported repository equal the origin's: **${result.identicalRefs ? 'yes' : 'NO'}**.`,
+    `Peak memory: the whole service process (API, workflow, task handlers) ${result.peakRssMiB.toFixed(0)} MiB resident; git processes it ran, summed at their peak sample, ${result.peakChildRssMiB.toFixed(0)} MiB.`,
+    `State transitions (states entered) of that import: ${result.transitions}, of which ${result.rawChunks} \`ImportRawHistory\` chunk(s) (target ≤ 30 plus loop iterations); an import with one author mapped after \`complete\` (the first execution plus the republishing one): ${result.mappedTransitions}.`,
+  ].join('\n');
+}
