@@ -65,7 +65,12 @@ export async function scanLargeBlobs(
   job: GitJob,
 ): Promise<Map<string, number>> {
   const out = await runGit(
-    ['cat-file', '--batch-all-objects', '--batch-check=%(objecttype) %(objectname) %(objectsize)'],
+    [
+      'cat-file',
+      '--batch-all-objects',
+      '--unordered',
+      '--batch-check=%(objecttype) %(objectname) %(objectsize)',
+    ],
     { ...local(repoDir, job), maxStdoutBytes: 2 * 1024 * 1024 * 1024 },
   );
   const large = new Map<string, number>();
