@@ -11,7 +11,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as imports from '#data/imports';
 import { recordPush } from '#data/repositories';
-import type { FailedStep, Import, ImportStatus, WaitingFor } from '#domain/imports';
+import type { FailedStep, Import, ImportStatus, LargeFile, WaitingFor } from '#domain/imports';
 import { config } from '#shared/config';
 import { countSignal, log } from '#shared/log';
 import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
@@ -38,16 +38,29 @@ const PROGRESS_INTERVAL_MS = 2000;
 
 async function current(input: StepInput): Promise<Import> {
   const record = await imports.getImport(input.owner, input.repo);
-  if (!record || record.attempt !== input.attempt) {
-    throw new AttemptSuperseded(`${input.owner}/${input.repo} attempt ${input.attempt} is no longer current`);
-  }
+  if (!record || record.attempt !== input.attempt) throw superseded(input);
   return record;
 }
 
-/** Writes that lose their condition mean the attempt is no longer current. */
-function mustWrite(written: boolean, input: StepInput): void {
-  if (!written)
-    throw new AttemptSuperseded(`${input.owner}/${input.repo} attempt ${input.attempt} is no longer current`);
+const superseded = (input: StepInput) =>
+  new AttemptSuperseded(`${input.owner}/${input.repo} attempt ${input.attempt} is no longer current`);
+
+/**
+ * The attempt's writes to its import. Each is conditional on the attempt: one that loses its
+ * condition means the import was restarted or cancelled, and the step stops (`AttemptSuperseded`).
+ */
+function writesOf(input: StepInput) {
+  const { owner, repo, attempt } = input;
+  const must = async (written: Promise<boolean>) => {
+    if (!(await written)) throw superseded(input);
+  };
+  return {
+    progress: (progress: imports.Progress) => must(imports.recordProgress(owner, repo, attempt, progress)),
+    status: (status: ImportStatus, extra?: imports.StatusExtra) =>
+      must(imports.enterStatus(owner, repo, attempt, status, extra)),
+    largeFiles: (importId: number, files: readonly LargeFile[]) =>
+      must(imports.setLargeFiles(owner, repo, importId, attempt, [...files])),
+  };
 }
 
 async function originAccess(record: Import): Promise<OriginAccess> {
@@ -111,43 +124,27 @@ export async function detect(
   input: StepInput,
 ): Promise<{ outcome: 'found' | 'needs_auth' | 'multiple' | 'nothing' }> {
   const record = await current(input);
-  if (record.status !== 'detecting')
-    mustWrite(
-      await imports.recordProgress(input.owner, input.repo, input.attempt, { status: 'detecting' }),
-      input,
-    );
-  const access = await originAccess(record);
-  const detection = await detectOrigin(
-    access,
-    record.vcs ? [adapterFor(record.vcs, adapterOptions())] : detectionCandidates(adapterOptions()),
-  );
+  const write = writesOf(input);
+  if (record.status !== 'detecting') await write.progress({ status: 'detecting' });
+  const options = adapterOptions();
+  const candidates = record.vcs ? [adapterFor(record.vcs, options)] : detectionCandidates(options);
+  const detection = await detectOrigin(await originAccess(record), candidates);
   switch (detection.kind) {
     case 'found':
-      mustWrite(
-        await imports.enterStatus(input.owner, input.repo, input.attempt, 'importing', {
-          vcs: detection.vcs,
-        }),
-        input,
-      );
-      return { outcome: 'found' };
+      await write.status('importing', { vcs: detection.vcs });
+      break;
+    case 'multiple':
+      // The choices wait with the status still `detecting`; the waiting state shows them.
+      await write.status('detecting', { projectChoices: detection.choices });
+      break;
+    case 'nothing':
+      await write.status('detection_found_nothing');
+      break;
     case 'needs_auth':
       // The waiting state writes detection_needs_auth together with its task token.
-      return { outcome: 'needs_auth' };
-    case 'multiple':
-      mustWrite(
-        await imports.enterStatus(input.owner, input.repo, input.attempt, 'detecting', {
-          projectChoices: detection.choices,
-        }),
-        input,
-      );
-      return { outcome: 'multiple' };
-    case 'nothing':
-      mustWrite(
-        await imports.enterStatus(input.owner, input.repo, input.attempt, 'detection_found_nothing'),
-        input,
-      );
-      return { outcome: 'nothing' };
+      break;
   }
+  return { outcome: detection.kind };
 }
 
 /** ImportRawHistory: one bounded chunk of the raw history, then the authors found so far. */
@@ -157,11 +154,8 @@ export async function importRawChunk(input: StepInput): Promise<{ done: boolean;
   const adapter = adapterFor(record.vcs, adapterOptions());
   const dir = attemptDir(input, input.attempt);
   await mkdir(dir, { recursive: true });
-  if (record.status !== 'importing')
-    mustWrite(
-      await imports.recordProgress(input.owner, input.repo, input.attempt, { status: 'importing' }),
-      input,
-    );
+  const write = writesOf(input);
+  if (record.status !== 'importing') await write.progress({ status: 'importing' });
   const job: RawJob = {
     ...(await originAccess(record)),
     workDir: dir,
@@ -178,17 +172,8 @@ export async function importRawChunk(input: StepInput): Promise<{ done: boolean;
   if (!chunk.done) return { done: false, needsLfsChoice: false };
 
   const largeFiles = await findLargeFiles(rawDir(dir), config().largeFileBytes, await gitJob(dir));
-  mustWrite(
-    await imports.setLargeFiles(input.owner, input.repo, record.importId, input.attempt, largeFiles),
-    input,
-  );
-  mustWrite(
-    await imports.recordProgress(input.owner, input.repo, input.attempt, {
-      percent: 100,
-      commitCount: chunk.commitCount,
-    }),
-    input,
-  );
+  await write.largeFiles(record.importId, largeFiles);
+  await write.progress({ percent: 100, commitCount: chunk.commitCount });
   const fresh = await current(input);
   return { done: true, needsLfsChoice: largeFiles.length > 0 && fresh.useLfs === 'undecided' };
 }
@@ -214,13 +199,7 @@ async function recordNewAuthors(
 /** RewriteHistory: author mappings and the LFS choice; nothing is rewritten when nothing changes. */
 export async function rewrite(input: StepInput): Promise<{ rewritten: boolean }> {
   const record = await current(input);
-  mustWrite(
-    await imports.recordProgress(input.owner, input.repo, input.attempt, {
-      status: 'mapping',
-      pushPercent: null,
-    }),
-    input,
-  );
+  await writesOf(input).progress({ status: 'mapping', pushPercent: null });
   const dir = attemptDir(input, input.attempt);
   await mkdir(dir, { recursive: true });
   // Republishing a complete import: its raw history moves on to this attempt (a rename on one file system).
@@ -250,16 +229,9 @@ export async function rewrite(input: StepInput): Promise<{ rewritten: boolean }>
 export async function push(
   input: StepInput,
 ): Promise<{ done: boolean; defaultBranch?: string; sizeKiB?: number }> {
+  // Checked right before the push: a stopped attempt still running must not publish.
   const record = await current(input);
-  if (record.status !== 'pushing') {
-    mustWrite(
-      await imports.recordProgress(input.owner, input.repo, input.attempt, {
-        status: 'pushing',
-        pushPercent: 0,
-      }),
-      input,
-    );
-  }
+  if (record.status !== 'pushing') await writesOf(input).progress({ status: 'pushing', pushPercent: 0 });
   const progress = progressWriter(input);
   const dir = attemptDir(input, input.attempt);
   const { repositoriesDir } = config();
@@ -299,7 +271,7 @@ export async function complete(
     },
     'import',
   );
-  mustWrite(await imports.enterStatus(input.owner, input.repo, input.attempt, 'complete'), input);
+  await writesOf(input).status('complete');
   countSignal('ImportCompleted');
   log('info', 'import complete', { owner: input.owner, repo: input.repo, attempt: input.attempt });
   return {};
@@ -358,16 +330,10 @@ export async function recordFailure(
 export async function waitForPerson(
   input: StepInput & { waitingFor: WaitingFor; status: ImportStatus; taskToken: string },
 ): Promise<Record<string, never>> {
-  const stored = await imports.waitForPerson(
-    input.owner,
-    input.repo,
-    input.attempt,
-    input.waitingFor,
-    input.taskToken,
-    input.status,
-  );
-  if (stored === 'already-decided') await resumeWaiting(input.taskToken, {});
-  else mustWrite(stored, input);
+  const { owner, repo, attempt, waitingFor, taskToken, status } = input;
+  const stored = await imports.waitForPerson(owner, repo, attempt, waitingFor, taskToken, status);
+  if (stored === 'already-decided') await resumeWaiting(taskToken, {});
+  else if (!stored) throw superseded(input);
   return {};
 }
 
