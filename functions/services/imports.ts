@@ -47,6 +47,7 @@ import type { SealContext } from '#domain/sealed-secrets';
 import { config } from '#shared/config';
 import { type FieldError, HttpError, notFound, validationFailed } from '#shared/errors';
 import { log } from '#shared/log';
+import { SEAL_PURPOSE } from '#shared/seal-purposes';
 import { removeImportFiles } from '#vcs/import-files';
 import type { Caller } from './authenticate.ts';
 import { resumeWaiting, type StartAt, startAttempt, stopAttempt } from './import-workflow.ts';
@@ -91,7 +92,7 @@ async function ownedImport(caller: Caller, owner: string, name: string): Promise
 
 /** The seal of an import's credentials is bound to the repository and the import. */
 export const credentialsContext = (owner: string, repo: string, importId: number): SealContext => ({
-  purpose: 'import-credentials',
+  purpose: SEAL_PURPOSE.importCredentials,
   subject: `${foldAsciiCase(owner)}/${foldAsciiCase(repo)}#${importId}`,
 });
 

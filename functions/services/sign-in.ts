@@ -25,6 +25,7 @@ import { base32Decode, base32Encode, matchingStep } from '#domain/totp';
 import { isValidLogin, type User } from '#domain/users';
 import { secretSealer } from '#services/secret-sealer';
 import { countSignal } from '#shared/log';
+import { SEAL_PURPOSE } from '#shared/seal-purposes';
 
 export type SignInResult =
   | { readonly kind: 'ok'; readonly user: User }
@@ -117,7 +118,10 @@ export async function completeTwoFactor(login: string, otp: string, now = Date.n
 }
 
 /** TOTP seeds are sealed at rest, bound to their login. */
-const otpContext = (login: string): SealContext => ({ purpose: 'totp', subject: foldAsciiCase(login) });
+const otpContext = (login: string): SealContext => ({
+  purpose: SEAL_PURPOSE.totp,
+  subject: foldAsciiCase(login),
+});
 
 /** Seals a new base32 TOTP seed for storage (the admin CLI's `user otp enable`). */
 export async function sealOtpSecret(login: string, secret: string): Promise<string> {
