@@ -8,7 +8,7 @@ import { WebClient } from '#test/web-client';
 /**
  * Secrets at rest: after an end-to-end pass through everything that hands out a secret (passwords,
  * a TOTP seed, browser sessions, personal and OAuth tokens, reset and regenerated tokens, client
- * secrets, authorization codes exchanged or not), no item of the table holds any of them,
+ * secrets, authorization codes exchanged or not, an import's origin password), no item of the table holds any of them,
  * anywhere: only hashes (and a token's last eight characters) may be stored.
  */
 
@@ -179,6 +179,29 @@ beforeAll(async () => {
   expect((await bobBrowser.post('/login', { login: 'bob', password: bob.password })).status).toBe(303);
   keep('second session cookie', bobBrowser.cookie('session'));
 
+  // A source import with origin credentials: the API seals them, the workflow opens them.
+  const importer = basicAuth('bob', bob.password);
+  expect(
+    (
+      await api('/user/repos', {
+        method: 'POST',
+        headers: { Authorization: importer },
+        body: JSON.stringify({ name: 'imported' }),
+      })
+    ).status,
+  ).toBe(201);
+  const started = await api('/repos/bob/imported/import', {
+    method: 'PUT',
+    headers: { Authorization: importer, Accept: 'application/vnd.github.barred-rock-preview' },
+    body: JSON.stringify({
+      vcs_url: 'http://127.0.0.1:9/origin.git',
+      vcs: 'git',
+      vcs_username: 'origin-user',
+      vcs_password: keep('import origin password', 'origin-Secret-0e3a7c9b41'),
+    }),
+  });
+  expect(started.status).toBe(201);
+
   const documents = DynamoDBDocumentClient.from(localDynamoDbClient(stack.dynamodbEndpoint));
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -195,7 +218,7 @@ afterAll(async () => {
 
 describe('the table after an end-to-end run', () => {
   it('was scanned and holds the run (the scan sees what the service wrote)', () => {
-    expect(secrets.size).toBe(16);
+    expect(secrets.size).toBe(17);
     expect(items.some((item) => item.login === 'alice' && item.SK === 'PROFILE')).toBe(true);
   });
 
