@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeFixtureRepository } from '#local/git-fixtures';
+import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { ENV } from '#shared/config';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
-import { makeFixtureRepository } from '#local/git-fixtures';
-import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { startTestStack } from '#test/stack';
 
 /**
@@ -26,6 +26,7 @@ let git: Awaited<ReturnType<typeof gitClient>>;
 let token: string;
 let publicOrigin: OriginServer;
 let protectedOrigin: OriginServer;
+let slowOrigin: OriginServer;
 const SECRET = { username: 'origin-user', password: 'origin-secret-7' };
 const PREVIEW = 'application/vnd.github.barred-rock-preview';
 const AUTHORS = [
@@ -128,6 +129,7 @@ beforeAll(async () => {
   ]);
   publicOrigin = await serveGitHttp(root);
   protectedOrigin = await serveGitHttp(root, { auth: SECRET });
+  slowOrigin = await serveGitHttp(root, { delayMs: 1500 });
   const user = await createUser(stack.endpointsFile, 'octocat');
   token = (await personalToken(stack.baseUrl, user.auth, ['repo'])).token;
 }, 120_000);
@@ -136,6 +138,7 @@ afterAll(async () => {
   await stack?.stop();
   await publicOrigin?.close();
   await protectedOrigin?.close();
+  await slowOrigin?.close();
 });
 
 describe('a Git import through the API and the workflow', () => {
@@ -342,6 +345,25 @@ describe('restart, cancel and errors', () => {
     ).toBe(201);
     await until(repo, status('complete'));
     expect((await api('GET', `/repos/octocat/${repo}/import/authors`)).body).toHaveLength(2);
+  });
+
+  it('cancels an import mid-fetch: the late chunk of the stopped attempt changes nothing', async () => {
+    const repo = await newRepo();
+    await api('PUT', `/repos/octocat/${repo}/import`, {
+      vcs_url: `${slowOrigin.url}/tagged.git`,
+      vcs: 'git',
+    });
+    await until(repo, status('importing'));
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the raw chunk now waits on the origin
+    const [execution] = await executionOf(repo);
+    expect((await api('DELETE', `/repos/octocat/${repo}/import`)).status).toBe(204);
+    expect((await sfn.send(new DescribeExecutionCommand({ executionArn: execution }))).status).toBe(
+      'ABORTED',
+    );
+    // The stopped attempt's invocation finishes its fetch meanwhile; its writes lose their condition.
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    expect((await api('GET', `/repos/octocat/${repo}/import`)).status).toBe(404);
+    expect(await remoteRefs(git, hosted(repo))).toEqual([]);
   });
 
   it('reports a missing origin repository as an error of the raw step, in plain words', async () => {
