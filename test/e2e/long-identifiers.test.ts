@@ -35,6 +35,8 @@ beforeAll(async () => {
     grant_id: '1',
     authorization_id: '1',
     key_id: '1',
+    author_id: '1',
+    oid: 'a'.repeat(64),
   };
   // The handlers run in this process and share its DocumentClient: record every call they make.
   db().middlewareStack.add(
@@ -89,7 +91,11 @@ describe('over-long identifiers', () => {
     async (_, route) => {
       const result = await send(pathOf(route), {
         method: route.method,
-        headers: { Authorization: basicAuth(LONG, 'some-password-1') },
+        headers: {
+          Authorization: basicAuth(LONG, 'some-password-1'),
+          // Preview routes answer a missing preview media type first (415), before credentials.
+          ...(route.preview ? { Accept: `application/vnd.github.${route.preview}-preview` } : {}),
+        },
         ...(bodyFor(route) ? { body: bodyFor(route) } : {}),
       });
       // Application routes hide which client ids exist (404); every other route says 401.
