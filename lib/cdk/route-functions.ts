@@ -39,9 +39,10 @@ export interface RouteFunctionsProps {
  * policy, log group) and the permission letting its API Gateway method invoke it. The API's
  * resources and methods stay in the parent stack.
  *
- * What crosses the boundary is named: parameters `TableName`, `SecretsKeyArn`,
- * `RestApiId` and `ImportStateMachineArn` (each only when a route of the group needs it), and one
- * output per route, `<RouteId>Arn`, the function's ARN for its method's integration. Functions in
+ * What crosses the boundary is named: parameters `TableName` and `RestApiId`, `SecretsKeyArn` and
+ * `ImportStateMachineArn` (only when a route of the group needs them), and one output per route,
+ * `<RouteId>Arn`, the function's ARN for its method's integration. Named parameters also keep the
+ * cdk-nag acknowledgements stable: the table's index wildcard reads `…:table/<TableName>/index/*`. Functions in
  * the VPC reach the network's subnets, security group and file system through references CDK
  * passes itself. The permissions name the stage by its literal name, not by a reference to the
  * Stage: the Stage depends on the Deployment, which depends on the methods, which depend on this

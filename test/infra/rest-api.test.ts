@@ -220,14 +220,25 @@ describe('ServiceRestApi', () => {
         TracingConfig: { Mode: 'Active' },
       });
       const variables = (fn.Environment as { Variables: Record<string, unknown> }).Variables;
-      expect(variables).toEqual({
+      const uses = new Set(route.uses ?? []);
+      expect(variables, route.handler).toEqual({
         [ENV.vendor]: 'github',
         [ENV.tableName]: { Ref: synth.logicalId(synth.stack.table) },
         AWS_NODEJS_CONNECTION_REUSE_ENABLED: '1',
         NODE_OPTIONS: '--enable-source-maps',
-        // Only the functions that sign users in know the secrets key (asserted below).
-        ...(signsIn(route)
+        // Only the functions that sign users in or drive imports know the secrets key (asserted below).
+        ...(signsIn(route) || uses.has('import-workflow')
           ? { [ENV.secretsKmsKeyId]: { 'Fn::GetAtt': [synth.logicalId(synth.stack.secretsKey), 'Arn'] } }
+          : {}),
+        ...(uses.has('import-workflow')
+          ? {
+              [ENV.importStateMachineArn]: {
+                Ref: synth.logicalId(synth.stack.importWorkflow.stateMachine),
+              },
+            }
+          : {}),
+        ...(uses.has('repositories')
+          ? { [ENV.importWorkDir]: '/mnt/data/imports', [ENV.repositoriesDir]: '/mnt/data/repositories' }
           : {}),
       });
       const logGroup = (fn.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
@@ -314,7 +325,7 @@ describe('ServiceRestApi', () => {
     }
   });
 
-  it('has one KMS key for secrets, with rotation, usable only by the functions that sign users in (and the Git workers)', () => {
+  it('has one KMS key for secrets, with rotation, usable only by the functions that sign users in or drive imports (and the Git workers)', () => {
     expect(synth.deployment.ofType('AWS::KMS::Key')).toHaveLength(1);
     synth.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
     const keyId = synth.logicalId(synth.stack.secretsKey);
@@ -335,22 +346,37 @@ describe('ServiceRestApi', () => {
       const environment = (
         functionResource(route).Properties.Environment as { Variables: Record<string, unknown> }
       ).Variables;
-      if (!signsIn(route)) {
-        expect(kms, route.handler).toEqual([]);
-        expect(environment[ENV.secretsKmsKeyId], route.handler).toBeUndefined();
-        continue;
-      }
-      expect(kms, route.handler).toEqual([
-        { Action: ['kms:Decrypt', 'kms:Encrypt'], Effect: 'Allow', Resource: keyArn },
-      ]);
-      expect(environment[ENV.secretsKmsKeyId], route.handler).toEqual(keyArn);
+      const drivesImports = (route.uses ?? []).includes('import-workflow');
+      const expected = [
+        ...(signsIn(route)
+          ? [{ Action: ['kms:Decrypt', 'kms:Encrypt'], Effect: 'Allow', Resource: keyArn }]
+          : []),
+        // Seals origin credentials only (test/infra/import-workflow.test.ts asserts the rest of it).
+        ...(drivesImports
+          ? [
+              {
+                Action: 'kms:Encrypt',
+                Effect: 'Allow',
+                Resource: keyArn,
+                Condition: { StringEquals: { 'kms:EncryptionContext:purpose': 'import-credentials' } },
+              },
+            ]
+          : []),
+      ];
+      expect(kms, route.handler).toHaveLength(expected.length);
+      expect(kms, route.handler).toEqual(expect.arrayContaining(expected));
+      expect(environment[ENV.secretsKmsKeyId], route.handler).toEqual(
+        expected.length === 0 ? undefined : keyArn,
+      );
     }
     // Nothing else in the stack may use the key (the key policy only delegates to the account's IAM).
     const others = Object.entries(resources)
       .filter(([, resource]) => resource.Type === 'AWS::IAM::Policy')
       .filter(([, resource]) => JSON.stringify(resource.Properties).includes(`"${keyId}"`))
       .map(([, resource]) => JSON.stringify(resource.Properties.Roles));
-    const signerRoles = ROUTES.filter(signsIn).map((route) =>
+    const signerRoles = ROUTES.filter(
+      (route) => signsIn(route) || (route.uses ?? []).includes('import-workflow'),
+    ).map((route) =>
       JSON.stringify([
         {
           Ref: (functionResource(route).Properties.Role as { 'Fn::GetAtt': [string, string] })[
