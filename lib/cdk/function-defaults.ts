@@ -1,5 +1,5 @@
 import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { CfnTable, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { FileSystem as LambdaFileSystem, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
@@ -83,23 +83,46 @@ export function allowNetworkInterfaces(role: Role): void {
 
 const boundTables = new WeakMap<LambdaFunction, ITable>();
 
-/** Sets `ENV.tableName` and grants exactly the data-plane actions `access` names; once per function. */
+/**
+ * Sets `ENV.tableName` and grants exactly the data-plane actions `access` names; once per function.
+ * The table must be one of the function's own stack (in a nested stack, the table imported from
+ * parameters, as `RouteFunctions` does): the index wildcard's acknowledgement names the table ARN
+ * as that stack's template spells it.
+ */
 export function bindTable(fn: LambdaFunction, role: Role, table: ITable, access: TableAccess): void {
   if (boundTables.has(fn)) throw new Error(`${fn.node.path} is already bound to a table`);
+  const stack = Stack.of(fn);
+  if (Stack.of(table) !== stack) {
+    throw new Error(
+      `${fn.node.path}: bind a table of the function's own stack (import it there from parameters)`,
+    );
+  }
   boundTables.set(fn, table);
   fn.addEnvironment(ENV.tableName, table.tableName);
   if (access === 'RW') table.grantReadWriteData(fn);
   else table.grantReadData(fn);
 
-  // For a table with indexes the grants also name `<table arn>/index/*`.
-  const cfnTable = table.node.defaultChild;
-  if (cfnTable instanceof CfnTable) {
-    const stack = Stack.of(cfnTable);
-    const tableLogicalId = stack.resolve(stack.getLogicalId(cfnTable)) as string;
-    Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
-      reason:
-        'The wildcard spans only the indexes of this one table (data/table.ts), which the data layer queries by name; the actions are the read-only or read-write data set the route needs.',
-    });
+  // The grants also name `<table arn>/index/*` (a table with indexes, or imported with them).
+  Validations.of(role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::${nagReference(stack.resolve(table.tableArn))}/index/*]`,
+    reason:
+      'The wildcard spans only the indexes of this one table (data/table.ts), which the data layer queries by name; the actions are the read-only or read-write data set the route needs.',
+  });
+}
+
+/**
+ * A resolved value as cdk-nag writes it in a finding id: strings as they are, `Ref` as `<Id>`,
+ * `Fn::GetAtt` as `<Id.Attribute>`, `Fn::Join` joined.
+ */
+function nagReference(resolved: unknown): string {
+  if (typeof resolved === 'string') return resolved;
+  const value = resolved as { Ref?: unknown; 'Fn::GetAtt'?: unknown; 'Fn::Join'?: unknown };
+  if (typeof value.Ref === 'string') return `<${value.Ref}>`;
+  const getAtt = value['Fn::GetAtt'];
+  if (Array.isArray(getAtt) && getAtt.length === 2) return `<${getAtt[0]}.${getAtt[1]}>`;
+  const join = value['Fn::Join'];
+  if (Array.isArray(join) && typeof join[0] === 'string' && Array.isArray(join[1])) {
+    return join[1].map(nagReference).join(join[0]);
   }
+  throw new Error(`cannot name ${JSON.stringify(resolved)} as cdk-nag does`);
 }

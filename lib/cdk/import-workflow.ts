@@ -87,7 +87,7 @@ export class ImportWorkflow extends Construct {
           logRemovalPolicy: props.logRemovalPolicy,
         });
         fn.bindTable(props.table, 'RW');
-        fn.addToRolePolicy(this.credentialsStatement('kms:Decrypt'));
+        fn.addToRolePolicy(credentialsStatement(props.secretsKey, 'kms:Decrypt'));
         functions.set(task.name, fn);
       } else {
         const fn = new ApiFunction(this, task.name, {
@@ -154,14 +154,22 @@ export class ImportWorkflow extends Construct {
    * What an API function that drives imports needs (routes with `uses: ['import-workflow']`):
    * the machine's ARN, starting executions of this machine, stopping and describing its executions,
    * resuming a waiting one by task token, and sealing origin credentials with the secrets key.
+   * A function in another (nested) stack passes the machine's ARN and the key as its stack sees
+   * them (parameters); by default they are this construct's own.
    */
-  grantControl(fn: ApiFunction): void {
-    fn.addEnvironment(ENV.importStateMachineArn, this.stateMachine.stateMachineArn);
-    fn.addEnvironment(ENV.secretsKmsKeyId, this.secretsKey.keyArn);
+  grantControl(
+    fn: ApiFunction,
+    seenFrom: { readonly stateMachineArn: string; readonly secretsKey: IKey } = {
+      stateMachineArn: this.stateMachine.stateMachineArn,
+      secretsKey: this.secretsKey,
+    },
+  ): void {
+    fn.addEnvironment(ENV.importStateMachineArn, seenFrom.stateMachineArn);
+    fn.addEnvironment(ENV.secretsKmsKeyId, seenFrom.secretsKey.keyArn);
     fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['states:StartExecution'],
-        resources: [this.stateMachine.stateMachineArn],
+        resources: [seenFrom.stateMachineArn],
       }),
     );
     fn.addToRolePolicy(
@@ -176,21 +184,12 @@ export class ImportWorkflow extends Construct {
         resources: ['*'],
       }),
     );
-    fn.addToRolePolicy(this.credentialsStatement('kms:Encrypt'));
+    fn.addToRolePolicy(credentialsStatement(seenFrom.secretsKey, 'kms:Encrypt'));
     const validations = Validations.of(fn.executionRole);
     validations.acknowledge({
       id: `AwsSolutions-IAM5[Resource::${this.executionArnsForNag()}]`,
       reason:
         'Executions are created per import attempt with names not known in advance; the wildcard is limited to the executions of this one state machine (stop a cancelled import, describe an attempt).',
-    });
-  }
-
-  /** KMS on the secrets key, only for values sealed as import credentials (encryption context). */
-  private credentialsStatement(action: 'kms:Encrypt' | 'kms:Decrypt'): PolicyStatement {
-    return new PolicyStatement({
-      actions: [action],
-      resources: [this.secretsKey.keyArn],
-      conditions: { StringEquals: { 'kms:EncryptionContext:purpose': SEAL_PURPOSE.importCredentials } },
     });
   }
 
@@ -216,4 +215,13 @@ export class ImportWorkflow extends Construct {
       });
     }
   }
+}
+
+/** KMS on the secrets key, only for values sealed as import credentials (encryption context). */
+function credentialsStatement(secretsKey: IKey, action: 'kms:Encrypt' | 'kms:Decrypt'): PolicyStatement {
+  return new PolicyStatement({
+    actions: [action],
+    resources: [secretsKey.keyArn],
+    conditions: { StringEquals: { 'kms:EncryptionContext:purpose': SEAL_PURPOSE.importCredentials } },
+  });
 }

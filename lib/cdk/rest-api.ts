@@ -3,8 +3,8 @@ import {
   AccessLogField,
   AccessLogFormat,
   AuthorizationType,
+  AwsIntegration,
   EndpointType,
-  LambdaIntegration,
   LogGroupLogDestination,
   type Method,
   MethodLoggingLevel,
@@ -18,10 +18,11 @@ import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { BINARY_MEDIA_TYPES } from '#shared/binary-media';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
-import { API_PREFIX, acceptsTokens, ROUTES, type Route, routeId, signsIn } from '#shared/routes';
-import { ApiFunction } from './api-function.ts';
+import { API_PREFIX, ROUTES, type Route, routeId } from '#shared/routes';
+import type { ApiFunction } from './api-function.ts';
 import type { ImportWorkflow } from './import-workflow.ts';
-import { httpHandlerEntry } from './paths.ts';
+import { RouteFunctions } from './route-functions.ts';
+import { groupRoutes, ROUTE_GROUPS, type RouteGroup } from './route-groups.ts';
 import type { WorkerNetwork } from './worker-network.ts';
 
 export interface ServiceRestApiProps {
@@ -30,6 +31,8 @@ export interface ServiceRestApiProps {
   readonly secretsKey: IKey;
   /** @default ROUTES */
   readonly routes?: readonly Route[];
+  /** Which nested stack holds which routes' functions. @default ROUTE_GROUPS */
+  readonly groups?: readonly RouteGroup[];
   /** Configuration variables every route function gets (names from `ENV`). */
   readonly environment: Readonly<Record<string, string>>;
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
@@ -130,12 +133,16 @@ export function assertDeployableRoutes(routes: readonly Route[]): void {
 /**
  * The REST API: one API Gateway method and one `ApiFunction` per route-table row (Lambda proxy
  * integration, so the handler sees the raw request and shapes the whole response), access and
- * execution logging, X-Ray tracing, stage throttling and GitHub-shaped gateway errors.
+ * execution logging, X-Ray tracing, stage throttling and GitHub-shaped gateway errors. The
+ * functions are in nested stacks, one per route group (`RouteFunctions`, `route-groups.ts`); the
+ * API, its resources and methods are in the stack of this construct.
  */
 export class ServiceRestApi extends Construct {
   public readonly api: RestApi;
   /** Route functions by `routeId(route)`. */
   public readonly functions: ReadonlyMap<string, ApiFunction>;
+  /** The nested stacks holding them, by route group name. */
+  public readonly routeStacks: ReadonlyMap<string, RouteFunctions>;
   public readonly accessLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: ServiceRestApiProps) {
@@ -177,31 +184,40 @@ export class ServiceRestApi extends Construct {
     });
     this.api.deploymentStage.node.addDependency(executionLogs);
 
+    // The functions live in one nested stack per route group (route-groups.ts); the methods here.
     const functions = new Map<string, ApiFunction>();
-    for (const route of routes) {
-      const id = routeId(route);
-      const uses = new Set(route.uses ?? []);
-      const fn = new ApiFunction(this, id, {
-        entry: httpHandlerEntry(route.handler),
-        description: `${route.method} ${route.path}`,
+    const stacks = new Map<string, RouteFunctions>();
+    const routeStacks = new Map<string, RouteFunctions>();
+    for (const [group, members] of groupRoutes(routes, props.groups ?? ROUTE_GROUPS)) {
+      const stack = new RouteFunctions(this, {
+        group,
+        routes: members,
+        table: props.table,
+        secretsKey: props.secretsKey,
+        restApi: this.api,
+        stageName: STAGE_NAME,
         environment: props.environment,
         logRemovalPolicy: props.logRemovalPolicy,
-        ...(uses.has('repositories') ? { network: required(props.network, route, 'network').api } : {}),
+        ...(props.importWorkflow === undefined ? {} : { importWorkflow: props.importWorkflow }),
+        ...(props.network === undefined ? {} : { network: props.network }),
       });
-      fn.bindTable(props.table, route.table);
-      if (uses.has('import-workflow'))
-        required(props.importWorkflow, route, 'importWorkflow').grantControl(fn);
-      if (route.table === 'RO' && acceptsTokens(route)) fn.allowRecordingTokenUse(props.table);
-      if (signsIn(route)) fn.allowSigningIn(props.table, route.table, props.secretsKey);
-      functions.set(id, fn);
+      routeStacks.set(group.name, stack);
+      for (const [id, fn] of stack.functions) {
+        functions.set(id, fn);
+        stacks.set(id, stack);
+      }
+    }
+    for (const route of routes) {
+      const stack = stacks.get(routeId(route)) as RouteFunctions;
       const method = this.api.root
         .resourceForPath(route.path)
-        .addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }), {
+        .addMethod(route.method, lambdaProxy(stack.functionArnInParent(route)), {
           authorizationType: AuthorizationType.NONE,
         });
       acknowledgeInFunctionAuthentication(method);
     }
     this.functions = functions;
+    this.routeStacks = routeStacks;
 
     for (const response of GATEWAY_RESPONSES) {
       this.api.addGatewayResponse(response.id, {
@@ -247,13 +263,17 @@ export class ServiceRestApi extends Construct {
   }
 }
 
-function required<T>(value: T | undefined, route: Route, prop: string): T {
-  if (value === undefined) {
-    throw new Error(
-      `${route.method} ${route.path} uses ${(route.uses ?? []).join(', ')}: ServiceRestApi needs ${prop}`,
-    );
-  }
-  return value;
+/**
+ * A Lambda proxy integration by function ARN: what `LambdaIntegration` configures, without the
+ * invoke permission it would add to this (the parent) stack; `RouteFunctions` adds that permission
+ * next to the function.
+ */
+function lambdaProxy(functionArn: string): AwsIntegration {
+  return new AwsIntegration({
+    proxy: true,
+    service: 'lambda',
+    path: `2015-03-31/functions/${functionArn}/invocations`,
+  });
 }
 
 function acknowledgeInFunctionAuthentication(method: Method): void {

@@ -34,6 +34,8 @@ export function functionEnvironment(settings: ServiceSettings): Record<string, s
 /**
  * The whole service: the table, the REST API with one function per route, and the source import
  * workflow with its Git workers, their VPC and the file system holding the hosted repositories.
+ * The route functions are in nested stacks, one per route group (`route-groups.ts`), which keeps
+ * every stack far below CloudFormation's 500 resources; everything else is in this stack.
  */
 export class ServiceStack extends Stack {
   public readonly table: DataTable;

@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { NestedStack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -56,12 +56,23 @@ describe('cdk-nag AwsSolutions checks', () => {
     expect(reports[0]?.success).toBe(true);
   });
 
-  it('leaves no cdk-nag annotation on the stack', () => {
+  it('leaves no cdk-nag annotation on any stack', () => {
     // cdk-nag 3 reports through the validation plugin, not annotations; this catches a regression
-    // to the v2 aspect style, whose findings would land here instead.
+    // to the v2 aspect style, whose findings would land here instead. A nested stack's annotations
+    // are reported with its parent's.
     const pattern = Match.stringLikeRegexp('AwsSolutions-.*');
     expect(Annotations.fromStack(synth.stack).findError('*', pattern)).toEqual([]);
     expect(Annotations.fromStack(synth.stack).findWarning('*', pattern)).toEqual([]);
+  });
+
+  it('checks the resources of the nested stacks too', () => {
+    const nested = synth.app.node.findAll().filter(NestedStack.isNestedStack);
+    expect(nested.length).toBe(synth.deployment.stacks.length - 1);
+    expect(nested.length).toBeGreaterThan(0);
+    // Each nested stack has findings of its own (its roles' wildcards), all acknowledged.
+    const checked = new UnacknowledgedChecks();
+    for (const stack of nested)
+      expect(checked.validateScope(stack).violations.length, stack.node.path).toBeGreaterThan(0);
   });
 
   it('acknowledges exactly the findings the checks raise, each with its reason in the template', () => {
@@ -71,9 +82,8 @@ describe('cdk-nag AwsSolutions checks', () => {
     expect(findings.length).toBeGreaterThan(0);
     expect([...acknowledgedIds(synth)].sort()).toEqual([...new Set(findings)].sort());
 
-    const recorded = Object.values(
-      synth.template.toJSON().Resources as Record<string, { Metadata?: unknown }>,
-    ).flatMap((resource) => {
+    // Every stack's template: the parent's and the nested stacks'.
+    const recorded = Object.values(synth.deployment.resources).flatMap((resource) => {
       const nag = (resource.Metadata as { cdk_nag?: { rules_to_suppress: { id: string; reason: string }[] } })
         ?.cdk_nag;
       return nag?.rules_to_suppress ?? [];

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App, type CfnElement, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { App, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -15,12 +15,8 @@ import { placeholderOf, placeholdersIn, WORKFLOW_TASKS } from '#cdk/workflow-tas
 import { BINARY_MEDIA_TYPES } from '#shared/binary-media';
 import { ENV } from '#shared/config';
 import { type Route, routeId } from '#shared/routes';
+import { type CfnResource, deployedLogicalId, loadDeployment } from '#test/deployment';
 
-interface CfnResource {
-  readonly Type: string;
-  // biome-ignore lint/suspicious/noExplicitAny: CloudFormation templates are untyped JSON, read by path
-  readonly Properties: Record<string, any>;
-}
 interface Statement {
   readonly Action: string | string[];
   readonly Resource: unknown;
@@ -61,14 +57,13 @@ const ZIP_TASKS = WORKFLOW_TASKS.filter((task) => task.packaging === 'zip');
 
 describe('ImportWorkflow in the service stack (the one cdk synth of the infra project)', () => {
   const out = inject('cdkOut');
-  let template: { Resources: Resources; Outputs: Record<string, unknown> };
   let resources: Resources;
   /** Task name → logical id of its function. */
   const taskFunction = new Map<string, string>();
 
   beforeAll(() => {
-    template = JSON.parse(readFileSync(join(out, 'OAuthImportService.template.json'), 'utf8'));
-    resources = template.Resources;
+    // The parent and its nested stacks (route functions) as one, references followed across them.
+    resources = loadDeployment(out, 'OAuthImportService').resources as Resources;
     for (const task of WORKFLOW_TASKS) {
       const found = ofType(resources, 'AWS::Lambda::Function').filter(
         ([, fn]) => fn.Properties.Description === `Import workflow: ${task.name}`,
@@ -230,18 +225,23 @@ describe('ImportWorkflow in the service stack (the one cdk synth of the infra pr
     const ingress = ofType(resources, 'AWS::EC2::SecurityGroupIngress').filter(
       ([, rule]) => rule.Properties.GroupId['Fn::GetAtt'][0] === efsGroup,
     );
-    const workerGroups = new Set(
-      IMAGE_TASKS.map(
-        (task) =>
-          (resources[taskFunction.get(task.name) ?? ''] as CfnResource).Properties.VpcConfig
-            .SecurityGroupIds[0]['Fn::GetAtt'][0] as string,
+    // The Git workers and the route functions that use `repositories` (in nested stacks).
+    const mounting = ofType(resources, 'AWS::Lambda::Function').filter(
+      ([, fn]) => fn.Properties.FileSystemConfigs !== undefined,
+    );
+    expect(mounting.length).toBeGreaterThan(IMAGE_TASKS.length);
+    const mountingGroups = new Set(
+      mounting.flatMap(([, fn]) =>
+        (fn.Properties.VpcConfig.SecurityGroupIds as { 'Fn::GetAtt': [string] }[]).map(
+          (group) => group['Fn::GetAtt'][0],
+        ),
       ),
     );
     expect(ingress.length).toBeGreaterThan(0);
     for (const [, rule] of ingress) {
       expect(rule.Properties).toMatchObject({ IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049 });
       expect(rule.Properties.CidrIp).toBeUndefined();
-      expect(workerGroups.has(rule.Properties.SourceSecurityGroupId['Fn::GetAtt'][0])).toBe(true);
+      expect(mountingGroups.has(rule.Properties.SourceSecurityGroupId['Fn::GetAtt'][0])).toBe(true);
     }
   });
 
@@ -315,7 +315,6 @@ describe('ServiceRestApi routes that use the import workflow or the repositories
   ];
   let resources: Resources;
   let api: ServiceRestApi;
-  let stack: Stack;
   let violations: string[];
 
   function build(routes: readonly Route[]) {
@@ -367,15 +366,14 @@ describe('ServiceRestApi routes that use the import workflow or the repositories
     }) as never;
     const assembly = built.app.synth();
     violations = results;
-    resources = assembly.getStackByName('UsesTest').template.Resources as Resources;
+    resources = loadDeployment(assembly.directory, 'UsesTest').resources as Resources;
     api = built.api;
-    stack = built.stack;
   });
 
   const functionOf = (handler: string) => {
     const fn = api.functions.get(routeId({ handler }));
     if (fn === undefined) throw new Error(`no function for ${handler}`);
-    const id = stack.resolve(stack.getLogicalId(fn.node.defaultChild as CfnElement)) as string;
+    const id = deployedLogicalId(fn);
     return [id, resources[id] as CfnResource] as const;
   };
 

@@ -2,17 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { assertDeployableRoutes } from '#cdk/rest-api';
+import { assertDeployableRoutes, STAGE_NAME } from '#cdk/rest-api';
+import { groupRoutes, routeStackId } from '#cdk/route-groups';
 import { WORKFLOW_TASKS } from '#cdk/workflow-tasks';
 import { ENV } from '#shared/config';
 import { acceptsTokens, ROUTES, type Route, routeId, signsIn } from '#shared/routes';
+import { type CfnResource, loadDeployment } from '#test/deployment';
 import { type SynthesizedService, synthService } from '#test/synth';
-
-interface CfnResource {
-  readonly Type: string;
-  readonly Properties: Record<string, unknown>;
-  readonly Metadata?: Record<string, unknown>;
-}
 
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
@@ -78,7 +74,8 @@ describe('ServiceRestApi', () => {
 
   beforeAll(() => {
     synth = synthService();
-    resources = synth.template.toJSON().Resources as Record<string, CfnResource>;
+    // The parent and the nested stacks as one, references followed across them (test/support/deployment.ts).
+    resources = synth.deployment.resources;
   });
   afterAll(() => synth?.dispose());
 
@@ -91,7 +88,9 @@ describe('ServiceRestApi', () => {
 
   it('creates exactly one function per route, bundled from the route handler module', () => {
     // Besides the import workflow's one function per Task (test/infra/import-workflow.test.ts).
-    synth.template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + WORKFLOW_TASKS.length);
+    expect(synth.deployment.ofType('AWS::Lambda::Function')).toHaveLength(
+      ROUTES.length + WORKFLOW_TASKS.length,
+    );
     for (const route of ROUTES) {
       const fn = functionOf(route);
       expect(fn.entry).toBe(handlerModule(route));
@@ -121,7 +120,8 @@ describe('ServiceRestApi', () => {
       };
       expect(integration.Type).toBe('AWS_PROXY');
       expect(integration.IntegrationHttpMethod).toBe('POST');
-      const functionArns = JSON.stringify(integration.Uri).match(/"Fn::GetAtt":\["[A-Za-z0-9]+","Arn"\]/g);
+      // The parent reads the ARN from the nested stack's output; followed, it is the function's.
+      const functionArns = JSON.stringify(integration.Uri).match(/"Fn::GetAtt":\["[A-Za-z0-9/]+","Arn"\]/g);
       expect(functionArns).toEqual([`"Fn::GetAtt":["${synth.logicalId(functionOf(route))}","Arn"]`]);
     }
   });
@@ -137,20 +137,55 @@ describe('ServiceRestApi', () => {
       );
       expect(permissions).toHaveLength(1);
       expect(permissions[0]?.Properties.Principal).toBe('apigateway.amazonaws.com');
-      const methodArnSuffix = `/${route.method}${route.path.replace(/\{[^}]+\}/g, '*')}"`;
-      expect(JSON.stringify(permissions[0]?.Properties.SourceArn)).toContain(methodArnSuffix);
+      const methodArnSuffix = `/${STAGE_NAME}/${route.method}${route.path.replace(/\{[^}]+\}/g, '*')}"`;
+      const sourceArn = JSON.stringify(permissions[0]?.Properties.SourceArn);
+      expect(sourceArn).toContain(methodArnSuffix);
+      // This API (a nested stack parameter, followed to the parent's RestApi).
+      expect(sourceArn).toContain(`{"Ref":"${synth.logicalId(synth.stack.restApi.api)}"}`);
     }
+  });
+
+  it("puts each route's function, role, policy, log group and invoke permission in its group's nested stack", () => {
+    const groups = groupRoutes(ROUTES);
+    for (const [group, routes] of groups) {
+      const prefix = `${routeStackId(group)}/`;
+      expect(get(resources, routeStackId(group)).Type).toBe('AWS::CloudFormation::Stack');
+      for (const route of routes) {
+        const fnId = synth.logicalId(functionOf(route));
+        expect(fnId.startsWith(prefix), route.handler).toBe(true);
+        const fn = functionResource(route).Properties;
+        const role = (fn.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+        const logGroup = (fn.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+        const policies = Object.entries(resources).filter(
+          ([, resource]) =>
+            resource.Type === 'AWS::IAM::Policy' &&
+            JSON.stringify(resource.Properties.Roles) === JSON.stringify([{ Ref: role }]),
+        );
+        const permissions = Object.entries(resources).filter(
+          ([, resource]) =>
+            resource.Type === 'AWS::Lambda::Permission' &&
+            JSON.stringify(resource.Properties.FunctionName).includes(`"${fnId}"`),
+        );
+        expect(policies, route.handler).toHaveLength(1);
+        expect(permissions, route.handler).toHaveLength(1);
+        for (const id of [role, logGroup, policies[0]?.[0], permissions[0]?.[0]]) {
+          expect(id?.startsWith(prefix), `${route.handler}: ${id}`).toBe(true);
+        }
+      }
+    }
+    // The API, its resources and methods stay in the parent (no prefix).
+    for (const [id, resource] of Object.entries(resources)) {
+      if (resource.Type.startsWith('AWS::ApiGateway::')) expect(id, resource.Type).not.toContain('/');
+    }
+    expect([...groups.values()].flat()).toHaveLength(ROUTES.length);
   });
 
   it('bundles each handler as one ESM file that defines require and imports the AWS SDK from the runtime', () => {
     // The bundles of the one `cdk synth` the infra project runs (test/support/infra-setup.ts).
     const out = inject('cdkOut');
-    const template = JSON.parse(readFileSync(join(out, 'OAuthImportService.template.json'), 'utf8')) as {
-      Resources: Record<string, CfnResource>;
-    };
-    const functions = Object.values(template.Resources).filter(
-      (resource) => resource.Type === 'AWS::Lambda::Function',
-    );
+    const functions = loadDeployment(out, 'OAuthImportService')
+      .ofType('AWS::Lambda::Function')
+      .map(([, fn]) => fn);
     let sdkImports = 0;
     for (const route of ROUTES) {
       const fn = functions.find(
@@ -185,14 +220,25 @@ describe('ServiceRestApi', () => {
         TracingConfig: { Mode: 'Active' },
       });
       const variables = (fn.Environment as { Variables: Record<string, unknown> }).Variables;
-      expect(variables).toEqual({
+      const uses = new Set(route.uses ?? []);
+      expect(variables, route.handler).toEqual({
         [ENV.vendor]: 'github',
         [ENV.tableName]: { Ref: synth.logicalId(synth.stack.table) },
         AWS_NODEJS_CONNECTION_REUSE_ENABLED: '1',
         NODE_OPTIONS: '--enable-source-maps',
-        // Only the functions that sign users in know the secrets key (asserted below).
-        ...(signsIn(route)
+        // Only the functions that sign users in or drive imports know the secrets key (asserted below).
+        ...(signsIn(route) || uses.has('import-workflow')
           ? { [ENV.secretsKmsKeyId]: { 'Fn::GetAtt': [synth.logicalId(synth.stack.secretsKey), 'Arn'] } }
+          : {}),
+        ...(uses.has('import-workflow')
+          ? {
+              [ENV.importStateMachineArn]: {
+                Ref: synth.logicalId(synth.stack.importWorkflow.stateMachine),
+              },
+            }
+          : {}),
+        ...(uses.has('repositories')
+          ? { [ENV.importWorkDir]: '/mnt/data/imports', [ENV.repositoriesDir]: '/mnt/data/repositories' }
           : {}),
       });
       const logGroup = (fn.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
@@ -279,8 +325,8 @@ describe('ServiceRestApi', () => {
     }
   });
 
-  it('has one KMS key for secrets, with rotation, usable only by the functions that sign users in (and the Git workers)', () => {
-    synth.template.resourceCountIs('AWS::KMS::Key', 1);
+  it('has one KMS key for secrets, with rotation, usable only by the functions that sign users in or drive imports (and the Git workers)', () => {
+    expect(synth.deployment.ofType('AWS::KMS::Key')).toHaveLength(1);
     synth.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
     const keyId = synth.logicalId(synth.stack.secretsKey);
     const keyArn = { 'Fn::GetAtt': [keyId, 'Arn'] };
@@ -300,22 +346,37 @@ describe('ServiceRestApi', () => {
       const environment = (
         functionResource(route).Properties.Environment as { Variables: Record<string, unknown> }
       ).Variables;
-      if (!signsIn(route)) {
-        expect(kms, route.handler).toEqual([]);
-        expect(environment[ENV.secretsKmsKeyId], route.handler).toBeUndefined();
-        continue;
-      }
-      expect(kms, route.handler).toEqual([
-        { Action: ['kms:Decrypt', 'kms:Encrypt'], Effect: 'Allow', Resource: keyArn },
-      ]);
-      expect(environment[ENV.secretsKmsKeyId], route.handler).toEqual(keyArn);
+      const drivesImports = (route.uses ?? []).includes('import-workflow');
+      const expected = [
+        ...(signsIn(route)
+          ? [{ Action: ['kms:Decrypt', 'kms:Encrypt'], Effect: 'Allow', Resource: keyArn }]
+          : []),
+        // Seals origin credentials only (test/infra/import-workflow.test.ts asserts the rest of it).
+        ...(drivesImports
+          ? [
+              {
+                Action: 'kms:Encrypt',
+                Effect: 'Allow',
+                Resource: keyArn,
+                Condition: { StringEquals: { 'kms:EncryptionContext:purpose': 'import-credentials' } },
+              },
+            ]
+          : []),
+      ];
+      expect(kms, route.handler).toHaveLength(expected.length);
+      expect(kms, route.handler).toEqual(expect.arrayContaining(expected));
+      expect(environment[ENV.secretsKmsKeyId], route.handler).toEqual(
+        expected.length === 0 ? undefined : keyArn,
+      );
     }
     // Nothing else in the stack may use the key (the key policy only delegates to the account's IAM).
     const others = Object.entries(resources)
       .filter(([, resource]) => resource.Type === 'AWS::IAM::Policy')
       .filter(([, resource]) => JSON.stringify(resource.Properties).includes(`"${keyId}"`))
       .map(([, resource]) => JSON.stringify(resource.Properties.Roles));
-    const signerRoles = ROUTES.filter(signsIn).map((route) =>
+    const signerRoles = ROUTES.filter(
+      (route) => signsIn(route) || (route.uses ?? []).includes('import-workflow'),
+    ).map((route) =>
       JSON.stringify([
         {
           Ref: (functionResource(route).Properties.Role as { 'Fn::GetAtt': [string, string] })[

@@ -99,7 +99,8 @@ describe('ServiceStack with deployment context', () => {
   });
 
   it('gives every function the vendor and the public URLs of the custom domain', () => {
-    const functions = Object.values(synth.template.findResources('AWS::Lambda::Function'));
+    // Route functions (nested stacks) and the workflow's (parent) alike.
+    const functions = synth.deployment.ofType('AWS::Lambda::Function').map(([, fn]) => fn);
     expect(functions.length).toBeGreaterThan(0);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
@@ -117,7 +118,9 @@ describe('ServiceStack with deployment context', () => {
     const table = Object.values(synth.template.findResources('AWS::DynamoDB::Table'))[0];
     expect(table?.DeletionPolicy).toBe('Delete');
     expect(table?.Properties.DeletionProtectionEnabled).toBe(false);
-    for (const logGroup of Object.values(synth.template.findResources('AWS::Logs::LogGroup'))) {
+    const logGroups = synth.deployment.ofType('AWS::Logs::LogGroup');
+    expect(logGroups.some(([id]) => id.includes('/'))).toBe(true);
+    for (const [, logGroup] of logGroups) {
       expect(logGroup.DeletionPolicy).toBe('Delete');
     }
   });
@@ -132,9 +135,10 @@ describe('ServiceStack with deployment context', () => {
 
   it('gives the Git workers the chunk budget and the VPC its NAT gateways from context', () => {
     synth.template.resourceCountIs('AWS::EC2::NatGateway', 2);
-    const workers = Object.values(synth.template.findResources('AWS::Lambda::Function')).filter(
-      (fn) => fn.Properties.PackageType === 'Image',
-    );
+    const workers = synth.deployment
+      .ofType('AWS::Lambda::Function')
+      .map(([, fn]) => fn)
+      .filter((fn) => fn.Properties.PackageType === 'Image');
     expect(workers).toHaveLength(4);
     for (const worker of workers) {
       expect(worker.Properties.Environment.Variables[ENV.importChunkSeconds]).toBe('120');

@@ -1,11 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, CfnElement, Stack } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { defineService } from '#cdk/service-app';
 import type { ServiceStack } from '#cdk/service-stack';
+import { type Deployment, deployedLogicalId, loadDeployment } from './deployment.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
   context?: Record<string, unknown>;
@@ -19,10 +20,13 @@ export interface SynthOptions {
 export interface SynthesizedService {
   readonly app: App;
   readonly stack: ServiceStack;
+  /** The parent stack's template only. */
   readonly template: Template;
+  /** The parent and every nested stack (the route functions), references followed across them. */
+  readonly deployment: Deployment;
   /** The cloud assembly directory. */
   readonly outdir: string;
-  /** The logical ID a construct's CloudFormation resource got in the template. */
+  /** The logical ID a construct's CloudFormation resource got, as `deployment.resources` keys it. */
   logicalId(construct: IConstruct): string;
   /** Deletes the cloud assembly. */
   dispose(): void;
@@ -52,13 +56,9 @@ export function synthService(options: SynthOptions = {}): SynthesizedService {
     app,
     stack,
     template,
+    deployment: loadDeployment(outdir, stack.stackName),
     outdir,
-    logicalId(construct) {
-      const resource = construct.node.defaultChild ?? construct;
-      if (!CfnElement.isCfnElement(resource))
-        throw new Error(`${construct.node.path} has no CloudFormation resource`);
-      return Stack.of(resource).resolve(resource.logicalId) as string;
-    },
+    logicalId: deployedLogicalId,
     dispose() {
       rmSync(outdir, { recursive: true, force: true });
     },

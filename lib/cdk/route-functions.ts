@@ -1,0 +1,150 @@
+import {
+  ArnFormat,
+  CfnOutput,
+  CfnParameter,
+  type CfnResource,
+  NestedStack,
+  type RemovalPolicy,
+  Token,
+} from 'aws-cdk-lib';
+import type { IRestApi } from 'aws-cdk-lib/aws-apigateway';
+import { type ITable, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
+import type { Construct } from 'constructs';
+import { acceptsTokens, type Route, routeId, signsIn } from '#shared/routes';
+import { ApiFunction } from './api-function.ts';
+import type { ImportWorkflow } from './import-workflow.ts';
+import { httpHandlerEntry } from './paths.ts';
+import { type RouteGroup, routeStackId } from './route-groups.ts';
+import type { WorkerNetwork } from './worker-network.ts';
+
+export interface RouteFunctionsProps {
+  readonly group: RouteGroup;
+  /** The group's routes (`groupRoutes`). */
+  readonly routes: readonly Route[];
+  readonly table: ITable;
+  readonly secretsKey: IKey;
+  /** The API whose methods invoke the functions, and the stage name as a literal (see below). */
+  readonly restApi: IRestApi;
+  readonly stageName: string;
+  readonly environment: Readonly<Record<string, string>>;
+  readonly logRemovalPolicy: RemovalPolicy;
+  readonly importWorkflow?: ImportWorkflow;
+  readonly network?: WorkerNetwork;
+}
+
+/**
+ * One route group's functions in a nested stack: per route an `ApiFunction` (function, role,
+ * policy, log group) and the permission letting its API Gateway method invoke it. The API's
+ * resources and methods stay in the parent stack.
+ *
+ * What crosses the boundary is named: parameters `TableName` and `RestApiId`, `SecretsKeyArn` and
+ * `ImportStateMachineArn` (only when a route of the group needs them), and one output per route,
+ * `<RouteId>Arn`, the function's ARN for its method's integration. Named parameters also keep the
+ * cdk-nag acknowledgements stable: the table's index wildcard reads `…:table/<TableName>/index/*`. Functions in
+ * the VPC reach the network's subnets, security group and file system through references CDK
+ * passes itself. The permissions name the stage by its literal name, not by a reference to the
+ * Stage: the Stage depends on the Deployment, which depends on the methods, which depend on this
+ * stack's outputs.
+ */
+export class RouteFunctions extends NestedStack {
+  /** The group's functions by `routeId(route)`. */
+  public readonly functions: ReadonlyMap<string, ApiFunction>;
+
+  constructor(scope: Construct, props: RouteFunctionsProps) {
+    const id = routeStackId(props.group);
+    super(scope, id, { description: `${props.group.description} (route functions)` });
+    // The console names a nested stack `<parent>-<logical id>-<suffix>`: keep the id short.
+    (this.nestedStackResource as CfnResource).overrideLogicalId(id);
+
+    // By name: the ARN is built from it (same account and region), so one parameter serves both.
+    const table = Table.fromTableAttributes(this, 'Table', {
+      tableName: this.fromParent('TableName', props.table.tableName, 'The service table'),
+      // The data layer queries the table's global secondary indexes by name.
+      grantIndexPermissions: true,
+    });
+    let secretsKey: IKey | undefined;
+    const key = (): IKey => {
+      secretsKey ??= Key.fromKeyArn(
+        this,
+        'SecretsKey',
+        this.fromParent('SecretsKeyArn', props.secretsKey.keyArn, 'Seals TOTP seeds and import credentials'),
+      );
+      return secretsKey;
+    };
+    const restApiId = this.fromParent(
+      'RestApiId',
+      props.restApi.restApiId,
+      'The REST API invoking the functions',
+    );
+
+    const functions = new Map<string, ApiFunction>();
+    for (const route of props.routes) {
+      const id = routeId(route);
+      const uses = new Set(route.uses ?? []);
+      const fn = new ApiFunction(this, id, {
+        entry: httpHandlerEntry(route.handler),
+        description: `${route.method} ${route.path}`,
+        environment: props.environment,
+        logRemovalPolicy: props.logRemovalPolicy,
+        ...(uses.has('repositories') ? { network: required(props.network, route, 'network').api } : {}),
+      });
+      fn.bindTable(table, route.table);
+      if (uses.has('import-workflow')) {
+        const workflow = required(props.importWorkflow, route, 'importWorkflow');
+        workflow.grantControl(fn, {
+          stateMachineArn: this.fromParent(
+            'ImportStateMachineArn',
+            workflow.stateMachine.stateMachineArn,
+            'The source import workflow',
+          ),
+          secretsKey: key(),
+        });
+      }
+      if (route.table === 'RO' && acceptsTokens(route)) fn.allowRecordingTokenUse(table);
+      if (signsIn(route)) fn.allowSigningIn(table, route.table, key());
+      fn.addPermission('ApiGatewayInvoke', {
+        principal: new ServicePrincipal('apigateway.amazonaws.com'),
+        // The method's ARN (`Method.methodArn`): path variables become `*`.
+        sourceArn: this.formatArn({
+          service: 'execute-api',
+          resource: restApiId,
+          resourceName: `${props.stageName}/${route.method}${route.path.replace(/\{[^}]*\}/g, '*')}`,
+          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        }),
+      });
+      new CfnOutput(this, `${id}Arn`, {
+        description: `${route.method} ${route.path}`,
+        value: fn.functionArn,
+      });
+      functions.set(id, fn);
+    }
+    this.functions = functions;
+  }
+
+  /** The ARN of a route's function as the parent stack sees it (this stack's output). */
+  functionArnInParent(route: Pick<Route, 'handler'>): string {
+    const id = routeId(route);
+    if (!this.functions.has(id)) throw new Error(`${this.node.path} has no function for ${route.handler}`);
+    return Token.asString((this.nestedStackResource as CfnResource).getAtt(`Outputs.${id}Arn`));
+  }
+
+  /** A parent value as a parameter of this stack, created on first use. */
+  private fromParent(name: string, value: string, description: string): string {
+    const existing = this.node.tryFindChild(name);
+    if (existing instanceof CfnParameter) return existing.valueAsString;
+    const parameter = new CfnParameter(this, name, { type: 'String', description });
+    this.setParameter(name, value);
+    return parameter.valueAsString;
+  }
+}
+
+function required<T>(value: T | undefined, route: Route, prop: string): T {
+  if (value === undefined) {
+    throw new Error(
+      `${route.method} ${route.path} uses ${(route.uses ?? []).join(', ')}: ServiceRestApi needs ${prop}`,
+    );
+  }
+  return value;
+}
