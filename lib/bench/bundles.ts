@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { App } from 'aws-cdk-lib';
+import { App, NestedStack } from 'aws-cdk-lib';
 import { defineService } from '#cdk/service-app';
 import { ROUTES, routeId } from '#shared/routes';
 import { median } from './measure.ts';
@@ -45,12 +45,18 @@ export function measureBundles(runs: number): BundleMeasurement[] {
     });
     const stack = defineService(app);
     const assembly = app.synth();
-    const template = assembly.getStackByName(stack.stackName).template as {
-      Resources: Record<string, { Type: string; Metadata?: Record<string, string> }>;
-    };
-    const functions = Object.values(template.Resources).filter(
-      (resource) => resource.Type === 'AWS::Lambda::Function',
-    );
+    type Template = { Resources: Record<string, { Type: string; Metadata?: Record<string, string> }> };
+    // Route functions live in the nested stacks of their group (lib/cdk/route-groups.ts).
+    const templates: Template[] = [
+      assembly.getStackByName(stack.stackName).template as Template,
+      ...app.node
+        .findAll()
+        .filter(NestedStack.isNestedStack)
+        .map((nested) => JSON.parse(readFileSync(join(outdir, nested.templateFile), 'utf8')) as Template),
+    ];
+    const functions = templates
+      .flatMap((template) => Object.values(template.Resources))
+      .filter((resource) => resource.Type === 'AWS::Lambda::Function');
     return ROUTES.map((route) => {
       const id = routeId(route);
       const fn = functions.find((candidate) => candidate.Metadata?.['aws:cdk:path']?.includes(`/${id}/`));
