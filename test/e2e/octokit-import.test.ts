@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Octokit as OctokitClient } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeFixtureRepository } from '#local/git-fixtures';
+import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { ENV } from '#shared/config';
 import { createUser } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
-import { makeFixtureRepository } from '#local/git-fixtures';
-import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { startTestStack } from '#test/stack';
 
 /**
