@@ -80,7 +80,7 @@ const rawDir = rawRepositoryPath;
 const outDir = (dir: string) => join(dir, 'out.git');
 
 /** What every adapter is limited by. */
-const adapterOptions = () => ({ maxBytes: config().importMaxBytes });
+const adapterOptions = () => ({ maxBytes: config().importMaxBytes, maxObjects: config().importMaxObjects });
 
 /** A chunk's time budget. */
 const budgetMs = () => config().importChunkSeconds * 1000;

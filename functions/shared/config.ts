@@ -5,6 +5,8 @@ export const DEFAULT_LARGE_FILE_BYTES = 100 * 1024 * 1024;
 
 /** Largest working directory of one import attempt (the raw history): 10 GiB. */
 export const DEFAULT_IMPORT_MAX_BYTES = 10 * 1024 * 1024 * 1024;
+/** Most Git objects one import may hold (the Linux kernel's history has about 11 million). */
+export const DEFAULT_IMPORT_MAX_OBJECTS = 30_000_000;
 
 /**
  * Runtime configuration, read and checked once at cold start. The environment variable names are
@@ -40,6 +42,8 @@ export const ENV = {
   importChunkSeconds: 'IMPORT_CHUNK_SECONDS',
   /** Largest raw history an import may fetch, in bytes (default 10 GiB); more fails the import. */
   importMaxBytes: 'IMPORT_MAX_BYTES',
+  /** Most Git objects one import's raw history may hold. */
+  importMaxObjects: 'IMPORT_MAX_OBJECTS',
   /**
    * Comma-separated IP addresses an import may reach although they are private or loopback (the
    * local stack and tests: 127.0.0.1 and ::1). Empty in AWS.
@@ -67,6 +71,7 @@ export interface Config {
   readonly largeFileBytes: number;
   readonly importChunkSeconds: number;
   readonly importMaxBytes: number;
+  readonly importMaxObjects: number;
   readonly originAllowedAddresses: readonly string[];
 }
 
@@ -107,6 +112,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     largeFileBytes,
     importChunkSeconds,
     importMaxBytes: positiveNumber(env, ENV.importMaxBytes, DEFAULT_IMPORT_MAX_BYTES, true),
+    importMaxObjects: positiveNumber(env, ENV.importMaxObjects, DEFAULT_IMPORT_MAX_OBJECTS, true),
     originAllowedAddresses: Object.freeze(
       (env[ENV.originAllowedAddresses] ?? '')
         .split(',')

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gitRemoteId } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
-import { DEFAULT_IMPORT_MAX_BYTES } from '#shared/config';
+import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/config';
 import { askpass, GitFailed, prepareHome, runGit } from './git-command.ts';
 import {
   GIT_TUNNEL_PROGRAM,
@@ -64,6 +64,8 @@ export interface GitAdapterOptions {
   readonly plan?: Partial<ChunkPlan>;
   /** Largest `raw.git` (config `IMPORT_MAX_BYTES`). */
   readonly maxBytes?: number;
+  /** Most Git objects in `raw.git` (config `IMPORT_MAX_OBJECTS`). */
+  readonly maxObjects?: number;
   /** Time limit of a detection probe (default 30 s). */
   readonly probeTimeoutMs?: number;
 }
@@ -94,6 +96,7 @@ const USER_AGENT = 'git/2.39 (source-import)';
 export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
   const plan: ChunkPlan = { ...DEFAULT_CHUNK_PLAN, ...options.plan };
   const maxBytes = options.maxBytes ?? DEFAULT_IMPORT_MAX_BYTES;
+  const maxObjects = options.maxObjects ?? DEFAULT_IMPORT_MAX_OBJECTS;
   const guardFor = (access: OriginAccess): Guard => ({
     allowedAddresses: access.allowedAddresses,
     resolve: options.resolve,
@@ -144,6 +147,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
           const remaining = started + budgetMs - Date.now();
           if (steps > 0 && (remaining <= 0 || lastStepMs * plan.growth > remaining)) break;
           await checkSize(repo, maxBytes);
+          const objectsBefore = await checkObjects(repo, home, maxObjects);
           const from = state.percent;
           // A full fetch may use the whole share up to 99; a depth step half of what is left,
           // because the total is unknown until the repository is no longer shallow.
@@ -160,6 +164,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
               timeoutMs:
                 state.mode === 'full' ? Math.max(remaining, 1) : Math.max(remaining, plan.minStepTimeoutMs),
               maxBytes,
+              maxObjects: maxObjects - objectsBefore,
               onFraction: (fraction) => report(from + share * fraction),
             });
           } catch (error) {
@@ -392,10 +397,17 @@ async function fetchStep(
   session: Session,
   /** Null: the whole history, as `clone --bare` (every branch and tag, HEAD as the origin's). */
   depthArgs: readonly string[] | null,
-  options: { timeoutMs: number; maxBytes: number; onFraction: (fraction: number) => void },
+  options: {
+    timeoutMs: number;
+    maxBytes: number;
+    /** Most objects this fetch may bring. */
+    maxObjects: number;
+    onFraction: (fraction: number) => void;
+  },
 ): Promise<void> {
   const abort = new AbortController();
   let oversize = false;
+  let tooMany = false;
   const watch = setInterval(() => {
     directorySize(repo).then(
       (size) => {
@@ -451,6 +463,12 @@ async function fetchStep(
         onProgress: (line) => {
           const fraction = progressFraction(line);
           if (fraction !== undefined) options.onFraction(fraction);
+          // The pack's object count arrives with its first progress line, long before its data.
+          const announced = objectsAnnounced(line);
+          if (announced !== undefined && announced > options.maxObjects && !abort.signal.aborted) {
+            tooMany = true;
+            abort.abort();
+          }
         },
       },
     );
@@ -458,6 +476,7 @@ async function fetchStep(
     if (depthArgs === null) await local(repo, session.home, ['config', '--remove-section', 'remote.origin']);
   } catch (error) {
     if (oversize) throw oversizeError(options.maxBytes);
+    if (tooMany) throw tooManyObjectsError();
     throw error;
   } finally {
     clearInterval(watch);
@@ -482,6 +501,24 @@ const countCommits = async (repo: string, home: string) => {
   if (refs === '') return 0;
   return Number((await local(repo, home, ['rev-list', '--all', '--count'])).toString().trim());
 };
+
+/** The number of objects a fetch's pack holds, from git's `Receiving objects: NN% (a/b)`. */
+export function objectsAnnounced(line: string): number | undefined {
+  if (line.startsWith('remote:')) return undefined;
+  const match = /^Receiving objects:\s+\d{1,3}% \(\d+\/(\d+)\)/.exec(line);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** Objects already in the repository (loose and packed); fails when over the limit. */
+async function checkObjects(repo: string, home: string, maxObjects: number): Promise<number> {
+  const counts = (await local(repo, home, ['count-objects', '-v'])).toString();
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(counts)?.[1] ?? 0);
+  const objects = field('count') + field('in-pack');
+  if (objects > maxObjects) throw tooManyObjectsError();
+  return objects;
+}
+
+const tooManyObjectsError = () => new OriginFailed('The repository has more objects than the import limit');
 
 async function checkSize(repo: string, maxBytes: number): Promise<void> {
   if ((await directorySize(repo)) > maxBytes) throw oversizeError(maxBytes);

@@ -244,6 +244,14 @@ describe('Git raw import', () => {
     await big.importRawChunk(raw, 1, () => undefined);
     await expect(big.importRawChunk(raw, 1, () => undefined)).rejects.toThrow('larger than the import limit');
   }, 60_000);
+
+  it('refuses a history with more objects than the limit as soon as the origin announces them', async () => {
+    const raw = await job(`${smart.url}/history.git`);
+    const many = gitAdapter({ maxObjects: 40 });
+    await expect(many.importRawChunk(raw, 600_000, () => undefined)).rejects.toThrow(
+      'more objects than the import limit',
+    );
+  }, 60_000);
 });
 
 describe('Git authors', () => {
