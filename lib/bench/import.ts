@@ -215,7 +215,7 @@ export function importReport(
   const seconds = (value: number) => `${(value / 1000).toFixed(2)} s`;
   const floor = result.floorCloneMs + result.floorPushMs;
   return [
-    `Measured ${machine}: a generated repository (\`git fast-import\`) of ${options.commits.toLocaleString('en')} commits, ${options.branches} branches, ${options.tags} annotated tags, ${result.packedMiB.toFixed(0)} MiB packed, served by \`git http-backend\` on 127.0.0.1; imported through the API (PUT → \`complete\`, polling every 50 ms) and, in the same run, copied with git alone.`,
+    `Measured ${machine}: a generated repository (\`git fast-import\`) of ${options.commits.toLocaleString('en')} commits, ${options.branches} branches, ${options.tags} annotated tags, ${result.packedMiB.toFixed(0)} MiB packed, served by \`git http-backend\` on 127.0.0.1; imported through the API with a token (PUT → \`complete\`, polling every 50 ms) and, in the same run, copied with git alone.`,
     '',
     '| | time |',
     '|---|---|',
