@@ -48,7 +48,7 @@ export interface S3LfsStoreOptions {
 /** S3's `ChecksumSHA256`: the digest in base64, where the oid is the digest in hex. */
 export const oidChecksum = (oid: string): string => Buffer.from(oid, 'hex').toString('base64');
 
-/** S3 answers HeadObject on a missing key with 404 (403 only without s3:ListBucket, which we never grant). */
+/** HeadObject on a missing key: 404, given s3:ListBucket on the bucket (without it S3 answers 403). */
 const isNotFound = (error: unknown): boolean => {
   const candidate = error as { name?: unknown; $metadata?: { httpStatusCode?: unknown } } | null;
   return candidate?.name === 'NotFound' || candidate?.$metadata?.httpStatusCode === 404;
