@@ -18,12 +18,12 @@ import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
 import { prepareHome, redactCredentials } from '#vcs/git-command';
 import { findLargeFiles, type GitJob, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
-import { localLfsStore } from '#vcs/lfs-store';
 import { type OriginAccess, type OriginAuthor, type RawJob, rawRepositoryPath } from '#vcs/origin';
 import { publish } from '#vcs/publish';
 
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
 import { openImportCredentials } from './imports.ts';
+import { lfsStore } from './lfs-objects.ts';
 
 /** What every step gets: the execution input (and the results of earlier states, unused here). */
 export type StepInput = ImportExecutionInput;
@@ -241,7 +241,7 @@ export async function push(
     {
       budgetMs: budgetMs(),
       onPercent: (percent) => progress.report({ pushPercent: percent }),
-      lfs: { store: localLfsStore(repositoriesDir), owner: input.owner, repo: input.repo },
+      lfs: { store: lfsStore(), owner: input.owner, repo: input.repo },
     },
     await gitJob(dir),
   );

@@ -2,25 +2,12 @@
  * The Git LFS API of hosted repositories (https://github.com/git-lfs/git-lfs/blob/main/docs/api/batch.md):
  * the batch endpoint with the `basic` transfer, and the object route of the local store.
  */
-import { config } from '#shared/config';
 import { HttpError, notFound } from '#shared/errors';
 import { isLfsOid } from '#vcs/hosted-paths';
-import {
-  type ActionContext,
-  type LfsAction,
-  LfsObjectMismatch,
-  type LocalLfsStore,
-  localLfsStore,
-} from '#vcs/lfs-store';
+import { type ActionContext, LFS_ACTION_SECONDS, type LfsAction, LfsObjectMismatch } from '#vcs/lfs-store';
 import type { Caller } from './authenticate.ts';
 import { hostedRepository } from './hosted-git.ts';
-
-let store: LocalLfsStore | undefined;
-/** The deployment's LFS store (the local directory store; an S3 store would be chosen here). */
-const lfsStore = (): LocalLfsStore => {
-  store ??= localLfsStore(config().repositoriesDir);
-  return store;
-};
+import { lfsStore, localObjectStore } from './lfs-objects.ts';
 
 const validation = (message: string): HttpError => new HttpError(422, message);
 
@@ -34,8 +21,6 @@ interface BatchRequest {
   readonly objects: readonly BatchObject[];
 }
 
-/** Actions stay valid this long; the header echo is the caller's own credential. */
-const EXPIRES_IN_SECONDS = 3600;
 /** The most objects one batch may name (git-lfs sends 100 at a time). */
 const MAX_OBJECTS = 1000;
 
@@ -104,7 +89,7 @@ export async function lfsBatch(
           oid,
           size: found.size,
           ...authenticated,
-          actions: { download: { ...action, expires_in: EXPIRES_IN_SECONDS } },
+          actions: { download: { expires_in: LFS_ACTION_SECONDS, ...action } },
         };
       }
       if (found) return { oid, size: found.size };
@@ -113,14 +98,17 @@ export async function lfsBatch(
         oid,
         size,
         ...authenticated,
-        actions: { upload: { ...action, expires_in: EXPIRES_IN_SECONDS } },
+        actions: { upload: { expires_in: LFS_ACTION_SECONDS, ...action } },
       };
     }),
   );
   return { transfer: 'basic', objects, hash_algo: 'sha256' };
 }
 
-/** An object's bytes (the local store's download href); 404 when the repository lacks it. */
+/**
+ * An object's bytes (the local store's download href); 404 when the repository lacks it, and
+ * always where objects live in S3 (no action points here then).
+ */
 export async function lfsDownload(
   caller: Caller,
   ownerLogin: string,
@@ -128,7 +116,7 @@ export async function lfsDownload(
   oid: string,
 ): Promise<Buffer> {
   const hosted = await hostedRepository(caller, ownerLogin, repoParam, 'read');
-  const bytes = await lfsStore().read(hosted.owner.login, hosted.repository.name, oid);
+  const bytes = await localObjectStore()?.read(hosted.owner.login, hosted.repository.name, oid);
   if (!bytes) throw notFound();
   return bytes;
 }
@@ -136,6 +124,7 @@ export async function lfsDownload(
 /**
  * Stores an uploaded object (the local store's upload href) by the owner: its SHA-256 must be its
  * oid and its length the size the batch announced (`?size=`), else 422 and nothing is stored.
+ * 404 where objects live in S3.
  */
 export async function lfsUpload(
   caller: Caller,
@@ -149,8 +138,10 @@ export async function lfsUpload(
   const expectedSize = announcedSize === undefined ? undefined : Number(announcedSize);
   if (expectedSize !== undefined && !(Number.isSafeInteger(expectedSize) && expectedSize >= 0))
     throw validation('size must be a non-negative integer');
+  const store = localObjectStore();
+  if (!store) throw notFound();
   try {
-    await lfsStore().write(hosted.owner.login, hosted.repository.name, oid, bytes, expectedSize);
+    await store.write(hosted.owner.login, hosted.repository.name, oid, bytes, expectedSize);
   } catch (error) {
     if (error instanceof LfsObjectMismatch) throw validation(error.message);
     throw error;

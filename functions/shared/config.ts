@@ -36,6 +36,11 @@ export const ENV = {
   importWorkDir: 'IMPORT_WORK_DIR',
   /** Where the hosted bare repositories live (EFS in AWS, `.data/repositories` locally). */
   repositoriesDir: 'REPOSITORIES_DIR',
+  /**
+   * In AWS: the S3 bucket holding Git LFS objects (the batch API answers with presigned URLs to
+   * it). Unset (the local stack, tests): objects live in each hosted repository's `lfs/objects`.
+   */
+  lfsBucket: 'LFS_BUCKET',
   /** Files larger than this many bytes are large files (default 100 MiB; tests use a small one). */
   largeFileBytes: 'LARGE_FILE_BYTES',
   /** The time budget of one chunk of a long import step, in seconds (default 600). */
@@ -68,6 +73,7 @@ export interface Config {
   readonly secretsKeyFile: string | undefined;
   readonly importWorkDir: string;
   readonly repositoriesDir: string;
+  readonly lfsBucket: string | undefined;
   readonly largeFileBytes: number;
   readonly importChunkSeconds: number;
   readonly importMaxBytes: number;
@@ -109,6 +115,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKeyFile: env[ENV.secretsKeyFile] || undefined,
     importWorkDir: env[ENV.importWorkDir] || '/mnt/data/imports',
     repositoriesDir: env[ENV.repositoriesDir] || '/mnt/data/repositories',
+    lfsBucket: env[ENV.lfsBucket] || undefined,
     largeFileBytes,
     importChunkSeconds,
     importMaxBytes: positiveNumber(env, ENV.importMaxBytes, DEFAULT_IMPORT_MAX_BYTES, true),

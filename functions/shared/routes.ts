@@ -27,9 +27,10 @@ export type MediaKind = 'json' | 'html' | 'oauth' | 'git';
 
 /**
  * What a route's function reaches besides the table: the hosted repositories' file system (EFS in
- * AWS) and the import workflow (Step Functions). CDK grants exactly these.
+ * AWS), the import workflow (Step Functions) and the Git LFS object store (the S3 bucket it
+ * presigns URLs for; `services/lfs-objects.ts`). CDK grants exactly these.
  */
-export type Capability = 'repositories' | 'import-workflow';
+export type Capability = 'repositories' | 'import-workflow' | 'lfs-objects';
 
 export interface Route {
   readonly method: HttpMethod;
@@ -134,7 +135,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/{owner}/{repo}/info/refs', handler: 'git/info-refs', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
   { method: 'POST', path: '/{owner}/{repo}/git-upload-pack', handler: 'git/upload-pack', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
   { method: 'POST', path: '/{owner}/{repo}/git-receive-pack', handler: 'git/receive-pack', auth: 'none', scopes: [], media: 'git', table: 'RW', uses: ['repositories'] },
-  { method: 'POST', path: '/{owner}/{repo}/info/lfs/objects/batch', handler: 'git/lfs-batch', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
+  { method: 'POST', path: '/{owner}/{repo}/info/lfs/objects/batch', handler: 'git/lfs-batch', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories', 'lfs-objects'] },
   { method: 'GET', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-download', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
   { method: 'PUT', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-upload', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
 

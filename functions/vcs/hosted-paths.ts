@@ -14,6 +14,10 @@ export const hostedRepositoryPath = (repositoriesDir: string, owner: string, rep
 export const lfsObjectPath = (repositoryPath: string, oid: string): string =>
   join(repositoryPath, 'lfs', 'objects', oid.slice(0, 2), oid.slice(2, 4), oid);
 
+/** An LFS object's key in the S3 store: `<owner>/<repo>/<oid>`, folded like the repository's path. */
+export const lfsObjectKey = (owner: string, repo: string, oid: string): string =>
+  `${foldAsciiCase(owner)}/${foldAsciiCase(repo)}/${oid}`;
+
 /** A valid LFS oid: 64 lower-case hex characters (SHA-256). */
 export const isLfsOid = (oid: string): boolean => /^[0-9a-f]{64}$/.test(oid);
 

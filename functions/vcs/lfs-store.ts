@@ -5,8 +5,8 @@
  * - `localLfsStore` (here): objects under each hosted bare repository (`lfsObjectPath`), the
  *   actions point at the service's own object route, which streams through the function. Used
  *   locally and, in AWS, only where objects stay under API Gateway's and Lambda's payload limits.
- * - An S3 store (docs/decisions.md, "Git LFS objects in AWS"): the actions are presigned S3 URLs,
- *   so large objects never pass through API Gateway or Lambda.
+ * - `s3LfsStore` (`lfs-store-s3.ts`): objects in an S3 bucket, the actions are presigned S3 URLs,
+ *   so large objects never pass through API Gateway or Lambda. Chosen where `LFS_BUCKET` is set.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -28,6 +28,9 @@ export interface ActionContext {
   /** Echoed in `actions.*.header`, so `git lfs` sends it to the href without asking again. */
   readonly authorization?: string | undefined;
 }
+
+/** How long an action stays valid (`expires_in`; a presigned URL's lifetime). */
+export const LFS_ACTION_SECONDS = 3600;
 
 /** The object could not be stored: its content does not hash to its oid, or its size is wrong. */
 export class LfsObjectMismatch extends Error {

@@ -114,7 +114,7 @@ export function bindTable(fn: LambdaFunction, role: Role, table: ITable, access:
  * A resolved value as cdk-nag writes it in a finding id: strings as they are, `Ref` as `<Id>`,
  * `Fn::GetAtt` as `<Id.Attribute>`, `Fn::Join` joined.
  */
-function nagReference(resolved: unknown): string {
+export function nagReference(resolved: unknown): string {
   if (typeof resolved === 'string') return resolved;
   const value = resolved as { Ref?: unknown; 'Fn::GetAtt'?: unknown; 'Fn::Join'?: unknown };
   if (typeof value.Ref === 'string') return `<${value.Ref}>`;

@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { ENV } from '#shared/config';
 import { SEAL_PURPOSE } from '#shared/seal-purposes';
 import { ApiFunction } from './api-function.ts';
+import type { LfsObjects } from './lfs-objects.ts';
 import { workflowHandlerEntry } from './paths.ts';
 import { MAX_IMPORT_CHUNK_SECONDS, WORKER_TIMEOUT_SECONDS } from './settings.ts';
 import { WorkerImageFunction } from './worker-function.ts';
@@ -25,6 +26,8 @@ export interface ImportWorkflowProps {
   /** Opens the import's sealed origin credentials (encryption context purpose `import-credentials`). */
   readonly secretsKey: IKey;
   readonly network: WorkerNetwork;
+  /** Where the Push step puts Git LFS objects. */
+  readonly lfsObjects: LfsObjects;
   /** Configuration variables every function gets (`functionEnvironment(settings)`). */
   readonly environment: Readonly<Record<string, string>>;
   /** A long step's time budget per invocation; below the workers' timeout. */
@@ -40,6 +43,8 @@ export interface ImportWorkflowProps {
  */
 const WORKER_MEMORY: Partial<Record<WorkflowTaskName, number>> = { Detect: 1024 };
 const LONG_STEP_MEMORY = 3008;
+/** The one step that stores Git LFS objects (`services/import-worker.ts` `push`). */
+const LFS_STEP: WorkflowTaskName = 'Push';
 
 /**
  * The source import workflow: `statemachines/import.asl.json` deployed unchanged, one function per
@@ -88,6 +93,7 @@ export class ImportWorkflow extends Construct {
         });
         fn.bindTable(props.table, 'RW');
         fn.addToRolePolicy(credentialsStatement(props.secretsKey, 'kms:Decrypt'));
+        if (task.name === LFS_STEP) props.lfsObjects.grantObjects(fn);
         functions.set(task.name, fn);
       } else {
         const fn = new ApiFunction(this, task.name, {

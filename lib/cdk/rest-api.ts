@@ -21,6 +21,7 @@ import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 import { API_PREFIX, ROUTES, type Route, routeId } from '#shared/routes';
 import type { ApiFunction } from './api-function.ts';
 import type { ImportWorkflow } from './import-workflow.ts';
+import type { LfsObjects } from './lfs-objects.ts';
 import { RouteFunctions } from './route-functions.ts';
 import { groupRoutes, ROUTE_GROUPS, type RouteGroup } from './route-groups.ts';
 import type { WorkerNetwork } from './worker-network.ts';
@@ -46,6 +47,8 @@ export interface ServiceRestApiProps {
   readonly importWorkflow?: ImportWorkflow;
   /** Places functions at the hosted repositories: required when a route `uses` `repositories`. */
   readonly network?: WorkerNetwork;
+  /** The Git LFS objects bucket: required when a route `uses` `lfs-objects`. */
+  readonly lfsObjects?: LfsObjects;
 }
 
 /** Part of every URL on the execute-api domain; hidden behind a custom domain's base path mapping. */
@@ -200,6 +203,7 @@ export class ServiceRestApi extends Construct {
         logRemovalPolicy: props.logRemovalPolicy,
         ...(props.importWorkflow === undefined ? {} : { importWorkflow: props.importWorkflow }),
         ...(props.network === undefined ? {} : { network: props.network }),
+        ...(props.lfsObjects === undefined ? {} : { lfsObjects: props.lfsObjects }),
       });
       routeStacks.set(group.name, stack);
       for (const [id, fn] of stack.functions) {

@@ -11,10 +11,12 @@ import type { IRestApi } from 'aws-cdk-lib/aws-apigateway';
 import { type ITable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
+import { Bucket, type IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { acceptsTokens, type Route, routeId, signsIn } from '#shared/routes';
 import { ApiFunction } from './api-function.ts';
 import type { ImportWorkflow } from './import-workflow.ts';
+import type { LfsObjects } from './lfs-objects.ts';
 import { httpHandlerEntry } from './paths.ts';
 import { type RouteGroup, routeStackId } from './route-groups.ts';
 import type { WorkerNetwork } from './worker-network.ts';
@@ -32,6 +34,7 @@ export interface RouteFunctionsProps {
   readonly logRemovalPolicy: RemovalPolicy;
   readonly importWorkflow?: ImportWorkflow;
   readonly network?: WorkerNetwork;
+  readonly lfsObjects?: LfsObjects;
 }
 
 /**
@@ -39,8 +42,8 @@ export interface RouteFunctionsProps {
  * policy, log group) and the permission letting its API Gateway method invoke it. The API's
  * resources and methods stay in the parent stack.
  *
- * What crosses the boundary is named: parameters `TableName` and `RestApiId`, `SecretsKeyArn` and
- * `ImportStateMachineArn` (only when a route of the group needs them), and one output per route,
+ * What crosses the boundary is named: parameters `TableName` and `RestApiId`, `SecretsKeyArn`,
+ * `ImportStateMachineArn` and `LfsBucketName` (only when a route of the group needs them), and one output per route,
  * `<RouteId>Arn`, the function's ARN for its method's integration. Named parameters also keep the
  * cdk-nag acknowledgements stable: the table's index wildcard reads `…:table/<TableName>/index/*`. Functions in
  * the VPC reach the network's subnets, security group and file system through references CDK
@@ -73,6 +76,15 @@ export class RouteFunctions extends NestedStack {
       );
       return secretsKey;
     };
+    let lfsBucket: IBucket | undefined;
+    const bucket = (lfsObjects: LfsObjects): IBucket => {
+      lfsBucket ??= Bucket.fromBucketName(
+        this,
+        'LfsBucket',
+        this.fromParent('LfsBucketName', lfsObjects.bucket.bucketName, 'The Git LFS objects bucket'),
+      );
+      return lfsBucket;
+    };
     const restApiId = this.fromParent(
       'RestApiId',
       props.restApi.restApiId,
@@ -101,6 +113,10 @@ export class RouteFunctions extends NestedStack {
           ),
           secretsKey: key(),
         });
+      }
+      if (uses.has('lfs-objects')) {
+        const lfsObjects = required(props.lfsObjects, route, 'lfsObjects');
+        lfsObjects.grantObjects(fn, bucket(lfsObjects));
       }
       if (route.table === 'RO' && acceptsTokens(route)) fn.allowRecordingTokenUse(table);
       if (signsIn(route)) fn.allowSigningIn(table, route.table, key());

@@ -5,6 +5,7 @@ import { ENV } from '#shared/config';
 import { API_PREFIX } from '#shared/routes';
 import { DataTable } from './data-table.ts';
 import { ImportWorkflow } from './import-workflow.ts';
+import { LfsObjects } from './lfs-objects.ts';
 import { IMPORT_ASL_FILE } from './paths.ts';
 import { ServiceRestApi } from './rest-api.ts';
 import type { ServiceSettings } from './settings.ts';
@@ -43,6 +44,7 @@ export class ServiceStack extends Stack {
   /** Seals secrets the service must read back (TOTP seeds, import credentials), yearly rotated. */
   public readonly secretsKey: Key;
   public readonly network: WorkerNetwork;
+  public readonly lfsObjects: LfsObjects;
   public readonly importWorkflow: ImportWorkflow;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
@@ -62,12 +64,14 @@ export class ServiceStack extends Stack {
       natGateways: settings.natGateways,
       removalPolicy: settings.removalPolicy,
     });
+    this.lfsObjects = new LfsObjects(this, 'LfsObjects', { removalPolicy: settings.removalPolicy });
     this.importWorkflow = new ImportWorkflow(this, 'Import', {
       definitionFile: IMPORT_ASL_FILE,
       stateMachineName: `${settings.stackName}-SourceImport`,
       table: this.table,
       secretsKey: this.secretsKey,
       network: this.network,
+      lfsObjects: this.lfsObjects,
       environment: functionEnvironment(settings),
       importChunkSeconds: settings.importChunkSeconds,
       largeFileBytes: settings.largeFileBytes,
@@ -76,6 +80,7 @@ export class ServiceStack extends Stack {
     this.restApi = new ServiceRestApi(this, 'Api', {
       importWorkflow: this.importWorkflow,
       network: this.network,
+      lfsObjects: this.lfsObjects,
       table: this.table,
       secretsKey: this.secretsKey,
       environment: functionEnvironment(settings),
@@ -97,6 +102,10 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'SecretsKeyArn', {
       description: 'The KMS key sealing TOTP seeds and import credentials (admin CLI: --kms-key)',
       value: this.secretsKey.keyArn,
+    });
+    new CfnOutput(this, 'LfsBucketName', {
+      description: 'The S3 bucket holding Git LFS objects (<owner>/<repo>/<oid>)',
+      value: this.lfsObjects.bucket.bucketName,
     });
     new CfnOutput(this, 'ImportStateMachineArn', {
       description: 'The source import workflow (statemachines/import.asl.json)',

@@ -32,7 +32,7 @@ export const FILE_SYSTEM_USER = { uid: '1000', gid: '1000' } as const;
 
 /**
  * Ports the import workers may open to origins on the internet: HTTP and HTTPS (smart and dumb
- * HTTP, and the AWS APIs through the NAT gateway or the DynamoDB gateway endpoint), the `git://`
+ * HTTP, and the AWS APIs through the NAT gateway or the DynamoDB and S3 gateway endpoints), the `git://`
  * daemon and `svn://` (the next issue's Subversion origins). Nothing else leaves the workers.
  */
 export const ORIGIN_PORTS = [
@@ -44,8 +44,8 @@ export const ORIGIN_PORTS = [
 
 /**
  * The network and storage of everything that runs Git: a VPC whose private subnets reach the
- * internet through NAT gateways (origins are anywhere), a DynamoDB gateway endpoint (free, and
- * keeps table traffic off the NAT), and one encrypted EFS file system holding the import working
+ * internet through NAT gateways (origins are anywhere), DynamoDB and S3 gateway endpoints (free,
+ * and keep table and Git LFS object traffic off the NAT), and one encrypted EFS file system holding the import working
  * directories and the hosted repositories, mounted at `/mnt/data` through one access point.
  *
  * The file system accepts NFS only from the security groups of functions that mount it, and only
@@ -72,8 +72,11 @@ export class WorkerNetwork extends Construct {
         { name: 'Public', subnetType: SubnetType.PUBLIC, cidrMask: 24 },
         { name: 'Private', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 20 },
       ],
-      // An S3 gateway endpoint joins this one when Git LFS objects move to S3.
-      gatewayEndpoints: { DynamoDb: { service: GatewayVpcEndpointAwsService.DYNAMODB } },
+      // Table and Git LFS object traffic stays off the NAT gateways (gateway endpoints are free).
+      gatewayEndpoints: {
+        DynamoDb: { service: GatewayVpcEndpointAwsService.DYNAMODB },
+        S3: { service: GatewayVpcEndpointAwsService.S3 },
+      },
     });
     const flowLogs = new LogGroup(this, 'FlowLogs', {
       retention: RetentionDays.ONE_MONTH,

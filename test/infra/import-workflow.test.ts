@@ -7,6 +7,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { DataTable } from '#cdk/data-table';
 import { ImportWorkflow } from '#cdk/import-workflow';
+import { LfsObjects } from '#cdk/lfs-objects';
 import { IMPORT_ASL_FILE } from '#cdk/paths';
 import { ServiceRestApi } from '#cdk/rest-api';
 import { bundleWorkerHandlers, IMAGE_HANDLERS } from '#cdk/worker/bundle';
@@ -268,12 +269,19 @@ describe('ImportWorkflow in the service stack (the one cdk synth of the infra pr
     ]);
   });
 
-  it('has one NAT gateway by default, private subnets routed through it, and a DynamoDB gateway endpoint', () => {
+  it('has one NAT gateway by default, private subnets routed through it, and DynamoDB and S3 gateway endpoints', () => {
     expect(ofType(resources, 'AWS::EC2::NatGateway')).toHaveLength(1);
     const endpoints = ofType(resources, 'AWS::EC2::VPCEndpoint');
-    expect(endpoints).toHaveLength(1);
-    expect(JSON.stringify(endpoints[0]?.[1].Properties.ServiceName)).toContain('.dynamodb');
-    expect(endpoints[0]?.[1].Properties.VpcEndpointType ?? 'Gateway').toBe('Gateway');
+    expect(
+      endpoints
+        .map(([, endpoint]) => JSON.stringify(endpoint.Properties.ServiceName).match(/\.(dynamodb|s3)"/)?.[1])
+        .sort(),
+    ).toEqual(['dynamodb', 's3']);
+    for (const [, endpoint] of endpoints) {
+      expect(endpoint.Properties.VpcEndpointType ?? 'Gateway').toBe('Gateway');
+      // On the private subnets' route tables, where the functions sit.
+      expect(endpoint.Properties.RouteTableIds.length).toBeGreaterThan(0);
+    }
     expect(ofType(resources, 'AWS::EC2::FlowLog')).toHaveLength(1);
   });
 });
@@ -334,6 +342,7 @@ describe('ServiceRestApi routes that use the import workflow or the repositories
       table,
       secretsKey,
       network,
+      lfsObjects: new LfsObjects(stack, 'LfsObjects', { removalPolicy: RemovalPolicy.DESTROY }),
       environment: {},
       importChunkSeconds: 30,
       largeFileBytes: 1024,

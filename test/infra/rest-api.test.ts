@@ -240,6 +240,9 @@ describe('ServiceRestApi', () => {
         ...(uses.has('repositories')
           ? { [ENV.importWorkDir]: '/mnt/data/imports', [ENV.repositoriesDir]: '/mnt/data/repositories' }
           : {}),
+        ...(uses.has('lfs-objects')
+          ? { [ENV.lfsBucket]: { Ref: synth.logicalId(synth.stack.lfsObjects.bucket) } }
+          : {}),
       });
       const logGroup = (fn.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       expect(get(resources, logGroup).Properties.RetentionInDays).toBe(30);
@@ -457,12 +460,13 @@ describe('ServiceRestApi', () => {
     });
   });
 
-  it('outputs the API URL, the base URL ending in /api/v3, the table name and the import state machine', () => {
+  it('outputs the API URL, the base URL ending in /api/v3, the table name, the import state machine and the LFS bucket', () => {
     const outputs = synth.template.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(Object.keys(outputs).sort()).toEqual([
       'ApiUrl',
       'BaseUrl',
       'ImportStateMachineArn',
+      'LfsBucketName',
       'SecretsKeyArn',
       'TableName',
     ]);
