@@ -29,6 +29,8 @@ readonly SYSTEM_COMMANDS=(
   'git:git'
   'git-lfs:git-lfs'
   'git-filter-repo:git-filter-repo'
+  'hg:mercurial'
+  'git-remote-hg:git-remote-hg'
   'chromium:chromium'
 )
 

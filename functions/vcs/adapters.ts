@@ -1,22 +1,25 @@
 /**
- * The origin adapters by VCS, and detection over a list of them. Only Git exists so far;
- * Subversion, Mercurial and TFVC adapters join the list in a later issue without changing callers.
+ * The origin adapters by VCS, and detection over a list of them: Git and Mercurial so far;
+ * Subversion and TFVC adapters join the list in a later issue without changing callers.
  */
 import type { Vcs } from '#domain/imports';
 import { type GitAdapterOptions, gitAdapter } from './git.ts';
+import { type MercurialAdapterOptions, mercurialAdapter } from './mercurial.ts';
 import { type Detection, type OriginAccess, type OriginAdapter, OriginFailed } from './origin.ts';
 
-export type AdapterOptions = GitAdapterOptions;
+export type AdapterOptions = GitAdapterOptions & MercurialAdapterOptions;
 
 /** The adapter for an origin type; `OriginFailed` for one this service cannot import yet. */
 export function adapterFor(vcs: Vcs, options: AdapterOptions = {}): OriginAdapter {
   if (vcs === 'git') return gitAdapter(options);
+  if (vcs === 'mercurial') return mercurialAdapter(options);
   throw new OriginFailed(`Importing from ${vcs} is not supported yet`);
 }
 
 /** Every adapter detection tries, in order. */
 export const detectionCandidates = (options: AdapterOptions = {}): readonly OriginAdapter[] => [
   gitAdapter(options),
+  mercurialAdapter(options),
 ];
 
 /**

@@ -1,0 +1,161 @@
+/**
+ * Running `hg` on hostile input, as `git-command.ts` does for git: a clean environment (no system
+ * or user config, `HGPLAIN`, no extensions, no prompts), the job's own HOME, a time limit that
+ * kills the whole process group, and a cap on what it may print. Credentials never appear in
+ * arguments: a call that needs them gets a private config file (`HGRCPATH`) with an `[auth]`
+ * section, written by `withAuthConfig` and deleted after the call.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { redactCredentials } from './git-command.ts';
+
+export interface HgRun {
+  readonly cwd: string;
+  /** The job's private home (see `prepareHome`). */
+  readonly home: string;
+  readonly timeoutMs: number;
+  /** The only config file hg reads (none when absent). */
+  readonly hgrc?: string;
+  /** Each line hg writes to stderr (split on CR and LF). */
+  readonly onProgress?: (line: string) => void;
+  readonly maxStdoutBytes?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** An hg call that failed: exit code and the tail of what it printed, URL credentials removed. */
+export class HgFailed extends Error {
+  override readonly name = 'HgFailed';
+  constructor(
+    readonly args: readonly string[],
+    readonly exitCode: number | null,
+    readonly stderr: string,
+    readonly timedOut: boolean,
+  ) {
+    super(`hg ${args[0] ?? ''} ${timedOut ? 'timed out' : `exited with ${exitCode}`}: ${stderr.slice(-500)}`);
+  }
+}
+
+/** The whole environment of an hg call (also of git-remote-hg, which loads Mercurial): nothing inherited but PATH. */
+export function hgEnvironment(home: string, hgrc?: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    HGRCPATH: hgrc ?? '',
+    HGPLAIN: '1',
+    HGENCODING: 'utf-8',
+    HGUSER: 'importer',
+    LC_ALL: 'C',
+  };
+}
+
+const BASE_ARGS = [
+  '--noninteractive',
+  '--config',
+  'ui.interactive=false',
+  '--config',
+  'ui.merge=internal:fail',
+];
+
+export function runHg(args: readonly string[], options: HgRun): Promise<Buffer> {
+  const maxStdout = options.maxStdoutBytes ?? 256 * 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    const child = spawn('hg', [...BASE_ARGS, ...args], {
+      cwd: options.cwd,
+      env: hgEnvironment(options.home, options.hgrc),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderrTail = '';
+    let pending = '';
+    let timedOut = false;
+    let overflow = false;
+    let aborted = false;
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      killGroup();
+    };
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > maxStdout) {
+        overflow = true;
+        killGroup();
+        return;
+      }
+      stdout.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      const text = redactCredentials(chunk.toString('utf8'));
+      stderrTail = (stderrTail + text).slice(-8192);
+      if (!options.onProgress) return;
+      pending += text;
+      const lines = pending.split(/[\r\n]/);
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line.trim() !== '') options.onProgress(line);
+    });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      if (code === 0 && !timedOut && !overflow && !aborted) return resolve(Buffer.concat(stdout));
+      const why = overflow
+        ? `${stderrTail}\n(output over ${maxStdout} bytes)`
+        : aborted
+          ? `${stderrTail}\n(aborted)`
+          : stderrTail;
+      reject(new HgFailed(args, code, why, timedOut));
+    });
+  });
+}
+
+/**
+ * Runs `call` with a private config file (mode 600, in the job's HOME) holding `extra` config and,
+ * with credentials, an `[auth]` section for `url`'s scheme, host and path; the file is deleted
+ * afterwards whatever happens. hg reads passwords only from config, never from its arguments.
+ */
+export async function withHgConfig<T>(
+  home: string,
+  extra: string,
+  auth: { url: string; username: string; password: string } | undefined,
+  call: (hgrc: string) => Promise<T>,
+): Promise<T> {
+  const path = join(home, `hgrc-${randomBytes(6).toString('hex')}`);
+  const lines = [extra];
+  if (auth) {
+    const url = new URL(auth.url);
+    const line = (value: string) => value.replace(/[\r\n]/g, '');
+    lines.push(
+      '[auth]',
+      `origin.prefix = ${line(`${url.host}${url.pathname}`)}`,
+      `origin.schemes = ${url.protocol.replace(/:$/, '')}`,
+      `origin.username = ${line(auth.username)}`,
+      `origin.password = ${line(auth.password)}`,
+    );
+  }
+  await writeFile(path, `${lines.join('\n')}\n`, { mode: 0o600 });
+  try {
+    return await call(path);
+  } finally {
+    await rm(path, { force: true });
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Mercurial origins on 127.0.0.1 for tests: `hg serve` for one repository or an hgweb index of
+ * several (a `[paths]` web config), optionally behind a Node proxy that wants Basic auth, and a
+ * small repository with named branches, a bookmark, tags and authors (one without an email).
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, request } from 'node:http';
+import { connect, createServer as createNetServer } from 'node:net';
+import { join } from 'node:path';
+import type { OriginServer } from './git-origins.ts';
+
+const hgEnv = (home: string) => ({
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: home,
+  HGRCPATH: '',
+  HGPLAIN: '1',
+  HGENCODING: 'utf-8',
+  LC_ALL: 'C',
+});
+
+function hg(cwd: string, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('hg', args, { cwd, env: hgEnv(cwd), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`hg ${args[0]}: ${err}`))));
+  });
+}
+
+export const HG_FIXTURE_USERS = {
+  ada: 'Ada Lovelace <ada@example.com>',
+  bob: 'bob',
+  carl: 'Carl Gauß <carl@example.org>',
+} as const;
+
+/**
+ * Revisions: 0 (ada, default) a.txt; 1 (bob, stable) b.txt; 2 (carl, default) a.txt changed;
+ * 3 (bob, default) tag v1.0 on rev 0, bookmark `feature` there; 4 (ada, stable) b.txt changed.
+ */
+export async function makeHgFixture(repo: string): Promise<void> {
+  await mkdir(repo, { recursive: true });
+  const run = (...args: string[]) => hg(repo, args);
+  await run('init');
+  await writeFile(join(repo, 'a.txt'), 'one\n');
+  await run('add', 'a.txt');
+  await run('commit', '-m', 'one', '-u', HG_FIXTURE_USERS.ada, '-d', '1700000000 0');
+  await run('branch', 'stable');
+  await writeFile(join(repo, 'b.txt'), 'stable\n');
+  await run('add', 'b.txt');
+  await run('commit', '-m', 'two', '-u', HG_FIXTURE_USERS.bob, '-d', '1700000100 0');
+  await run('update', 'default');
+  await writeFile(join(repo, 'a.txt'), 'one\nthree\n');
+  await run('commit', '-m', 'three', '-u', HG_FIXTURE_USERS.carl, '-d', '1700000200 0');
+  await run('tag', '-u', HG_FIXTURE_USERS.bob, '-d', '1700000300 0', '-r', '0', 'v1.0');
+  await run('bookmark', '-r', '2', 'feature');
+  await run('update', 'stable');
+  await writeFile(join(repo, 'b.txt'), 'stable\nfour\n');
+  await run('commit', '-m', 'four', '-u', HG_FIXTURE_USERS.ada, '-d', '1700000400 0');
+  await run('update', 'default');
+}
+
+/** `hg serve` of one repository, or (with several) of an hgweb index of every repository under `root`. */
+export async function serveHg(target: { repo: string } | { root: string }): Promise<OriginServer> {
+  const port = await freePort();
+  const cwd = 'repo' in target ? target.repo : target.root;
+  const args = ['serve', '-a', '127.0.0.1', '-p', String(port)];
+  if ('root' in target) {
+    await writeFile(join(target.root, 'hgweb.config'), `[paths]\n/ = ${target.root}/*\n`);
+    args.push('--web-conf', join(target.root, 'hgweb.config'));
+  }
+  const child = spawn('hg', args, { cwd, env: hgEnv(cwd), stdio: 'ignore', detached: true });
+  for (let tries = 0; ; tries++) {
+    if (await canConnect(port)) break;
+    if (tries > 200) throw new Error('hg serve did not start');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests: [],
+    close: async () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // gone
+      }
+      if (child.exitCode === null) await new Promise((resolve) => child.once('close', resolve));
+    },
+  };
+}
+
+/** A proxy in front of `upstream` that answers 401 unless the request carries the Basic credentials. */
+export async function basicAuthProxy(
+  upstream: OriginServer,
+  auth: { readonly username: string; readonly password: string },
+): Promise<OriginServer> {
+  const requests: string[] = [];
+  const expected = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+  const server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    if (req.headers.authorization !== expected) {
+      res
+        .writeHead(401, { 'www-authenticate': 'Basic realm="hg"', 'content-type': 'text/plain' })
+        .end('Unauthorized\n');
+      return;
+    }
+    const forward = request(
+      { host: '127.0.0.1', port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on('error', () => res.writeHead(502).end());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (typeof address !== 'object' || address === null) throw new Error('no port');
+  return address.port;
+}

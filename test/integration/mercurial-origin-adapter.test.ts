@@ -1,0 +1,233 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type OriginServer, serveGitHttp } from '#local/git-origins';
+import { basicAuthProxy, HG_FIXTURE_USERS, makeHgFixture, serveHg } from '#local/hg-origins';
+import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
+import { mercurialAdapter } from '#vcs/mercurial';
+import { type Dialer, type DialTarget, type Resolver, tcpDialer } from '#vcs/network-guard';
+import { ForbiddenAddress, OriginAuthFailed, type RawJob, rawRepositoryPath } from '#vcs/origin';
+
+const exec = promisify(execFile);
+const ALLOWED = ['127.0.0.1'];
+const AUTH = { username: 'importer', password: 'pw-Hg81-never-shown' };
+
+const git = async (cwd: string, ...args: string[]) =>
+  (await exec('git', args, { cwd, env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd } }))
+    .stdout;
+
+let root: string;
+let index: string;
+let work: string;
+let one: OriginServer;
+let web: OriginServer;
+let locked: OriginServer;
+let gitServer: OriginServer;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'hg-origins-'));
+  work = await mkdtemp(join(tmpdir(), 'hg-work-'));
+  index = join(root, 'index');
+  await makeHgFixture(join(root, 'one'));
+  await mkdir(index);
+  await Promise.all([makeHgFixture(join(index, 'alpha')), makeHgFixture(join(index, 'beta'))]);
+  [one, web, gitServer] = await Promise.all([
+    serveHg({ repo: join(root, 'one') }),
+    serveHg({ root: index }),
+    serveGitHttp(root),
+  ]);
+  locked = await basicAuthProxy(one, AUTH);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([one?.close(), web?.close(), locked?.close(), gitServer?.close()]);
+  await rm(root, { recursive: true, force: true });
+  await rm(work, { recursive: true, force: true });
+});
+
+let jobs = 0;
+const job = async (url: string, extra: Partial<RawJob> = {}): Promise<RawJob> => ({
+  url,
+  allowedAddresses: ALLOWED,
+  workDir: await mkdtemp(join(work, `job-${++jobs}-`)),
+  ...extra,
+});
+const access = (url: string, credentials?: typeof AUTH) => ({ url, allowedAddresses: ALLOWED, credentials });
+
+describe('Mercurial detection', () => {
+  const adapter = mercurialAdapter();
+
+  it('finds a repository, needs credentials behind Basic auth, finds nothing at Git or a web page', async () => {
+    expect(await adapter.detect(access(one.url))).toEqual({ kind: 'found', vcs: 'mercurial' });
+    expect(await adapter.detect(access(locked.url))).toEqual({ kind: 'needs_auth' });
+    expect(await adapter.detect(access(locked.url, AUTH))).toEqual({ kind: 'found', vcs: 'mercurial' });
+    expect(await adapter.detect(access(`${gitServer.url}/page`))).toEqual({ kind: 'nothing' });
+    expect(await adapter.detect(access('http://127.0.0.1:9/'))).toEqual({ kind: 'nothing' });
+  });
+
+  it('offers the repositories of an hgweb index as project choices', async () => {
+    expect(await adapter.detect(access(web.url))).toEqual({
+      kind: 'multiple',
+      choices: [
+        { vcs: 'mercurial', humanName: 'alpha', path: 'alpha/' },
+        { vcs: 'mercurial', humanName: 'beta', path: 'beta/' },
+      ],
+    });
+    expect(await adapter.detect(access(`${web.url}/beta`))).toEqual({ kind: 'found', vcs: 'mercurial' });
+  });
+
+  it('detectOrigin tries Git first, then Mercurial', async () => {
+    const candidates = detectionCandidates();
+    expect(candidates.map((candidate) => candidate.vcs)).toEqual(['git', 'mercurial']);
+    expect(await detectOrigin(access(one.url), candidates)).toEqual({ kind: 'found', vcs: 'mercurial' });
+  });
+});
+
+describe('Mercurial raw import', () => {
+  it('imports branches, bookmarks and tags into raw.git as GitHub users expect, in several chunks', async () => {
+    const adapter = mercurialAdapter({ hgPlan: { firstRevs: 2, growth: 2 } });
+    const raw = await job(one.url);
+    const percents: number[] = [];
+    let chunks = 0;
+    let last: Awaited<ReturnType<typeof adapter.importRawChunk>>;
+    do {
+      chunks += 1;
+      last = await adapter.importRawChunk(raw, 1, (progress) => percents.push(progress.percent ?? 0));
+      percents.push(last.percent ?? 0);
+    } while (!last.done && chunks < 20);
+    expect(last).toEqual({ done: true, commitCount: 5, percent: 100 });
+    expect(chunks).toBeGreaterThanOrEqual(2);
+    expect(percents.every((value, i) => i === 0 || value >= (percents[i - 1] ?? 0))).toBe(true);
+
+    const repo = rawRepositoryPath(raw.workDir);
+    const refs = (await git(repo, 'for-each-ref', '--format=%(refname)')).trim().split('\n');
+    expect(refs).toEqual([
+      'refs/heads/branches/stable',
+      'refs/heads/feature',
+      'refs/heads/main',
+      'refs/tags/v1.0',
+    ]);
+    expect((await git(repo, 'symbolic-ref', 'HEAD')).trim()).toBe('refs/heads/main');
+    expect((await git(repo, 'show', 'main:a.txt')).trim()).toBe('one\nthree');
+    expect(await git(repo, 'show', 'main:.hgtags')).toContain(' v1.0');
+    expect((await git(repo, 'show', 'branches/stable:b.txt')).trim()).toBe('stable\nfour');
+    expect((await git(repo, 'show', 'v1.0:a.txt')).trim()).toBe('one');
+    expect((await git(repo, 'show', 'feature:a.txt')).trim()).toBe('one\nthree');
+    expect(await git(repo, 'config', '--list', '--local')).not.toContain('hg::');
+    // A finished import does nothing more.
+    expect(await adapter.importRawChunk(raw, 1, () => undefined)).toEqual(last);
+  }, 30_000);
+
+  it('lists the authors; the one without an email gets a made-up valid one', async () => {
+    const adapter = mercurialAdapter();
+    const raw = await job(one.url);
+    await adapter.importRawChunk(raw, 600_000, () => undefined);
+    const authors = await adapter.authors(raw);
+    expect(authors).toHaveLength(3);
+    expect(authors).toContainEqual({
+      remoteId: 'bob <unknown>',
+      remoteName: HG_FIXTURE_USERS.bob,
+      name: 'bob',
+      email: 'bob@mercurial.invalid',
+    });
+    expect(authors).toContainEqual({
+      remoteId: HG_FIXTURE_USERS.carl,
+      remoteName: HG_FIXTURE_USERS.carl,
+      name: 'Carl Gauß',
+      email: 'carl@example.org',
+    });
+    // The remote ids are the identities raw.git holds: what the rewrite step looks up.
+    const identities = await git(rawRepositoryPath(raw.workDir), 'log', '--all', '--format=%an <%ae>');
+    for (const author of authors) expect(identities).toContain(author.remoteId);
+  }, 30_000);
+
+  it('imports the chosen repository of an hgweb index', async () => {
+    const raw = await job(web.url, { choice: { vcs: 'mercurial', humanName: 'beta', path: 'beta/' } });
+    expect(await adapterFor('mercurial').importRawChunk(raw, 600_000, () => undefined)).toEqual({
+      done: true,
+      commitCount: 5,
+      percent: 100,
+    });
+  }, 30_000);
+
+  it('imports behind Basic auth; a wrong password fails with OriginAuthFailed, never on a command line', async () => {
+    const adapter = mercurialAdapter();
+    const seen: string[] = [];
+    let running = true;
+    const watcher = (async () => {
+      while (running) {
+        for (const pid of await readdir('/proc').catch(() => [])) {
+          if (!/^\d+$/.test(pid)) continue;
+          const line = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+          if (line.includes('hg')) seen.push(line);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    const good = await job(locked.url, { credentials: AUTH });
+    expect(await adapter.importRawChunk(good, 600_000, () => undefined)).toMatchObject({
+      done: true,
+      commitCount: 5,
+    });
+    const none = adapter.importRawChunk(await job(locked.url), 600_000, () => undefined);
+    await expect(none).rejects.toThrow(OriginAuthFailed);
+    await expect(none).rejects.toThrow('requires a username and password');
+    const wrong = { ...AUTH, password: 'wrong-Secret-77' };
+    const wrongJob = await job(locked.url, { credentials: wrong });
+    const error = await adapter
+      .importRawChunk(wrongJob, 600_000, () => undefined)
+      .catch((caught: unknown) => caught);
+    running = false;
+    await watcher;
+    expect(error).toBeInstanceOf(OriginAuthFailed);
+    expect((error as Error).message).toBe('The origin refused the username and password');
+    expect(`${(error as Error).message}${(error as Error).stack}`).not.toContain('wrong-Secret-77');
+    expect(seen.some((line) => /\0pull\0/.test(line))).toBe(true);
+    expect(seen.join('\n')).not.toContain(AUTH.password);
+    expect(seen.join('\n')).not.toContain('wrong-Secret-77');
+    // The private config files with the credentials are gone.
+    expect((await readdir(join(good.workDir, 'home'))).filter((name) => name.startsWith('hgrc'))).toEqual([]);
+  }, 30_000);
+});
+
+describe('Mercurial and the network guard', () => {
+  const ZONE: Record<string, readonly string[]> = {
+    'hg.example': ['127.0.0.1'],
+    'private.example': ['10.0.0.1'],
+  };
+  const resolve: Resolver = async (host) => {
+    const answer = ZONE[host];
+    if (!answer) throw new Error(`NXDOMAIN ${host}`);
+    return answer;
+  };
+  const dialled: DialTarget[] = [];
+  const dial: Dialer = (target, timeoutMs) => {
+    dialled.push(target);
+    if (target.address !== '127.0.0.1') throw new Error(`dialer called for ${target.address}`);
+    return tcpDialer(target, timeoutMs);
+  };
+
+  it('hg reaches the origin only through the guard (a name only the stub resolver knows)', async () => {
+    const adapter = mercurialAdapter({ resolve, dial });
+    const raw = await job(`http://hg.example:${one.port}/`);
+    expect(await adapter.importRawChunk(raw, 600_000, () => undefined)).toMatchObject({
+      done: true,
+      commitCount: 5,
+    });
+    expect(dialled.some((target) => target.host === 'hg.example')).toBe(true);
+  }, 30_000);
+
+  it('refuses a forbidden address before any packet, in detection and import', async () => {
+    const adapter = mercurialAdapter({ resolve, dial });
+    const before = dialled.length;
+    await expect(adapter.detect(access('http://private.example/repo'))).rejects.toThrow(ForbiddenAddress);
+    await expect(
+      adapter.importRawChunk(await job('http://private.example/repo'), 600_000, () => undefined),
+    ).rejects.toThrow(ForbiddenAddress);
+    await expect(adapter.detect(access('http://10.1.2.3/repo'))).rejects.toThrow(ForbiddenAddress);
+    expect(dialled.slice(before)).toEqual([]);
+  }, 30_000);
+});
