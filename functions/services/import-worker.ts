@@ -15,7 +15,8 @@ import type { FailedStep, Import, ImportStatus, LargeFile, WaitingFor } from '#d
 import { config } from '#shared/config';
 import { countSignal, log } from '#shared/log';
 import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
-import { prepareHome, redactCredentials } from '#vcs/git-command';
+import { redactCredentials } from '#vcs/bounded-process';
+import { prepareHome } from '#vcs/git-command';
 import { findLargeFiles, type GitJob, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
 import { type OriginAccess, type OriginAuthor, type RawJob, rawRepositoryPath } from '#vcs/origin';

@@ -4,9 +4,9 @@
  * a time limit that kills the whole process group, and a cap on what it may print. Credentials
  * never appear in arguments: network calls get them through `GIT_ASKPASS` (see `askpass`).
  */
-import { spawn } from 'node:child_process';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { runBounded } from './bounded-process.ts';
 
 /** Which transports a call may use: the origin's network protocols, or local paths only. */
 export type Transport = 'network' | 'local';
@@ -46,9 +46,6 @@ export class GitFailed extends Error {
 
 const NETWORK_PROTOCOLS = 'http:https:git';
 const LOCAL_PROTOCOLS = 'file';
-
-/** `scheme://user:secret@host` → `scheme://***@host` in anything git printed. */
-export const redactCredentials = (text: string): string => text.replace(/(\w+:\/\/)[^/@\s]*@/g, '$1***@');
 
 /** Config every call runs with (`-c` wins over every file, and no files are read anyway). */
 function configArgs(transport: Transport): string[] {
@@ -97,74 +94,12 @@ export function gitEnvironment(
 
 /** Runs `git <args>`; resolves with stdout, rejects with `GitFailed`. */
 export function runGit(args: readonly string[], options: GitRun): Promise<Buffer> {
-  const maxStdout = options.maxStdoutBytes ?? 256 * 1024 * 1024;
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', [...configArgs(options.transport), ...args], {
-      cwd: options.cwd,
-      env: gitEnvironment(options.home, options.transport, options.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true, // its own process group, so a timeout kills remote helpers and index-pack too
-    });
-    const stdout: Buffer[] = [];
-    let stdoutBytes = 0;
-    let stderrTail = '';
-    let pending = '';
-    let timedOut = false;
-    let overflow = false;
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, options.timeoutMs);
-    let aborted = false;
-    const onAbort = () => {
-      aborted = true;
-      killGroup();
-    };
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdoutBytes += chunk.length;
-      if (stdoutBytes > maxStdout) {
-        overflow = true;
-        killGroup();
-        return;
-      }
-      stdout.push(chunk);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      const text = redactCredentials(chunk.toString('utf8'));
-      stderrTail = (stderrTail + text).slice(-8192);
-      if (!options.onProgress) return;
-      pending += text;
-      const lines = pending.split(/[\r\n]/);
-      pending = lines.pop() ?? '';
-      for (const line of lines) if (line.trim() !== '') options.onProgress(line);
-    });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      if (code === 0 && !timedOut && !overflow && !aborted) return resolve(Buffer.concat(stdout));
-      const why = overflow
-        ? `${stderrTail}\n(output over ${maxStdout} bytes)`
-        : aborted
-          ? `${stderrTail}\n(aborted)`
-          : stderrTail;
-      reject(new GitFailed(args, code, why, timedOut));
-    });
-    child.stdin.on('error', () => undefined); // git may exit before reading its input
-    child.stdin.end(options.input ?? '');
-  });
+  return runBounded(
+    'git',
+    [...configArgs(options.transport), ...args],
+    { ...options, env: gitEnvironment(options.home, options.transport, options.env) },
+    (code, stderr, timedOut) => new GitFailed(args, code, stderr, timedOut),
+  );
 }
 
 /**

@@ -5,11 +5,10 @@
  * arguments: a call that needs them gets a private config file (`HGRCPATH`) with an `[auth]`
  * section, written by `withAuthConfig` and deleted after the call.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { redactCredentials } from './git-command.ts';
+import { runBounded } from './bounded-process.ts';
 
 export interface HgRun {
   readonly cwd: string;
@@ -60,72 +59,12 @@ const BASE_ARGS = [
 ];
 
 export function runHg(args: readonly string[], options: HgRun): Promise<Buffer> {
-  const maxStdout = options.maxStdoutBytes ?? 256 * 1024 * 1024;
-  return new Promise((resolve, reject) => {
-    const child = spawn('hg', [...BASE_ARGS, ...args], {
-      cwd: options.cwd,
-      env: hgEnvironment(options.home, options.hgrc),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    const stdout: Buffer[] = [];
-    let stdoutBytes = 0;
-    let stderrTail = '';
-    let pending = '';
-    let timedOut = false;
-    let overflow = false;
-    let aborted = false;
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, options.timeoutMs);
-    const onAbort = () => {
-      aborted = true;
-      killGroup();
-    };
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdoutBytes += chunk.length;
-      if (stdoutBytes > maxStdout) {
-        overflow = true;
-        killGroup();
-        return;
-      }
-      stdout.push(chunk);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      const text = redactCredentials(chunk.toString('utf8'));
-      stderrTail = (stderrTail + text).slice(-8192);
-      if (!options.onProgress) return;
-      pending += text;
-      const lines = pending.split(/[\r\n]/);
-      pending = lines.pop() ?? '';
-      for (const line of lines) if (line.trim() !== '') options.onProgress(line);
-    });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      if (code === 0 && !timedOut && !overflow && !aborted) return resolve(Buffer.concat(stdout));
-      const why = overflow
-        ? `${stderrTail}\n(output over ${maxStdout} bytes)`
-        : aborted
-          ? `${stderrTail}\n(aborted)`
-          : stderrTail;
-      reject(new HgFailed(args, code, why, timedOut));
-    });
-  });
+  return runBounded(
+    'hg',
+    [...BASE_ARGS, ...args],
+    { ...options, env: hgEnvironment(options.home, options.hgrc) },
+    (code, stderr, timedOut) => new HgFailed(args, code, stderr, timedOut),
+  );
 }
 
 /**

@@ -1,0 +1,102 @@
+/**
+ * Running a version-control tool (git, hg) on hostile input: its own process group, killed whole
+ * when its time is up, when the caller aborts, or when it prints more than it may; its stderr kept
+ * (the last 8 KiB, credentials in URLs removed) and handed out line by line for progress.
+ */
+import { spawn } from 'node:child_process';
+
+export interface BoundedRun {
+  readonly cwd: string;
+  /** The whole environment (nothing is inherited). */
+  readonly env: NodeJS.ProcessEnv;
+  readonly timeoutMs: number;
+  readonly input?: string | Buffer | undefined;
+  readonly signal?: AbortSignal | undefined;
+  /** Each line the tool writes to stderr (split on CR and LF). */
+  readonly onProgress?: ((line: string) => void) | undefined;
+  /** Largest stdout kept (default 256 MiB); more fails the call. */
+  readonly maxStdoutBytes?: number | undefined;
+}
+
+/** Why a run failed: the exit code, the tail of stderr and whether the time ran out. */
+export type Failure = (exitCode: number | null, stderr: string, timedOut: boolean) => Error;
+
+/** `scheme://user:secret@host` → `scheme://***@host` in anything a tool printed. */
+export const redactCredentials = (text: string): string => text.replace(/(\w+:\/\/)[^/@\s]*@/g, '$1***@');
+
+/** Runs `command args`; resolves with stdout, rejects with what `fail` makes of the failure. */
+export function runBounded(
+  command: string,
+  args: readonly string[],
+  options: BoundedRun,
+  fail: Failure,
+): Promise<Buffer> {
+  const maxStdout = options.maxStdoutBytes ?? 256 * 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, [...args], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true, // its own process group, so a timeout kills helpers (remote helpers, index-pack) too
+    });
+    const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
+    let stderrTail = '';
+    let pending = '';
+    let timedOut = false;
+    let overflow = false;
+    let aborted = false;
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      killGroup();
+    };
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > maxStdout) {
+        overflow = true;
+        killGroup();
+        return;
+      }
+      stdout.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      const text = redactCredentials(chunk.toString('utf8'));
+      stderrTail = (stderrTail + text).slice(-8192);
+      if (!options.onProgress) return;
+      pending += text;
+      const lines = pending.split(/[\r\n]/);
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line.trim() !== '') options.onProgress(line);
+    });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      if (code === 0 && !timedOut && !overflow && !aborted) return resolve(Buffer.concat(stdout));
+      const why = overflow
+        ? `${stderrTail}\n(output over ${maxStdout} bytes)`
+        : aborted
+          ? `${stderrTail}\n(aborted)`
+          : stderrTail;
+      reject(fail(code, why, timedOut));
+    });
+    child.stdin.on('error', () => undefined); // the tool may exit before reading its input
+    child.stdin.end(options.input ?? '');
+  });
+}
