@@ -8,13 +8,13 @@
  * git process), and Node's probes only in an `Authorization` header; neither is ever logged or
  * put in an error message.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gitRemoteId } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
 import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/config';
+import { chunkCursor } from './chunk-cursor.ts';
 import { askpass, GitFailed, prepareHome, runGit } from './git-command.ts';
 import {
   GIT_TUNNEL_PROGRAM,
@@ -117,11 +117,8 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
       const url = checkedUrl(job).toString();
       const repo = rawRepositoryPath(job.workDir);
       const home = join(job.workDir, 'home');
-      const state = await loadState(
-        job.workDir,
-        budgetMs >= plan.fullFetchMinBudgetMs ? 'full' : 'depth',
-        plan,
-      );
+      const cursor = gitCursor(budgetMs >= plan.fullFetchMinBudgetMs ? 'full' : 'depth', plan);
+      const state = await cursor.load(job.workDir);
       if (state.done) return { done: true, commitCount: state.commitCount, percent: 100 };
       await prepareGitHome(home);
       await ensureBareRepository(repo, home);
@@ -133,7 +130,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
           state.defaultBranch = await remoteHeadBranch(url, repo, session);
           if (state.defaultBranch !== null)
             await local(repo, home, ['symbolic-ref', 'HEAD', `refs/heads/${state.defaultBranch}`]);
-          await saveState(job.workDir, state);
+          await cursor.save(job.workDir, state);
         }
         const report = (percent: number) => {
           const rounded = Math.min(99, Math.floor(percent));
@@ -175,7 +172,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
             ) {
               // Dumb HTTP cannot fetch by depth: this origin is fetched whole.
               state.mode = 'whole';
-              await saveState(job.workDir, state);
+              await cursor.save(job.workDir, state);
               continue;
             }
             if (!(error instanceof GitFailed && error.timedOut)) throw classify(error, session, job);
@@ -186,7 +183,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
             } else if (state.mode === 'depth' && state.step > 1)
               state.step = Math.max(1, Math.floor(state.step / 2));
             else throw new OriginFailed('The origin did not send the history in time');
-            await saveState(job.workDir, state);
+            await cursor.save(job.workDir, state);
             return { done: false, commitCount: state.commitCount, percent: state.percent };
           }
           steps += 1;
@@ -199,7 +196,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
           state.commitCount = await countCommits(repo, home);
           if (state.done) state.percent = 100;
           else report(from + share);
-          await saveState(job.workDir, state);
+          await cursor.save(job.workDir, state);
           onProgress({ commitCount: state.commitCount, percent: state.percent });
         }
         return { done: state.done, commitCount: state.commitCount, percent: state.percent };
@@ -609,30 +606,17 @@ function scrub(text: string, session: Session): string {
  * Cursor
  * ---------------------------------------------------------------------------------------------- */
 
-const statePath = (workDir: string) => join(workDir, 'raw-state.json');
-
-async function loadState(workDir: string, mode: RawState['mode'], plan: ChunkPlan): Promise<RawState> {
-  try {
-    return JSON.parse(await readFile(statePath(workDir), 'utf8')) as RawState;
-  } catch {
-    return {
-      version: 1,
-      mode,
-      step: plan.firstDepth,
-      shallowStarted: false,
-      percent: 0,
-      commitCount: null,
-      done: false,
-    };
-  }
-}
-
-/** Written whole and renamed, so a function killed mid-write leaves the previous cursor. */
-async function saveState(workDir: string, state: RawState): Promise<void> {
-  const temporary = `${statePath(workDir)}.${randomBytes(4).toString('hex')}`;
-  await writeFile(temporary, JSON.stringify(state));
-  await rename(temporary, statePath(workDir));
-}
+/** The cursor of the Git raw step; a first chunk starts from `mode` with the plan's first depth. */
+const gitCursor = (mode: RawState['mode'], plan: ChunkPlan) =>
+  chunkCursor<RawState>('raw-state.json', () => ({
+    version: 1,
+    mode,
+    step: plan.firstDepth,
+    shallowStarted: false,
+    percent: 0,
+    commitCount: null,
+    done: false,
+  }));
 
 /* ------------------------------------------------------------------------------------------------
  * Authors

@@ -11,10 +11,10 @@
  * through the guard proxy (`http_proxy.host`, `http_proxy.always` so loopback is not bypassed).
  * Credentials reach hg only through a private config file (see `withHgConfig`).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkOriginUrl } from '#domain/origin-url';
+import { chunkCursor } from './chunk-cursor.ts';
 import { gitAuthors } from './git.ts';
 import { GitFailed, prepareHome, runGit } from './git-command.ts';
 import { HgFailed, hgEnvironment, runHg, withHgConfig } from './hg-command.ts';
@@ -96,11 +96,8 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
       const url = originUrl(job);
       const home = join(job.workDir, 'home');
       const hgRepo = rawHgPath(job.workDir);
-      const state = await loadState(
-        job.workDir,
-        budgetMs >= plan.fullPullMinBudgetMs ? 'full' : 'steps',
-        plan,
-      );
+      const cursor = hgCursor(budgetMs >= plan.fullPullMinBudgetMs ? 'full' : 'steps', plan);
+      const state = await cursor.load(job.workDir);
       if (state.done) return { done: true, commitCount: state.commitCount, percent: 100 };
       await prepareHome(home);
       await ensureHgRepository(hgRepo, home);
@@ -156,7 +153,7 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
             ) {
               // The origin has fewer revisions than asked for: the rest is pulled whole.
               state.mode = 'full';
-              await saveState(job.workDir, state);
+              await cursor.save(job.workDir, state);
               continue;
             }
             if (!(error instanceof HgFailed && error.timedOut)) throw classify(error, proxy, job, url);
@@ -166,13 +163,13 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
               if (state.stepped) state.revs = Math.max(1, Math.floor(state.revs * 0.75));
             } else if (state.revs > 1) state.revs = Math.max(1, Math.floor(state.revs / 2));
             else throw new OriginFailed('The origin did not send the history in time');
-            await saveState(job.workDir, state);
+            await cursor.save(job.workDir, state);
             return { done: false, commitCount: state.commitCount, percent: state.percent };
           }
           lastStepMs = Date.now() - stepStarted;
           state.commitCount = await countHgRevisions(hgRepo, home);
           state.percent = Math.max(state.percent, Math.min(90, Math.floor(from + share)));
-          await saveState(job.workDir, state);
+          await cursor.save(job.workDir, state);
           onProgress({ commitCount: state.commitCount, percent: state.percent });
         }
         if (!state.pulled) return { done: false, commitCount: state.commitCount, percent: state.percent };
@@ -180,7 +177,7 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
         state.commitCount = await countGitCommits(rawRepositoryPath(job.workDir), home);
         state.done = true;
         state.percent = 100;
-        await saveState(job.workDir, state);
+        await cursor.save(job.workDir, state);
         return { done: true, commitCount: state.commitCount, percent: 100 };
       } finally {
         await proxy.close();
@@ -441,27 +438,15 @@ function classify(error: unknown, proxy: GuardProxy, job: RawJob, url: string): 
   return new OriginFailed(`Pulling from the origin failed: ${line.slice(0, 300)}`);
 }
 
-const statePath = (workDir: string) => join(workDir, 'raw-hg-state.json');
-
-async function loadState(workDir: string, mode: HgState['mode'], plan: HgChunkPlan): Promise<HgState> {
-  try {
-    return JSON.parse(await readFile(statePath(workDir), 'utf8')) as HgState;
-  } catch {
-    return {
-      version: 1,
-      mode,
-      revs: plan.firstRevs,
-      stepped: false,
-      pulled: false,
-      percent: 0,
-      commitCount: null,
-      done: false,
-    };
-  }
-}
-
-async function saveState(workDir: string, state: HgState): Promise<void> {
-  const temporary = `${statePath(workDir)}.${randomBytes(4).toString('hex')}`;
-  await writeFile(temporary, JSON.stringify(state));
-  await rename(temporary, statePath(workDir));
-}
+/** The cursor of the Mercurial raw step; a first chunk starts from `mode` with the plan's first step. */
+const hgCursor = (mode: HgState['mode'], plan: HgChunkPlan) =>
+  chunkCursor<HgState>('raw-hg-state.json', () => ({
+    version: 1,
+    mode,
+    revs: plan.firstRevs,
+    stepped: false,
+    pulled: false,
+    percent: 0,
+    commitCount: null,
+    done: false,
+  }));
