@@ -107,7 +107,7 @@ describe('failed-login limit under concurrent guesses', () => {
     expect(statuses.every((status) => status === 401 || status === 403)).toBe(true);
   });
 
-  it('web two-factor page: of 16 wrong codes and the right one sent at once after 9 failures, only one is checked', async () => {
+  it('web two-factor page: of 16 wrong codes and the right one sent at once after 9 failures, at most one wrong code is checked', async () => {
     const user = await createUser(stack.endpointsFile, 'racer-web-otp');
     const otp = await enableOtp(stack.endpointsFile, user.login);
     const wrongCode = (i: number) => String((Number(otp.code()) + 500_000 + i) % 1_000_000).padStart(6, '0');
@@ -133,8 +133,17 @@ describe('failed-login limit under concurrent guesses', () => {
       0,
     );
     const statuses = [...guesses, answer].map((response) => response.status);
-    expect(statuses.filter((status) => status !== 403).length, String(statuses)).toBeLessThanOrEqual(1);
-    expect(statuses.every((status) => [401, 403, 303].includes(status))).toBe(true);
+    // The last slot goes to one request. A right code that takes it gives it back on success (a
+    // right code is not a failure), so one wrong code may still be checked after it: never two.
+    expect(
+      guesses.filter((response) => response.status === 401).length,
+      String(statuses),
+    ).toBeLessThanOrEqual(1);
+    expect(
+      guesses.every((response) => response.status === 401 || response.status === 403),
+      String(statuses),
+    ).toBe(true);
+    expect([303, 403]).toContain(answer.status);
   });
 
   it('a right password is not a failure: ten good sign-ins after nine failures do not lock the login', async () => {
