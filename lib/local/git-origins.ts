@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, createServer as createNetServer } from 'node:net';
 import { join, normalize, sep } from 'node:path';
+import { canConnect, freePort } from './ports.ts';
 
 export interface OriginServer {
   /** `http://127.0.0.1:<port>` or `git://127.0.0.1:<port>`. */
@@ -168,26 +168,6 @@ export async function serveGitDaemon(root: string): Promise<OriginServer> {
       if (child.exitCode === null) await new Promise((resolve) => child.once('close', resolve));
     },
   };
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
 }
 
 async function listen(server: Server, requests: string[]): Promise<OriginServer> {

@@ -6,9 +6,9 @@
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, request } from 'node:http';
-import { connect, createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import type { OriginServer } from './git-origins.ts';
+import { canConnect, freePort } from './ports.ts';
 
 const hgEnv = (home: string) => ({
   PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -134,24 +134,4 @@ export async function basicAuthProxy(
         server.close(() => resolve());
       }),
   };
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
 }
