@@ -23,6 +23,7 @@ readonly LAUNCHER_CLASS="$LAUNCHER_DIR/LoopbackDynamoDbLocal.class"
 readonly MIN_JAVA_MAJOR=17
 
 # System commands, each with the Debian (bookworm) package that provides it. Add a pair per new tool.
+# An absolute path names a file that must exist (a command outside PATH, or an Apache module).
 readonly SYSTEM_COMMANDS=(
   'java:openjdk-17-jre-headless'
   'javac:openjdk-17-jdk-headless'
@@ -31,6 +32,14 @@ readonly SYSTEM_COMMANDS=(
   'git-filter-repo:git-filter-repo'
   'hg:mercurial'
   'git-remote-hg:git-remote-hg'
+  'svn:subversion'
+  'svnrdump:subversion'
+  'svnadmin:subversion'
+  'svnserve:subversion'
+  'svn-all-fast-export:svn-all-fast-export'
+  '/usr/sbin/apache2:apache2'
+  '/usr/lib/apache2/modules/mod_dav_svn.so:libapache2-mod-svn'
+  '/usr/lib/git-core/git-svn:git-svn'
   'chromium:chromium'
 )
 
@@ -45,7 +54,11 @@ missing_packages() {
   for pair in "${SYSTEM_COMMANDS[@]}"; do
     command="${pair%%:*}"
     package="${pair#*:}"
-    command -v "$command" >/dev/null 2>&1 || printf '%s\n' "$package"
+    if [[ "$command" == /* ]]; then
+      [[ -e "$command" ]] || printf '%s\n' "$package"
+    else
+      command -v "$command" >/dev/null 2>&1 || printf '%s\n' "$package"
+    fi
   done | sort -u
 }
 
