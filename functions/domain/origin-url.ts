@@ -9,7 +9,7 @@ import type { Vcs } from './imports.ts';
 /** URL schemes per origin type; without a `vcs` (detection) any of them. */
 const SCHEMES: Readonly<Record<Vcs, readonly string[]>> = {
   git: ['http:', 'https:', 'git:'],
-  subversion: ['http:', 'https:', 'svn:', 'svn+ssh:'],
+  subversion: ['http:', 'https:', 'svn:'],
   mercurial: ['http:', 'https:'],
   tfvc: ['http:', 'https:'],
 };

@@ -67,6 +67,11 @@ describe('checkOriginUrl', () => {
     expect(problem('git://example.org/x', 'mercurial')).toBe('scheme');
   });
 
+  it('refuses svn+ssh: ssh needs keys the API has no field for, and ssh cannot go through the network guard', () => {
+    expect(problem('svn+ssh://svn.example.org/repo', 'subversion')).toBe('scheme');
+    expect(problem('svn+ssh://svn.example.org/repo', null)).toBe('scheme');
+  });
+
   it.each([
     ['ext::sh -c touch% /tmp/pwned', 'scheme'],
     ['fd::3', 'scheme'],
