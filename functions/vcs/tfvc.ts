@@ -8,8 +8,8 @@
  * `$/{project}/`. TFVC branches are folders and stay folders (no Git branches are made); folders
  * themselves are not imported (Git has no empty directories); every file is a regular file (mode
  * 100644: TFVC has no executable bit). One commit per changeset: author = the changeset's author,
- * committer = who checked it in, date = its creation date (UTC), message = its comment (CRLF → LF;
- * an empty comment becomes `Changeset N`). Shelvesets, labels, check-in notes, work item links and
+ * committer = who checked it in, date = its creation date (UTC), message = its comment (CRLF → LF,
+ * ending with a newline; an empty comment becomes `Changeset N`). Shelvesets, labels, check-in notes, work item links and
  * changes outside `$/{project}` are not imported.
  *
  * Identities: TFVC has display names and unique names (`DOMAIN\user`, or an email on Azure
@@ -155,6 +155,7 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
       // A chunk killed after fast-import finished but before the cursor was saved: raw.git knows.
       state.replayed = await replayedSoFar(repo, home, job.workDir, listing, state.replayed);
 
+      const tree = await filesOf(repo, home);
       const percent = () =>
         state.total ? Math.min(99, Math.floor((state.replayed / state.total) * 100)) : 0;
       let batches = 0;
@@ -169,7 +170,7 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
           const listed = listing[next];
           if (listed === undefined) break;
           const changeset = await readChangeset(api, job, collection, project, listed, pageSize);
-          const commit = commitCommands(changeset, next > 0 ? listing[next - 1]?.id : undefined, host);
+          const commit = commitCommands(changeset, next > 0 ? listing[next - 1]?.id : undefined, host, tree);
           stream.push(...commit.parts);
           streamBytes += commit.bytes;
           objects += commit.objects;
@@ -547,8 +548,9 @@ function relative(serverPath: unknown, project: string): string | undefined {
 }
 
 /**
- * A changeset's changes in the order fast-import must apply them: deletions (and renames' old
- * paths) first, then folder renames, then files written with their content at this changeset.
+ * A changeset's changes in the order they are applied: folder renames (their files move along),
+ * then deletions and renamed files' old paths, then files written with their content at this
+ * changeset. A folder rename may or may not list its files as renames too; both work.
  */
 async function readChangeset(
   api: ApiClient,
@@ -615,8 +617,8 @@ async function readChangeset(
     ...listed,
     comment,
     changes: [
-      ...deletes,
       ...folderRenames,
+      ...deletes,
       ...writes.map((write, i): Change => ({ kind: 'write', path: write.path, content: contents[i] })),
     ],
   };
@@ -698,17 +700,23 @@ function epochSeconds(date: string): number {
   return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
 }
 
-/** The fast-import commands of one changeset: commit `:id` on `refs/heads/main` after `:previous`. */
+/**
+ * The fast-import commands of one changeset: commit `:id` on `refs/heads/main` after `:previous`.
+ * `tree` (the files of main so far) is kept current, so only what exists is moved or deleted:
+ * fast-import refuses to rename a path that is not there (an empty TFVC folder, for one).
+ */
 function commitCommands(
   changeset: Changeset,
   previous: number | undefined,
   host: string,
+  tree: Set<string>,
 ): { parts: Buffer[]; bytes: number; objects: number } {
   const author = gitIdentity(changeset.author, host);
   const committer = gitIdentity(changeset.committer, host);
   const when = `${epochSeconds(changeset.date)} +0000`;
   const comment = changeset.comment.replace(/\r\n?/g, '\n');
-  const message = Buffer.from(comment.trim() === '' ? `Changeset ${changeset.id}\n` : comment, 'utf8');
+  const text = comment.trim() === '' ? `Changeset ${changeset.id}` : comment;
+  const message = Buffer.from(text.endsWith('\n') ? text : `${text}\n`, 'utf8');
   const head = [
     'commit refs/heads/main',
     `mark :${changeset.id}`,
@@ -718,12 +726,26 @@ function commitCommands(
   ].join('\n');
   const parts: Buffer[] = [Buffer.from(`${head}\n`), message, Buffer.from('\n')];
   if (previous !== undefined) parts.push(Buffer.from(`from :${previous}\n`));
+  const under = (folder: string) =>
+    [...tree].filter((file) => file === folder || file.startsWith(`${folder}/`));
   let objects = 1;
   for (const change of changeset.changes) {
-    if (change.kind === 'delete') parts.push(Buffer.from(`D ${quote(change.path)}\n`));
-    else if (change.kind === 'rename-folder' && change.from !== undefined)
-      parts.push(Buffer.from(`R ${quote(change.from)} ${quote(change.path)}\n`));
-    else if (change.kind === 'write' && change.content !== undefined) {
+    if (change.kind === 'delete') {
+      const gone = under(change.path);
+      if (gone.length === 0) continue;
+      for (const file of gone) tree.delete(file);
+      parts.push(Buffer.from(`D ${quote(change.path)}\n`));
+    } else if (change.kind === 'rename-folder' && change.from !== undefined) {
+      const from = change.from;
+      const moved = under(from);
+      if (moved.length === 0) continue;
+      for (const file of moved) {
+        tree.delete(file);
+        tree.add(`${change.path}${file.slice(from.length)}`);
+      }
+      parts.push(Buffer.from(`R ${quote(from)} ${quote(change.path)}\n`));
+    } else if (change.kind === 'write' && change.content !== undefined) {
+      tree.add(change.path);
       parts.push(Buffer.from(`M 100644 inline ${quote(change.path)}\ndata ${change.content.length}\n`));
       parts.push(change.content, Buffer.from('\n'));
       objects += 1;
@@ -731,6 +753,28 @@ function commitCommands(
   }
   parts.push(Buffer.from('\n'));
   return { parts, bytes: parts.reduce((sum, part) => sum + part.length, 0), objects };
+}
+
+/** The files of main (none before the first commit). */
+async function filesOf(repo: string, home: string): Promise<Set<string>> {
+  try {
+    await local(repo, home, ['rev-parse', '--verify', '--quiet', 'refs/heads/main']);
+  } catch {
+    return new Set();
+  }
+  const out = await runGit(['ls-tree', '-r', '-z', '--name-only', 'refs/heads/main'], {
+    cwd: repo,
+    home,
+    transport: 'local',
+    timeoutMs: 600_000,
+    maxStdoutBytes: 1024 * 1024 * 1024,
+  });
+  return new Set(
+    out
+      .toString('utf8')
+      .split('\0')
+      .filter((path) => path !== ''),
+  );
 }
 
 const local = (repo: string, home: string, args: readonly string[], input?: Buffer) =>
@@ -760,10 +804,11 @@ async function fastImport(repo: string, home: string, marks: string, stream: Buf
       stream,
     );
   } catch (error) {
-    if (error instanceof GitFailed)
-      throw new OriginFailed(
-        `Replaying the TFVC history failed: ${error.stderr.trim().split('\n').at(-1)?.slice(0, 200) ?? ''}`,
-      );
+    if (error instanceof GitFailed) {
+      const lines = error.stderr.trim().split('\n');
+      const line = lines.find((entry) => entry.startsWith('fatal:')) ?? lines.at(-1) ?? '';
+      throw new OriginFailed(`Replaying the TFVC history failed: ${line.slice(0, 200)}`);
+    }
     throw error;
   }
 }
