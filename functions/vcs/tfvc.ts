@@ -156,6 +156,7 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
       state.replayed = await replayedSoFar(repo, home, job.workDir, listing, state.replayed);
 
       const tree = await filesOf(repo, home);
+      const paging: Paging = { size: pageSize, largest: 0 };
       const percent = () =>
         state.total ? Math.min(99, Math.floor((state.replayed / state.total) * 100)) : 0;
       let batches = 0;
@@ -169,7 +170,7 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
         while (next < listing.length) {
           const listed = listing[next];
           if (listed === undefined) break;
-          const changeset = await readChangeset(api, job, collection, project, listed, pageSize);
+          const changeset = await readChangeset(api, job, collection, project, listed, paging);
           const commit = commitCommands(changeset, next > 0 ? listing[next - 1]?.id : undefined, host, tree);
           stream.push(...commit.parts);
           streamBytes += commit.bytes;
@@ -250,7 +251,7 @@ interface ApiClient {
 
 function apiClient(access: OriginAccess, guard: Guard, timeoutMs: number): ApiClient {
   const headers: Record<string, string> = {
-    accept: `application/json;api-version=${TFVC_API_VERSION}`,
+    accept: 'application/json',
     'user-agent': 'source-import (tfvc)',
     ...(access.credentials
       ? {
@@ -474,7 +475,10 @@ function identityOf(value: unknown): TfvcIdentity {
   return { displayName: displayName || uniqueName || 'Unknown', uniqueName };
 }
 
-/** Every changeset touching `$/{project}`, oldest first, paged with `$top`/`$skip` until a page is empty. */
+/**
+ * Every changeset touching `$/{project}`, oldest first, paged with `$top`/`$skip` until a page is
+ * empty (a server may answer fewer than `$top` asked for: `$skip` moves by what came).
+ */
 async function listChangesets(
   api: ApiClient,
   access: OriginAccess,
@@ -483,7 +487,7 @@ async function listChangesets(
   pageSize: number,
 ): Promise<ListedChangeset[]> {
   const all = new Map<number, ListedChangeset>();
-  for (let skip = 0; ; skip += pageSize) {
+  for (let skip = 0; ; ) {
     const page = listOf(
       await call(
         api,
@@ -512,6 +516,7 @@ async function listChangesets(
       });
     }
     if (page.length === 0) break;
+    skip += page.length;
   }
   return [...all.values()].sort((a, b) => a.id - b.id);
 }
@@ -523,6 +528,15 @@ interface Change {
   /** A rename's old path, relative; undefined when it came from outside the project. */
   readonly from?: string;
   readonly content?: Buffer;
+}
+
+/**
+ * `$top` asked for, and the longest page the server sent so far: a server may cap pages below
+ * `$top`, so only a page shorter than what it has sent before (or an empty one) ends a list.
+ */
+interface Paging {
+  readonly size: number;
+  largest: number;
 }
 
 interface Changeset extends ListedChangeset {
@@ -558,7 +572,7 @@ async function readChangeset(
   collection: string,
   project: string,
   listed: ListedChangeset,
-  pageSize: number,
+  paging: Paging,
 ): Promise<Changeset> {
   let comment = listed.comment;
   if (listed.truncated) {
@@ -567,10 +581,10 @@ async function readChangeset(
   }
   const raw: Record<string, unknown>[] = [];
   let continuation: string | undefined;
-  for (let skip = 0; ; skip += pageSize) {
+  for (let skip = 0; ; ) {
     const response = await api.get(
       apiUrl(collection, `_apis/tfvc/changesets/${listed.id}/changes`, {
-        $top: pageSize,
+        $top: paging.size,
         ...(continuation === undefined ? { $skip: skip } : { continuationToken: continuation }),
       }),
     );
@@ -581,8 +595,11 @@ async function readChangeset(
     raw.push(...page);
     const token = response.headers['x-ms-continuationtoken'];
     continuation = typeof token === 'string' && token !== '' ? token : undefined;
-    if (continuation === undefined && page.length < pageSize) break;
     if (page.length === 0) break;
+    skip += page.length;
+    paging.largest = Math.max(paging.largest, page.length);
+    // A page shorter than the longest this server sent is its last (no empty page needed).
+    if (continuation === undefined && page.length < paging.largest) break;
   }
 
   const deletes: Change[] = [];

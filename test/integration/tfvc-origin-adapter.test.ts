@@ -204,9 +204,11 @@ describe('TFVC raw import', () => {
   });
 
   it('lists the authors with the identities raw.git holds and their TFVC unique names', async () => {
+    // The default page size (100) against a server that sends at most 3 a page.
     const adapter = tfvcAdapter();
-    const raw = await job(one.collectionUrl);
-    await adapter.importRawChunk(raw, 600_000, () => undefined);
+    const raw = await job(two.collectionUrl, { tfvcProject: 'Alpha' });
+    expect(await adapter.importRawChunk(raw, 600_000, () => undefined)).toMatchObject({ commitCount: 8 });
+    expect((await git(rawRepositoryPath(raw.workDir), 'rev-parse', 'main')).trim()).toBe(onePass);
     const authors = await adapter.authors(raw);
     expect([...authors].sort((a, b) => a.name.localeCompare(b.name))).toEqual([
       {
