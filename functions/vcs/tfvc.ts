@@ -260,9 +260,23 @@ function apiClient(access: OriginAccess, guard: Guard, timeoutMs: number): ApiCl
       : {}),
   };
   return {
-    get: (url, maxBytes = 16 * 1024 * 1024) => guardedRequest(url, guard, { headers, timeoutMs, maxBytes }),
+    async get(url, maxBytes = 16 * 1024 * 1024) {
+      for (let attempt = 0; ; attempt++) {
+        const response = await guardedRequest(url, guard, { headers, timeoutMs, maxBytes });
+        if (!THROTTLED.has(response.status) || attempt >= 3) return response;
+        // Azure DevOps throttles with 429 (or 503) and Retry-After: wait as told, at most 30 s, then retry.
+        const after = Number(response.headers['retry-after']);
+        const waitMs = Math.min(
+          Number.isFinite(after) && after > 0 ? after * 1000 : 2000 * (attempt + 1),
+          30_000,
+        );
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+    },
   };
 }
+
+const THROTTLED = new Set([429, 503]);
 
 /** `base` + `/_apis/…` + a query whose names keep their `$` and whose values are encoded. */
 function apiUrl(base: string, path: string, query: Readonly<Record<string, string | number>>): string {
@@ -743,8 +757,8 @@ function commitCommands(
   ].join('\n');
   const parts: Buffer[] = [Buffer.from(`${head}\n`), message, Buffer.from('\n')];
   if (previous !== undefined) parts.push(Buffer.from(`from :${previous}\n`));
-  const under = (folder: string) =>
-    [...tree].filter((file) => file === folder || file.startsWith(`${folder}/`));
+  const under = (path: string) =>
+    tree.has(path) ? [path] : [...tree].filter((file) => file.startsWith(`${path}/`));
   let objects = 1;
   for (const change of changeset.changes) {
     if (change.kind === 'delete') {

@@ -59,6 +59,8 @@ export interface TfvcServeOptions {
   readonly authStyle?: 401 | 203;
   /** Largest page a list answers, whatever `$top` asks (default 100). */
   readonly maxPage?: number;
+  /** Every Nth request is throttled: 429 with `Retry-After` (fractional seconds, to keep tests quick). */
+  readonly throttleEvery?: number;
 }
 
 export interface TfvcServer extends OriginServer {
@@ -128,6 +130,10 @@ export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> 
 
   const server = createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
+    if (options.throttleEvery !== undefined && requests.length % options.throttleEvery === 0) {
+      res.writeHead(429, { 'retry-after': '0.05', 'content-type': 'text/plain' }).end('Too many requests');
+      return;
+    }
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const base = `http://${req.headers.host}/${collection}`;
     const send = (status: number, body: Buffer, type = 'application/json; charset=utf-8; api-version=6.0') =>

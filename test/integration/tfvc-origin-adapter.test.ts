@@ -40,6 +40,8 @@ let one: TfvcServer; // Alpha and Gamma
 let locked: TfvcServer; // 401 without the PAT
 let signIn: TfvcServer; // 203 and a sign-in page without the PAT
 let gitServer: OriginServer;
+/** main's commit id after importing Alpha in one pass. */
+let onePass: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'tfvc-work-'));
@@ -137,8 +139,6 @@ describe('TFVC detection', () => {
 });
 
 describe('TFVC raw import', () => {
-  let onePass: string;
-
   it('replays every changeset of the project into main, paging changesets and changes', async () => {
     const adapter = tfvcAdapter({ pageSize: 2 });
     const raw = await job(two.collectionUrl, { tfvcProject: 'Alpha' });
@@ -282,6 +282,20 @@ describe('TFVC raw import', () => {
       expect(tooLarge.message).toBe('The repository is larger than the import limit of 1 MiB');
     } finally {
       await big.close();
+    }
+  });
+});
+
+describe('TFVC throttling', () => {
+  it('waits as Retry-After says and goes on, to the same history', async () => {
+    const throttled = await serveTfvc({ projects: tfvcHistory(), throttleEvery: 3 });
+    try {
+      const raw = await job(throttled.collectionUrl, { tfvcProject: 'Alpha' });
+      expect(await tfvcAdapter().importRawChunk(raw, 600_000, () => undefined)).toMatchObject({ done: true });
+      expect((await git(rawRepositoryPath(raw.workDir), 'rev-parse', 'main')).trim()).toBe(onePass);
+      expect(throttled.requests.length).toBeGreaterThan(6);
+    } finally {
+      await throttled.close();
     }
   });
 });
