@@ -70,6 +70,7 @@ async function originAccess(record: Import): Promise<OriginAccess> {
     url: record.vcsUrl,
     ...(credentials ? { credentials } : {}),
     allowedAddresses: config().originAllowedAddresses,
+    ...(record.tfvcProject ? { tfvcProject: record.tfvcProject } : {}),
   };
 }
 
@@ -160,7 +161,6 @@ export async function importRawChunk(input: StepInput): Promise<{ done: boolean;
   const job: RawJob = {
     ...(await originAccess(record)),
     workDir: dir,
-    ...(record.tfvcProject ? { tfvcProject: record.tfvcProject } : {}),
     ...(record.chosenProject ? { choice: record.chosenProject } : {}),
   };
   const progress = progressWriter(input);

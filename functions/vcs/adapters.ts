@@ -6,13 +6,15 @@ import type { Vcs } from '#domain/imports';
 import { type GitAdapterOptions, gitAdapter } from './git.ts';
 import { type MercurialAdapterOptions, mercurialAdapter } from './mercurial.ts';
 import { type Detection, type OriginAccess, type OriginAdapter, OriginFailed } from './origin.ts';
+import { type TfvcAdapterOptions, tfvcAdapter } from './tfvc.ts';
 
-export type AdapterOptions = GitAdapterOptions & MercurialAdapterOptions;
+export type AdapterOptions = GitAdapterOptions & MercurialAdapterOptions & TfvcAdapterOptions;
 
 /** The adapter for an origin type; `OriginFailed` for one this service cannot import yet. */
 export function adapterFor(vcs: Vcs, options: AdapterOptions = {}): OriginAdapter {
   if (vcs === 'git') return gitAdapter(options);
   if (vcs === 'mercurial') return mercurialAdapter(options);
+  if (vcs === 'tfvc') return tfvcAdapter(options);
   throw new OriginFailed(`Importing from ${vcs} is not supported yet`);
 }
 
@@ -20,6 +22,8 @@ export function adapterFor(vcs: Vcs, options: AdapterOptions = {}): OriginAdapte
 export const detectionCandidates = (options: AdapterOptions = {}): readonly OriginAdapter[] => [
   gitAdapter(options),
   mercurialAdapter(options),
+  // Last: it answers only the TFVC API's JSON, and a plain 401 elsewhere only as needs_auth.
+  tfvcAdapter(options),
 ];
 
 /**

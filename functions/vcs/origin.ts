@@ -22,6 +22,8 @@ export interface OriginAccess {
   readonly credentials?: OriginCredentials;
   /** Addresses allowed although private or loopback (config `ORIGIN_ALLOWED_ADDRESSES`). */
   readonly allowedAddresses: readonly string[];
+  /** TFVC: the team project the user named (`tfvc_project`), if any. */
+  readonly tfvcProject?: string;
 }
 
 export type Detection =
@@ -33,7 +35,6 @@ export type Detection =
 export interface RawJob extends OriginAccess {
   /** The attempt's own directory: persists across chunks, holds the Git repository at `rawRepositoryPath(workDir)`. */
   readonly workDir: string;
-  readonly tfvcProject?: string;
   /** The chosen project, for origins where detection found several. */
   readonly choice?: ProjectChoice;
 }

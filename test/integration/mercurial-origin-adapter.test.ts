@@ -81,7 +81,9 @@ describe('Mercurial detection', () => {
 
   it('detectOrigin tries Git first, then Mercurial', async () => {
     const candidates = detectionCandidates();
-    expect(candidates.map((candidate) => candidate.vcs)).toEqual(['git', 'mercurial']);
+    const order = candidates.map((candidate) => candidate.vcs);
+    expect(order[0]).toBe('git');
+    expect(order.indexOf('mercurial')).toBeGreaterThan(0);
     expect(await detectOrigin(access(one.url), candidates)).toEqual({ kind: 'found', vcs: 'mercurial' });
   });
 });

@@ -1,0 +1,456 @@
+/**
+ * A TFVC stand-in for tests: a node:http server on 127.0.0.1 that answers the Azure DevOps / TFS
+ * REST endpoints the TFVC adapter uses, in the real API's shapes, from an in-memory history (no
+ * TFVC server can run here). Served under `/{collection}`:
+ * - `_apis/projects` → `{count, value: [{id, name, url, state, visibility}]}`;
+ * - `[{project}/]_apis/tfvc/changesets?searchCriteria.itemPath&searchCriteria.fromId&$orderby&$top&$skip`
+ *   → `{count, value: [{changesetId, author, checkedInBy, createdDate, comment, commentTruncated?}]}`
+ *   (comments over 80 characters are cut in lists, as the service does);
+ * - `_apis/tfvc/changesets/{id}` (the full comment) and `…/{id}/changes?$top&$skip`
+ *   → `{count, value: [{item: {version, path, isFolder?, url}, changeType, sourceServerItem?}]}`;
+ * - `_apis/tfvc/items?path&versionDescriptor.version&download=true` → the file's bytes at that
+ *   changeset (octet stream), and `?scopePath=$/{project}&recursionLevel=None` → the folder item.
+ * `$top` is capped by `maxPage` so clients must page. With `pat`, every request needs Basic auth
+ * with any username and the PAT as password; otherwise 401 (TFS) or 203 with an HTML sign-in page
+ * (Azure DevOps), per `authStyle`.
+ */
+import { createServer } from 'node:http';
+import type { OriginServer } from './git-origins.ts';
+
+export interface TfvcUser {
+  readonly displayName: string;
+  readonly uniqueName: string;
+}
+
+export interface TfvcChangeSpec {
+  /** Relative to `$/{project}/`. */
+  readonly path: string;
+  /** As the API spells it: `add`, `edit`, `delete`, `rename`, `rename, edit`, `add, edit, encoding`… */
+  readonly changeType: string;
+  readonly folder?: boolean;
+  /** The file's content after this change (a rename without one keeps the old content). */
+  readonly content?: string | Buffer;
+  /** A rename's old path, relative to the project. */
+  readonly source?: string;
+}
+
+export interface TfvcChangesetSpec {
+  /** Collection-wide: projects share the numbering, so a project's ids have gaps. */
+  readonly id: number;
+  readonly author: TfvcUser;
+  readonly checkedInBy?: TfvcUser;
+  readonly date: string;
+  readonly comment: string;
+  readonly changes: readonly TfvcChangeSpec[];
+}
+
+export interface TfvcProjectSpec {
+  readonly name: string;
+  /** False: a Git-only project (its `$/{name}` does not exist). */
+  readonly tfvc?: boolean;
+  readonly changesets: readonly TfvcChangesetSpec[];
+}
+
+export interface TfvcServeOptions {
+  readonly collection?: string;
+  readonly projects: readonly TfvcProjectSpec[];
+  /** Requests need Basic auth with this PAT as the password. */
+  readonly pat?: string;
+  readonly authStyle?: 401 | 203;
+  /** Largest page a list answers, whatever `$top` asks (default 100). */
+  readonly maxPage?: number;
+  /** Every Nth request is throttled: 429 with `Retry-After` (fractional seconds, to keep tests quick). */
+  readonly throttleEvery?: number;
+}
+
+export interface TfvcServer extends OriginServer {
+  /** `http://127.0.0.1:<port>/<collection>` */
+  readonly collectionUrl: string;
+}
+
+interface Version {
+  readonly changeset: number;
+  readonly content: Buffer | null;
+  readonly folder: boolean;
+}
+
+const json = (body: unknown) => Buffer.from(JSON.stringify(body));
+
+export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> {
+  const collection = options.collection ?? 'DefaultCollection';
+  const maxPage = options.maxPage ?? 100;
+  const requests: string[] = [];
+  // Every server path's versions, oldest first (paths compared case-insensitively, as TFVC does).
+  const versions = new Map<string, Version[]>();
+  const at = (path: string, changeset: number): Version | undefined =>
+    (versions.get(path.toLowerCase()) ?? []).filter((v) => v.changeset <= changeset).at(-1);
+  const record = (path: string, version: Version) => {
+    const key = path.toLowerCase();
+    versions.set(key, [...(versions.get(key) ?? []), version]);
+  };
+  const changesets = options.projects
+    .flatMap((project) => project.changesets.map((changeset) => ({ project, changeset })))
+    .sort((a, b) => a.changeset.id - b.changeset.id);
+  for (const { project, changeset } of changesets) {
+    if (project.tfvc !== false && !at(`$/${project.name}`, changeset.id))
+      record(`$/${project.name}`, { changeset: changeset.id, content: null, folder: true });
+    for (const change of changeset.changes) {
+      const path = `$/${project.name}/${change.path}`;
+      const types = change.changeType.split(',').map((type) => type.trim());
+      if (types.includes('delete')) {
+        for (const key of [...versions.keys()])
+          if (key === path.toLowerCase() || key.startsWith(`${path.toLowerCase()}/`))
+            record(key, { changeset: changeset.id, content: null, folder: false });
+        continue;
+      }
+      const source = change.source === undefined ? undefined : `$/${project.name}/${change.source}`;
+      if (change.folder) {
+        record(path, { changeset: changeset.id, content: null, folder: true });
+        continue;
+      }
+      const previous = source === undefined ? at(path, changeset.id) : at(source, changeset.id);
+      const content =
+        change.content === undefined
+          ? (previous?.content ?? Buffer.alloc(0))
+          : Buffer.isBuffer(change.content)
+            ? change.content
+            : Buffer.from(change.content);
+      if (source !== undefined) record(source, { changeset: changeset.id, content: null, folder: false });
+      record(path, { changeset: changeset.id, content, folder: false });
+    }
+  }
+
+  const identity = (user: TfvcUser) => ({
+    displayName: user.displayName,
+    url: `https://spsprodeus27.vssps.visualstudio.com/_apis/Identities/${user.uniqueName}`,
+    id: Buffer.from(user.uniqueName).toString('hex').slice(0, 32).padEnd(32, '0'),
+    uniqueName: user.uniqueName,
+    imageUrl: `https://dev.azure.com/${collection}/_api/_common/identityImage`,
+  });
+
+  const server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    if (options.throttleEvery !== undefined && requests.length % options.throttleEvery === 0) {
+      res.writeHead(429, { 'retry-after': '0.05', 'content-type': 'text/plain' }).end('Too many requests');
+      return;
+    }
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    const base = `http://${req.headers.host}/${collection}`;
+    const send = (status: number, body: Buffer, type = 'application/json; charset=utf-8; api-version=6.0') =>
+      res.writeHead(status, { 'content-type': type, 'content-length': body.length }).end(body);
+    const notFound = (message: string) =>
+      send(
+        404,
+        json({
+          $id: '1',
+          innerException: null,
+          message,
+          typeName: 'Microsoft.TeamFoundation.Core.WebApi.ProjectDoesNotExistWithNameException',
+          typeKey: 'ProjectDoesNotExistWithNameException',
+          errorCode: 0,
+          eventId: 3000,
+        }),
+      );
+
+    if (options.pat !== undefined) {
+      const expected = Buffer.from(`:${options.pat}`);
+      const given = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const decoded = given === undefined ? '' : Buffer.from(given, 'base64').toString('utf8');
+      if (decoded.slice(decoded.indexOf(':')) !== expected.toString()) {
+        if (options.authStyle === 203)
+          return send(
+            203,
+            Buffer.from(
+              '<!DOCTYPE html><html><head><title>Azure DevOps Services | Sign In</title></head><body>Sign in</body></html>',
+            ),
+            'text/html; charset=utf-8',
+          );
+        res.setHeader('www-authenticate', 'Basic realm="https://tfs.local/"');
+        return send(401, Buffer.from('Unauthorized'), 'text/html; charset=utf-8');
+      }
+    }
+
+    const segments = url.pathname
+      .split('/')
+      .filter((segment) => segment !== '')
+      .map(decodeURIComponent);
+    if (segments[0]?.toLowerCase() !== collection.toLowerCase())
+      return send(200, Buffer.from('<!DOCTYPE html><html><body>Welcome</body></html>'), 'text/html');
+    let rest = segments.slice(1);
+    let scope: TfvcProjectSpec | undefined;
+    if (rest[0] !== '_apis') {
+      scope = options.projects.find((project) => project.name.toLowerCase() === rest[0]?.toLowerCase());
+      if (!scope) return notFound(`The project ${rest[0]} does not exist.`);
+      rest = rest.slice(1);
+    }
+    const route = rest.join('/');
+    const top = Math.min(Number(url.searchParams.get('$top') ?? maxPage) || maxPage, maxPage);
+    const skip = Number(url.searchParams.get('$skip') ?? 0) || 0;
+    const page = <T>(all: readonly T[]) => all.slice(skip, skip + top);
+
+    if (route === '_apis/projects' && !scope) {
+      const value = page(options.projects).map((project) => ({
+        id: Buffer.from(project.name).toString('hex').padEnd(32, '0').slice(0, 32),
+        name: project.name,
+        url: `${base}/_apis/projects/${encodeURIComponent(project.name)}`,
+        state: 'wellFormed',
+        revision: 11,
+        visibility: 'private',
+        lastUpdateTime: '2024-01-01T00:00:00.000Z',
+      }));
+      return send(200, json({ count: value.length, value }));
+    }
+
+    if (route === '_apis/tfvc/changesets') {
+      const itemPath = (url.searchParams.get('searchCriteria.itemPath') ?? '$/')
+        .toLowerCase()
+        .replace(/\/+$/, '');
+      const fromId = Number(url.searchParams.get('searchCriteria.fromId') ?? 0) || 0;
+      const ascending = url.searchParams.get('$orderby')?.toLowerCase() === 'id asc';
+      const matching = changesets
+        .filter(({ project, changeset }) => {
+          if (scope && project !== scope) return false;
+          if (changeset.id < fromId) return false;
+          const root = `$/${project.name}`.toLowerCase();
+          return itemPath === '$' || itemPath === root || itemPath.startsWith(`${root}/`);
+        })
+        .map(({ changeset }) => changeset);
+      if (!ascending) matching.reverse();
+      const value = page(matching).map((changeset) => ({
+        changesetId: changeset.id,
+        url: `${base}/_apis/tfvc/changesets/${changeset.id}`,
+        author: identity(changeset.author),
+        checkedInBy: identity(changeset.checkedInBy ?? changeset.author),
+        createdDate: changeset.date,
+        comment: changeset.comment.length > 80 ? changeset.comment.slice(0, 80) : changeset.comment,
+        ...(changeset.comment.length > 80 ? { commentTruncated: true } : {}),
+      }));
+      return send(200, json({ count: value.length, value }));
+    }
+
+    const one = /^_apis\/tfvc\/changesets\/(\d+)(\/changes)?$/.exec(route);
+    if (one) {
+      const found = changesets.find(({ changeset }) => changeset.id === Number(one[1]));
+      if (!found) return notFound(`TF14045: The changeset ${one[1]} does not exist.`);
+      const { project, changeset } = found;
+      if (!one[2])
+        return send(
+          200,
+          json({
+            changesetId: changeset.id,
+            url: `${base}/_apis/tfvc/changesets/${changeset.id}`,
+            author: identity(changeset.author),
+            checkedInBy: identity(changeset.checkedInBy ?? changeset.author),
+            createdDate: changeset.date,
+            comment: changeset.comment,
+          }),
+        );
+      const value = page(changeset.changes).map((change) => {
+        const path = `$/${project.name}/${change.path}`;
+        const content = at(path, changeset.id)?.content;
+        return {
+          item: {
+            version: changeset.id,
+            ...(change.folder ? { isFolder: true } : { size: content?.length ?? 0 }),
+            path,
+            url: `${base}/_apis/tfvc/items/${path}?versionType=Changeset&version=${changeset.id}`,
+          },
+          changeType: change.changeType,
+          ...(change.source === undefined ? {} : { sourceServerItem: `$/${project.name}/${change.source}` }),
+        };
+      });
+      return send(200, json({ count: value.length, value }));
+    }
+
+    if (route === '_apis/tfvc/items') {
+      const scopePath = url.searchParams.get('scopePath');
+      const version = Number(url.searchParams.get('versionDescriptor.version') ?? Number.MAX_SAFE_INTEGER);
+      if (scopePath !== null && url.searchParams.get('recursionLevel')?.toLowerCase() === 'none') {
+        const item = at(scopePath.replace(/\/+$/, ''), version);
+        if (!item || (!item.folder && item.content === null))
+          return notFound(`TF401174: The item ${scopePath} could not be found in the repository`);
+        return send(
+          200,
+          json({
+            count: 1,
+            value: [
+              {
+                version: item.changeset,
+                ...(item.folder ? { isFolder: true } : {}),
+                path: scopePath,
+                url: `${base}/_apis/tfvc/items/${scopePath}`,
+              },
+            ],
+          }),
+        );
+      }
+      const path = url.searchParams.get('path') ?? '';
+      const item = at(path, version);
+      if (!item || item.folder || item.content === null)
+        return notFound(`TF401174: The item ${path} could not be found in the repository`);
+      return send(200, item.content, 'application/octet-stream');
+    }
+    return notFound(`No API resource at ${url.pathname}`);
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    collectionUrl: `http://127.0.0.1:${port}/${collection}`,
+    port,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export const TFVC_USERS = {
+  ada: { displayName: 'Ada Lovelace', uniqueName: 'ada@example.com' },
+  bob: { displayName: 'Bob Builder', uniqueName: 'CONTOSO\\bob' },
+} as const satisfies Record<string, TfvcUser>;
+
+/** 256 bytes 0..255: a binary file must arrive byte for byte. */
+export const TFVC_BINARY = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+
+export const TFVC_LONG_COMMENT =
+  'Rename util to helpers and rewrite it\r\n\r\nThe helpers grew beyond what a util file should hold; this comment is long enough to be cut in lists.';
+
+/**
+ * Two TFVC projects sharing the collection's changeset numbers. Alpha's history (ids 1, 3, 4, 6,
+ * 7, 8, 9, 10): folders, add, edit, an empty comment, rename, delete, rename+edit, a re-added file,
+ * a deleted folder (listed with its child), a binary file, a path with a space and non-ASCII
+ * letters, a folder rename (listed with its child). Its files at the end: `ALPHA_FINAL_TREE`.
+ */
+export function tfvcHistory(): TfvcProjectSpec[] {
+  const { ada, bob } = TFVC_USERS;
+  return [
+    {
+      name: 'Alpha',
+      changesets: [
+        {
+          id: 1,
+          author: ada,
+          date: '2024-01-01T09:00:00.000Z',
+          comment: 'Created team project folder $/Alpha via the Team Project Creation Wizard',
+          changes: [],
+        },
+        {
+          id: 3,
+          author: ada,
+          date: '2024-01-02T10:00:00.000Z',
+          comment: 'Initial import',
+          changes: [
+            { path: 'src', changeType: 'add', folder: true },
+            { path: 'src/lib', changeType: 'add', folder: true },
+            { path: 'README.md', changeType: 'add, edit, encoding', content: '# Alpha\n' },
+            { path: 'src/app.ts', changeType: 'add, edit, encoding', content: 'console.log(1);\n' },
+            {
+              path: 'src/lib/util.ts',
+              changeType: 'add, edit, encoding',
+              content: 'export const one = 1;\n',
+            },
+          ],
+        },
+        {
+          id: 4,
+          author: bob,
+          date: '2024-01-03T11:30:00.000Z',
+          comment: '',
+          changes: [
+            { path: 'src/app.ts', changeType: 'edit', content: 'console.log(2);\n' },
+            { path: 'docs', changeType: 'add', folder: true },
+            { path: 'docs/notes.txt', changeType: 'add, edit, encoding', content: 'notes\r\n' },
+          ],
+        },
+        {
+          id: 6,
+          author: ada,
+          checkedInBy: bob,
+          date: '2024-01-05T08:15:00.000Z',
+          comment: 'Rename notes, drop the readme',
+          changes: [
+            { path: 'docs/guide.txt', changeType: 'rename', source: 'docs/notes.txt' },
+            { path: 'README.md', changeType: 'delete' },
+          ],
+        },
+        {
+          id: 7,
+          author: bob,
+          date: '2024-01-06T12:00:00.000Z',
+          comment: TFVC_LONG_COMMENT,
+          changes: [
+            {
+              path: 'src/lib/helpers.ts',
+              changeType: 'rename, edit',
+              source: 'src/lib/util.ts',
+              content: 'export const one = 1;\nexport const two = 2;\n',
+            },
+            { path: 'README.md', changeType: 'add, edit, encoding', content: '# Alpha\n\nBack again.\n' },
+          ],
+        },
+        {
+          id: 8,
+          author: ada,
+          date: '2024-01-07T13:00:00.000Z',
+          comment: 'Remove docs, add the logo',
+          changes: [
+            { path: 'docs', changeType: 'delete', folder: true },
+            { path: 'docs/guide.txt', changeType: 'delete' },
+            { path: 'assets', changeType: 'add', folder: true },
+            { path: 'assets/logo.bin', changeType: 'add, edit, encoding', content: TFVC_BINARY },
+          ],
+        },
+        {
+          id: 9,
+          author: bob,
+          date: '2024-01-08T14:00:00.000Z',
+          comment: 'Unicode',
+          changes: [{ path: 'src/ünïcode file.txt', changeType: 'add, edit, encoding', content: 'grüße\n' }],
+        },
+        {
+          id: 10,
+          author: ada,
+          date: '2024-01-09T15:00:00.000Z',
+          comment: 'Move lib to core',
+          changes: [
+            { path: 'src/core', changeType: 'rename', folder: true, source: 'src/lib' },
+            { path: 'src/core/helpers.ts', changeType: 'rename', source: 'src/lib/helpers.ts' },
+          ],
+        },
+      ],
+    },
+    {
+      name: 'Beta',
+      changesets: [
+        {
+          id: 2,
+          author: bob,
+          date: '2024-01-01T10:00:00.000Z',
+          comment: 'Beta starts',
+          changes: [{ path: 'beta.txt', changeType: 'add, edit, encoding', content: 'beta\n' }],
+        },
+        {
+          id: 5,
+          author: bob,
+          date: '2024-01-04T10:00:00.000Z',
+          comment: 'Beta grows',
+          changes: [{ path: 'beta.txt', changeType: 'edit', content: 'beta\nmore\n' }],
+        },
+      ],
+    },
+  ];
+}
+
+/** Alpha's files after changeset 10, with their contents. */
+export const ALPHA_FINAL_TREE: Readonly<Record<string, string | Buffer>> = {
+  'README.md': '# Alpha\n\nBack again.\n',
+  'assets/logo.bin': TFVC_BINARY,
+  'src/app.ts': 'console.log(2);\n',
+  'src/core/helpers.ts': 'export const one = 1;\nexport const two = 2;\n',
+  'src/ünïcode file.txt': 'grüße\n',
+};

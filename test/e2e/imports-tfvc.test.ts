@@ -1,0 +1,166 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALPHA_FINAL_TREE, serveTfvc, type TfvcServer, tfvcHistory } from '#local/tfvc-origin';
+import { createUser, personalToken } from '#test/fixtures';
+import { gitClient } from '#test/git-client';
+import { startTestStack } from '#test/stack';
+
+/**
+ * TFVC imports through the API and the real workflow against the TFVC stand-in (the REST API's
+ * shapes on 127.0.0.1), checked with `git clone` of the hosted repository.
+ */
+
+type Stack = Awaited<ReturnType<typeof startTestStack>>;
+let stack: Stack;
+let git: Awaited<ReturnType<typeof gitClient>>;
+let token: string;
+let collection: TfvcServer; // Alpha and Beta
+let locked: TfvcServer; // Alpha only, behind a PAT
+const PAT = 'tfvc-pat-e2e-secret';
+const PREVIEW = 'application/vnd.github.barred-rock-preview';
+
+async function api(method: string, path: string, body?: unknown) {
+  const response = await fetch(`${stack.baseUrl}${path}`, {
+    method,
+    headers: { Authorization: `token ${token}`, Accept: PREVIEW },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+let repoCount = 0;
+async function newRepo(): Promise<string> {
+  const name = `from-tfvc-${++repoCount}`;
+  const created = await fetch(`${stack.baseUrl}/user/repos`, {
+    method: 'POST',
+    headers: { Authorization: `token ${token}` },
+    body: JSON.stringify({ name }),
+  });
+  expect(created.status).toBe(201);
+  return name;
+}
+
+async function until(repo: string, wanted: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: Record<string, unknown> = {};
+  while (Date.now() < deadline) {
+    last = (await api('GET', `/repos/octocat/${repo}/import`)).body;
+    if (last.status === wanted) return last;
+    if (last.status === 'error') break;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  throw new Error(`import of ${repo} did not reach ${wanted}: ${JSON.stringify(last)}`);
+}
+
+async function clone(repo: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tfvc-import-clone-'));
+  const cloned = await git(['clone', '--quiet', `${stack.webUrl}/octocat/${repo}.git`, dir]);
+  expect(cloned.code, cloned.stderr).toBe(0);
+  return dir;
+}
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  git = await gitClient();
+  const [alpha] = tfvcHistory();
+  if (!alpha) throw new Error('fixture');
+  [collection, locked] = await Promise.all([
+    serveTfvc({ projects: tfvcHistory(), maxPage: 3 }),
+    serveTfvc({ projects: [alpha], pat: PAT, authStyle: 203 }),
+  ]);
+  const user = await createUser(stack.endpointsFile, 'octocat');
+  token = (await personalToken(stack.baseUrl, user.auth, ['repo'])).token;
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await Promise.all([collection?.close(), locked?.close()]);
+});
+
+describe('a TFVC import through the API and the workflow', () => {
+  it('imports the named project, and a mapped author changes the published history', async () => {
+    const repo = await newRepo();
+    const started = await api('PUT', `/repos/octocat/${repo}/import`, {
+      vcs_url: collection.collectionUrl,
+      vcs: 'tfvc',
+      tfvc_project: 'Alpha',
+    });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ vcs: 'tfvc', tfvc_project: 'Alpha' });
+    const done = await until(repo, 'complete');
+    expect(done).toMatchObject({ vcs: 'tfvc', tfvc_project: 'Alpha', authors_count: 2 });
+
+    const dir = await clone(repo);
+    const files = (await git(['-c', 'core.quotePath=false', 'ls-files'], { cwd: dir })).stdout
+      .trim()
+      .split('\n');
+    expect(files).toEqual(Object.keys(ALPHA_FINAL_TREE).sort());
+    for (const [path, content] of Object.entries(ALPHA_FINAL_TREE))
+      expect(await readFile(join(dir, path))).toEqual(Buffer.from(content));
+    expect((await git(['rev-list', '--count', 'HEAD'], { cwd: dir })).stdout.trim()).toBe('8');
+    expect((await git(['symbolic-ref', 'HEAD'], { cwd: dir })).stdout.trim()).toBe('refs/heads/main');
+
+    const authors = (await api('GET', `/repos/octocat/${repo}/import/authors`)).body as {
+      id: number;
+      remote_name: string;
+      name: string;
+      email: string;
+    }[];
+    expect(authors.map((author) => `${author.remote_name}: ${author.name} <${author.email}>`).sort()).toEqual(
+      ['CONTOSO\\bob: Bob Builder <bob@tfvc.invalid>', 'ada@example.com: Ada Lovelace <ada@example.com>'],
+    );
+    const bob = authors.find((author) => author.name === 'Bob Builder');
+    const mapped = await api('PATCH', `/repos/octocat/${repo}/import/authors/${bob?.id}`, {
+      name: 'Robert Builder',
+      email: 'robert@builder.example',
+    });
+    expect(mapped.status).toBe(200);
+    // Mapping an author of a complete import rewrites and republishes it (status `mapping` at once).
+    await until(repo, 'complete');
+    const again = await clone(repo);
+    const names = (await git(['log', '--format=%an <%ae>'], { cwd: again })).stdout;
+    expect(names).toContain('Robert Builder <robert@builder.example>');
+    expect(names).not.toContain('bob@tfvc.invalid');
+  }, 40_000);
+
+  it('detects a collection of two projects, and imports the one chosen', async () => {
+    const repo = await newRepo();
+    expect(
+      (await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: collection.collectionUrl })).status,
+    ).toBe(201);
+    const waiting = await until(repo, 'detection_found_multiple');
+    expect(waiting.project_choices).toEqual([
+      { vcs: 'tfvc', tfvc_project: 'Alpha', human_name: 'Alpha' },
+      { vcs: 'tfvc', tfvc_project: 'Beta', human_name: 'Beta' },
+    ]);
+    const chosen = await api('PATCH', `/repos/octocat/${repo}/import`, {
+      vcs: 'tfvc',
+      tfvc_project: 'Beta',
+      human_name: 'Beta',
+    });
+    expect(chosen.status).toBe(200);
+    expect(await until(repo, 'complete')).toMatchObject({ vcs: 'tfvc', tfvc_project: 'Beta' });
+    const dir = await clone(repo);
+    expect(await readFile(join(dir, 'beta.txt'), 'utf8')).toBe('beta\nmore\n');
+    expect((await git(['log', '--format=%s'], { cwd: dir })).stdout).toBe('Beta grows\nBeta starts\n');
+  }, 40_000);
+
+  it('asks for credentials at a protected collection, then imports with the PAT', async () => {
+    const repo = await newRepo();
+    await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: locked.collectionUrl });
+    await until(repo, 'detection_needs_auth');
+    const resumed = await api('PATCH', `/repos/octocat/${repo}/import`, {
+      vcs_username: 'anyone',
+      vcs_password: PAT,
+    });
+    expect(resumed.status).toBe(200);
+    const done = await until(repo, 'complete');
+    expect(done).toMatchObject({ vcs: 'tfvc' });
+    expect(JSON.stringify(done)).not.toContain(PAT);
+    const dir = await clone(repo);
+    expect(await readFile(join(dir, 'src/app.ts'), 'utf8')).toBe('console.log(2);\n');
+  }, 40_000);
+});
