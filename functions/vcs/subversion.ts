@@ -794,14 +794,16 @@ function classify(error: unknown, transport: Transport, job: RawJob, url: URL): 
   const shown = new URL(url.toString());
   shown.username = '';
   shown.password = '';
+  if (transport.refusals.some((entry) => entry.reason === 'unreachable'))
+    return new OriginFailed(`The origin ${url.host} could not be reached`);
+  // E210005 svnserve: no repository; E000002 mod_dav_svn: no such filesystem; E175003 not DAV;
+  // E170000 / W170000 / E200009: the path does not exist in the repository.
   if (
-    /E210005|E170000|E160013|E175002.*404|\b404\b|No repository found|path not found|non-existent/i.test(text)
+    /E210005|E000002|E175003|[EW]170000|E200009|E160013|No repository found|non-existent|\b404\b/.test(text)
   )
     return new OriginFailed(`No Subversion repository was found at ${shown.toString()}`);
-  if (
-    transport.refusals.some((entry) => entry.reason === 'unreachable') ||
-    /E000111|E670002|E670008|E210002|E120108|Connection refused|Unable to connect/i.test(text)
-  )
+  // Connection refused, reset, timed out, host or network unreachable, name not resolved, closed.
+  if (/E000111|E000104|E000110|E000113|E000101|E670002|E670008|E210002|E120108|E175012/.test(text))
     return new OriginFailed(`The origin ${url.host} could not be reached`);
   let line =
     text
