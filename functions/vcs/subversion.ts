@@ -139,8 +139,20 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
       await prepareHome(home);
       const transport = await openTransport(url, guardFor(job));
       const credentials = job.credentials;
-      const remote = (tool: 'svn' | 'svnrdump', args: readonly string[], timeoutMs: number) =>
-        runSvn(tool, args, { cwd: home, home, credentials, proxyPort: transport.proxyPort, timeoutMs });
+      const remote = (
+        tool: 'svn' | 'svnrdump',
+        args: readonly string[],
+        timeoutMs: number,
+        onLine?: (line: string) => void,
+      ) =>
+        runSvn(tool, args, {
+          cwd: home,
+          home,
+          credentials,
+          proxyPort: transport.proxyPort,
+          timeoutMs,
+          onProgress: onLine,
+        });
       try {
         if (state.origin === null) {
           state.origin = await originInfo(transport.url, (args) => remote('svn', args, 120_000));
@@ -165,8 +177,16 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
           try {
             await remote(
               'svnrdump',
-              ['dump', '-q', '--incremental', '-r', `${from}:${to}`, '-F', dump, '--', transport.url],
+              ['dump', '--incremental', '-r', `${from}:${to}`, '-F', dump, '--', transport.url],
               Math.max(remaining, plan.minStepTimeoutMs),
+              (line) => {
+                // Dumped is not yet loaded: a dumped revision counts a little less than a loaded one.
+                const dumped = Number(/^\* Dumped revision (\d+)\.$/.exec(line.trim())?.[1]);
+                const percent = Math.floor((85 * dumped) / Math.max(origin.youngest, 1));
+                if (!(percent > state.percent)) return;
+                state.percent = percent;
+                onProgress({ commitCount: state.commitCount, percent });
+              },
             );
           } catch (error) {
             await rm(dump, { force: true });

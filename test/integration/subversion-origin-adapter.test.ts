@@ -106,6 +106,10 @@ describe('Subversion detection', () => {
       kind: 'found',
       vcs: 'subversion',
     });
+    // svn:// detection checks the credentials (CRAM-MD5): wrong ones are asked for again.
+    expect(await adapter.detect(access(locked.url('std/repo'), { ...AUTH, password: 'nope' }))).toEqual({
+      kind: 'needs_auth',
+    });
     expect(await adapter.detect(access(open.url('missing/repo')))).toEqual({ kind: 'nothing' });
     expect(await adapter.detect(access('svn://127.0.0.1:9/repo'))).toEqual({ kind: 'nothing' });
     expect(await adapter.detect(access('http://127.0.0.1:9/repo'))).toEqual({ kind: 'nothing' });
