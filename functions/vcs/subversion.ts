@@ -173,6 +173,7 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
               ? origin.youngest
               : Math.min(origin.youngest, Math.max(1, from + state.revs - 1));
           const dump = join(job.workDir, 'chunk.dump');
+          await rm(dump, { force: true }); // a killed chunk's partial dump
           const stepStarted = Date.now();
           try {
             await remote(
@@ -199,11 +200,28 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
             return { done: false, commitCount: state.commitCount, percent: state.percent };
           }
           await checkSizes([dump], maxBytes);
-          await runSvn('svnadmin', ['load', '-q', '--force-uuid', '-F', dump, '--', mirror], {
-            cwd: home,
-            home,
-            timeoutMs: 3_600_000,
-          });
+          await runSvn(
+            'svnadmin',
+            [
+              'load',
+              '-q',
+              '--force-uuid',
+              // Old repositories hold CRLF in svn:ignore or svn:log that today's svn refuses to load.
+              '--normalize-props',
+              '--bypass-prop-validation',
+              // A scratch copy: the origin still has it, and a killed process loses nothing flushed.
+              '--no-flush-to-disk',
+              '-F',
+              dump,
+              '--',
+              mirror,
+            ],
+            {
+              cwd: home,
+              home,
+              timeoutMs: 3_600_000,
+            },
+          );
           await rm(dump, { force: true });
           steps += 1;
           lastStepMs = Date.now() - stepStarted;
@@ -694,7 +712,18 @@ async function convert(
   try {
     await runSvn(
       'svn-all-fast-export',
-      ['--identity-domain', origin.uuid, '--rules', rules, '--svn-ignore', '--stats', mirror],
+      [
+        '--identity-domain',
+        origin.uuid,
+        '--rules',
+        rules,
+        '--svn-ignore',
+        '--stats',
+        // Our own time limit applies; its default kills a slow final fast-import checkpoint after 30 s.
+        '--fast-import-timeout',
+        '0',
+        mirror,
+      ],
       { cwd: workDir, home, timeoutMs: 6 * 3_600_000, maxStdoutBytes: 64 * 1024 * 1024 },
     );
   } finally {
