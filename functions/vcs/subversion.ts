@@ -88,6 +88,10 @@ interface SvnState {
   origin: { uuid: string; youngest: number; path: string } | null;
   /** Revisions in raw.svn (its youngest; revision 0 is loaded with the first range). */
   loaded: number;
+  /** Revisions of raw.svn converted into raw.git so far (0: none). */
+  converted: number;
+  /** Revisions per conversion step in `ranges` mode. */
+  convertRevs: number;
   percent: number;
   commitCount: number | null;
   done: boolean;
@@ -200,29 +204,21 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
             return { done: false, commitCount: state.commitCount, percent: state.percent };
           }
           await checkSizes([dump], maxBytes);
-          await runSvn(
-            'svnadmin',
-            [
-              'load',
-              '-q',
-              '--force-uuid',
-              // Old repositories hold CRLF in svn:ignore or svn:log that today's svn refuses to load.
-              '--normalize-props',
-              '--bypass-prop-validation',
-              // A scratch copy: the origin still has it, and a killed process loses nothing flushed.
-              '--no-flush-to-disk',
-              '-F',
-              dump,
-              '--',
+          try {
+            await loadRange(
               mirror,
-            ],
-            {
-              cwd: home,
+              dump,
               home,
-              timeoutMs: 3_600_000,
-            },
-          );
-          await rm(dump, { force: true });
+              Math.max(started + budgetMs - Date.now(), plan.minStepTimeoutMs),
+            );
+          } catch (error) {
+            if (!(error instanceof SvnFailed && error.timedOut)) throw error;
+            // Whole revisions stay loaded (svnadmin commits one by one); the rest comes in ranges.
+            state.mode = 'ranges';
+            state.revs = Math.max(1, Math.floor(state.revs / 2));
+          } finally {
+            await rm(dump, { force: true });
+          }
           steps += 1;
           lastStepMs = Date.now() - stepStarted;
           state.loaded = await youngestOf(mirror, home);
@@ -237,9 +233,58 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
         }
         if (state.loaded < origin.youngest)
           return { done: false, commitCount: state.commitCount, percent: state.percent };
-        await checkSize(mirror, maxBytes);
-        await convert(job.workDir, mirror, origin, home);
+
+        // Conversion, resumable by revision ranges as well (svn-all-fast-export's --max-rev and
+        // --resume-from); the rules are fixed by the first step, when the mirror is complete.
         const gitRepo = rawRepositoryPath(job.workDir);
+        if (state.converted === 0) {
+          await checkSize(mirror, maxBytes);
+          await writeRules(job.workDir, mirror, origin.path, home);
+        }
+        while (state.converted < origin.youngest) {
+          const remaining = started + budgetMs - Date.now();
+          if (steps > 0 && (remaining <= 0 || lastStepMs * plan.growth > remaining)) break;
+          const to =
+            state.mode === 'whole'
+              ? origin.youngest
+              : Math.min(origin.youngest, state.converted + state.convertRevs);
+          const stepStarted = Date.now();
+          try {
+            await convertRange(job.workDir, mirror, origin.uuid, home, {
+              from: state.converted + 1,
+              to: to === origin.youngest ? undefined : to,
+              timeoutMs: Math.max(remaining, plan.minStepTimeoutMs),
+            });
+          } catch (error) {
+            if (!(error instanceof SvnFailed && error.timedOut)) throw error;
+            // A killed conversion is not resumed: start it again, in smaller ranges.
+            await rm(gitRepo, { recursive: true, force: true });
+            await rm(join(job.workDir, `log-${OUTPUT_NAME}`), { force: true });
+            if (state.mode === 'ranges' && state.convertRevs <= 1)
+              throw new OriginFailed('Converting the Subversion history took too long');
+            state.convertRevs =
+              state.mode === 'whole'
+                ? Math.max(1, Math.ceil(origin.youngest / 4))
+                : Math.max(1, Math.floor(state.convertRevs / 2));
+            state.mode = 'ranges';
+            state.converted = 0;
+            await cursor.save(job.workDir, state);
+            return { done: false, commitCount: state.commitCount, percent: state.percent };
+          }
+          steps += 1;
+          lastStepMs = Date.now() - stepStarted;
+          state.converted = to;
+          if (state.mode === 'ranges') state.convertRevs = Math.ceil(state.convertRevs * plan.growth);
+          state.percent = Math.max(
+            state.percent,
+            90 + Math.floor((9 * state.converted) / Math.max(origin.youngest, 1)),
+          );
+          await cursor.save(job.workDir, state);
+          onProgress({ commitCount: state.commitCount, percent: state.percent });
+        }
+        if (state.converted < origin.youngest)
+          return { done: false, commitCount: state.commitCount, percent: state.percent };
+        await finishConversion(job.workDir, home);
         await checkObjects(gitRepo, home, maxObjects);
         state.commitCount = await countGitCommits(gitRepo, home);
         state.done = true;
@@ -683,20 +728,30 @@ export function conversionRules(path: string, standard: boolean): string {
   ].join('\n');
 }
 
-/**
- * raw.svn → raw.git with svn-all-fast-export (local, no network), run in the work directory so its
- * output repository (named by the rules) lands at `raw.git`. Identities: `--identity-domain <uuid>`
- * makes every author `user <user@uuid>`. HEAD is `main`.
- */
-async function convert(
-  workDir: string,
-  mirror: string,
-  origin: { uuid: string; path: string },
-  home: string,
-): Promise<void> {
-  const gitRepo = rawRepositoryPath(workDir);
-  await rm(gitRepo, { recursive: true, force: true });
-  const path = origin.path.replace(/^\/+|\/+$/g, '');
+/** Loads a dump into the mirror (`svnadmin load` commits revision by revision). */
+const loadRange = (mirror: string, dump: string, home: string, timeoutMs: number) =>
+  runSvn(
+    'svnadmin',
+    [
+      'load',
+      '-q',
+      '--force-uuid',
+      // Old repositories hold CRLF in svn:ignore or svn:log that today's svn refuses to load.
+      '--normalize-props',
+      '--bypass-prop-validation',
+      // A scratch copy: the origin still has it, and a killed process loses nothing flushed.
+      '--no-flush-to-disk',
+      '-F',
+      dump,
+      '--',
+      mirror,
+    ],
+    { cwd: home, home, timeoutMs },
+  );
+
+/** The conversion rules of the imported path: standard when it has a `trunk` at the youngest revision. */
+async function writeRules(workDir: string, mirror: string, originPath: string, home: string): Promise<void> {
+  const path = originPath.replace(/^\/+|\/+$/g, '');
   const top = (
     await runSvn('svnlook', ['tree', '--non-recursive', '--', mirror, `/${path}`], {
       cwd: home,
@@ -707,28 +762,49 @@ async function convert(
     .toString('utf8')
     .split('\n')
     .map((line) => line.trim());
-  const rules = join(workDir, 'svn.rules');
-  await writeFile(rules, conversionRules(path, top.includes('trunk/')));
-  try {
-    await runSvn(
-      'svn-all-fast-export',
-      [
-        '--identity-domain',
-        origin.uuid,
-        '--rules',
-        rules,
-        '--svn-ignore',
-        '--stats',
-        // Our own time limit applies; its default kills a slow final fast-import checkpoint after 30 s.
-        '--fast-import-timeout',
-        '0',
-        mirror,
-      ],
-      { cwd: workDir, home, timeoutMs: 6 * 3_600_000, maxStdoutBytes: 64 * 1024 * 1024 },
-    );
-  } finally {
-    await rm(join(workDir, `log-${OUTPUT_NAME}`), { force: true });
-  }
+  await rm(rawRepositoryPath(workDir), { recursive: true, force: true });
+  await rm(join(workDir, `log-${OUTPUT_NAME}`), { force: true });
+  await writeFile(join(workDir, 'svn.rules'), conversionRules(path, top.includes('trunk/')));
+}
+
+/**
+ * Revisions `from`..`to` (to the youngest without `to`) of raw.svn into raw.git with
+ * svn-all-fast-export (local, no network), run in the work directory so its output repository
+ * (named by the rules) lands at `raw.git` and its resume log beside it. `--identity-domain <uuid>`
+ * makes every author `user <user@uuid>`.
+ */
+const convertRange = (
+  workDir: string,
+  mirror: string,
+  uuid: string,
+  home: string,
+  range: { from: number; to: number | undefined; timeoutMs: number },
+) =>
+  runSvn(
+    'svn-all-fast-export',
+    [
+      '--identity-domain',
+      uuid,
+      '--rules',
+      join(workDir, 'svn.rules'),
+      '--svn-ignore',
+      '--stats',
+      // Our own time limit applies; its default kills a slow final fast-import checkpoint after 30 s.
+      '--fast-import-timeout',
+      '0',
+      ...(range.from > 1 ? ['--resume-from', String(range.from)] : []),
+      ...(range.to !== undefined ? ['--max-rev', String(range.to)] : []),
+      mirror,
+    ],
+    { cwd: workDir, home, timeoutMs: range.timeoutMs, maxStdoutBytes: 64 * 1024 * 1024 },
+  );
+
+/** After the last range: svn-all-fast-export's resume files go, HEAD is `main`. */
+async function finishConversion(workDir: string, home: string): Promise<void> {
+  const gitRepo = rawRepositoryPath(workDir);
+  await rm(join(workDir, `log-${OUTPUT_NAME}`), { force: true });
+  for (const file of ['marks', 'annotatedTags', 'branchNotes'])
+    await rm(join(gitRepo, `${file}-${OUTPUT_NAME}`), { force: true });
   try {
     await stat(join(gitRepo, 'HEAD'));
   } catch {
@@ -871,6 +947,8 @@ const svnCursor = (mode: SvnState['mode'], plan: SvnChunkPlan) =>
     revs: plan.firstRevs,
     origin: null,
     loaded: 0,
+    converted: 0,
+    convertRevs: plan.firstRevs,
     percent: 0,
     commitCount: null,
     done: false,
