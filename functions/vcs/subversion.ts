@@ -21,7 +21,7 @@
  * refused: ssh cannot be routed through the guard.
  */
 import { createHmac } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -710,7 +710,18 @@ const youngestOf = async (mirror: string, home: string) =>
 
 const escapeRule = (path: string) => path.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
 
-/** svn-all-fast-export rules for the project at `path` (repository-relative, no slashes around). */
+/**
+ * A branch or tag name Git accepts as a ref (no space, `~^:?*[\\`, not starting with `.` or `-`):
+ * directories under `branches/` or `tags/` with other names are not imported, rather than failing
+ * the whole conversion.
+ */
+const REF_NAME = '([^/ ~^:?*\\[\\\\.-][^/ ~^:?*\\[\\\\]*)';
+
+/**
+ * svn-all-fast-export rules for the project at `path` (repository-relative, no slashes around).
+ * Rules match in order. A Subversion branch named `main` would collide with trunk: it becomes
+ * `branches/main`.
+ */
 export function conversionRules(path: string, standard: boolean): string {
   const prefix = path === '' ? '/' : `/${escapeRule(path)}/`;
   const rule = (match: string, branch: string, annotated = false) =>
@@ -720,8 +731,9 @@ export function conversionRules(path: string, standard: boolean): string {
     ...(standard
       ? [
           rule(`${prefix}trunk/`, 'main'),
-          rule(`${prefix}branches/([^/]+)/`, '\\1'),
-          rule(`${prefix}tags/([^/]+)/`, 'refs/tags/\\1', true),
+          rule(`${prefix}branches/main/`, 'branches/main'),
+          rule(`${prefix}branches/${REF_NAME}/`, '\\1'),
+          rule(`${prefix}tags/${REF_NAME}/`, 'refs/tags/\\1', true),
         ]
       : [rule(prefix, 'main')]),
     'match /\nend match\n',
@@ -773,14 +785,14 @@ async function writeRules(workDir: string, mirror: string, originPath: string, h
  * (named by the rules) lands at `raw.git` and its resume log beside it. `--identity-domain <uuid>`
  * makes every author `user <user@uuid>`.
  */
-const convertRange = (
+async function convertRange(
   workDir: string,
   mirror: string,
   uuid: string,
   home: string,
   range: { from: number; to: number | undefined; timeoutMs: number },
-) =>
-  runSvn(
+): Promise<void> {
+  await runSvn(
     'svn-all-fast-export',
     [
       '--identity-domain',
@@ -798,6 +810,13 @@ const convertRange = (
     ],
     { cwd: workDir, home, timeoutMs: range.timeoutMs, maxStdoutBytes: 64 * 1024 * 1024 },
   );
+  // svn-all-fast-export exits 0 even when git fast-import died; its log says so.
+  const log = await readFile(join(workDir, `log-${OUTPUT_NAME}`), 'utf8').catch(() => '');
+  const fatal =
+    /^fatal: (.*)$/m.exec(log)?.[1] ?? (/crash report/.test(log) ? 'git fast-import failed' : undefined);
+  if (fatal !== undefined)
+    throw new OriginFailed(`Converting the Subversion history failed: ${fatal.slice(0, 300)}`);
+}
 
 /** After the last range: svn-all-fast-export's resume files go, HEAD is `main`. */
 async function finishConversion(workDir: string, home: string): Promise<void> {

@@ -79,9 +79,9 @@ describe('Mercurial detection', () => {
     expect(await adapter.detect(access(`${web.url}/beta`))).toEqual({ kind: 'found', vcs: 'mercurial' });
   });
 
-  it('detectOrigin tries Git first, then Mercurial', async () => {
+  it('detectOrigin tries Git first, then Mercurial (then Subversion)', async () => {
     const candidates = detectionCandidates();
-    expect(candidates.map((candidate) => candidate.vcs)).toEqual(['git', 'mercurial']);
+    expect(candidates.map((candidate) => candidate.vcs)).toEqual(['git', 'mercurial', 'subversion']);
     expect(await detectOrigin(access(one.url), candidates)).toEqual({ kind: 'found', vcs: 'mercurial' });
   });
 });

@@ -36,11 +36,23 @@ let locked: SvnServer;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'svn-origins-'));
   work = await mkdtemp(join(tmpdir(), 'svn-work-'));
-  [std, multi] = await Promise.all([
+  let odd: SvnRepository;
+  let broken: SvnRepository;
+  [std, multi, , odd, broken] = await Promise.all([
     makeSvnRepository(join(root, 'std'), { largeFileBytes: 4096 }),
     makeSvnRepository(join(root, 'multi'), { projects: ['projA', 'projB'] }),
     makeSvnRepository(join(root, 'flat'), { flat: true }),
+    makeSvnRepository(join(root, 'odd')),
+    makeSvnRepository(join(root, 'broken')),
   ]);
+  // Branch names Git cannot take: skipped by the rules (a space), or failing fast-import (`..`).
+  const branch = (repo: SvnRepository, name: string) =>
+    exec('svn', ['copy', '-q', '-m', `Branch ${name}`, `${repo.url}/trunk`, `${repo.url}/branches/${name}`], {
+      env: { PATH: process.env.PATH, HOME: root },
+    });
+  await branch(odd, 'bad name');
+  await branch(odd, 'main');
+  await branch(broken, 'a..b');
   [open, locked] = await Promise.all([
     serveSvn(root),
     serveSvn(root, { users: { [AUTH.username]: AUTH.password } }),
@@ -207,6 +219,21 @@ describe('Subversion raw import', () => {
     ]);
     expect(multi.uuid).toMatch(/^[0-9a-f-]{36}$/);
   }, 30_000);
+
+  it('skips branches whose names Git refuses, keeps a branch named main apart from trunk', async () => {
+    const raw = await job(open.url('odd/repo'));
+    expect((await importAll(subversionAdapter(), raw, 600_000)).last.done).toBe(true);
+    const names = (await git(rawRepositoryPath(raw.workDir), 'for-each-ref', '--format=%(refname)')).trim();
+    expect(names.split('\n')).toEqual([
+      'refs/heads/branches/main',
+      'refs/heads/feature',
+      'refs/heads/main',
+      'refs/tags/v1.0',
+    ]);
+    await expect(
+      subversionAdapter().importRawChunk(await job(open.url('broken/repo')), 600_000, () => undefined),
+    ).rejects.toThrow(/^Converting the Subversion history failed: .*a\.\.b/);
+  }, 20_000);
 
   it('fails readably when the mirror is over the size limit', async () => {
     const adapter = subversionAdapter({ maxBytes: 2048 });
