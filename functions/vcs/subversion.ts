@@ -307,7 +307,7 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
       } catch {
         return []; // converted only once every revision is in the mirror
       }
-      // raw.git's identities are `user <user@uuid>` (see `convert`): the username is the name.
+      // raw.git's identities are `user <user@uuid>` (see `convertRange`): the username is the name.
       return (await gitAuthors(repo, home)).map((author) => ({ ...author, remoteName: author.name }));
     },
   };

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -248,6 +248,12 @@ describe('Subversion credentials', () => {
     const adapter = subversionAdapter();
     const good = await job(locked.url('std/repo'), { credentials: AUTH });
     expect((await importAll(adapter, good, 600_000)).last.done).toBe(true);
+    // Nothing the import leaves behind (mirror, raw.git, home, svn's config) holds the password.
+    for (const entry of await readdir(good.workDir, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const text = await readFile(join(entry.parentPath, entry.name), 'latin1');
+      expect(text.includes(AUTH.password), join(entry.parentPath, entry.name)).toBe(false);
+    }
     const wrong = { ...AUTH, password: 'pw-Wrong77-never-shown' };
     const error = await adapter
       .importRawChunk(await job(locked.url('std/repo'), { credentials: wrong }), 600_000, () => undefined)
