@@ -79,11 +79,9 @@ describe('Mercurial detection', () => {
     expect(await adapter.detect(access(`${web.url}/beta`))).toEqual({ kind: 'found', vcs: 'mercurial' });
   });
 
-  it('detectOrigin tries Git first, then Mercurial', async () => {
+  it('detectOrigin tries Git first, then Mercurial, Subversion and TFVC', async () => {
     const candidates = detectionCandidates();
-    const order = candidates.map((candidate) => candidate.vcs);
-    expect(order[0]).toBe('git');
-    expect(order.indexOf('mercurial')).toBeGreaterThan(0);
+    expect(candidates.map((candidate) => candidate.vcs)).toEqual(['git', 'mercurial', 'subversion', 'tfvc']);
     expect(await detectOrigin(access(one.url), candidates)).toEqual({ kind: 'found', vcs: 'mercurial' });
   });
 });
