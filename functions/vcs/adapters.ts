@@ -1,18 +1,21 @@
 /**
- * The origin adapters by VCS, and detection over a list of them: Git and Mercurial so far;
- * Subversion and TFVC adapters join the list in a later issue without changing callers.
+ * The origin adapters by VCS, and detection over a list of them: Git, Mercurial and Subversion so
+ * far; the TFVC adapter joins the list without changing callers.
  */
 import type { Vcs } from '#domain/imports';
+import { checkOriginUrl } from '#domain/origin-url';
 import { type GitAdapterOptions, gitAdapter } from './git.ts';
 import { type MercurialAdapterOptions, mercurialAdapter } from './mercurial.ts';
 import { type Detection, type OriginAccess, type OriginAdapter, OriginFailed } from './origin.ts';
+import { type SubversionAdapterOptions, subversionAdapter } from './subversion.ts';
 
-export type AdapterOptions = GitAdapterOptions & MercurialAdapterOptions;
+export type AdapterOptions = GitAdapterOptions & MercurialAdapterOptions & SubversionAdapterOptions;
 
 /** The adapter for an origin type; `OriginFailed` for one this service cannot import yet. */
 export function adapterFor(vcs: Vcs, options: AdapterOptions = {}): OriginAdapter {
   if (vcs === 'git') return gitAdapter(options);
   if (vcs === 'mercurial') return mercurialAdapter(options);
+  if (vcs === 'subversion') return subversionAdapter(options);
   throw new OriginFailed(`Importing from ${vcs} is not supported yet`);
 }
 
@@ -20,6 +23,7 @@ export function adapterFor(vcs: Vcs, options: AdapterOptions = {}): OriginAdapte
 export const detectionCandidates = (options: AdapterOptions = {}): readonly OriginAdapter[] => [
   gitAdapter(options),
   mercurialAdapter(options),
+  subversionAdapter(options),
 ];
 
 /**
@@ -33,6 +37,9 @@ export async function detectOrigin(
 ): Promise<Detection> {
   let needsAuth = false;
   for (const adapter of candidates) {
+    // A URL scheme this VCS never uses (`svn://` for Git) is not a failure, just not this VCS.
+    const check = checkOriginUrl(access.url, adapter.vcs, access.allowedAddresses);
+    if (!check.ok && check.problem === 'scheme') continue;
     const detection = await adapter.detect(access);
     if (detection.kind === 'found' || detection.kind === 'multiple') return detection;
     if (detection.kind === 'needs_auth') needsAuth = true;

@@ -111,8 +111,10 @@ export async function guardedConnect(
 }
 
 export interface GuardedRequest {
-  readonly method?: 'GET' | 'HEAD';
+  readonly method?: 'GET' | 'HEAD' | 'OPTIONS';
   readonly headers?: Readonly<Record<string, string>>;
+  /** A small request body (Subversion's `OPTIONS` probe), sent again to each redirect. */
+  readonly body?: string;
   /** Whole request, redirects included (default 20 s). */
   readonly timeoutMs?: number;
   /** Largest body kept; the rest is not read (default 1 MiB). */
@@ -192,7 +194,14 @@ async function requestOnce(
         host: bareHost(url.hostname),
         port,
         path: `${url.pathname}${url.search}`,
-        headers: { ...headers, host: url.host, connection: 'close' },
+        headers: {
+          ...headers,
+          host: url.host,
+          connection: 'close',
+          ...(options.body !== undefined
+            ? { 'content-length': String(Buffer.byteLength(options.body)) }
+            : {}),
+        },
         // No agent (an agent, even `agent: false`, resolves and dials by itself); the socket is ours.
         createConnection: () => socket,
         lookup: noLookup,
@@ -238,7 +247,7 @@ async function requestOnce(
       socket.destroy();
       reject(new OriginFailed(`The origin at ${url.host} closed the connection`));
     });
-    req.end();
+    req.end(options.body);
   });
 }
 

@@ -1,0 +1,848 @@
+/**
+ * The Subversion origin adapter: detects a repository over http(s) (mod_dav_svn) or `svn://`
+ * (svnserve), copies its revisions into a local mirror `<workDir>/raw.svn` in bounded revision
+ * ranges (`svnrdump dump` → `svnadmin load`), then converts the mirror once into `<workDir>/raw.git`
+ * with svn-all-fast-export. Every later step works on `raw.git` as for Git.
+ *
+ * Layout (of the URL, or of the chosen project below it): with a `trunk` directory the standard
+ * layout — `trunk` → branch `main` (GitHub's default branch name), `branches/X` → branch `X`,
+ * `tags/X` → annotated tag `X`, anything else beside them is dropped; without one, the whole tree
+ * is branch `main`. Empty directories are not kept (Git has none), `svn:ignore` becomes
+ * `.gitignore`, `svn:executable` the executable mode, a copy from another branch whose changes
+ * trunk took (`svn merge`) a merge commit; a revision that touches nothing imported makes no commit.
+ *
+ * Authors: svn-all-fast-export names each commit `user <user@<repository uuid>>` (GitHub's form for
+ * Subversion users, who have no email); that Git identity is the author's remote id.
+ *
+ * Network: Node's probes use `guardedRequest` / `guardedConnect`. svn (http/https) talks only
+ * through the guard proxy (a `servers` file with no proxy exceptions, so loopback is not bypassed);
+ * `svn://` has no proxy support, so svn talks to a forwarder on 127.0.0.1 that dials the origin
+ * through `guardedConnect` per connection (svnserve uses only the URL's path). `svn+ssh://` is
+ * refused: ssh cannot be routed through the guard.
+ */
+import { createHmac } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkOriginUrl } from '#domain/origin-url';
+import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/config';
+import { chunkCursor } from './chunk-cursor.ts';
+import { gitAuthors } from './git.ts';
+import { GitFailed, prepareHome, runGit } from './git-command.ts';
+import {
+  type DialTarget,
+  type Guard,
+  guardedConnect,
+  guardedRequest,
+  type Refusal,
+  startGuardProxy,
+} from './network-guard.ts';
+import {
+  type Detection,
+  ForbiddenAddress,
+  type OriginAccess,
+  type OriginAdapter,
+  OriginAuthFailed,
+  OriginFailed,
+  type RawJob,
+  rawRepositoryPath,
+} from './origin.ts';
+import { runSvn, SvnFailed } from './svn-command.ts';
+
+/**
+ * How the revisions are cut: with a large budget one range of everything; otherwise ranges of
+ * `firstRevs` revisions, growing by `growth` after each step that fits the budget.
+ */
+export interface SvnChunkPlan {
+  readonly wholeMinBudgetMs: number;
+  readonly firstRevs: number;
+  readonly growth: number;
+  /** A step's time limit when little budget is left (the first step of a chunk always runs). */
+  readonly minStepTimeoutMs: number;
+}
+
+export const DEFAULT_SVN_CHUNK_PLAN: SvnChunkPlan = {
+  wholeMinBudgetMs: 120_000,
+  firstRevs: 2000,
+  growth: 2,
+  minStepTimeoutMs: 120_000,
+};
+
+export interface SubversionAdapterOptions {
+  readonly resolve?: Guard['resolve'];
+  readonly dial?: Guard['dial'];
+  readonly svnPlan?: Partial<SvnChunkPlan>;
+  readonly probeTimeoutMs?: number;
+  /** Largest mirror (config `IMPORT_MAX_BYTES`). */
+  readonly maxBytes?: number;
+  /** Most Git objects in `raw.git` (config `IMPORT_MAX_OBJECTS`). */
+  readonly maxObjects?: number;
+}
+
+interface SvnState {
+  readonly version: 1;
+  mode: 'whole' | 'ranges';
+  revs: number;
+  /** From `svn info` of the imported URL, at the first chunk. */
+  origin: { uuid: string; youngest: number; path: string } | null;
+  /** Revisions in raw.svn (its youngest; revision 0 is loaded with the first range). */
+  loaded: number;
+  percent: number;
+  commitCount: number | null;
+  done: boolean;
+}
+
+export const rawSvnPath = (workDir: string): string => join(workDir, 'raw.svn');
+
+/** The Git repository svn-all-fast-export writes (named in the rules, created in its cwd). */
+const OUTPUT_NAME = 'raw.git';
+
+export function subversionAdapter(options: SubversionAdapterOptions = {}): OriginAdapter {
+  const plan: SvnChunkPlan = { ...DEFAULT_SVN_CHUNK_PLAN, ...options.svnPlan };
+  const maxBytes = options.maxBytes ?? DEFAULT_IMPORT_MAX_BYTES;
+  const maxObjects = options.maxObjects ?? DEFAULT_IMPORT_MAX_OBJECTS;
+  const guardFor = (access: Pick<OriginAccess, 'allowedAddresses'>): Guard => ({
+    allowedAddresses: access.allowedAddresses,
+    resolve: options.resolve,
+    dial: options.dial,
+  });
+
+  return {
+    vcs: 'subversion',
+
+    async detect(access) {
+      const url = checkedUrl(access.url, access);
+      const guard = guardFor(access);
+      const found =
+        url.protocol === 'svn:'
+          ? await detectSvnProtocol(url, access, guard, options.probeTimeoutMs)
+          : await detectHttp(url, access, guard, options.probeTimeoutMs);
+      if (found.kind !== 'found') return found;
+      const home = await mkdtemp(join(tmpdir(), 'svn-detect-'));
+      try {
+        await prepareHome(home);
+        return await detectLayout(url.toString(), access, guard, home);
+      } finally {
+        await rm(home, { recursive: true, force: true });
+      }
+    },
+
+    async importRawChunk(job, budgetMs, onProgress) {
+      const started = Date.now();
+      const url = originUrl(job);
+      const home = join(job.workDir, 'home');
+      const mirror = rawSvnPath(job.workDir);
+      const cursor = svnCursor(budgetMs >= plan.wholeMinBudgetMs ? 'whole' : 'ranges', plan);
+      const state = await cursor.load(job.workDir);
+      if (state.done) return { done: true, commitCount: state.commitCount, percent: 100 };
+      await prepareHome(home);
+      const transport = await openTransport(url, guardFor(job));
+      const credentials = job.credentials;
+      const remote = (
+        tool: 'svn' | 'svnrdump',
+        args: readonly string[],
+        timeoutMs: number,
+        onLine?: (line: string) => void,
+      ) =>
+        runSvn(tool, args, {
+          cwd: home,
+          home,
+          credentials,
+          proxyPort: transport.proxyPort,
+          timeoutMs,
+          onProgress: onLine,
+        });
+      try {
+        if (state.origin === null) {
+          state.origin = await originInfo(transport.url, (args) => remote('svn', args, 120_000));
+          await cursor.save(job.workDir, state);
+        }
+        const origin = state.origin;
+        state.loaded = await ensureMirror(mirror, origin.uuid, home);
+        let steps = 0;
+        let lastStepMs = 0;
+        while (state.loaded < origin.youngest) {
+          const remaining = started + budgetMs - Date.now();
+          if (steps > 0 && (remaining <= 0 || lastStepMs * plan.growth > remaining)) break;
+          await checkSize(mirror, maxBytes);
+          // The first range also carries revision 0's properties and always reaches revision 1.
+          const from = state.loaded === 0 ? 0 : state.loaded + 1;
+          const to =
+            state.mode === 'whole'
+              ? origin.youngest
+              : Math.min(origin.youngest, Math.max(1, from + state.revs - 1));
+          const dump = join(job.workDir, 'chunk.dump');
+          const stepStarted = Date.now();
+          try {
+            await remote(
+              'svnrdump',
+              ['dump', '--incremental', '-r', `${from}:${to}`, '-F', dump, '--', transport.url],
+              Math.max(remaining, plan.minStepTimeoutMs),
+              (line) => {
+                // Dumped is not yet loaded: a dumped revision counts a little less than a loaded one.
+                const dumped = Number(/^\* Dumped revision (\d+)\.$/.exec(line.trim())?.[1]);
+                const percent = Math.floor((85 * dumped) / Math.max(origin.youngest, 1));
+                if (!(percent > state.percent)) return;
+                state.percent = percent;
+                onProgress({ commitCount: state.commitCount, percent });
+              },
+            );
+          } catch (error) {
+            await rm(dump, { force: true });
+            if (!(error instanceof SvnFailed && error.timedOut)) throw classify(error, transport, job, url);
+            // The range is lost: fewer revisions per step from now on.
+            if (state.mode === 'whole') state.mode = 'ranges';
+            else if (state.revs > 1) state.revs = Math.max(1, Math.floor(state.revs / 2));
+            else throw new OriginFailed('The origin did not send the history in time');
+            await cursor.save(job.workDir, state);
+            return { done: false, commitCount: state.commitCount, percent: state.percent };
+          }
+          await checkSizes([dump], maxBytes);
+          await runSvn('svnadmin', ['load', '-q', '--force-uuid', '-F', dump, '--', mirror], {
+            cwd: home,
+            home,
+            timeoutMs: 3_600_000,
+          });
+          await rm(dump, { force: true });
+          steps += 1;
+          lastStepMs = Date.now() - stepStarted;
+          state.loaded = await youngestOf(mirror, home);
+          if (state.mode === 'ranges') state.revs = Math.ceil(state.revs * plan.growth);
+          state.commitCount = state.loaded;
+          state.percent = Math.max(
+            state.percent,
+            Math.floor((90 * state.loaded) / Math.max(origin.youngest, 1)),
+          );
+          await cursor.save(job.workDir, state);
+          onProgress({ commitCount: state.commitCount, percent: state.percent });
+        }
+        if (state.loaded < origin.youngest)
+          return { done: false, commitCount: state.commitCount, percent: state.percent };
+        await checkSize(mirror, maxBytes);
+        await convert(job.workDir, mirror, origin, home);
+        const gitRepo = rawRepositoryPath(job.workDir);
+        await checkObjects(gitRepo, home, maxObjects);
+        state.commitCount = await countGitCommits(gitRepo, home);
+        state.done = true;
+        state.percent = 100;
+        await cursor.save(job.workDir, state);
+        return { done: true, commitCount: state.commitCount, percent: 100 };
+      } catch (error) {
+        throw classify(error, transport, job, url);
+      } finally {
+        await transport.close();
+      }
+    },
+
+    async authors(job) {
+      const home = join(job.workDir, 'home');
+      await prepareHome(home);
+      const repo = rawRepositoryPath(job.workDir);
+      try {
+        await stat(join(repo, 'HEAD'));
+      } catch {
+        return []; // converted only once every revision is in the mirror
+      }
+      // raw.git's identities are `user <user@uuid>` (see `convert`): the username is the name.
+      return (await gitAuthors(repo, home)).map((author) => ({ ...author, remoteName: author.name }));
+    },
+  };
+}
+
+function checkedUrl(raw: string, access: Pick<OriginAccess, 'allowedAddresses'>): URL {
+  const check = checkOriginUrl(raw, 'subversion', access.allowedAddresses);
+  if (!check.ok) {
+    if (check.problem === 'forbidden_address') throw new ForbiddenAddress(new URL(raw).hostname);
+    throw new OriginFailed(check.message);
+  }
+  if (check.url.protocol === 'svn+ssh:')
+    throw new OriginFailed(
+      'Subversion over ssh (svn+ssh://) cannot be imported; use an http(s) or svn:// URL',
+    );
+  return check.url;
+}
+
+/** The URL to import: the URL itself, or the chosen project below it. */
+function originUrl(job: RawJob): URL {
+  const base = checkedUrl(job.url, job);
+  if (!job.choice?.path) return base;
+  const root = base.toString().endsWith('/') ? base : new URL(`${base.toString()}/`);
+  const path = job.choice.path
+    .split('/')
+    .filter((part) => part !== '')
+    .map(encodeURIComponent)
+    .join('/');
+  return checkedUrl(new URL(path, root).toString(), job);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Transport: how svn reaches the origin through the guard
+ * ---------------------------------------------------------------------------------------------- */
+
+interface Transport {
+  /** The URL svn is given (for `svn://`, the forwarder's address with the origin's path). */
+  readonly url: string;
+  readonly proxyPort: number | undefined;
+  readonly refusals: readonly Refusal[];
+  close(): Promise<void>;
+}
+
+async function openTransport(url: URL, guard: Guard): Promise<Transport> {
+  if (url.protocol === 'svn:') {
+    const forwarder = await startSvnForwarder(url.hostname, url.port === '' ? 3690 : Number(url.port), guard);
+    return {
+      url: `svn://127.0.0.1:${forwarder.port}${url.pathname}`,
+      proxyPort: undefined,
+      refusals: forwarder.refusals,
+      close: forwarder.close,
+    };
+  }
+  const proxy = await startGuardProxy(guard);
+  return { url: url.toString(), proxyPort: proxy.port, refusals: proxy.refusals, close: proxy.close };
+}
+
+export interface SvnForwarder {
+  readonly port: number;
+  readonly refusals: readonly Refusal[];
+  readonly dialled: readonly DialTarget[];
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP forwarder on 127.0.0.1 to one `svn://` origin: each connection is dialled through
+ * `guardedConnect` (resolved once, checked, dialled by address); a refused one is closed at once
+ * and recorded, so svn's failure can be explained.
+ */
+export async function startSvnForwarder(host: string, port: number, guard: Guard): Promise<SvnForwarder> {
+  const refusals: Refusal[] = [];
+  const dialled: DialTarget[] = [];
+  const open = new Set<Socket>();
+  const track = (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  };
+  const server = createServer((client) => {
+    track(client);
+    client.pause();
+    client.on('error', () => client.destroy());
+    guardedConnect(host, port, guard).then(
+      ({ socket, address }) => {
+        track(socket);
+        dialled.push({ address, port, host });
+        socket.on('error', () => client.destroy());
+        client.on('error', () => socket.destroy());
+        socket.on('close', () => client.destroy());
+        client.on('close', () => socket.destroy());
+        socket.pipe(client);
+        client.pipe(socket);
+        client.resume();
+      },
+      (error: unknown) => {
+        refusals.push(
+          error instanceof ForbiddenAddress
+            ? { host, port, reason: 'forbidden', address: error.address }
+            : { host, port, reason: 'unreachable' },
+        );
+        client.destroy();
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address !== null ? address.port : 0,
+    refusals,
+    dialled,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Detection
+ * ---------------------------------------------------------------------------------------------- */
+
+const OPTIONS_BODY =
+  '<?xml version="1.0" encoding="utf-8"?><D:options xmlns:D="DAV:"><D:activity-collection-set/></D:options>';
+const SVN_DAV_NAMESPACE = 'http://subversion.tigris.org/xmlns/dav/svn/';
+
+/** mod_dav_svn answers `OPTIONS` with its capabilities in `DAV:` headers (and `SVN-*` headers). */
+async function detectHttp(
+  url: URL,
+  access: OriginAccess,
+  guard: Guard,
+  timeoutMs = 30_000,
+): Promise<Detection> {
+  const headers: Record<string, string> = {
+    'content-type': 'text/xml',
+    'user-agent': 'SVN/1.14.2 (source-import)',
+  };
+  if (access.credentials)
+    headers.authorization = `Basic ${Buffer.from(`${access.credentials.username}:${access.credentials.password}`).toString('base64')}`;
+  let response: Awaited<ReturnType<typeof guardedRequest>>;
+  try {
+    response = await guardedRequest(url.toString(), guard, {
+      method: 'OPTIONS',
+      headers,
+      body: OPTIONS_BODY,
+      timeoutMs,
+      maxBytes: 64 * 1024,
+    });
+  } catch (error) {
+    if (error instanceof ForbiddenAddress) throw error;
+    return { kind: 'nothing' };
+  }
+  if (response.status === 401) return { kind: 'needs_auth' };
+  const dav = [response.headers.dav ?? []].flat().join(',');
+  const svnHeaders = Object.keys(response.headers).some((name) => name.startsWith('svn-'));
+  return response.status === 200 && (dav.includes(SVN_DAV_NAMESPACE) || svnHeaders)
+    ? { kind: 'found', vcs: 'subversion' }
+    : { kind: 'nothing' };
+}
+
+/**
+ * The svn protocol's greeting (ra_svn): the server greets, the client names the URL, the server
+ * offers its auth mechanisms for the repository (or fails: no repository there). ANONYMOUS offered
+ * → found; otherwise credentials are needed (found when some were given: the raw step checks them).
+ */
+async function detectSvnProtocol(
+  url: URL,
+  access: OriginAccess,
+  guard: Guard,
+  timeoutMs = 30_000,
+): Promise<Detection> {
+  let socket: Socket;
+  try {
+    ({ socket } = await guardedConnect(url.hostname, url.port === '' ? 3690 : Number(url.port), guard));
+  } catch (error) {
+    if (error instanceof ForbiddenAddress) throw error;
+    return { kind: 'nothing' };
+  }
+  const reader = itemReader(socket, timeoutMs);
+  try {
+    const greeting = await reader.next();
+    if (!isSuccess(greeting)) return { kind: 'nothing' };
+    const word = (text: string) => `${Buffer.byteLength(text)}:${text}`;
+    socket.write(
+      `( 2 ( edit-pipeline svndiff1 absent-entries depth mergeinfo log-revprops ) ${word(url.toString())} ${word('SVN/1.14.2 source-import')} ( ) ) `,
+    );
+    const auth = await reader.next();
+    if (!isSuccess(auth)) return { kind: 'nothing' };
+    const mechanisms = (Array.isArray(auth[1]) && Array.isArray(auth[1][0]) ? auth[1][0] : []).map(String);
+    if (mechanisms.includes('ANONYMOUS')) {
+      socket.write('( ANONYMOUS ( 0: ) ) ');
+      if (!isSuccess(await reader.next())) return { kind: 'nothing' };
+      return isSuccess(await reader.next()) ? { kind: 'found', vcs: 'subversion' } : { kind: 'nothing' };
+    }
+    if (!access.credentials) return { kind: 'needs_auth' };
+    if (!mechanisms.includes('CRAM-MD5')) return { kind: 'found', vcs: 'subversion' };
+    socket.write('( CRAM-MD5 ( ) ) ');
+    const step = await reader.next();
+    const challenge = Array.isArray(step) && Array.isArray(step[1]) ? String(step[1][0] ?? '') : '';
+    const digest = createHmac('md5', access.credentials.password).update(challenge).digest('hex');
+    const answer = `${access.credentials.username} ${digest}`;
+    socket.write(`${Buffer.byteLength(answer)}:${answer} `);
+    return isSuccess(await reader.next()) ? { kind: 'found', vcs: 'subversion' } : { kind: 'needs_auth' };
+  } catch {
+    return { kind: 'nothing' };
+  } finally {
+    socket.destroy();
+  }
+}
+
+type Item = string | Item[];
+
+const isSuccess = (item: Item | undefined): item is Item[] => Array.isArray(item) && item[0] === 'success';
+
+/**
+ * Reads top-level items of svn's wire format: `( ... )` lists, numbers, words and `N:bytes`
+ * strings, separated by whitespace. At most 64 KiB is kept; a slow or silent server times out.
+ */
+function itemReader(socket: Socket, timeoutMs: number) {
+  let buffer = Buffer.alloc(0);
+  let waiting: (() => void) | undefined;
+  let failed: Error | undefined;
+  socket.on('data', (chunk: Buffer) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    if (buffer.length > 65_536) failed = new Error('too long');
+    waiting?.();
+  });
+  const stop = (error: Error) => {
+    failed ??= error;
+    waiting?.();
+  };
+  socket.on('close', () => stop(new Error('closed')));
+  socket.on('error', (error) => stop(error));
+  const timer = setTimeout(() => stop(new Error('timeout')), timeoutMs);
+  socket.once('close', () => clearTimeout(timer));
+
+  /** One item from `buffer` at `at`: the item and where it ends, or undefined when incomplete. */
+  const parse = (at: number): { item: Item; end: number } | undefined => {
+    let i = at;
+    while (i < buffer.length && /\s/.test(String.fromCharCode(buffer[i] ?? 0))) i++;
+    if (i >= buffer.length) return undefined;
+    const char = String.fromCharCode(buffer[i] ?? 0);
+    if (char === '(') {
+      const list: Item[] = [];
+      let j = i + 1;
+      for (;;) {
+        while (j < buffer.length && /\s/.test(String.fromCharCode(buffer[j] ?? 0))) j++;
+        if (j >= buffer.length) return undefined;
+        if (buffer[j] === 0x29) return { item: list, end: j + 1 };
+        const next = parse(j);
+        if (!next) return undefined;
+        list.push(next.item);
+        j = next.end;
+      }
+    }
+    if (char === ')') throw new Error('unbalanced');
+    let j = i;
+    while (j < buffer.length && /[0-9A-Za-z-]/.test(String.fromCharCode(buffer[j] ?? 0))) j++;
+    if (j >= buffer.length) return undefined;
+    const token = buffer.subarray(i, j).toString('latin1');
+    if (j === i) throw new Error('bad token');
+    if (buffer[j] === 0x3a && /^\d+$/.test(token)) {
+      const end = j + 1 + Number(token);
+      if (end > buffer.length) return undefined;
+      return { item: buffer.subarray(j + 1, end).toString('utf8'), end };
+    }
+    return { item: token, end: j };
+  };
+
+  return {
+    async next(): Promise<Item> {
+      for (;;) {
+        const parsed = parse(0);
+        if (parsed) {
+          buffer = buffer.subarray(parsed.end);
+          return parsed.item;
+        }
+        if (failed) throw failed;
+        await new Promise<void>((resolve) => {
+          waiting = resolve;
+        });
+        waiting = undefined;
+      }
+    },
+  };
+}
+
+/**
+ * The project layout, from `svn ls` of the URL (through the guard): a `trunk` directory → one
+ * standard project; otherwise the children that have a `trunk` of their own → a choice of projects;
+ * otherwise the whole tree is one project. When the listing fails (credentials refused, say) the
+ * raw step reports it; detection still says Subversion.
+ */
+async function detectLayout(
+  url: string,
+  access: OriginAccess,
+  guard: Guard,
+  home: string,
+): Promise<Detection> {
+  const found: Detection = { kind: 'found', vcs: 'subversion' };
+  let transport: Transport;
+  try {
+    transport = await openTransport(new URL(url), guard);
+  } catch {
+    return found;
+  }
+  const base = transport.url.replace(/\/+$/, '');
+  const list = (targets: readonly string[]) =>
+    runSvn('svn', ['list', '--xml', '--', ...targets], {
+      cwd: home,
+      home,
+      credentials: access.credentials,
+      proxyPort: transport.proxyPort,
+      timeoutMs: 60_000,
+      maxStdoutBytes: 16 * 1024 * 1024,
+    }).then((out) => listedDirectories(out.toString('utf8')));
+  try {
+    const root = (await list([base])).get(base) ?? [];
+    if (root.includes('trunk') || root.length === 0) return found;
+    const children = root.slice(0, 100);
+    const listed = await list(children.map((child) => `${base}/${encodeURIComponent(child)}`));
+    const projects = children.filter((child) =>
+      listed.get(`${base}/${encodeURIComponent(child)}`)?.includes('trunk'),
+    );
+    if (projects.length === 0) return found;
+    return {
+      kind: 'multiple',
+      choices: projects.map((child) => ({ vcs: 'subversion' as const, humanName: child, path: child })),
+    };
+  } catch (error) {
+    if (transport.refusals.some((entry) => entry.reason === 'forbidden'))
+      throw new ForbiddenAddress(transport.refusals[0]?.address ?? new URL(url).hostname);
+    if (error instanceof SvnFailed && isAuthError(error.stderr) && !access.credentials)
+      return { kind: 'needs_auth' };
+    return found;
+  } finally {
+    await transport.close();
+  }
+}
+
+const decodeXml = (text: string) =>
+  text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
+
+/** `svn list --xml`: the directories listed under each target path. */
+function listedDirectories(xml: string): Map<string, string[]> {
+  const lists = new Map<string, string[]>();
+  for (const match of xml.matchAll(/<list\s+path="([^"]*)"\s*>([\s\S]*?)<\/list>/g)) {
+    const dirs = [...(match[2] ?? '').matchAll(/<entry\s+kind="dir"\s*>\s*<name>([^<]*)<\/name>/g)].map(
+      (entry) => decodeXml(entry[1] ?? ''),
+    );
+    lists.set(decodeXml(match[1] ?? ''), dirs);
+  }
+  return lists;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Raw step
+ * ---------------------------------------------------------------------------------------------- */
+
+/** `svn info` of the URL: the repository's UUID, its youngest revision, the URL's path in it. */
+async function originInfo(
+  url: string,
+  svn: (args: string[]) => Promise<Buffer>,
+): Promise<{ uuid: string; youngest: number; path: string }> {
+  const xml = (await svn(['info', '--xml', '--', url])).toString('utf8');
+  const uuid = /<uuid>([0-9a-fA-F-]{36})<\/uuid>/.exec(xml)?.[1];
+  const youngest = Number(/<entry\b[^>]*\brevision="(\d+)"/.exec(xml)?.[1]);
+  const relative = /<relative-url>\^\/?([^<]*)<\/relative-url>/.exec(xml)?.[1];
+  if (uuid === undefined || !Number.isInteger(youngest) || relative === undefined)
+    throw new OriginFailed('The Subversion origin did not describe its repository');
+  return { uuid, youngest, path: decodeURIComponent(decodeXml(relative)) };
+}
+
+/** Creates the mirror with the origin's UUID if needed; returns its youngest revision. */
+async function ensureMirror(mirror: string, uuid: string, home: string): Promise<number> {
+  try {
+    await stat(join(mirror, 'format'));
+  } catch {
+    await rm(mirror, { recursive: true, force: true });
+    await runSvn('svnadmin', ['create', '--', mirror], { cwd: home, home, timeoutMs: 60_000 });
+    await runSvn('svnadmin', ['setuuid', '--', mirror, uuid], { cwd: home, home, timeoutMs: 60_000 });
+  }
+  // A load killed mid-way leaves a stale transaction at most; committed revisions are whole.
+  return youngestOf(mirror, home);
+}
+
+const youngestOf = async (mirror: string, home: string) =>
+  Number(
+    (await runSvn('svnlook', ['youngest', '--', mirror], { cwd: home, home, timeoutMs: 60_000 }))
+      .toString()
+      .trim(),
+  );
+
+const escapeRule = (path: string) => path.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+
+/** svn-all-fast-export rules for the project at `path` (repository-relative, no slashes around). */
+export function conversionRules(path: string, standard: boolean): string {
+  const prefix = path === '' ? '/' : `/${escapeRule(path)}/`;
+  const rule = (match: string, branch: string, annotated = false) =>
+    `match ${match}\n  repository ${OUTPUT_NAME}\n  branch ${branch}\n${annotated ? '  annotated true\n' : ''}end match\n`;
+  return [
+    `create repository ${OUTPUT_NAME}\nend repository\n`,
+    ...(standard
+      ? [
+          rule(`${prefix}trunk/`, 'main'),
+          rule(`${prefix}branches/([^/]+)/`, '\\1'),
+          rule(`${prefix}tags/([^/]+)/`, 'refs/tags/\\1', true),
+        ]
+      : [rule(prefix, 'main')]),
+    'match /\nend match\n',
+  ].join('\n');
+}
+
+/**
+ * raw.svn → raw.git with svn-all-fast-export (local, no network), run in the work directory so its
+ * output repository (named by the rules) lands at `raw.git`. Identities: `--identity-domain <uuid>`
+ * makes every author `user <user@uuid>`. HEAD is `main`.
+ */
+async function convert(
+  workDir: string,
+  mirror: string,
+  origin: { uuid: string; path: string },
+  home: string,
+): Promise<void> {
+  const gitRepo = rawRepositoryPath(workDir);
+  await rm(gitRepo, { recursive: true, force: true });
+  const path = origin.path.replace(/^\/+|\/+$/g, '');
+  const top = (
+    await runSvn('svnlook', ['tree', '--non-recursive', '--', mirror, `/${path}`], {
+      cwd: home,
+      home,
+      timeoutMs: 60_000,
+    })
+  )
+    .toString('utf8')
+    .split('\n')
+    .map((line) => line.trim());
+  const rules = join(workDir, 'svn.rules');
+  await writeFile(rules, conversionRules(path, top.includes('trunk/')));
+  try {
+    await runSvn(
+      'svn-all-fast-export',
+      ['--identity-domain', origin.uuid, '--rules', rules, '--svn-ignore', '--stats', mirror],
+      { cwd: workDir, home, timeoutMs: 6 * 3_600_000, maxStdoutBytes: 64 * 1024 * 1024 },
+    );
+  } finally {
+    await rm(join(workDir, `log-${OUTPUT_NAME}`), { force: true });
+  }
+  try {
+    await stat(join(gitRepo, 'HEAD'));
+  } catch {
+    // Nothing matched the rules (an empty repository): an empty raw history.
+    await mkdir(gitRepo, { recursive: true });
+    await runGit(['init', '--bare', '--quiet', gitRepo], {
+      cwd: workDir,
+      home,
+      transport: 'local',
+      timeoutMs: 60_000,
+    });
+  }
+  await runGit(['symbolic-ref', 'HEAD', 'refs/heads/main'], {
+    cwd: gitRepo,
+    home,
+    transport: 'local',
+    timeoutMs: 60_000,
+  });
+}
+
+const gitLocal = (repo: string, home: string, args: readonly string[]) =>
+  runGit(args, { cwd: repo, home, transport: 'local', timeoutMs: 600_000 });
+
+const countGitCommits = async (repo: string, home: string) => {
+  const refs = (await gitLocal(repo, home, ['for-each-ref', '--count=1', '--format=%(refname)']))
+    .toString()
+    .trim();
+  if (refs === '') return 0;
+  return Number((await gitLocal(repo, home, ['rev-list', '--all', '--count'])).toString().trim());
+};
+
+async function checkObjects(repo: string, home: string, maxObjects: number): Promise<void> {
+  const counts = (await gitLocal(repo, home, ['count-objects', '-v'])).toString();
+  const value = (key: string) => Number(new RegExp(`^${key}: (\\d+)$`, 'm').exec(counts)?.[1] ?? 0);
+  if (value('count') + value('in-pack') > maxObjects)
+    throw new OriginFailed('The repository has more objects than the import limit allows');
+}
+
+const oversizeError = (maxBytes: number) =>
+  new OriginFailed(
+    `The repository is larger than the import limit of ${
+      maxBytes >= 1024 ** 3
+        ? `${(maxBytes / 1024 ** 3).toFixed(1)} GiB`
+        : `${Math.round(maxBytes / 1024 ** 2)} MiB`
+    }`,
+  );
+
+async function checkSize(dir: string, maxBytes: number): Promise<void> {
+  if ((await directorySize(dir)) > maxBytes) throw oversizeError(maxBytes);
+}
+
+async function checkSizes(files: readonly string[], maxBytes: number): Promise<void> {
+  for (const file of files) {
+    const size = await stat(file).then(
+      (info) => info.size,
+      () => 0,
+    );
+    if (size > maxBytes) throw oversizeError(maxBytes);
+  }
+}
+
+async function directorySize(dir: string): Promise<number> {
+  let total = 0;
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += await directorySize(path);
+    else if (entry.isFile())
+      total += await stat(path).then(
+        (info) => info.size,
+        () => 0,
+      );
+  }
+  return total;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * Errors and state
+ * ---------------------------------------------------------------------------------------------- */
+
+const isAuthError = (text: string) =>
+  /E170001|E215004|Authentication error|Authorization failed|Password incorrect|Username not found/i.test(
+    text,
+  ) ||
+  (/E170013/.test(text) && /\b401\b/.test(text));
+
+/**
+ * A failed step, as the user may read it: the guard's refusal first, then svn's error codes mapped
+ * to a few plain cases; never a credential (runSvn already removed the password).
+ */
+function classify(error: unknown, transport: Transport, job: RawJob, url: URL): Error {
+  const refusal = transport.refusals.find((entry) => entry.reason === 'forbidden');
+  if (refusal) return new ForbiddenAddress(refusal.address ?? refusal.host);
+  if (error instanceof OriginFailed || error instanceof OriginAuthFailed) return error;
+  if (error instanceof GitFailed) return new OriginFailed('Converting the Subversion history failed');
+  if (!(error instanceof SvnFailed)) return new OriginFailed('The import failed unexpectedly');
+  if (error.tool === 'svn-all-fast-export' || error.tool === 'svnadmin' || error.tool === 'svnlook')
+    return new OriginFailed('Converting the Subversion history failed');
+  if (error.timedOut) return new OriginFailed('The origin timed out');
+  const text = error.stderr;
+  if (isAuthError(text))
+    return new OriginAuthFailed(
+      job.credentials === undefined
+        ? 'The origin requires a username and password'
+        : 'The origin refused the username and password',
+    );
+  const shown = new URL(url.toString());
+  shown.username = '';
+  shown.password = '';
+  if (transport.refusals.some((entry) => entry.reason === 'unreachable'))
+    return new OriginFailed(`The origin ${url.host} could not be reached`);
+  // E210005 svnserve: no repository; E000002 mod_dav_svn: no such filesystem; E175003 not DAV;
+  // E170000 / W170000 / E200009: the path does not exist in the repository.
+  if (
+    /E210005|E000002|E175003|[EW]170000|E200009|E160013|No repository found|non-existent|\b404\b/.test(text)
+  )
+    return new OriginFailed(`No Subversion repository was found at ${shown.toString()}`);
+  // Connection refused, reset, timed out, host or network unreachable, name not resolved, closed.
+  if (/E000111|E000104|E000110|E000113|E000101|E670002|E670008|E210002|E120108|E175012/.test(text))
+    return new OriginFailed(`The origin ${url.host} could not be reached`);
+  let line =
+    text
+      .split('\n')
+      .map((entry) => entry.trim())
+      .filter((entry) => /^svn\w*: E\d+/.test(entry))
+      .at(-1) ?? 'svn failed';
+  if (job.credentials) line = line.split(job.credentials.password).join('***');
+  return new OriginFailed(`Reading from the origin failed: ${line.slice(0, 300)}`);
+}
+
+const svnCursor = (mode: SvnState['mode'], plan: SvnChunkPlan) =>
+  chunkCursor<SvnState>('raw-svn-state.json', () => ({
+    version: 1,
+    mode,
+    revs: plan.firstRevs,
+    origin: null,
+    loaded: 0,
+    percent: 0,
+    commitCount: null,
+    done: false,
+  }));

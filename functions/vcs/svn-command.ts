@@ -1,0 +1,112 @@
+/**
+ * Running the Subversion tools on hostile input, as `git-command.ts` and `hg-command.ts` do for git
+ * and hg: a clean environment, the job's own HOME, a time limit that kills the whole process group
+ * and a cap on what a tool may print (`runBounded`).
+ *
+ * The network tools (`svn`, `svnrdump`) get a private `--config-dir` per call, created in the
+ * job's HOME (mode 700) and deleted afterwards, with `--non-interactive --no-auth-cache`: nothing
+ * is cached between calls or users. Credentials never appear in arguments: the password is written
+ * to the tool's stdin (`--password-from-stdin`), the username is the `username` setting of that
+ * private `servers` file (mode 600), which svn's simple auth provider uses as the default username
+ * for every realm. The same file points http(s) at the guard proxy with no exceptions, so loopback
+ * is not bypassed.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { redactCredentials, runBounded } from './bounded-process.ts';
+import type { OriginCredentials } from './origin.ts';
+
+export type SvnTool = 'svn' | 'svnrdump' | 'svnadmin' | 'svnlook' | 'svn-all-fast-export';
+
+export interface SvnRun {
+  readonly cwd: string;
+  /** The job's private home (see `prepareHome`). */
+  readonly home: string;
+  readonly timeoutMs: number;
+  /** Network tools only: sent as the username setting and on stdin, never as arguments. */
+  readonly credentials?: OriginCredentials | undefined;
+  /** Network tools only: the guard proxy's port on 127.0.0.1, for http(s) URLs. */
+  readonly proxyPort?: number | undefined;
+  /** Each line the tool writes to stderr. */
+  readonly onProgress?: ((line: string) => void) | undefined;
+  readonly maxStdoutBytes?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** A Subversion tool call that failed: exit code and the tail of what it printed, the password removed. */
+export class SvnFailed extends Error {
+  override readonly name = 'SvnFailed';
+  constructor(
+    readonly tool: SvnTool,
+    readonly args: readonly string[],
+    readonly exitCode: number | null,
+    readonly stderr: string,
+    readonly timedOut: boolean,
+  ) {
+    super(
+      `${tool} ${args[0] ?? ''} ${timedOut ? 'timed out' : `exited with ${exitCode}`}: ${stderr.slice(-500)}`,
+    );
+  }
+}
+
+/** The whole environment of a Subversion tool call: nothing inherited but PATH. */
+export function svnEnvironment(home: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    LC_ALL: 'C',
+    LANG: 'C',
+    // svn-all-fast-export runs git fast-import: no system or user git config either.
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+  };
+}
+
+const NETWORK_TOOLS: ReadonlySet<SvnTool> = new Set(['svn', 'svnrdump']);
+
+/** A value for svn's config files: one line, `%` escaped (svn's config expands `%(name)s`). */
+const configValue = (value: string) => value.replace(/[\r\n]/g, '').replace(/%/g, '%%');
+
+export async function runSvn(tool: SvnTool, args: readonly string[], options: SvnRun): Promise<Buffer> {
+  const password = options.credentials?.password.replace(/[\r\n]/g, '');
+  const scrub = (text: string) =>
+    password ? redactCredentials(text).split(password).join('***') : redactCredentials(text);
+  const fail = (code: number | null, stderr: string, timedOut: boolean) =>
+    new SvnFailed(tool, args, code, scrub(stderr), timedOut);
+  const base = { ...options, env: svnEnvironment(options.home) };
+  if (!NETWORK_TOOLS.has(tool)) return runBounded(tool, args, base, fail);
+
+  const configDir = join(options.home, `svn-config-${randomBytes(6).toString('hex')}`);
+  await mkdir(configDir, { recursive: true, mode: 0o700 });
+  const servers = ['[global]', 'store-passwords = no', 'store-auth-creds = no', 'http-timeout = 600'];
+  if (options.proxyPort !== undefined)
+    servers.push(
+      'http-proxy-host = 127.0.0.1',
+      `http-proxy-port = ${options.proxyPort}`,
+      'http-proxy-exceptions =',
+    );
+  if (options.credentials) servers.push(`username = ${configValue(options.credentials.username)}`);
+  try {
+    await writeFile(join(configDir, 'servers'), `${servers.join('\n')}\n`, { mode: 0o600 });
+    // No password stores (keyrings, gpg-agent), no ssh tunnels, no auto-props from a global config.
+    await writeFile(
+      join(configDir, 'config'),
+      '[auth]\npassword-stores =\n[tunnels]\n[miscellany]\nenable-auto-props = no\n',
+      { mode: 0o600 },
+    );
+    const fixed = ['--non-interactive', '--no-auth-cache', '--config-dir', configDir];
+    if (password !== undefined) fixed.push('--password-from-stdin');
+    const [command, ...rest] = args;
+    return await runBounded(
+      tool,
+      command === undefined ? fixed : [command, ...fixed, ...rest],
+      { ...base, input: password !== undefined ? `${password}\n` : '' },
+      fail,
+    );
+  } finally {
+    await rm(configDir, { recursive: true, force: true });
+  }
+}
