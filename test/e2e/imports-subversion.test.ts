@@ -188,211 +188,223 @@ afterAll(async () => {
   await lockedSvnserve?.close();
 });
 
-describe('a Subversion import through the API and the workflow', () => {
-  it('detects Subversion over mod_dav_svn (http), imports trunk, branches and tags, maps authors', async () => {
-    const repo = await newRepo();
-    const started = await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: http.url('std') });
-    expect(started.status).toBe(201);
-    const done = await until(repo, status('complete'));
-    expect(done).toMatchObject({ vcs: 'subversion', status_text: 'Done', authors_count: 3 });
-    await expectSameAsOrigin(repo, repos.std);
+// Every test has a repository of its own: they run side by side (the file takes half the time).
+describe.concurrent('Subversion imports', () => {
+  describe('a Subversion import through the API and the workflow', () => {
+    it('detects Subversion over mod_dav_svn (http), imports trunk, branches and tags, maps authors', async () => {
+      const repo = await newRepo();
+      const started = await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: http.url('std') });
+      expect(started.status).toBe(201);
+      const done = await until(repo, status('complete'));
+      expect(done).toMatchObject({ vcs: 'subversion', status_text: 'Done', authors_count: 3 });
+      await expectSameAsOrigin(repo, repos.std);
 
-    const authors = (await api('GET', `/repos/octocat/${repo}/import/authors`)).body as {
-      id: number;
-      name: string;
-      email: string;
-      remote_id: string;
-    }[];
-    const uuid = repos.std.uuid;
-    expect(authors.map((author) => `${author.name} <${author.email}>`).sort()).toEqual([
-      `ada <ada@${uuid}>`,
-      `bob <bob@${uuid}>`,
-      `carl <carl@${uuid}>`,
-    ]);
-    const ada = authors.find((author) => author.name === 'ada');
-    const mapped = await api('PATCH', `/repos/octocat/${repo}/import/authors/${ada?.id}`, {
-      name: 'Ada Lovelace',
-      email: 'ada@example.org',
-    });
-    expect(mapped.status).toBe(200);
-    await until(repo, status('complete'));
-    const dir = await cloneOf(repo);
-    const names = await git(['log', '--all', '--format=%an <%ae>'], { cwd: dir });
-    expect(names.stdout).toContain('Ada Lovelace <ada@example.org>');
-    expect(names.stdout).toContain(`bob <bob@${uuid}>`);
-    expect(names.stdout).not.toContain(`ada@${uuid}`);
-  }, 60_000);
+      const authors = (await api('GET', `/repos/octocat/${repo}/import/authors`)).body as {
+        id: number;
+        name: string;
+        email: string;
+        remote_id: string;
+      }[];
+      const uuid = repos.std.uuid;
+      expect(authors.map((author) => `${author.name} <${author.email}>`).sort()).toEqual([
+        `ada <ada@${uuid}>`,
+        `bob <bob@${uuid}>`,
+        `carl <carl@${uuid}>`,
+      ]);
+      const ada = authors.find((author) => author.name === 'ada');
+      const mapped = await api('PATCH', `/repos/octocat/${repo}/import/authors/${ada?.id}`, {
+        name: 'Ada Lovelace',
+        email: 'ada@example.org',
+      });
+      expect(mapped.status).toBe(200);
+      await until(repo, status('complete'));
+      const dir = await cloneOf(repo);
+      const names = await git(['log', '--all', '--format=%an <%ae>'], { cwd: dir });
+      expect(names.stdout).toContain('Ada Lovelace <ada@example.org>');
+      expect(names.stdout).toContain(`bob <bob@${uuid}>`);
+      expect(names.stdout).not.toContain(`ada@${uuid}`);
+    }, 60_000);
 
-  it('detects Subversion over svn:// (svnserve), imports the same history; a restart imports it again', async () => {
-    const repo = await newRepo();
-    await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: svnserve.url('std') });
-    await until(repo, status('complete'));
-    expect((await api('GET', `/repos/octocat/${repo}/import`)).body.vcs).toBe('subversion');
-    await expectSameAsOrigin(repo, repos.std);
-    const before = await remoteRefs(git, hosted(repo));
+    it('detects Subversion over svn:// (svnserve), imports the same history; a restart imports it again', async () => {
+      const repo = await newRepo();
+      await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: svnserve.url('std') });
+      await until(repo, status('complete'));
+      expect((await api('GET', `/repos/octocat/${repo}/import`)).body.vcs).toBe('subversion');
+      await expectSameAsOrigin(repo, repos.std);
+      const before = await remoteRefs(git, hosted(repo));
 
-    const restarted = await api('PATCH', `/repos/octocat/${repo}/import`, {});
-    expect(restarted.status).toBe(200);
-    expect(restarted.body.status).toBe('importing');
-    await until(repo, status('complete'));
-    const second = `arn:aws:states:us-east-1:123456789012:execution:SourceImport:octocat.${repo}.attempt-2`;
-    expect((await sfn.send(new DescribeExecutionCommand({ executionArn: second }))).status).toBe('SUCCEEDED');
-    // The same revisions convert to the same commits.
-    expect(await remoteRefs(git, hosted(repo))).toEqual(before);
-  }, 60_000);
+      const restarted = await api('PATCH', `/repos/octocat/${repo}/import`, {});
+      expect(restarted.status).toBe(200);
+      expect(restarted.body.status).toBe('importing');
+      await until(repo, status('complete'));
+      const second = `arn:aws:states:us-east-1:123456789012:execution:SourceImport:octocat.${repo}.attempt-2`;
+      expect((await sfn.send(new DescribeExecutionCommand({ executionArn: second }))).status).toBe(
+        'SUCCEEDED',
+      );
+      // The same revisions convert to the same commits.
+      expect(await remoteRefs(git, hosted(repo))).toEqual(before);
+    }, 60_000);
 
-  it('offers the projects of a multi-project root and imports only the chosen one', async () => {
-    const repo = await newRepo();
-    await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: http.url('multi') });
-    const found = await until(repo, status('detection_found_multiple'));
-    const choices = found.project_choices as { vcs: string; human_name: string }[];
-    expect(choices.map((choice) => choice.human_name).sort()).toEqual(['alpha', 'beta']);
-    expect(choices.every((choice) => choice.vcs === 'subversion')).toBe(true);
-    const chosen = await api(
-      'PATCH',
-      `/repos/octocat/${repo}/import`,
-      choices.find((choice) => choice.human_name === 'beta'),
-    );
-    expect(chosen.status).toBe(200);
-    await until(repo, status('complete'));
-    const dir = await expectSameAsOrigin(repo, repos.multi, 'beta');
-    const readme = await git(['show', 'origin/main:README'], { cwd: dir });
-    expect(readme.stdout).toBe('Project beta\ntrunk change\n');
-    const everything = await git(['log', '--all', '--name-only', '--format='], { cwd: dir });
-    expect(everything.stdout).not.toMatch(/alpha/);
-  }, 60_000);
-});
+    it('offers the projects of a multi-project root and imports only the chosen one', async () => {
+      const repo = await newRepo();
+      await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: http.url('multi') });
+      const found = await until(repo, status('detection_found_multiple'));
+      const choices = found.project_choices as { vcs: string; human_name: string }[];
+      expect(choices.map((choice) => choice.human_name).sort()).toEqual(['alpha', 'beta']);
+      expect(choices.every((choice) => choice.vcs === 'subversion')).toBe(true);
+      const chosen = await api(
+        'PATCH',
+        `/repos/octocat/${repo}/import`,
+        choices.find((choice) => choice.human_name === 'beta'),
+      );
+      expect(chosen.status).toBe(200);
+      await until(repo, status('complete'));
+      const dir = await expectSameAsOrigin(repo, repos.multi, 'beta');
+      const readme = await git(['show', 'origin/main:README'], { cwd: dir });
+      expect(readme.stdout).toBe('Project beta\ntrunk change\n');
+      const everything = await git(['log', '--all', '--name-only', '--format='], { cwd: dir });
+      expect(everything.stdout).not.toMatch(/alpha/);
+    }, 60_000);
+  });
 
-describe('credentials', () => {
-  it('detection_needs_auth at a private mod_dav_svn location, then credentials: complete', async () => {
-    const repo = await newRepo();
-    await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: http.url('std', 'private') });
-    await until(repo, status('detection_needs_auth'));
-    const resumed = await api('PATCH', `/repos/octocat/${repo}/import`, {
-      vcs_username: HTTP_USER.username,
-      vcs_password: HTTP_USER.password,
-    });
-    expect(resumed.status).toBe(200);
-    expect(resumed.body.status).toBe('detecting');
-    const done = await until(repo, status('complete'));
-    expect(done.vcs).toBe('subversion');
-    await expectSameAsOrigin(repo, repos.std);
-  }, 60_000);
+  describe('credentials', () => {
+    it('detection_needs_auth at a private mod_dav_svn location, then credentials: complete', async () => {
+      const repo = await newRepo();
+      await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: http.url('std', 'private') });
+      await until(repo, status('detection_needs_auth'));
+      const resumed = await api('PATCH', `/repos/octocat/${repo}/import`, {
+        vcs_username: HTTP_USER.username,
+        vcs_password: HTTP_USER.password,
+      });
+      expect(resumed.status).toBe(200);
+      expect(resumed.body.status).toBe('detecting');
+      const done = await until(repo, status('complete'));
+      expect(done.vcs).toBe('subversion');
+      await expectSameAsOrigin(repo, repos.std);
+    }, 60_000);
 
-  it('auth_failed for wrong svnserve credentials (no password in the answer), then the right ones: complete', async () => {
-    const repo = await newRepo();
-    const wrong = 'Wrong-Password-Never-Shown-3';
-    await api('PUT', `/repos/octocat/${repo}/import`, {
-      vcs_url: lockedSvnserve.url('std'),
-      vcs: 'subversion',
-      vcs_username: SVN_USER.username,
-      vcs_password: wrong,
-    });
-    const failed = await until(repo, status('auth_failed'));
-    expect(JSON.stringify(failed)).not.toContain(wrong);
-    expect(
-      (
-        await api('PATCH', `/repos/octocat/${repo}/import`, {
-          vcs_username: SVN_USER.username,
-          vcs_password: SVN_USER.password,
-        })
-      ).status,
-    ).toBe(200);
-    const done = await until(repo, status('complete'));
-    expect(JSON.stringify(done)).not.toContain(SVN_USER.password);
-    await expectSameAsOrigin(repo, repos.std);
-  }, 60_000);
+    it('auth_failed for wrong svnserve credentials (no password in the answer), then the right ones: complete', async () => {
+      const repo = await newRepo();
+      const wrong = 'Wrong-Password-Never-Shown-3';
+      await api('PUT', `/repos/octocat/${repo}/import`, {
+        vcs_url: lockedSvnserve.url('std'),
+        vcs: 'subversion',
+        vcs_username: SVN_USER.username,
+        vcs_password: wrong,
+      });
+      const failed = await until(repo, status('auth_failed'));
+      expect(JSON.stringify(failed)).not.toContain(wrong);
+      expect(
+        (
+          await api('PATCH', `/repos/octocat/${repo}/import`, {
+            vcs_username: SVN_USER.username,
+            vcs_password: SVN_USER.password,
+          })
+        ).status,
+      ).toBe(200);
+      const done = await until(repo, status('complete'));
+      expect(JSON.stringify(done)).not.toContain(SVN_USER.password);
+      await expectSameAsOrigin(repo, repos.std);
+    }, 60_000);
 
-  it('auth_failed for wrong mod_dav_svn credentials, without the password in the answer', async () => {
-    const repo = await newRepo();
-    const wrong = 'Wrong-Dav-Password-Never-Shown-4';
-    await api('PUT', `/repos/octocat/${repo}/import`, {
-      vcs_url: http.url('std', 'private'),
-      vcs: 'subversion',
-      vcs_username: HTTP_USER.username,
-      vcs_password: wrong,
-    });
-    const failed = await until(repo, status('auth_failed'));
-    expect(JSON.stringify(failed)).not.toContain(wrong);
-  }, 60_000);
-});
+    it('auth_failed for wrong mod_dav_svn credentials, without the password in the answer', async () => {
+      const repo = await newRepo();
+      const wrong = 'Wrong-Dav-Password-Never-Shown-4';
+      await api('PUT', `/repos/octocat/${repo}/import`, {
+        vcs_url: http.url('std', 'private'),
+        vcs: 'subversion',
+        vcs_username: HTTP_USER.username,
+        vcs_password: wrong,
+      });
+      const failed = await until(repo, status('auth_failed'));
+      expect(JSON.stringify(failed)).not.toContain(wrong);
+    }, 60_000);
+  });
 
-describe('large files', () => {
-  it('waits for the LFS choice, then stores the file in Git LFS (opt_in)', async () => {
-    const repo = await newRepo();
-    await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: svnserve.url('large'), vcs: 'subversion' });
-    const waiting = await until(repo, (b) => b.has_large_files === true && b.import_percent === 100);
-    expect(waiting).toMatchObject({ status: 'importing', use_lfs: 'undecided', large_files_count: 1 });
-    const files = (await api('GET', `/repos/octocat/${repo}/import/large_files`)).body;
-    expect(files).toEqual([expect.objectContaining({ path: 'big.bin', size: LARGE_FILE_BYTES + 50_000 })]);
-    expect((await api('PATCH', `/repos/octocat/${repo}/import/lfs`, { use_lfs: 'opt_in' })).status).toBe(200);
-    await until(repo, status('complete'));
-    const dir = await cloneOf(repo);
-    expect((await stat(join(dir, 'big.bin'))).size).toBe(LARGE_FILE_BYTES + 50_000);
-    expect(await readFile(join(dir, '.gitattributes'), 'utf8')).toContain('filter=lfs');
-  }, 60_000);
+  describe('large files', () => {
+    it('waits for the LFS choice, then stores the file in Git LFS (opt_in)', async () => {
+      const repo = await newRepo();
+      await api('PUT', `/repos/octocat/${repo}/import`, {
+        vcs_url: svnserve.url('large'),
+        vcs: 'subversion',
+      });
+      const waiting = await until(repo, (b) => b.has_large_files === true && b.import_percent === 100);
+      expect(waiting).toMatchObject({ status: 'importing', use_lfs: 'undecided', large_files_count: 1 });
+      const files = (await api('GET', `/repos/octocat/${repo}/import/large_files`)).body;
+      expect(files).toEqual([expect.objectContaining({ path: 'big.bin', size: LARGE_FILE_BYTES + 50_000 })]);
+      expect((await api('PATCH', `/repos/octocat/${repo}/import/lfs`, { use_lfs: 'opt_in' })).status).toBe(
+        200,
+      );
+      await until(repo, status('complete'));
+      const dir = await cloneOf(repo);
+      expect((await stat(join(dir, 'big.bin'))).size).toBe(LARGE_FILE_BYTES + 50_000);
+      expect(await readFile(join(dir, '.gitattributes'), 'utf8')).toContain('filter=lfs');
+    }, 60_000);
 
-  it('leaves the large file out with opt_out', async () => {
-    const repo = await newRepo();
-    await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: http.url('large'), vcs: 'subversion' });
-    await until(repo, (b) => b.has_large_files === true);
-    await api('PATCH', `/repos/octocat/${repo}/import/lfs`, { use_lfs: 'opt_out' });
-    await until(repo, status('complete'));
-    const dir = await mkdtemp(join(work, 'opt-out-'));
-    expect((await git(['clone', '-q', '--mirror', hosted(repo), dir])).code).toBe(0);
-    const objects = await git(['cat-file', '--batch-all-objects', '--batch-check=%(objectsize)'], {
-      cwd: dir,
-    });
-    expect(Math.max(...objects.stdout.trim().split('\n').map(Number))).toBeLessThanOrEqual(LARGE_FILE_BYTES);
-  }, 60_000);
-});
+    it('leaves the large file out with opt_out', async () => {
+      const repo = await newRepo();
+      await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: http.url('large'), vcs: 'subversion' });
+      await until(repo, (b) => b.has_large_files === true);
+      await api('PATCH', `/repos/octocat/${repo}/import/lfs`, { use_lfs: 'opt_out' });
+      await until(repo, status('complete'));
+      const dir = await mkdtemp(join(work, 'opt-out-'));
+      expect((await git(['clone', '-q', '--mirror', hosted(repo), dir])).code).toBe(0);
+      const objects = await git(['cat-file', '--batch-all-objects', '--batch-check=%(objectsize)'], {
+        cwd: dir,
+      });
+      expect(Math.max(...objects.stdout.trim().split('\n').map(Number))).toBeLessThanOrEqual(
+        LARGE_FILE_BYTES,
+      );
+    }, 60_000);
+  });
 
-describe('cancel and refusals', () => {
-  it('cancels mid-import: the execution stops, nothing is published, a new import works', async () => {
-    const repo = await newRepo();
-    await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: http.url('std'), vcs: 'subversion' });
-    await until(repo, (b) => b.status === 'importing');
-    const first = `arn:aws:states:us-east-1:123456789012:execution:SourceImport:octocat.${repo}.attempt-1`;
-    expect((await api('DELETE', `/repos/octocat/${repo}/import`)).status).toBe(204);
-    expect((await sfn.send(new DescribeExecutionCommand({ executionArn: first }))).status).toBe('ABORTED');
-    // The stopped attempt's task may still finish its step; its writes lose their condition.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    expect((await api('GET', `/repos/octocat/${repo}/import`)).status).toBe(404);
-    expect(await remoteRefs(git, hosted(repo))).toEqual([]);
-    expect((await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: svnserve.url('std') })).status).toBe(
-      201,
-    );
-    await until(repo, status('complete'));
-  }, 60_000);
+  describe('cancel and refusals', () => {
+    it('cancels mid-import: the execution stops, nothing is published, a new import works', async () => {
+      const repo = await newRepo();
+      await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: http.url('std'), vcs: 'subversion' });
+      await until(repo, (b) => b.status === 'importing');
+      const first = `arn:aws:states:us-east-1:123456789012:execution:SourceImport:octocat.${repo}.attempt-1`;
+      expect((await api('DELETE', `/repos/octocat/${repo}/import`)).status).toBe(204);
+      expect((await sfn.send(new DescribeExecutionCommand({ executionArn: first }))).status).toBe('ABORTED');
+      // The stopped attempt's task may still finish its step; its writes lose their condition.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect((await api('GET', `/repos/octocat/${repo}/import`)).status).toBe(404);
+      expect(await remoteRefs(git, hosted(repo))).toEqual([]);
+      expect(
+        (await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: svnserve.url('std') })).status,
+      ).toBe(201);
+      await until(repo, status('complete'));
+    }, 60_000);
 
-  it('refuses svn:// to a forbidden address at PUT (422), before any packet', async () => {
-    // A listener on 127.0.0.2 (loopback, but not an allowed origin address) counts connections.
-    let connections = 0;
-    const trap: Server = createServer((socket) => {
-      connections++;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => trap.listen(0, '127.0.0.2', resolve));
-    const port = (trap.address() as { port: number }).port;
-    try {
-      for (const vcs_url of [
-        `svn://127.0.0.2:${port}/std`,
-        `svn://[::ffff:127.0.0.2]:${port}/std`,
-        `svn://localhost:${port}/std`,
-        'svn://10.0.0.1/std',
-        'svn://169.254.169.254/std',
-      ]) {
-        for (const vcs of [undefined, 'subversion']) {
-          const repo = await newRepo();
-          const refused = await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url, vcs });
-          expect(refused.status, vcs_url).toBe(422);
-          expect(refused.body.errors[0]).toMatchObject({ resource: 'Import', field: 'vcs_url' });
-          expect((await api('GET', `/repos/octocat/${repo}/import`)).status).toBe(404);
+    it('refuses svn:// to a forbidden address at PUT (422), before any packet', async () => {
+      // A listener on 127.0.0.2 (loopback, but not an allowed origin address) counts connections.
+      let connections = 0;
+      const trap: Server = createServer((socket) => {
+        connections++;
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => trap.listen(0, '127.0.0.2', resolve));
+      const port = (trap.address() as { port: number }).port;
+      try {
+        for (const vcs_url of [
+          `svn://127.0.0.2:${port}/std`,
+          `svn://[::ffff:127.0.0.2]:${port}/std`,
+          `svn://localhost:${port}/std`,
+          'svn://10.0.0.1/std',
+          'svn://169.254.169.254/std',
+        ]) {
+          for (const vcs of [undefined, 'subversion']) {
+            const repo = await newRepo();
+            const refused = await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url, vcs });
+            expect(refused.status, vcs_url).toBe(422);
+            expect(refused.body.errors[0]).toMatchObject({ resource: 'Import', field: 'vcs_url' });
+            expect((await api('GET', `/repos/octocat/${repo}/import`)).status).toBe(404);
+          }
         }
+        expect(connections).toBe(0);
+      } finally {
+        await new Promise((resolve) => trap.close(resolve));
       }
-      expect(connections).toBe(0);
-    } finally {
-      await new Promise((resolve) => trap.close(resolve));
-    }
+    });
   });
 });
