@@ -3,7 +3,8 @@
  * into docs/benchmarks.md. Sections: `startup` (npm start → ready), `bundles` (each Lambda bundle's
  * size and module-load time), `tokens` (token-authenticated requests against a one-GetItem floor),
  * `oauth` (code exchanges under load, and the whole OAuth web flow in Chromium), `login` (password
- * sign-in: scrypt cost and Basic-auth latency), `import` (a 10,000-commit source import against git alone).
+ * sign-in: scrypt cost and Basic-auth latency), `import` (a 10,000-commit source import against git alone), `svn` (a 1,000-revision Subversion
+ * import against `git svn clone`).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
@@ -16,11 +17,12 @@ import { kib, median, ms } from '#bench/measure';
 import { measureOAuth, oauthReport } from '#bench/oauth';
 import { writeSection } from '#bench/report';
 import { timeToReady } from '#bench/startup';
+import { measureSvn, svnReport } from '#bench/svn';
 import { measureTokens, tokensReport } from '#bench/tokens';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const SECTIONS = ['startup', 'bundles', 'tokens', 'oauth', 'login', 'import'] as const;
+const SECTIONS = ['startup', 'bundles', 'tokens', 'oauth', 'login', 'import', 'svn'] as const;
 const wanted = new Set(process.argv.slice(2));
 
 // Each section that starts a local stack needs a process of its own (configuration is read once
@@ -103,4 +105,20 @@ if (run('import')) {
   const markdown = importReport(result, machine, options);
   await writeSection('import', markdown);
   console.log(markdown);
+}
+
+if (run('svn')) {
+  const options = {
+    revisions: 1_000,
+    branches: 4,
+    tags: 10,
+    files: 120,
+    authors: ['ada', 'bob', 'carl', 'dora', 'emil'],
+  };
+  const result = await measureSvn(options);
+  const markdown = svnReport(result, machine, options);
+  console.log(markdown);
+  await writeSection('svn', markdown).catch((error: Error) =>
+    console.warn(`docs/benchmarks.md not updated: ${error.message}`),
+  );
 }
