@@ -17,7 +17,10 @@ export interface HgRun {
   readonly timeoutMs: number;
   /** The only config file hg reads (none when absent). */
   readonly hgrc?: string;
-  /** Each line hg writes to stderr (split on CR and LF). */
+  /**
+   * Each line hg writes to stderr (split on CR and LF). With it, hg also prints its progress bars
+   * (`changesets [==>   ] 47/1999`), which `HGPLAIN` otherwise hides.
+   */
   readonly onProgress?: (line: string) => void;
   readonly maxStdoutBytes?: number;
   readonly signal?: AbortSignal;
@@ -59,10 +62,21 @@ const BASE_ARGS = [
 ];
 
 export function runHg(args: readonly string[], options: HgRun): Promise<Buffer> {
+  const progress = options.onProgress
+    ? [
+        '--config',
+        'progress.assume-tty=true',
+        '--config',
+        'progress.delay=0',
+        '--config',
+        'progress.width=80',
+      ]
+    : [];
+  const env = hgEnvironment(options.home, options.hgrc);
   return runBounded(
     'hg',
-    [...BASE_ARGS, ...args],
-    { ...options, env: hgEnvironment(options.home, options.hgrc) },
+    [...BASE_ARGS, ...progress, ...args],
+    { ...options, env: options.onProgress ? { ...env, HGPLAINEXCEPT: 'progress' } : env },
     (code, stderr, timedOut) => new HgFailed(args, code, stderr, timedOut),
   );
 }

@@ -1,11 +1,13 @@
 /**
  * The Mercurial origin adapter: detects a repository (or an hgweb index of several) over HTTP(S),
- * pulls the whole history into `<workDir>/raw.hg` in bounded steps, then converts it once into
- * `<workDir>/raw.git` with git-remote-hg. Every later step works on `raw.git` as for Git.
+ * asks the origin how many revisions it has (for progress and the object limit), pulls the whole
+ * history into `<workDir>/raw.hg` in bounded steps, then converts it into `<workDir>/raw.git` in
+ * bounded, resumable ranges (`hg-export.ts`, which also says how refs are named). Every later
+ * step works on `raw.git` as for Git.
  *
- * Refs in `raw.git`: the `default` branch is `main` (GitHub's default branch name), every other
- * named branch is `branches/<name>`, every bookmark a branch of its own name, every tag a tag;
- * git-remote-hg's notes and anything else are dropped.
+ * Limits: `maxBytes` bounds raw.hg (checked before and after each pull step, and watched during
+ * it) and raw.git (after each conversion range); `maxObjects` bounds raw.git's objects (after each
+ * range) and, since a changeset is at least one commit object, the origin's revision count.
  *
  * Network: Node's probes use `guardedRequest`; hg (Python, it cannot take our resolver) talks only
  * through the guard proxy (`http_proxy.host`, `http_proxy.always` so loopback is not bypassed).
@@ -14,10 +16,12 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkOriginUrl } from '#domain/origin-url';
+import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/config';
 import { chunkCursor } from './chunk-cursor.ts';
-import { gitAuthors } from './git.ts';
+import { checkObjects, directorySize, gitAuthors, oversizeError, tooManyObjectsError } from './git.ts';
 import { GitFailed, prepareHome, runGit } from './git-command.ts';
-import { HgFailed, hgEnvironment, runHg, withHgConfig } from './hg-command.ts';
+import { HgFailed, runHg, withHgConfig } from './hg-command.ts';
+import { exportHgRefs, exportHgRevisions } from './hg-export.ts';
 import { type Guard, type GuardProxy, guardedRequest, startGuardProxy } from './network-guard.ts';
 import {
   type Detection,
@@ -34,7 +38,8 @@ import {
 /**
  * How the pull is cut: with a large budget the whole history in one pull; otherwise `hg pull -r N`
  * (revision N of the origin and its ancestors) for N = firstRevs−1, then growing by `growth`,
- * until the origin has no revision N; then one pull of everything left.
+ * until the origin has no revision N; then one pull of everything left. The conversion to Git runs
+ * after the whole pull, in ranges of revisions that shrink when one does not fit its time limit.
  */
 export interface HgChunkPlan {
   readonly fullPullMinBudgetMs: number;
@@ -56,6 +61,13 @@ export interface MercurialAdapterOptions {
   readonly dial?: Guard['dial'];
   readonly hgPlan?: Partial<HgChunkPlan>;
   readonly probeTimeoutMs?: number;
+  /** Largest `raw.hg`, and largest `raw.git` (config `IMPORT_MAX_BYTES`). */
+  readonly maxBytes?: number;
+  /**
+   * Most Git objects in `raw.git` (config `IMPORT_MAX_OBJECTS`), checked after each conversion
+   * range; a changeset becomes at least one Git object, so more revisions than this fail early.
+   */
+  readonly maxObjects?: number;
 }
 
 interface HgState {
@@ -67,6 +79,14 @@ interface HgState {
   stepped: boolean;
   /** Everything is in raw.hg. */
   pulled: boolean;
+  /** The origin's revision count, asked before the first pull; null when it would not say. */
+  total?: number | null;
+  /** Revisions in raw.hg (after the last pull step). */
+  pulledRevs?: number;
+  /** Revisions 0 … converted−1 are in raw.git. */
+  converted?: number;
+  /** Most revisions one conversion run takes; absent: all that are left. */
+  convertBatch?: number;
   percent: number;
   commitCount: number | null;
   done: boolean;
@@ -74,11 +94,15 @@ interface HgState {
 
 const HG_TYPE = 'application/mercurial-0.1';
 const USER_AGENT = 'mercurial/proto-1.0 (Mercurial 6.3.2; source-import)';
+/** Percent of the raw step the pull takes; the conversion takes the rest up to 99. */
+const PULL_SHARE = 50;
 
 export const rawHgPath = (workDir: string): string => join(workDir, 'raw.hg');
 
 export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginAdapter {
   const plan: HgChunkPlan = { ...DEFAULT_HG_CHUNK_PLAN, ...options.hgPlan };
+  const maxBytes = options.maxBytes ?? DEFAULT_IMPORT_MAX_BYTES;
+  const maxObjects = options.maxObjects ?? DEFAULT_IMPORT_MAX_OBJECTS;
   const guardFor = (access: OriginAccess): Guard => ({
     allowedAddresses: access.allowedAddresses,
     resolve: options.resolve,
@@ -96,92 +120,182 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
       const url = originUrl(job);
       const home = join(job.workDir, 'home');
       const hgRepo = rawHgPath(job.workDir);
+      const gitRepo = rawRepositoryPath(job.workDir);
       const cursor = hgCursor(budgetMs >= plan.fullPullMinBudgetMs ? 'full' : 'steps', plan);
       const state = await cursor.load(job.workDir);
       if (state.done) return { done: true, commitCount: state.commitCount, percent: 100 };
       await prepareHome(home);
       await ensureHgRepository(hgRepo, home);
-      const proxy = await startGuardProxy(guardFor(job));
-      const auth = job.credentials ? { url, ...job.credentials } : undefined;
-      const proxyConfig = `[http_proxy]\nhost = 127.0.0.1:${proxy.port}\nalways = true\n`;
-      try {
-        let steps = 0;
-        let lastStepMs = 0;
-        while (!state.pulled) {
-          const remaining = started + budgetMs - Date.now();
-          if (steps > 0 && (remaining <= 0 || lastStepMs * plan.growth > remaining)) break;
-          const from = state.percent;
-          const share = state.mode === 'steps' ? (90 - from) / 2 : 90 - from;
-          const stepStarted = Date.now();
-          // An interrupted pull leaves a journal that blocks the next one; recover is a no-op otherwise.
-          await runHg(['recover', '-R', hgRepo], { cwd: home, home, timeoutMs: 600_000 }).catch(
-            () => undefined,
-          );
-          try {
-            await withHgConfig(home, proxyConfig, auth, (hgrc) =>
-              runHg(
-                [
-                  'pull',
-                  '-R',
-                  hgRepo,
-                  ...(state.mode === 'steps' ? ['-r', String(state.revs - 1)] : []),
-                  '--',
-                  url,
-                ],
-                {
-                  cwd: home,
-                  home,
-                  hgrc,
-                  timeoutMs:
-                    state.mode === 'full' && !state.stepped
-                      ? Math.max(remaining, 1)
-                      : Math.max(remaining, plan.minStepTimeoutMs),
-                },
-              ),
-            );
-            steps += 1;
-            if (state.mode === 'full') state.pulled = true;
-            else {
-              state.stepped = true;
-              state.revs = Math.ceil(state.revs * plan.growth);
-            }
-          } catch (error) {
-            if (
-              error instanceof HgFailed &&
-              state.mode === 'steps' &&
-              /unknown revision/i.test(error.stderr)
-            ) {
-              // The origin has fewer revisions than asked for: the rest is pulled whole.
-              state.mode = 'full';
-              await cursor.save(job.workDir, state);
-              continue;
-            }
-            if (!(error instanceof HgFailed && error.timedOut)) throw classify(error, proxy, job, url);
-            // The transfer is lost (a killed pull rolls back): pull fewer revisions per step from now on.
-            if (state.mode === 'full') {
-              state.mode = 'steps';
-              if (state.stepped) state.revs = Math.max(1, Math.floor(state.revs * 0.75));
-            } else if (state.revs > 1) state.revs = Math.max(1, Math.floor(state.revs / 2));
-            else throw new OriginFailed('The origin did not send the history in time');
+      const report = (percent: number, commitCount: number | null) => {
+        const rounded = Math.min(99, Math.floor(percent));
+        if (rounded < state.percent || (rounded === state.percent && commitCount === state.commitCount))
+          return;
+        state.percent = rounded;
+        state.commitCount = commitCount;
+        onProgress({ commitCount, percent: rounded });
+      };
+      const chunk = () => ({ done: false, commitCount: state.commitCount, percent: state.percent });
+      let steps = 0;
+      let lastStepMs = 0;
+      const outOfTime = (remaining: number) =>
+        steps > 0 && (remaining <= 0 || lastStepMs * plan.growth > remaining);
+
+      if (!state.pulled) {
+        const proxy = await startGuardProxy(guardFor(job));
+        const auth = job.credentials ? { url, ...job.credentials } : undefined;
+        const proxyConfig = `[http_proxy]\nhost = 127.0.0.1:${proxy.port}\nalways = true\n`;
+        try {
+          if (state.total === undefined) {
+            state.total = await originRevisionCount(url, job, guardFor(job), options.probeTimeoutMs);
+            if (state.total !== null && state.total > maxObjects) throw tooManyObjectsError();
             await cursor.save(job.workDir, state);
-            return { done: false, commitCount: state.commitCount, percent: state.percent };
           }
-          lastStepMs = Date.now() - stepStarted;
-          state.commitCount = await countHgRevisions(hgRepo, home);
-          state.percent = Math.max(state.percent, Math.min(90, Math.floor(from + share)));
-          await cursor.save(job.workDir, state);
-          onProgress({ commitCount: state.commitCount, percent: state.percent });
+          const total = state.total;
+          while (!state.pulled) {
+            const remaining = started + budgetMs - Date.now();
+            if (outOfTime(remaining)) break;
+            if ((await directorySize(hgRepo)) > maxBytes) throw oversizeError(maxBytes);
+            const from = state.percent;
+            const had = state.pulledRevs ?? 0;
+            const share = state.mode === 'steps' ? (PULL_SHARE - from) / 2 : PULL_SHARE - from;
+            const stepStarted = Date.now();
+            // An interrupted pull leaves a journal that blocks the next one; recover is a no-op otherwise.
+            await runHg(['recover', '-R', hgRepo], { cwd: home, home, timeoutMs: 600_000 }).catch(
+              () => undefined,
+            );
+            const watch = sizeWatch(hgRepo, maxBytes);
+            try {
+              await withHgConfig(home, proxyConfig, auth, (hgrc) =>
+                runHg(
+                  [
+                    'pull',
+                    '-R',
+                    hgRepo,
+                    ...(state.mode === 'steps' ? ['-r', String(state.revs - 1)] : []),
+                    '--',
+                    url,
+                  ],
+                  {
+                    cwd: home,
+                    home,
+                    hgrc,
+                    signal: watch.signal,
+                    timeoutMs:
+                      state.mode === 'full' && !state.stepped
+                        ? Math.max(remaining, 1)
+                        : Math.max(remaining, plan.minStepTimeoutMs),
+                    // `changesets [==>   ] 47/1999`: what this pull has received of what it gets.
+                    onProgress: (line) => {
+                      const match = /^changesets\b.*?(\d+)\/(\d+)/.exec(line);
+                      if (!match) return;
+                      const received = had + Number(match[1]);
+                      const part = total
+                        ? (PULL_SHARE * Math.min(received, total)) / total
+                        : from + (share * Number(match[1])) / Math.max(1, Number(match[2]));
+                      report(part, received);
+                    },
+                  },
+                ),
+              );
+              steps += 1;
+              if (state.mode === 'full') state.pulled = true;
+              else {
+                state.stepped = true;
+                state.revs = Math.ceil(state.revs * plan.growth);
+              }
+            } catch (error) {
+              if (watch.oversize) throw oversizeError(maxBytes);
+              if (
+                error instanceof HgFailed &&
+                state.mode === 'steps' &&
+                /unknown revision/i.test(error.stderr)
+              ) {
+                // The origin has fewer revisions than asked for: the rest is pulled whole.
+                state.mode = 'full';
+                await cursor.save(job.workDir, state);
+                continue;
+              }
+              if (!(error instanceof HgFailed && error.timedOut)) throw classify(error, proxy, job, url);
+              // The transfer is lost (a killed pull rolls back): pull fewer revisions per step from now on.
+              if (state.mode === 'full') {
+                state.mode = 'steps';
+                if (state.stepped) state.revs = Math.max(1, Math.floor(state.revs * 0.75));
+              } else if (state.revs > 1) state.revs = Math.max(1, Math.floor(state.revs / 2));
+              else throw new OriginFailed('The origin did not send the history in time');
+              await cursor.save(job.workDir, state);
+              return chunk();
+            } finally {
+              watch.stop();
+            }
+            lastStepMs = Date.now() - stepStarted;
+            if ((await directorySize(hgRepo)) > maxBytes) throw oversizeError(maxBytes);
+            state.pulledRevs = await countHgRevisions(hgRepo, home);
+            if (state.pulledRevs > maxObjects) throw tooManyObjectsError();
+            report(
+              state.pulled ? PULL_SHARE : total ? (PULL_SHARE * state.pulledRevs) / total : from + share,
+              state.pulledRevs,
+            );
+            await cursor.save(job.workDir, state);
+          }
+        } catch (error) {
+          throw classify(error, proxy, job, url);
+        } finally {
+          await proxy.close();
         }
-        if (!state.pulled) return { done: false, commitCount: state.commitCount, percent: state.percent };
-        await convert(hgRepo, rawRepositoryPath(job.workDir), home);
-        state.commitCount = await countGitCommits(rawRepositoryPath(job.workDir), home);
-        state.done = true;
-        state.percent = 100;
-        await cursor.save(job.workDir, state);
-        return { done: true, commitCount: state.commitCount, percent: 100 };
-      } finally {
-        await proxy.close();
+        if (!state.pulled) return chunk();
       }
+
+      const pulled = state.pulledRevs ?? 0;
+      while ((state.converted ?? 0) < pulled) {
+        const remaining = started + budgetMs - Date.now();
+        if (outOfTime(remaining)) return chunk();
+        const from = state.converted ?? 0;
+        const to = Math.min(pulled, from + (state.convertBatch ?? pulled));
+        let done = 0;
+        const stepStarted = Date.now();
+        try {
+          await exportHgRevisions(
+            {
+              hgRepo,
+              gitRepo,
+              home,
+              timeoutMs: Math.max(remaining, plan.minStepTimeoutMs),
+              onConverted: (count) => {
+                done = count;
+                report(PULL_SHARE + ((99 - PULL_SHARE) * (from + count)) / pulled, pulled);
+              },
+            },
+            from,
+            to,
+          );
+        } catch (error) {
+          if (!(error instanceof GitFailed && error.timedOut)) throw conversionFailed(error);
+          // What fitted in the time, a little less, is the next range; a single revision that does not fit fails.
+          if (to - from <= 1)
+            throw new OriginFailed(
+              `Converting the Mercurial history to Git took longer than the step limit of ${Math.round(Math.max(remaining, plan.minStepTimeoutMs) / 1000)} s`,
+            );
+          state.convertBatch = Math.max(1, Math.min(Math.floor(done * 0.75), Math.floor((to - from) / 2)));
+          await cursor.save(job.workDir, state);
+          return chunk();
+        }
+        steps += 1;
+        lastStepMs = Date.now() - stepStarted;
+        state.converted = to;
+        if ((await directorySize(gitRepo)) > maxBytes) throw oversizeError(maxBytes);
+        await checkObjects(gitRepo, home, maxObjects);
+        await cursor.save(job.workDir, state);
+      }
+      try {
+        await exportHgRefs({ hgRepo, gitRepo, home, timeoutMs: Math.max(budgetMs, plan.minStepTimeoutMs) });
+      } catch (error) {
+        throw conversionFailed(error);
+      }
+      state.commitCount = await countGitCommits(gitRepo, home);
+      state.done = true;
+      state.percent = 100;
+      await cursor.save(job.workDir, state);
+      return { done: true, commitCount: state.commitCount, percent: 100 };
     },
 
     async authors(job) {
@@ -305,54 +419,6 @@ const countGitCommits = async (repo: string, home: string) => {
   return Number((await gitLocal(repo, home, ['rev-list', '--all', '--count'])).toString().trim());
 };
 
-/**
- * raw.hg → raw.git with git-remote-hg (a local conversion, no network), then the refs as GitHub's
- * users expect them (see the module comment). git-remote-hg names the tip of `default` `master`
- * and also `branches/default`; `master` becomes `main` unless a bookmark already holds `main`.
- */
-async function convert(hgRepo: string, gitRepo: string, home: string): Promise<void> {
-  await rm(gitRepo, { recursive: true, force: true });
-  await runGit(
-    ['-c', 'protocol.hg.allow=always', 'clone', '--mirror', '--quiet', '--', `hg::${hgRepo}`, gitRepo],
-    {
-      cwd: home,
-      home,
-      transport: 'local',
-      timeoutMs: 3_600_000,
-      env: { ...hgEnvironment(home), GIT_ALLOW_PROTOCOL: 'hg' },
-    },
-  );
-  await gitLocal(gitRepo, home, ['config', '--remove-section', 'remote.origin']).catch(() => undefined);
-  await rm(join(gitRepo, 'hg'), { recursive: true, force: true }); // git-remote-hg's marks
-  const refs = new Map(
-    (await gitLocal(gitRepo, home, ['for-each-ref', '--format=%(refname) %(objectname)']))
-      .toString()
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => line.split(' ') as [string, string]),
-  );
-  const commands: string[] = [];
-  for (const name of refs.keys())
-    if (!name.startsWith('refs/heads/') && !name.startsWith('refs/tags/')) commands.push(`delete ${name}`);
-  const master = refs.get('refs/heads/master');
-  if (master !== undefined && !refs.has('refs/heads/main')) {
-    commands.push(`create refs/heads/main ${master}`, `delete refs/heads/master`);
-    if (refs.get('refs/heads/branches/default') === master)
-      commands.push('delete refs/heads/branches/default');
-  }
-  if (commands.length > 0) {
-    await runGit(['update-ref', '--stdin'], {
-      cwd: gitRepo,
-      home,
-      transport: 'local',
-      timeoutMs: 600_000,
-      input: `${commands.join('\n')}\n`,
-    });
-  }
-  const head = refs.has('refs/heads/main') || master !== undefined ? 'main' : 'master';
-  await gitLocal(gitRepo, home, ['symbolic-ref', 'HEAD', `refs/heads/${head}`]);
-}
-
 /* ------------------------------------------------------------------------------------------------
  * Authors
  * ---------------------------------------------------------------------------------------------- */
@@ -402,6 +468,83 @@ async function mercurialAuthors(
   });
 }
 
+/**
+ * The origin's revision count without pulling: wire-protocol `lookup` of revision numbers (the
+ * answer is `1 <node>` or `0 unknown revision`), doubling then bisecting: about 2·log2(n) small
+ * requests. Null when the origin does not answer them (the pull still works; progress is then
+ * counted in steps).
+ */
+async function originRevisionCount(
+  url: string,
+  access: OriginAccess,
+  guard: Guard,
+  timeoutMs = 30_000,
+): Promise<number | null> {
+  const base = url.replace(/\?.*$/, '');
+  const headers = { 'user-agent': USER_AGENT, accept: HG_TYPE, ...basicAuth(access) };
+  const known = async (rev: number) => {
+    const answer = await guardedRequest(`${base}?cmd=lookup&key=${rev}`, guard, {
+      headers,
+      timeoutMs,
+      maxBytes: 1024,
+    });
+    const text = answer.body.toString('latin1');
+    if (answer.status !== 200 || contentType(answer.headers) !== HG_TYPE || !/^[01] /.test(text))
+      throw new Error('no lookup');
+    return text.startsWith('1 ');
+  };
+  try {
+    if (!(await known(0))) return 0;
+    let low = 0;
+    let high = 1;
+    while (await known(high)) {
+      low = high;
+      high = high * 2 + 1;
+      if (high > 2 ** 31) return null;
+    }
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      if (await known(middle)) low = middle;
+      else high = middle;
+    }
+    return low + 1;
+  } catch (error) {
+    if (error instanceof ForbiddenAddress) throw error;
+    return null;
+  }
+}
+
+/** Aborts a pull when the directory it writes grows over `maxBytes` (checked every second). */
+function sizeWatch(dir: string, maxBytes: number) {
+  const abort = new AbortController();
+  const watch = {
+    signal: abort.signal,
+    oversize: false,
+    stop: () => clearInterval(timer),
+  };
+  const timer = setInterval(() => {
+    directorySize(dir).then(
+      (size) => {
+        if (size > maxBytes && !abort.signal.aborted) {
+          watch.oversize = true;
+          abort.abort();
+        }
+      },
+      () => undefined,
+    );
+  }, 1000);
+  return watch;
+}
+
+const conversionFailed = (error: unknown): Error =>
+  error instanceof OriginFailed
+    ? error
+    : new OriginFailed(
+        error instanceof GitFailed && error.timedOut
+          ? 'Converting the Mercurial history to Git took longer than the step limit'
+          : 'Converting the Mercurial history to Git failed',
+      );
+
 /* ------------------------------------------------------------------------------------------------
  * Errors and state
  * ---------------------------------------------------------------------------------------------- */
@@ -410,7 +553,6 @@ function classify(error: unknown, proxy: GuardProxy, job: RawJob, url: string): 
   const refusal = proxy.refusals.find((entry) => entry.reason === 'forbidden');
   if (refusal) return new ForbiddenAddress(refusal.address ?? refusal.host);
   if (error instanceof OriginFailed || error instanceof OriginAuthFailed) return error;
-  if (error instanceof GitFailed) return new OriginFailed('Converting the Mercurial history failed');
   if (!(error instanceof HgFailed)) return new OriginFailed('The import failed unexpectedly');
   if (error.timedOut) return new OriginFailed('The origin timed out');
   const text = error.stderr;
