@@ -22,6 +22,8 @@ export interface HgRun {
    * (`changesets [==>   ] 47/1999`), which `HGPLAIN` otherwise hides.
    */
   readonly onProgress?: (line: string) => void;
+  /** How often hg redraws a progress bar (default 0.1 s; 0: on every step, about 240 bytes a changeset). */
+  readonly progressRefreshSeconds?: number;
   readonly maxStdoutBytes?: number;
   readonly signal?: AbortSignal;
 }
@@ -68,6 +70,10 @@ export function runHg(args: readonly string[], options: HgRun): Promise<Buffer> 
         'progress.assume-tty=true',
         '--config',
         'progress.delay=0',
+        '--config',
+        'progress.changedelay=0',
+        '--config',
+        `progress.refresh=${options.progressRefreshSeconds ?? 0.1}`,
         '--config',
         'progress.width=80',
       ]

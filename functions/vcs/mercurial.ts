@@ -47,6 +47,10 @@ export interface HgChunkPlan {
   readonly growth: number;
   /** A step's time limit when little budget is left (the first step of a chunk always runs). */
   readonly minStepTimeoutMs: number;
+  /** Most revisions the first conversion run takes (default: all; a run that times out shrinks it). */
+  readonly convertRevs?: number;
+  /** A conversion run's time limit (default: what is left of the budget, at least `minStepTimeoutMs`). */
+  readonly convertTimeoutMs?: number;
 }
 
 export const DEFAULT_HG_CHUNK_PLAN: HgChunkPlan = {
@@ -61,6 +65,8 @@ export interface MercurialAdapterOptions {
   readonly dial?: Guard['dial'];
   readonly hgPlan?: Partial<HgChunkPlan>;
   readonly probeTimeoutMs?: number;
+  /** hg's progress bar refresh (default 0.1 s), which paces the pull's progress reports. */
+  readonly progressRefreshSeconds?: number;
   /** Largest `raw.hg`, and largest `raw.git` (config `IMPORT_MAX_BYTES`). */
   readonly maxBytes?: number;
   /**
@@ -155,14 +161,21 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
             const remaining = started + budgetMs - Date.now();
             if (outOfTime(remaining)) break;
             if ((await directorySize(hgRepo)) > maxBytes) throw oversizeError(maxBytes);
+            // A step that would ask for the origin's last revision or beyond is the whole pull.
+            if (state.mode === 'steps' && total !== null && total !== undefined && state.revs >= total)
+              state.mode = 'full';
+            // Only the first whole pull of a large budget may be cut short (then it goes on in steps).
+            const optimistic =
+              state.mode === 'full' && !state.stepped && budgetMs >= plan.fullPullMinBudgetMs;
             const from = state.percent;
             const had = state.pulledRevs ?? 0;
             const share = state.mode === 'steps' ? (PULL_SHARE - from) / 2 : PULL_SHARE - from;
             const stepStarted = Date.now();
-            // An interrupted pull leaves a journal that blocks the next one; recover is a no-op otherwise.
-            await runHg(['recover', '-R', hgRepo], { cwd: home, home, timeoutMs: 600_000 }).catch(
-              () => undefined,
-            );
+            // An interrupted pull leaves a journal that blocks the next one.
+            if (await exists(join(hgRepo, '.hg', 'store', 'journal')))
+              await runHg(['recover', '-R', hgRepo], { cwd: home, home, timeoutMs: 600_000 }).catch(
+                () => undefined,
+              );
             const watch = sizeWatch(hgRepo, maxBytes);
             try {
               await withHgConfig(home, proxyConfig, auth, (hgrc) =>
@@ -180,10 +193,10 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
                     home,
                     hgrc,
                     signal: watch.signal,
-                    timeoutMs:
-                      state.mode === 'full' && !state.stepped
-                        ? Math.max(remaining, 1)
-                        : Math.max(remaining, plan.minStepTimeoutMs),
+                    progressRefreshSeconds: options.progressRefreshSeconds,
+                    timeoutMs: optimistic
+                      ? Math.max(remaining, 1)
+                      : Math.max(remaining, plan.minStepTimeoutMs),
                     // `changesets [==>   ] 47/1999`: what this pull has received of what it gets.
                     onProgress: (line) => {
                       const match = /^changesets\b.*?(\d+)\/(\d+)/.exec(line);
@@ -219,7 +232,12 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
               // The transfer is lost (a killed pull rolls back): pull fewer revisions per step from now on.
               if (state.mode === 'full') {
                 state.mode = 'steps';
-                if (state.stepped) state.revs = Math.max(1, Math.floor(state.revs * 0.75));
+                state.revs = Math.max(
+                  1,
+                  Math.floor(
+                    state.stepped ? state.revs * 0.75 : Math.min(state.revs, total ?? state.revs) / 2,
+                  ),
+                );
               } else if (state.revs > 1) state.revs = Math.max(1, Math.floor(state.revs / 2));
               else throw new OriginFailed('The origin did not send the history in time');
               await cursor.save(job.workDir, state);
@@ -250,16 +268,17 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
         const remaining = started + budgetMs - Date.now();
         if (outOfTime(remaining)) return chunk();
         const from = state.converted ?? 0;
-        const to = Math.min(pulled, from + (state.convertBatch ?? pulled));
+        const to = Math.min(pulled, from + (state.convertBatch ?? plan.convertRevs ?? pulled));
         let done = 0;
         const stepStarted = Date.now();
+        const timeoutMs = plan.convertTimeoutMs ?? Math.max(remaining, plan.minStepTimeoutMs);
         try {
           await exportHgRevisions(
             {
               hgRepo,
               gitRepo,
               home,
-              timeoutMs: Math.max(remaining, plan.minStepTimeoutMs),
+              timeoutMs,
               onConverted: (count) => {
                 done = count;
                 report(PULL_SHARE + ((99 - PULL_SHARE) * (from + count)) / pulled, pulled);
@@ -271,10 +290,7 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
         } catch (error) {
           if (!(error instanceof GitFailed && error.timedOut)) throw conversionFailed(error);
           // What fitted in the time, a little less, is the next range; a single revision that does not fit fails.
-          if (to - from <= 1)
-            throw new OriginFailed(
-              `Converting the Mercurial history to Git took longer than the step limit of ${Math.round(Math.max(remaining, plan.minStepTimeoutMs) / 1000)} s`,
-            );
+          if (to - from <= 1) throw conversionFailed(error);
           state.convertBatch = Math.max(1, Math.min(Math.floor(done * 0.75), Math.floor((to - from) / 2)));
           await cursor.save(job.workDir, state);
           return chunk();
@@ -404,9 +420,25 @@ async function ensureHgRepository(repo: string, home: string): Promise<void> {
   }
 }
 
+/** Revisions in the (unfiltered) changelog: the revision numbers the conversion walks. */
 const countHgRevisions = async (repo: string, home: string) =>
-  (await runHg(['log', '-R', repo, '-r', 'all()', '-T', '.'], { cwd: home, home, timeoutMs: 600_000 }))
-    .length;
+  Number(
+    (
+      await runHg(['log', '--hidden', '-R', repo, '-r', 'tip', '-T', '{rev}'], {
+        cwd: home,
+        home,
+        timeoutMs: 600_000,
+      })
+    )
+      .toString()
+      .trim(),
+  ) + 1;
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 const gitLocal = (repo: string, home: string, args: readonly string[]) =>
   runGit(args, { cwd: repo, home, transport: 'local', timeoutMs: 600_000 });
@@ -541,7 +573,7 @@ const conversionFailed = (error: unknown): Error =>
     ? error
     : new OriginFailed(
         error instanceof GitFailed && error.timedOut
-          ? 'Converting the Mercurial history to Git took longer than the step limit'
+          ? 'Converting the Mercurial history to Git did not finish within the step time limit'
           : 'Converting the Mercurial history to Git failed',
       );
 

@@ -66,6 +66,22 @@ export async function makeHgFixture(repo: string): Promise<void> {
   await run('update', 'default');
 }
 
+/**
+ * A repository of `revisions` changesets, each adding one file (`nf<rev>`), the last
+ * `branchRevisions` of them on the named branch `stable`: `hg debugbuilddag`, one process, a few
+ * seconds for thousands of changesets (`hg commit` would take one process each).
+ */
+export async function makeHgBulkRepository(
+  repo: string,
+  options: { readonly revisions: number; readonly branchRevisions?: number },
+): Promise<void> {
+  const onStable = options.branchRevisions ?? 0;
+  await mkdir(repo, { recursive: true });
+  await hg(repo, ['init']);
+  const dag = `+${options.revisions - onStable}${onStable > 0 ? ` @stable +${onStable}` : ''}`;
+  await hg(repo, ['debugbuilddag', '--new-file', '--from-existing', dag]);
+}
+
 /** `hg serve` of one repository, or (with several) of an hgweb index of every repository under `root`. */
 export async function serveHg(target: { repo: string } | { root: string }): Promise<OriginServer> {
   const port = await freePort();
