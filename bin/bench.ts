@@ -3,7 +3,8 @@
  * into docs/benchmarks.md. Sections: `startup` (npm start → ready), `bundles` (each Lambda bundle's
  * size and module-load time), `tokens` (token-authenticated requests against a one-GetItem floor),
  * `oauth` (code exchanges under load, and the whole OAuth web flow in Chromium), `login` (password
- * sign-in: scrypt cost and Basic-auth latency), `import` (a 10,000-commit source import against git alone).
+ * sign-in: scrypt cost and Basic-auth latency), `import` (a 10,000-commit source import against git alone),
+ * `hg` (a 2,000-changeset Mercurial import against `hg clone`).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
@@ -11,6 +12,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { measureBundles } from '#bench/bundles';
 import { importReport, measureImport } from '#bench/import';
+import { hgImportReport, measureHgImport } from '#bench/import-hg';
 import { loginReport, measureLogin } from '#bench/login';
 import { kib, median, ms } from '#bench/measure';
 import { measureOAuth, oauthReport } from '#bench/oauth';
@@ -20,7 +22,7 @@ import { measureTokens, tokensReport } from '#bench/tokens';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const SECTIONS = ['startup', 'bundles', 'tokens', 'oauth', 'login', 'import'] as const;
+const SECTIONS = ['startup', 'bundles', 'tokens', 'oauth', 'login', 'import', 'hg'] as const;
 const wanted = new Set(process.argv.slice(2));
 
 // Each section that starts a local stack needs a process of its own (configuration is read once
@@ -102,5 +104,15 @@ if (run('import')) {
   const result = await measureImport(options);
   const markdown = importReport(result, machine, options);
   await writeSection('import', markdown);
+  console.log(markdown);
+}
+
+if (run('hg')) {
+  const options = { revisions: 2000, branchRevisions: 500, runs: 3 };
+  const result = await measureHgImport(options);
+  const markdown = hgImportReport(result, machine, options);
+  await writeSection('import-hg', markdown).catch((error: unknown) =>
+    console.warn(`not written to docs/benchmarks.md: ${String(error)}`),
+  );
   console.log(markdown);
 }

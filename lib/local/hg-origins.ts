@@ -4,9 +4,10 @@
  * small repository with named branches, a bookmark, tags and authors (one without an email).
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, request } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { OriginServer } from './git-origins.ts';
 import { canConnect, freePort } from './ports.ts';
 
@@ -42,9 +43,13 @@ export const HG_FIXTURE_USERS = {
 
 /**
  * Revisions: 0 (ada, default) a.txt; 1 (bob, stable) b.txt; 2 (carl, default) a.txt changed;
- * 3 (bob, default) tag v1.0 on rev 0, bookmark `feature` there; 4 (ada, stable) b.txt changed.
+ * 3 (bob, default) tag v1.0 on rev 0, bookmark `feature` there; 4 (ada, stable) b.txt changed;
+ * with `largeFile`, 5 (carl, default) adds that many bytes at that path.
  */
-export async function makeHgFixture(repo: string): Promise<void> {
+export async function makeHgFixture(
+  repo: string,
+  options: { readonly largeFile?: { readonly path: string; readonly bytes: number } } = {},
+): Promise<void> {
   await mkdir(repo, { recursive: true });
   const run = (...args: string[]) => hg(repo, args);
   await run('init');
@@ -64,6 +69,14 @@ export async function makeHgFixture(repo: string): Promise<void> {
   await writeFile(join(repo, 'b.txt'), 'stable\nfour\n');
   await run('commit', '-m', 'four', '-u', HG_FIXTURE_USERS.ada, '-d', '1700000400 0');
   await run('update', 'default');
+  if (options.largeFile) {
+    const path = join(repo, options.largeFile.path);
+    await mkdir(dirname(path), { recursive: true });
+    // Not compressible, like the media files that are large in practice.
+    await writeFile(path, randomBytes(options.largeFile.bytes));
+    await run('add', options.largeFile.path);
+    await run('commit', '-m', 'five', '-u', HG_FIXTURE_USERS.carl, '-d', '1700000500 0');
+  }
 }
 
 /**
