@@ -12,7 +12,8 @@
  * Refs (written once, after the last range): the `default` branch is `main` (unless a bookmark is
  * named `main`, then `branches/default`), every other named branch `branches/<name>`, every other
  * head of a branch `hg/<branch>/<12 hex>` (so no changeset is lost), every bookmark its own name,
- * every tag a lightweight tag. Authors are `name <email>`, or `name <unknown>` without an email.
+ * every tag a lightweight tag. Authors are `name <email>`; a user without an email gets a made-up
+ * valid one (`hgUserIdentity` in mercurial.ts computes the same), so no rewrite is needed for it.
  */
 import { readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,14 +25,19 @@ const PROGRAM = String.raw`
 import re, sys
 from mercurial import hg, ui as uimod, manifest as manifestmod
 
-USER = re.compile(rb'^(.*?)\s*<([^>]*)>\s*$')
+USER = re.compile(rb'^(.*?)\s*<([^>]*)>\s*$', re.S)
 BAD_REF = re.compile(rb'[\x00-\x20\x7f~^:?*\[\\]+')
 
-def ident(user):
+def clean(text):
+    return re.sub(rb'[<>\n]', b'', text).strip()
+
+def ident(user, domain):
     m = USER.match(user)
-    name, email = (m.group(1), m.group(2)) if m else (user, b'unknown')
-    name = re.sub(rb'[<>\n]', b'', name).strip()
-    email = re.sub(rb'[<>\n]', b'', email).strip()
+    if m:
+        name, email = clean(m.group(1)), clean(m.group(2))
+    else:
+        name = clean(user)
+        email = (re.sub(rb'[^a-z0-9._-]+', b'-', name.lower()).strip(b'-') or b'user') + b'@' + domain
     return b'%s <%s>' % (name, email) if name else b'<%s>' % email
 
 def when(date):
@@ -48,7 +54,7 @@ def quote(path):
 def mode(flags):
     return b'120000' if b'l' in flags else b'100755' if b'x' in flags else b'100644'
 
-def commits(repo, start, end, out, err):
+def commits(repo, start, end, domain, out, err):
     cl = repo.changelog
     ml = repo.manifestlog
     filelogs = {}
@@ -67,7 +73,7 @@ def commits(repo, start, end, out, err):
         if p1 < 0:
             w(b'reset refs/hg/convert\n')
         desc = c.description + b'\n'
-        who = ident(c.user)
+        who = ident(c.user, domain)
         w(b'commit refs/hg/convert\nmark :%d\nauthor %s %s\ncommitter %s %s\ndata %d\n%s\n'
           % (rev + 1, who, when(c.date), who, when(c.date), len(desc), desc))
         if p1 >= 0:
@@ -119,7 +125,7 @@ def main():
     if sys.argv[2] == 'refs':
         refs(repo, out)
     else:
-        commits(repo, int(sys.argv[3]), int(sys.argv[4]), out, sys.stderr.buffer)
+        commits(repo, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5].encode(), out, sys.stderr.buffer)
     out.write(b'done\n')
     out.flush()
 
@@ -133,13 +139,15 @@ main()
  * heap: 13.7 s → 4.5 s measured).
  */
 const PIPELINE =
-  'set -o pipefail; "$1" -c "$2" "$3" "$4" "$5" "$6" | git -c pack.compression=1 -c core.hooksPath=/dev/null fast-import --quiet --done --force --import-marks-if-exists="$7" --export-marks="$7.new"';
+  'set -o pipefail; "$1" -c "$2" "$3" "$4" "$5" "$6" "$7" | git -c pack.compression=1 -c core.hooksPath=/dev/null fast-import --quiet --done --force --import-marks-if-exists="$8" --export-marks="$8.new"';
 
 export interface HgExportRun {
   readonly hgRepo: string;
   readonly gitRepo: string;
   readonly home: string;
   readonly timeoutMs: number;
+  /** The domain of made-up emails for users without one (see `hgUserIdentity`). */
+  readonly emailDomain: string;
   /** Revisions converted so far in this range (from the program's `converted a/b` lines). */
   readonly onConverted?: (revisions: number) => void;
 }
@@ -159,7 +167,10 @@ function hgPython(home: string): Promise<string> {
 
 const marksFile = (gitRepo: string) => join(gitRepo, 'hg-marks');
 
-async function pipeline(run: HgExportRun, args: readonly [string, string, string, string]): Promise<void> {
+async function pipeline(
+  run: HgExportRun,
+  args: readonly [string, string, string, string, string],
+): Promise<void> {
   const marks = marksFile(run.gitRepo);
   // A killed run leaves a half-written pack and marks file; neither is used.
   await rm(`${marks}.new`, { force: true });
@@ -197,12 +208,12 @@ export async function exportHgRevisions(run: HgExportRun, from: number, to: numb
     transport: 'local',
     timeoutMs: 30_000,
   });
-  await pipeline(run, [run.hgRepo, 'commits', String(from), String(to)]);
+  await pipeline(run, [run.hgRepo, 'commits', String(from), String(to), run.emailDomain]);
 }
 
 /** Writes the branch, bookmark and tag refs (see the module comment), HEAD, and drops the conversion's own state. */
 export async function exportHgRefs(run: HgExportRun): Promise<void> {
-  await pipeline(run, [run.hgRepo, 'refs', '0', '0']);
+  await pipeline(run, [run.hgRepo, 'refs', '0', '0', run.emailDomain]);
   const local = (args: readonly string[]) =>
     runGit(args, { cwd: run.gitRepo, home: run.home, transport: 'local', timeoutMs: 600_000 });
   await local(['update-ref', '-d', 'refs/hg/convert']).catch(() => undefined);

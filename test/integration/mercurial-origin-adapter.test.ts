@@ -150,7 +150,7 @@ describe('Mercurial raw import', () => {
     const authors = await adapter.authors(raw);
     expect(authors).toHaveLength(3);
     expect(authors).toContainEqual({
-      remoteId: 'bob <unknown>',
+      remoteId: 'bob <bob@mercurial.invalid>',
       remoteName: HG_FIXTURE_USERS.bob,
       name: 'bob',
       email: 'bob@mercurial.invalid',
