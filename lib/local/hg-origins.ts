@@ -110,6 +110,11 @@ export async function serveHg(target: { repo: string } | { root: string }): Prom
     if (tries > 200) throw new Error('hg serve did not start');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  // hgweb loads its wire-protocol modules lazily on the first request, and two first requests at
+  // once race there (one fails with a 500): one request before anybody else sends any.
+  await fetch(`http://127.0.0.1:${port}/?cmd=capabilities`)
+    .then((answer) => answer.arrayBuffer())
+    .catch(() => undefined);
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -140,14 +145,23 @@ export async function basicAuthProxy(
         .end('Unauthorized\n');
       return;
     }
+    // A fresh connection per request: `hg serve` closes each one after its answer, and a kept-alive
+    // socket reused after that fails (ECONNRESET) at random under concurrent requests.
     const forward = request(
-      { host: '127.0.0.1', port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      {
+        host: '127.0.0.1',
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+        agent: false,
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },
     );
-    forward.on('error', () => res.writeHead(502).end());
+    forward.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
     req.pipe(forward);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

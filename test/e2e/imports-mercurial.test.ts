@@ -167,7 +167,7 @@ describe('a Mercurial origin behind Basic auth', () => {
     }
     const done = await Promise.all([until(unknown, status('complete')), until(refused, status('complete'))]);
     for (const body of done) {
-      expect(body).toMatchObject({ vcs: 'mercurial', status: 'complete', commit_count: 5 });
+      expect(body).toMatchObject({ vcs: 'mercurial', status: 'complete', authors_count: 3 });
       expect(JSON.stringify(body)).not.toContain(SECRET.password);
     }
     const dir = await mkdtemp(join(tmpdir(), 'hg-locked-clone-'));
