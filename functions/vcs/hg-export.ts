@@ -199,20 +199,25 @@ async function pipeline(
   await rename(`${marks}.new`, marks);
 }
 
-/** Converts revisions `from` … `to − 1` of `hgRepo` (their parents converted before) into `gitRepo`. */
-export async function exportHgRevisions(run: HgExportRun, from: number, to: number): Promise<void> {
-  if (to <= from) return;
-  await runGit(['init', '--bare', '--quiet', '--template=', run.gitRepo], {
+/** Creates the bare repository, or leaves the one there as it is. */
+const initBare = (run: HgExportRun) =>
+  runGit(['init', '--bare', '--quiet', '--template=', run.gitRepo], {
     cwd: run.home,
     home: run.home,
     transport: 'local',
     timeoutMs: 30_000,
   });
+
+/** Converts revisions `from` … `to − 1` of `hgRepo` (their parents converted before) into `gitRepo`. */
+export async function exportHgRevisions(run: HgExportRun, from: number, to: number): Promise<void> {
+  if (to <= from) return;
+  await initBare(run);
   await pipeline(run, [run.hgRepo, 'commits', String(from), String(to), run.emailDomain]);
 }
 
 /** Writes the branch, bookmark and tag refs (see the module comment), HEAD, and drops the conversion's own state. */
 export async function exportHgRefs(run: HgExportRun): Promise<void> {
+  await initBare(run); // an empty origin converts no range
   await pipeline(run, [run.hgRepo, 'refs', '0', '0', run.emailDomain]);
   const local = (args: readonly string[]) =>
     runGit(args, { cwd: run.gitRepo, home: run.home, transport: 'local', timeoutMs: 600_000 });

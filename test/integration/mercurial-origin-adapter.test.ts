@@ -42,6 +42,7 @@ let locked: OriginServer;
 let gitServer: OriginServer;
 /** 600 changesets (500 on default, 100 on `stable`), one new file each. */
 let bulk: OriginServer;
+let empty: OriginServer;
 const BULK_REVISIONS = 600;
 
 beforeAll(async () => {
@@ -61,11 +62,20 @@ beforeAll(async () => {
     serveGitHttp(root),
     serveHg({ repo: join(root, 'bulk') }),
   ]);
+  await exec('hg', ['init', join(root, 'empty')], { env: { PATH: process.env.PATH, HGRCPATH: '' } });
+  empty = await serveHg({ repo: join(root, 'empty') });
   locked = await basicAuthProxy(one, AUTH);
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([one?.close(), web?.close(), locked?.close(), gitServer?.close(), bulk?.close()]);
+  await Promise.all([
+    one?.close(),
+    web?.close(),
+    locked?.close(),
+    gitServer?.close(),
+    bulk?.close(),
+    empty?.close(),
+  ]);
   await rm(root, { recursive: true, force: true });
   await rm(work, { recursive: true, force: true });
 });
@@ -268,6 +278,16 @@ describe('Mercurial progress, conversion ranges and limits', () => {
       BULK_REVISIONS,
     );
   }, 60_000);
+
+  it('imports an empty origin as an empty repository', async () => {
+    const raw = await job(`${empty.url}/`);
+    expect(await mercurialAdapter().importRawChunk(raw, 600_000, () => undefined)).toEqual({
+      done: true,
+      commitCount: 0,
+      percent: 100,
+    });
+    expect((await git(rawRepositoryPath(raw.workDir), 'for-each-ref')).trim()).toBe('');
+  }, 30_000);
 
   it('converts in ranges across chunks (marks carry the earlier ranges) to the very same commits', async () => {
     const adapter = mercurialAdapter({ hgPlan: { convertRevs: 200 } });
