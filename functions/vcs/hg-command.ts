@@ -41,7 +41,7 @@ export class HgFailed extends Error {
   }
 }
 
-/** The whole environment of an hg call (also of git-remote-hg, which loads Mercurial): nothing inherited but PATH. */
+/** The whole environment of an hg call (also of the conversion program, which loads Mercurial): nothing inherited but PATH. */
 export function hgEnvironment(home: string, hgrc?: string): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',

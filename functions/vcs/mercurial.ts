@@ -293,13 +293,17 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
           if (!(error instanceof GitFailed && error.timedOut)) throw conversionFailed(error);
           // What fitted in the time, a little less, is the next range; a single revision that does not fit fails.
           if (to - from <= 1) throw conversionFailed(error);
-          state.convertBatch = Math.max(1, Math.min(Math.floor(done * 0.75), Math.floor((to - from) / 2)));
+          const half = Math.floor((to - from) / 2);
+          state.convertBatch = Math.max(1, done > 0 ? Math.min(Math.floor(done * 0.75), half) : half);
           await cursor.save(job.workDir, state);
           return chunk();
         }
         steps += 1;
         lastStepMs = Date.now() - stepStarted;
         state.converted = to;
+        // Ranges that fit grow again (a slow stretch of history need not slow down the rest).
+        if (state.convertBatch !== undefined)
+          state.convertBatch = Math.ceil(state.convertBatch * plan.growth);
         if ((await directorySize(gitRepo)) > maxBytes) throw oversizeError(maxBytes);
         await checkObjects(gitRepo, home, maxObjects);
         await cursor.save(job.workDir, state);
