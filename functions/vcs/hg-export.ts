@@ -23,7 +23,7 @@ import { hgEnvironment, runHg } from './hg-command.ts';
 
 const PROGRAM = String.raw`
 import re, sys
-from mercurial import hg, ui as uimod, manifest as manifestmod
+from mercurial import hg, ui as uimod, manifest as manifestmod, node as nodemod
 
 USER = re.compile(rb'^(.*?)\s*<([^>]*)>\s*$', re.S)
 BAD_REF = re.compile(rb'[\x00-\x20\x7f~^:?*\[\\]+')
@@ -110,7 +110,7 @@ def refs(repo, out):
         targets[b'refs/heads/' + base] = tip
         for head in heads:
             if head != tip:
-                targets[b'refs/heads/hg/%s/%s' % (refname(branch), head.hex()[:12])] = head
+                targets[b'refs/heads/hg/%s/%s' % (refname(branch), nodemod.hex(head)[:12])] = head
     for name, node in books.items():
         targets[b'refs/heads/' + name] = node
     for tag, node in repo.tags().items():

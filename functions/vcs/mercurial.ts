@@ -618,6 +618,7 @@ const conversionFailed = (error: unknown): Error =>
         error instanceof GitFailed && error.timedOut
           ? 'Converting the Mercurial history to Git did not finish within the step time limit'
           : 'Converting the Mercurial history to Git failed',
+        { cause: error }, // the program's stderr, for the logs; not shown to the user
       );
 
 /* ------------------------------------------------------------------------------------------------

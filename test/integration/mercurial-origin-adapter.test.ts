@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -43,6 +43,8 @@ let gitServer: OriginServer;
 /** 600 changesets (500 on default, 100 on `stable`), one new file each. */
 let bulk: OriginServer;
 let empty: OriginServer;
+/** Two heads on `default`: 0 → 1, and 0 → 2 (the tip). */
+let forked: OriginServer;
 const BULK_REVISIONS = 600;
 
 beforeAll(async () => {
@@ -64,6 +66,19 @@ beforeAll(async () => {
   ]);
   await exec('hg', ['init', join(root, 'empty')], { env: { PATH: process.env.PATH, HGRCPATH: '' } });
   empty = await serveHg({ repo: join(root, 'empty') });
+  const fork = join(root, 'forked');
+  const hg = (...args: string[]) =>
+    exec('hg', args, {
+      cwd: fork,
+      env: { PATH: process.env.PATH, HGRCPATH: '', HGUSER: 'Ann <ann@example.com>' },
+    });
+  await exec('hg', ['init', fork], { env: { PATH: process.env.PATH, HGRCPATH: '' } });
+  for (const [file, parent] of [['base.txt'], ['one.txt'], ['two.txt', '0']] as const) {
+    if (parent) await hg('update', '-q', parent);
+    await writeFile(join(fork, file), `${file}\n`);
+    await hg('commit', '-q', '-A', '-m', file);
+  }
+  forked = await serveHg({ repo: fork });
   locked = await basicAuthProxy(one, AUTH);
 }, 60_000);
 
@@ -75,6 +90,7 @@ afterAll(async () => {
     gitServer?.close(),
     bulk?.close(),
     empty?.close(),
+    forked?.close(),
   ]);
   await rm(root, { recursive: true, force: true });
   await rm(work, { recursive: true, force: true });
@@ -287,6 +303,22 @@ describe('Mercurial progress, conversion ranges and limits', () => {
       percent: 100,
     });
     expect((await git(rawRepositoryPath(raw.workDir), 'for-each-ref')).trim()).toBe('');
+  }, 30_000);
+
+  it('keeps every head of a branch: the tip is the branch, the others refs of their own', async () => {
+    const raw = await job(`${forked.url}/`);
+    expect(await mercurialAdapter().importRawChunk(raw, 600_000, () => undefined)).toMatchObject({
+      done: true,
+      commitCount: 3,
+    });
+    const repo = rawRepositoryPath(raw.workDir);
+    const refs = (await git(repo, 'for-each-ref', '--format=%(refname)')).trim().split('\n');
+    expect(refs).toHaveLength(2);
+    expect(refs[0]).toMatch(/^refs\/heads\/hg\/default\/[0-9a-f]{12}$/);
+    expect(refs[1]).toBe('refs/heads/main');
+    const files = async (ref: string) => (await git(repo, 'ls-tree', '--name-only', ref)).trim().split('\n');
+    expect(await files('main')).toEqual(['base.txt', 'two.txt']);
+    expect(await files(refs[0] ?? '')).toEqual(['base.txt', 'one.txt']);
   }, 30_000);
 
   it('converts in ranges across chunks (marks carry the earlier ranges) to the very same commits', async () => {
