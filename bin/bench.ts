@@ -3,8 +3,9 @@
  * into docs/benchmarks.md. Sections: `startup` (npm start → ready), `bundles` (each Lambda bundle's
  * size and module-load time), `tokens` (token-authenticated requests against a one-GetItem floor),
  * `oauth` (code exchanges under load, and the whole OAuth web flow in Chromium), `login` (password
- * sign-in: scrypt cost and Basic-auth latency), `import` (a 10,000-commit source import against git alone), `svn` (a 1,000-revision Subversion
- * import against `git svn clone`).
+ * sign-in: scrypt cost and Basic-auth latency), `import` (a 10,000-commit source import against git
+ * alone), `hg` (a 2,000-changeset Mercurial import against `hg clone`), `svn` (a 1,000-revision
+ * Subversion import against `git svn clone`; the baseline alone takes about 15 minutes).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
@@ -12,6 +13,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { measureBundles } from '#bench/bundles';
 import { importReport, measureImport } from '#bench/import';
+import { hgImportReport, measureHgImport } from '#bench/import-hg';
 import { loginReport, measureLogin } from '#bench/login';
 import { kib, median, ms } from '#bench/measure';
 import { measureOAuth, oauthReport } from '#bench/oauth';
@@ -22,7 +24,7 @@ import { measureTokens, tokensReport } from '#bench/tokens';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const SECTIONS = ['startup', 'bundles', 'tokens', 'oauth', 'login', 'import', 'svn'] as const;
+const SECTIONS = ['startup', 'bundles', 'tokens', 'oauth', 'login', 'import', 'hg', 'svn'] as const;
 const wanted = new Set(process.argv.slice(2));
 
 // Each section that starts a local stack needs a process of its own (configuration is read once
@@ -107,6 +109,14 @@ if (run('import')) {
   console.log(markdown);
 }
 
+if (run('hg')) {
+  const options = { revisions: 2000, branchRevisions: 500, runs: 3 };
+  const result = await measureHgImport(options);
+  const markdown = hgImportReport(result, machine, options);
+  await writeSection('import-hg', markdown);
+  console.log(markdown);
+}
+
 if (run('svn')) {
   const options = {
     revisions: 1_000,
@@ -117,8 +127,6 @@ if (run('svn')) {
   };
   const result = await measureSvn(options);
   const markdown = svnReport(result, machine, options);
+  await writeSection('svn', markdown);
   console.log(markdown);
-  await writeSection('svn', markdown).catch((error: Error) =>
-    console.warn(`docs/benchmarks.md not updated: ${error.message}`),
-  );
 }

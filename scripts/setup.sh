@@ -31,7 +31,6 @@ readonly SYSTEM_COMMANDS=(
   'git-lfs:git-lfs'
   'git-filter-repo:git-filter-repo'
   'hg:mercurial'
-  'git-remote-hg:git-remote-hg'
   'svn:subversion'
   'svnrdump:subversion'
   'svnadmin:subversion'

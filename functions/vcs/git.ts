@@ -507,7 +507,7 @@ export function objectsAnnounced(line: string): number | undefined {
 }
 
 /** Objects already in the repository (loose and packed); fails when over the limit. */
-async function checkObjects(repo: string, home: string, maxObjects: number): Promise<number> {
+export async function checkObjects(repo: string, home: string, maxObjects: number): Promise<number> {
   const counts = (await local(repo, home, ['count-objects', '-v'])).toString();
   const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(counts)?.[1] ?? 0);
   const objects = field('count') + field('in-pack');
@@ -515,19 +515,21 @@ async function checkObjects(repo: string, home: string, maxObjects: number): Pro
   return objects;
 }
 
-const tooManyObjectsError = () => new OriginFailed('The repository has more objects than the import limit');
+export const tooManyObjectsError = () =>
+  new OriginFailed('The repository has more objects than the import limit');
 
 async function checkSize(repo: string, maxBytes: number): Promise<void> {
   if ((await directorySize(repo)) > maxBytes) throw oversizeError(maxBytes);
 }
 
-const oversizeError = (maxBytes: number) =>
+export const oversizeError = (maxBytes: number) =>
   new OriginFailed(`The repository is larger than the import limit of ${formatBytes(maxBytes)}`);
 
 const formatBytes = (bytes: number) =>
   bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${Math.round(bytes / 1024 ** 2)} MiB`;
 
-async function directorySize(dir: string): Promise<number> {
+/** Bytes of the files under `dir` (0 when it does not exist). */
+export async function directorySize(dir: string): Promise<number> {
   let total = 0;
   let entries: import('node:fs').Dirent[];
   try {

@@ -17,8 +17,13 @@ export interface HgRun {
   readonly timeoutMs: number;
   /** The only config file hg reads (none when absent). */
   readonly hgrc?: string;
-  /** Each line hg writes to stderr (split on CR and LF). */
+  /**
+   * Each line hg writes to stderr (split on CR and LF). With it, hg also prints its progress bars
+   * (`changesets [==>   ] 47/1999`), which `HGPLAIN` otherwise hides.
+   */
   readonly onProgress?: (line: string) => void;
+  /** How often hg redraws a progress bar (default 0.1 s; 0: on every step, about 240 bytes a changeset). */
+  readonly progressRefreshSeconds?: number;
   readonly maxStdoutBytes?: number;
   readonly signal?: AbortSignal;
 }
@@ -36,7 +41,7 @@ export class HgFailed extends Error {
   }
 }
 
-/** The whole environment of an hg call (also of git-remote-hg, which loads Mercurial): nothing inherited but PATH. */
+/** The whole environment of an hg call (also of the conversion program, which loads Mercurial): nothing inherited but PATH. */
 export function hgEnvironment(home: string, hgrc?: string): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
@@ -59,10 +64,25 @@ const BASE_ARGS = [
 ];
 
 export function runHg(args: readonly string[], options: HgRun): Promise<Buffer> {
+  const progress = options.onProgress
+    ? [
+        '--config',
+        'progress.assume-tty=true',
+        '--config',
+        'progress.delay=0',
+        '--config',
+        'progress.changedelay=0',
+        '--config',
+        `progress.refresh=${options.progressRefreshSeconds ?? 0.1}`,
+        '--config',
+        'progress.width=80',
+      ]
+    : [];
+  const env = hgEnvironment(options.home, options.hgrc);
   return runBounded(
     'hg',
-    [...BASE_ARGS, ...args],
-    { ...options, env: hgEnvironment(options.home, options.hgrc) },
+    [...BASE_ARGS, ...progress, ...args],
+    { ...options, env: options.onProgress ? { ...env, HGPLAINEXCEPT: 'progress' } : env },
     (code, stderr, timedOut) => new HgFailed(args, code, stderr, timedOut),
   );
 }

@@ -1,11 +1,13 @@
 /**
  * The Mercurial origin adapter: detects a repository (or an hgweb index of several) over HTTP(S),
- * pulls the whole history into `<workDir>/raw.hg` in bounded steps, then converts it once into
- * `<workDir>/raw.git` with git-remote-hg. Every later step works on `raw.git` as for Git.
+ * asks the origin how many revisions it has (for progress and the object limit), pulls the whole
+ * history into `<workDir>/raw.hg` in bounded steps, then converts it into `<workDir>/raw.git` in
+ * bounded, resumable ranges (`hg-export.ts`, which also says how refs are named). Every later
+ * step works on `raw.git` as for Git.
  *
- * Refs in `raw.git`: the `default` branch is `main` (GitHub's default branch name), every other
- * named branch is `branches/<name>`, every bookmark a branch of its own name, every tag a tag;
- * git-remote-hg's notes and anything else are dropped.
+ * Limits: `maxBytes` bounds raw.hg (checked before and after each pull step, and watched during
+ * it) and raw.git (after each conversion range); `maxObjects` bounds raw.git's objects (after each
+ * range) and, since a changeset is at least one commit object, the origin's revision count.
  *
  * Network: Node's probes use `guardedRequest`; hg (Python, it cannot take our resolver) talks only
  * through the guard proxy (`http_proxy.host`, `http_proxy.always` so loopback is not bypassed).
@@ -13,11 +15,14 @@
  */
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gitRemoteId } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
+import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/config';
 import { chunkCursor } from './chunk-cursor.ts';
-import { gitAuthors } from './git.ts';
+import { checkObjects, directorySize, gitAuthors, oversizeError, tooManyObjectsError } from './git.ts';
 import { GitFailed, prepareHome, runGit } from './git-command.ts';
-import { HgFailed, hgEnvironment, runHg, withHgConfig } from './hg-command.ts';
+import { HgFailed, runHg, withHgConfig } from './hg-command.ts';
+import { exportHgRefs, exportHgRevisions } from './hg-export.ts';
 import { type Guard, type GuardProxy, guardedRequest, startGuardProxy } from './network-guard.ts';
 import {
   type Detection,
@@ -34,7 +39,8 @@ import {
 /**
  * How the pull is cut: with a large budget the whole history in one pull; otherwise `hg pull -r N`
  * (revision N of the origin and its ancestors) for N = firstRevs−1, then growing by `growth`,
- * until the origin has no revision N; then one pull of everything left.
+ * until the origin has no revision N; then one pull of everything left. The conversion to Git runs
+ * after the whole pull, in ranges of revisions that shrink when one does not fit its time limit.
  */
 export interface HgChunkPlan {
   readonly fullPullMinBudgetMs: number;
@@ -42,6 +48,10 @@ export interface HgChunkPlan {
   readonly growth: number;
   /** A step's time limit when little budget is left (the first step of a chunk always runs). */
   readonly minStepTimeoutMs: number;
+  /** Most revisions the first conversion run takes (default: all; a run that times out shrinks it). */
+  readonly convertRevs?: number;
+  /** A conversion run's time limit (default: what is left of the budget, at least `minStepTimeoutMs`). */
+  readonly convertTimeoutMs?: number;
 }
 
 export const DEFAULT_HG_CHUNK_PLAN: HgChunkPlan = {
@@ -56,6 +66,15 @@ export interface MercurialAdapterOptions {
   readonly dial?: Guard['dial'];
   readonly hgPlan?: Partial<HgChunkPlan>;
   readonly probeTimeoutMs?: number;
+  /** hg's progress bar refresh (default 0.1 s), which paces the pull's progress reports. */
+  readonly progressRefreshSeconds?: number;
+  /** Largest `raw.hg`, and largest `raw.git` (config `IMPORT_MAX_BYTES`). */
+  readonly maxBytes?: number;
+  /**
+   * Most Git objects in `raw.git` (config `IMPORT_MAX_OBJECTS`), checked after each conversion
+   * range; a changeset becomes at least one Git object, so more revisions than this fail early.
+   */
+  readonly maxObjects?: number;
 }
 
 interface HgState {
@@ -67,6 +86,14 @@ interface HgState {
   stepped: boolean;
   /** Everything is in raw.hg. */
   pulled: boolean;
+  /** The origin's revision count, asked before the first pull; null when it would not say. */
+  total?: number | null;
+  /** Revisions in raw.hg (after the last pull step). */
+  pulledRevs?: number;
+  /** Revisions 0 … converted−1 are in raw.git. */
+  converted?: number;
+  /** Most revisions one conversion run takes; absent: all that are left. */
+  convertBatch?: number;
   percent: number;
   commitCount: number | null;
   done: boolean;
@@ -74,11 +101,15 @@ interface HgState {
 
 const HG_TYPE = 'application/mercurial-0.1';
 const USER_AGENT = 'mercurial/proto-1.0 (Mercurial 6.3.2; source-import)';
+/** Percent of the raw step the pull takes; the conversion takes the rest up to 99. */
+const PULL_SHARE = 50;
 
 export const rawHgPath = (workDir: string): string => join(workDir, 'raw.hg');
 
 export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginAdapter {
   const plan: HgChunkPlan = { ...DEFAULT_HG_CHUNK_PLAN, ...options.hgPlan };
+  const maxBytes = options.maxBytes ?? DEFAULT_IMPORT_MAX_BYTES;
+  const maxObjects = options.maxObjects ?? DEFAULT_IMPORT_MAX_OBJECTS;
   const guardFor = (access: OriginAccess): Guard => ({
     allowedAddresses: access.allowedAddresses,
     resolve: options.resolve,
@@ -96,92 +127,203 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
       const url = originUrl(job);
       const home = join(job.workDir, 'home');
       const hgRepo = rawHgPath(job.workDir);
+      const gitRepo = rawRepositoryPath(job.workDir);
       const cursor = hgCursor(budgetMs >= plan.fullPullMinBudgetMs ? 'full' : 'steps', plan);
       const state = await cursor.load(job.workDir);
       if (state.done) return { done: true, commitCount: state.commitCount, percent: 100 };
       await prepareHome(home);
       await ensureHgRepository(hgRepo, home);
-      const proxy = await startGuardProxy(guardFor(job));
-      const auth = job.credentials ? { url, ...job.credentials } : undefined;
-      const proxyConfig = `[http_proxy]\nhost = 127.0.0.1:${proxy.port}\nalways = true\n`;
-      try {
-        let steps = 0;
-        let lastStepMs = 0;
-        while (!state.pulled) {
-          const remaining = started + budgetMs - Date.now();
-          if (steps > 0 && (remaining <= 0 || lastStepMs * plan.growth > remaining)) break;
-          const from = state.percent;
-          const share = state.mode === 'steps' ? (90 - from) / 2 : 90 - from;
-          const stepStarted = Date.now();
-          // An interrupted pull leaves a journal that blocks the next one; recover is a no-op otherwise.
-          await runHg(['recover', '-R', hgRepo], { cwd: home, home, timeoutMs: 600_000 }).catch(
-            () => undefined,
-          );
-          try {
-            await withHgConfig(home, proxyConfig, auth, (hgrc) =>
-              runHg(
-                [
-                  'pull',
-                  '-R',
-                  hgRepo,
-                  ...(state.mode === 'steps' ? ['-r', String(state.revs - 1)] : []),
-                  '--',
-                  url,
-                ],
-                {
-                  cwd: home,
-                  home,
-                  hgrc,
-                  timeoutMs:
-                    state.mode === 'full' && !state.stepped
+      const report = (percent: number, commitCount: number | null) => {
+        const rounded = Math.min(99, Math.floor(percent));
+        if (rounded < state.percent || (rounded === state.percent && commitCount === state.commitCount))
+          return;
+        state.percent = rounded;
+        state.commitCount = commitCount;
+        onProgress({ commitCount, percent: rounded });
+      };
+      const chunk = () => ({ done: false, commitCount: state.commitCount, percent: state.percent });
+      let steps = 0;
+      let lastStepMs = 0;
+      const outOfTime = (remaining: number) =>
+        steps > 0 && (remaining <= 0 || lastStepMs * plan.growth > remaining);
+
+      if (!state.pulled) {
+        const proxy = await startGuardProxy(guardFor(job));
+        const auth = job.credentials ? { url, ...job.credentials } : undefined;
+        const proxyConfig = `[http_proxy]\nhost = 127.0.0.1:${proxy.port}\nalways = true\n`;
+        try {
+          if (state.total === undefined) {
+            state.total = await originRevisionCount(url, job, guardFor(job), options.probeTimeoutMs);
+            if (state.total !== null && state.total > maxObjects) throw tooManyObjectsError();
+            await cursor.save(job.workDir, state);
+          }
+          const total = state.total;
+          while (!state.pulled) {
+            const remaining = started + budgetMs - Date.now();
+            if (outOfTime(remaining)) break;
+            if ((await directorySize(hgRepo)) > maxBytes) throw oversizeError(maxBytes);
+            // A step that would ask for the origin's last revision or beyond is the whole pull.
+            if (state.mode === 'steps' && total !== null && total !== undefined && state.revs >= total)
+              state.mode = 'full';
+            // Only the first whole pull of a large budget may be cut short (then it goes on in steps).
+            const optimistic =
+              state.mode === 'full' && !state.stepped && budgetMs >= plan.fullPullMinBudgetMs;
+            const from = state.percent;
+            const had = state.pulledRevs ?? 0;
+            const share = state.mode === 'steps' ? (PULL_SHARE - from) / 2 : PULL_SHARE - from;
+            const stepStarted = Date.now();
+            // An interrupted pull leaves a journal that blocks the next one.
+            if (await exists(join(hgRepo, '.hg', 'store', 'journal')))
+              await runHg(['recover', '-R', hgRepo], { cwd: home, home, timeoutMs: 600_000 }).catch(
+                () => undefined,
+              );
+            const watch = sizeWatch(hgRepo, maxBytes);
+            try {
+              await withHgConfig(home, proxyConfig, auth, (hgrc) =>
+                runHg(
+                  [
+                    'pull',
+                    '-R',
+                    hgRepo,
+                    ...(state.mode === 'steps' ? ['-r', String(state.revs - 1)] : []),
+                    '--',
+                    url,
+                  ],
+                  {
+                    cwd: home,
+                    home,
+                    hgrc,
+                    signal: watch.signal,
+                    progressRefreshSeconds: options.progressRefreshSeconds,
+                    timeoutMs: optimistic
                       ? Math.max(remaining, 1)
                       : Math.max(remaining, plan.minStepTimeoutMs),
-                },
-              ),
-            );
-            steps += 1;
-            if (state.mode === 'full') state.pulled = true;
-            else {
-              state.stepped = true;
-              state.revs = Math.ceil(state.revs * plan.growth);
-            }
-          } catch (error) {
-            if (
-              error instanceof HgFailed &&
-              state.mode === 'steps' &&
-              /unknown revision/i.test(error.stderr)
-            ) {
-              // The origin has fewer revisions than asked for: the rest is pulled whole.
-              state.mode = 'full';
+                    // `changesets [==>   ] 47/1999`: what this pull has received of what it gets.
+                    onProgress: (line) => {
+                      const match = /^changesets\b.*?(\d+)\/(\d+)/.exec(line);
+                      if (!match) return;
+                      const received = had + Number(match[1]);
+                      const part = total
+                        ? (PULL_SHARE * Math.min(received, total)) / total
+                        : from + (share * Number(match[1])) / Math.max(1, Number(match[2]));
+                      report(part, received);
+                    },
+                  },
+                ),
+              );
+              steps += 1;
+              if (state.mode === 'full') state.pulled = true;
+              else {
+                state.stepped = true;
+                state.revs = Math.ceil(state.revs * plan.growth);
+              }
+            } catch (error) {
+              if (watch.oversize) throw oversizeError(maxBytes);
+              if (
+                error instanceof HgFailed &&
+                state.mode === 'steps' &&
+                /unknown revision/i.test(error.stderr)
+              ) {
+                // The origin has fewer revisions than asked for: the rest is pulled whole.
+                state.mode = 'full';
+                await cursor.save(job.workDir, state);
+                continue;
+              }
+              if (!(error instanceof HgFailed && error.timedOut)) throw classify(error, proxy, job, url);
+              // The transfer is lost (a killed pull rolls back): pull fewer revisions per step from now on.
+              if (state.mode === 'full') {
+                state.mode = 'steps';
+                state.revs = Math.max(
+                  1,
+                  Math.floor(
+                    state.stepped ? state.revs * 0.75 : Math.min(state.revs, total ?? state.revs) / 2,
+                  ),
+                );
+              } else if (state.revs > 1) state.revs = Math.max(1, Math.floor(state.revs / 2));
+              else throw new OriginFailed('The origin did not send the history in time');
               await cursor.save(job.workDir, state);
-              continue;
+              return chunk();
+            } finally {
+              watch.stop();
             }
-            if (!(error instanceof HgFailed && error.timedOut)) throw classify(error, proxy, job, url);
-            // The transfer is lost (a killed pull rolls back): pull fewer revisions per step from now on.
-            if (state.mode === 'full') {
-              state.mode = 'steps';
-              if (state.stepped) state.revs = Math.max(1, Math.floor(state.revs * 0.75));
-            } else if (state.revs > 1) state.revs = Math.max(1, Math.floor(state.revs / 2));
-            else throw new OriginFailed('The origin did not send the history in time');
+            lastStepMs = Date.now() - stepStarted;
+            if ((await directorySize(hgRepo)) > maxBytes) throw oversizeError(maxBytes);
+            state.pulledRevs = await countHgRevisions(hgRepo, home);
+            if (state.pulledRevs > maxObjects) throw tooManyObjectsError();
+            report(
+              state.pulled ? PULL_SHARE : total ? (PULL_SHARE * state.pulledRevs) / total : from + share,
+              state.pulledRevs,
+            );
             await cursor.save(job.workDir, state);
-            return { done: false, commitCount: state.commitCount, percent: state.percent };
           }
-          lastStepMs = Date.now() - stepStarted;
-          state.commitCount = await countHgRevisions(hgRepo, home);
-          state.percent = Math.max(state.percent, Math.min(90, Math.floor(from + share)));
-          await cursor.save(job.workDir, state);
-          onProgress({ commitCount: state.commitCount, percent: state.percent });
+        } catch (error) {
+          throw classify(error, proxy, job, url);
+        } finally {
+          await proxy.close();
         }
-        if (!state.pulled) return { done: false, commitCount: state.commitCount, percent: state.percent };
-        await convert(hgRepo, rawRepositoryPath(job.workDir), home);
-        state.commitCount = await countGitCommits(rawRepositoryPath(job.workDir), home);
-        state.done = true;
-        state.percent = 100;
-        await cursor.save(job.workDir, state);
-        return { done: true, commitCount: state.commitCount, percent: 100 };
-      } finally {
-        await proxy.close();
+        if (!state.pulled) return chunk();
       }
+
+      const pulled = state.pulledRevs ?? 0;
+      while ((state.converted ?? 0) < pulled) {
+        const remaining = started + budgetMs - Date.now();
+        if (outOfTime(remaining)) return chunk();
+        const from = state.converted ?? 0;
+        const to = Math.min(pulled, from + (state.convertBatch ?? plan.convertRevs ?? pulled));
+        let done = 0;
+        const stepStarted = Date.now();
+        const timeoutMs = plan.convertTimeoutMs ?? Math.max(remaining, plan.minStepTimeoutMs);
+        try {
+          await exportHgRevisions(
+            {
+              hgRepo,
+              gitRepo,
+              home,
+              emailDomain: emailDomain(url),
+              timeoutMs,
+              onConverted: (count) => {
+                done = count;
+                report(PULL_SHARE + ((99 - PULL_SHARE) * (from + count)) / pulled, pulled);
+              },
+            },
+            from,
+            to,
+          );
+        } catch (error) {
+          if (!(error instanceof GitFailed && error.timedOut)) throw conversionFailed(error);
+          // What fitted in the time, a little less, is the next range; a single revision that does not fit fails.
+          if (to - from <= 1) throw conversionFailed(error);
+          const half = Math.floor((to - from) / 2);
+          state.convertBatch = Math.max(1, done > 0 ? Math.min(Math.floor(done * 0.75), half) : half);
+          await cursor.save(job.workDir, state);
+          return chunk();
+        }
+        steps += 1;
+        lastStepMs = Date.now() - stepStarted;
+        state.converted = to;
+        // Ranges that fit grow again (a slow stretch of history need not slow down the rest).
+        if (state.convertBatch !== undefined)
+          state.convertBatch = Math.ceil(state.convertBatch * plan.growth);
+        if ((await directorySize(gitRepo)) > maxBytes) throw oversizeError(maxBytes);
+        await checkObjects(gitRepo, home, maxObjects);
+        await cursor.save(job.workDir, state);
+      }
+      try {
+        await exportHgRefs({
+          hgRepo,
+          gitRepo,
+          home,
+          emailDomain: emailDomain(url),
+          timeoutMs: Math.max(budgetMs, plan.minStepTimeoutMs),
+        });
+      } catch (error) {
+        throw conversionFailed(error);
+      }
+      state.commitCount = await countGitCommits(gitRepo, home);
+      state.done = true;
+      state.percent = 100;
+      await cursor.save(job.workDir, state);
+      return { done: true, commitCount: state.commitCount, percent: 100 };
     },
 
     async authors(job) {
@@ -290,9 +432,25 @@ async function ensureHgRepository(repo: string, home: string): Promise<void> {
   }
 }
 
+/** Revisions in the (unfiltered) changelog: the revision numbers the conversion walks. */
 const countHgRevisions = async (repo: string, home: string) =>
-  (await runHg(['log', '-R', repo, '-r', 'all()', '-T', '.'], { cwd: home, home, timeoutMs: 600_000 }))
-    .length;
+  Number(
+    (
+      await runHg(['log', '--hidden', '-R', repo, '-r', 'tip', '-T', '{rev}'], {
+        cwd: home,
+        home,
+        timeoutMs: 600_000,
+      })
+    )
+      .toString()
+      .trim(),
+  ) + 1;
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 const gitLocal = (repo: string, home: string, args: readonly string[]) =>
   runGit(args, { cwd: repo, home, transport: 'local', timeoutMs: 600_000 });
@@ -305,62 +463,15 @@ const countGitCommits = async (repo: string, home: string) => {
   return Number((await gitLocal(repo, home, ['rev-list', '--all', '--count'])).toString().trim());
 };
 
-/**
- * raw.hg → raw.git with git-remote-hg (a local conversion, no network), then the refs as GitHub's
- * users expect them (see the module comment). git-remote-hg names the tip of `default` `master`
- * and also `branches/default`; `master` becomes `main` unless a bookmark already holds `main`.
- */
-async function convert(hgRepo: string, gitRepo: string, home: string): Promise<void> {
-  await rm(gitRepo, { recursive: true, force: true });
-  await runGit(
-    ['-c', 'protocol.hg.allow=always', 'clone', '--mirror', '--quiet', '--', `hg::${hgRepo}`, gitRepo],
-    {
-      cwd: home,
-      home,
-      transport: 'local',
-      timeoutMs: 3_600_000,
-      env: { ...hgEnvironment(home), GIT_ALLOW_PROTOCOL: 'hg' },
-    },
-  );
-  await gitLocal(gitRepo, home, ['config', '--remove-section', 'remote.origin']).catch(() => undefined);
-  await rm(join(gitRepo, 'hg'), { recursive: true, force: true }); // git-remote-hg's marks
-  const refs = new Map(
-    (await gitLocal(gitRepo, home, ['for-each-ref', '--format=%(refname) %(objectname)']))
-      .toString()
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => line.split(' ') as [string, string]),
-  );
-  const commands: string[] = [];
-  for (const name of refs.keys())
-    if (!name.startsWith('refs/heads/') && !name.startsWith('refs/tags/')) commands.push(`delete ${name}`);
-  const master = refs.get('refs/heads/master');
-  if (master !== undefined && !refs.has('refs/heads/main')) {
-    commands.push(`create refs/heads/main ${master}`, `delete refs/heads/master`);
-    if (refs.get('refs/heads/branches/default') === master)
-      commands.push('delete refs/heads/branches/default');
-  }
-  if (commands.length > 0) {
-    await runGit(['update-ref', '--stdin'], {
-      cwd: gitRepo,
-      home,
-      transport: 'local',
-      timeoutMs: 600_000,
-      input: `${commands.join('\n')}\n`,
-    });
-  }
-  const head = refs.has('refs/heads/main') || master !== undefined ? 'main' : 'master';
-  await gitLocal(gitRepo, home, ['symbolic-ref', 'HEAD', `refs/heads/${head}`]);
-}
-
 /* ------------------------------------------------------------------------------------------------
  * Authors
  * ---------------------------------------------------------------------------------------------- */
 
 /**
  * The Git identities in raw.git are what the rewrite step looks up, so they are the remote ids;
- * `remoteName` is the Mercurial user string they came from. git-remote-hg writes a user without
- * `<email>` as `name <unknown>`: such an author gets a made-up valid email `<name>@<origin host>`.
+ * `remoteName` is the Mercurial user string they came from. A user without `<email>` was already
+ * given a made-up valid email by the conversion (`hgUserIdentity`, so nothing is rewritten for
+ * it); an email that is still not valid (`Ada <ada>`) gets one here, and the rewrite applies it.
  */
 async function mercurialAuthors(
   gitRepo: string,
@@ -378,29 +489,137 @@ async function mercurialAuthors(
     .toString('utf8')
     .split('\0')
     .filter((user) => user !== '');
+  const domain = emailDomain(url);
   const byIdentity = new Map<string, string>();
   for (const user of users) {
-    const match = /^(.*?)\s*<([^>]*)>\s*$/.exec(user);
-    const identity = match ? `${match[1]?.trim() ?? ''} <${match[2]}>` : `${user.trim()} <unknown>`;
+    const { name, email } = hgUserIdentity(user, domain);
+    const identity = gitRemoteId(name, email);
     if (!byIdentity.has(identity)) byIdentity.set(identity, user);
   }
-  const host = new URL(url).hostname;
-  const domain = /[a-z]/i.test(host) && !host.includes(':') ? host : 'mercurial.invalid';
-  return (await gitAuthors(gitRepo, home)).map((author) => {
-    const synthetic = !/^[^\s<>@]+@[^\s<>@]+$/.test(author.email);
-    const local =
-      author.name
-        .toLowerCase()
-        .replace(/[^a-z0-9._-]+/g, '-')
-        .replace(/^-+|-+$/g, '') || 'user';
-    return {
-      remoteId: author.remoteId,
-      remoteName: byIdentity.get(author.remoteId) ?? author.name,
-      name: author.name,
-      email: synthetic ? `${local}@${domain}` : author.email,
-    };
-  });
+  return (await gitAuthors(gitRepo, home)).map((author) => ({
+    remoteId: author.remoteId,
+    remoteName: byIdentity.get(author.remoteId) ?? author.name,
+    name: author.name,
+    email: VALID_EMAIL.test(author.email) ? author.email : `${emailLocalPart(author.name)}@${domain}`,
+  }));
 }
+
+const VALID_EMAIL = /^[^\s<>@]+@[^\s<>@]+$/;
+
+/** The domain of made-up emails: the origin's host name, or `mercurial.invalid` for an address. */
+export function emailDomain(url: string): string {
+  const host = new URL(url).hostname;
+  return /[a-z]/i.test(host) && !host.includes(':') && !host.startsWith('[') ? host : 'mercurial.invalid';
+}
+
+/** `Ada Lovelace` → `ada-lovelace` (ASCII letters lower-cased, every other run of characters one `-`). */
+export const emailLocalPart = (name: string): string =>
+  name
+    .replace(/[A-Z]/g, (letter) => letter.toLowerCase())
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '') || 'user';
+
+/**
+ * The Git identity of a Mercurial user string, exactly as the conversion program writes it:
+ * `Name <email>` keeps both (without `<`, `>` and line breaks); anything else is a name that gets
+ * `<local part>@<domain>`.
+ */
+export function hgUserIdentity(user: string, domain: string): { name: string; email: string } {
+  const clean = (text: string) => text.replace(/[<>\n]/g, '').trim();
+  const match = /^(.*?)\s*<([^>]*)>\s*$/s.exec(user);
+  if (match) return { name: clean(match[1] ?? ''), email: clean(match[2] ?? '') };
+  const name = clean(user);
+  return { name, email: `${emailLocalPart(name)}@${domain}` };
+}
+
+/**
+ * The origin's revision count without pulling: wire-protocol `lookup`s of revision numbers (each
+ * answers `1 <node>` or `0 unknown revision`), many in one `batch` request: first 0 and 2^k − 1,
+ * then 63 points evenly inside the interval left, so 3 requests for 2,000 revisions and 5 for a
+ * million. Null when the origin does not answer them (the pull still works; progress is then
+ * counted in steps).
+ */
+async function originRevisionCount(
+  url: string,
+  access: OriginAccess,
+  guard: Guard,
+  timeoutMs = 30_000,
+): Promise<number | null> {
+  const base = url.replace(/\?.*$/, '');
+  const headers = { 'user-agent': USER_AGENT, accept: HG_TYPE, ...basicAuth(access) };
+  const known = async (revs: readonly number[]) => {
+    const cmds = encodeURIComponent(revs.map((rev) => `lookup key=${rev}`).join(';'));
+    const answer = await guardedRequest(`${base}?cmd=batch&cmds=${cmds}`, guard, {
+      headers,
+      timeoutMs,
+      maxBytes: 64 * 1024,
+    });
+    const parts = answer.body.toString('latin1').split(';');
+    if (
+      answer.status !== 200 ||
+      contentType(answer.headers) !== HG_TYPE ||
+      parts.length !== revs.length ||
+      !parts.every((part) => /^[01] /.test(part))
+    )
+      throw new Error('no batched lookup');
+    return parts.map((part) => part.startsWith('1 '));
+  };
+  /** Known revisions are 0 … n−1: the last known and the first unknown of `points`. */
+  const narrow = async (points: readonly number[], low: number, high: number) => {
+    const answers = await known(points);
+    const firstUnknown = answers.indexOf(false);
+    const last = firstUnknown < 0 ? points.at(-1) : firstUnknown === 0 ? low : points[firstUnknown - 1];
+    return { low: last ?? low, high: firstUnknown < 0 ? high : (points[firstUnknown] ?? high) };
+  };
+  try {
+    const powers = [0, ...Array.from({ length: 32 }, (_, k) => 2 ** (k + 1) - 1)];
+    let { low, high } = await narrow(powers, -1, Number.POSITIVE_INFINITY);
+    if (low < 0) return 0;
+    if (!Number.isFinite(high)) return null;
+    while (high - low > 1) {
+      const step = Math.ceil((high - low) / 64);
+      const points: number[] = [];
+      for (let rev = low + step; rev < high; rev += step) points.push(rev);
+      ({ low, high } = await narrow(points, low, high));
+    }
+    return low + 1;
+  } catch (error) {
+    if (error instanceof ForbiddenAddress) throw error;
+    return null;
+  }
+}
+
+/** Aborts a pull when the directory it writes grows over `maxBytes` (checked every second). */
+function sizeWatch(dir: string, maxBytes: number) {
+  const abort = new AbortController();
+  const watch = {
+    signal: abort.signal,
+    oversize: false,
+    stop: () => clearInterval(timer),
+  };
+  const timer = setInterval(() => {
+    directorySize(dir).then(
+      (size) => {
+        if (size > maxBytes && !abort.signal.aborted) {
+          watch.oversize = true;
+          abort.abort();
+        }
+      },
+      () => undefined,
+    );
+  }, 1000);
+  return watch;
+}
+
+const conversionFailed = (error: unknown): Error =>
+  error instanceof OriginFailed
+    ? error
+    : new OriginFailed(
+        error instanceof GitFailed && error.timedOut
+          ? 'Converting the Mercurial history to Git did not finish within the step time limit'
+          : 'Converting the Mercurial history to Git failed',
+        { cause: error }, // the program's stderr, for the logs; not shown to the user
+      );
 
 /* ------------------------------------------------------------------------------------------------
  * Errors and state
@@ -410,7 +629,6 @@ function classify(error: unknown, proxy: GuardProxy, job: RawJob, url: string): 
   const refusal = proxy.refusals.find((entry) => entry.reason === 'forbidden');
   if (refusal) return new ForbiddenAddress(refusal.address ?? refusal.host);
   if (error instanceof OriginFailed || error instanceof OriginAuthFailed) return error;
-  if (error instanceof GitFailed) return new OriginFailed('Converting the Mercurial history failed');
   if (!(error instanceof HgFailed)) return new OriginFailed('The import failed unexpectedly');
   if (error.timedOut) return new OriginFailed('The origin timed out');
   const text = error.stderr;

@@ -39,9 +39,10 @@ function contextExcludes(): string[] {
 
 /**
  * A Git step of the import workflow: a container-image function from `lib/cdk/worker/Dockerfile`
- * (git, git-lfs, git-filter-repo), built by `cdk deploy` (synthesis only fingerprints the build
- * context; it runs no Docker). Every worker shares the one image and differs by command. Same house
- * defaults as `ApiFunction`: arm64, its own log group and role, active tracing, `bindTable`.
+ * (git, git-lfs, git-filter-repo, hg, svn, svn-all-fast-export), built by `cdk deploy` (synthesis
+ * only fingerprints the build context; it runs no Docker). Every worker shares the one image and
+ * differs by command. Same house defaults as `ApiFunction`: arm64, its own log group and role,
+ * active tracing, `bindTable`.
  */
 export class WorkerImageFunction extends DockerImageFunction {
   public readonly executionRole: Role;

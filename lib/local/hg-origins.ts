@@ -4,9 +4,10 @@
  * small repository with named branches, a bookmark, tags and authors (one without an email).
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, request } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { OriginServer } from './git-origins.ts';
 import { canConnect, freePort } from './ports.ts';
 
@@ -42,9 +43,13 @@ export const HG_FIXTURE_USERS = {
 
 /**
  * Revisions: 0 (ada, default) a.txt; 1 (bob, stable) b.txt; 2 (carl, default) a.txt changed;
- * 3 (bob, default) tag v1.0 on rev 0, bookmark `feature` there; 4 (ada, stable) b.txt changed.
+ * 3 (bob, default) tag v1.0 on rev 0, bookmark `feature` there; 4 (ada, stable) b.txt changed;
+ * with `largeFile`, 5 (carl, default) adds that many bytes at that path.
  */
-export async function makeHgFixture(repo: string): Promise<void> {
+export async function makeHgFixture(
+  repo: string,
+  options: { readonly largeFile?: { readonly path: string; readonly bytes: number } } = {},
+): Promise<void> {
   await mkdir(repo, { recursive: true });
   const run = (...args: string[]) => hg(repo, args);
   await run('init');
@@ -64,6 +69,30 @@ export async function makeHgFixture(repo: string): Promise<void> {
   await writeFile(join(repo, 'b.txt'), 'stable\nfour\n');
   await run('commit', '-m', 'four', '-u', HG_FIXTURE_USERS.ada, '-d', '1700000400 0');
   await run('update', 'default');
+  if (options.largeFile) {
+    const path = join(repo, options.largeFile.path);
+    await mkdir(dirname(path), { recursive: true });
+    // Not compressible, like the media files that are large in practice.
+    await writeFile(path, randomBytes(options.largeFile.bytes));
+    await run('add', options.largeFile.path);
+    await run('commit', '-m', 'five', '-u', HG_FIXTURE_USERS.carl, '-d', '1700000500 0');
+  }
+}
+
+/**
+ * A repository of `revisions` changesets, each adding one file (`nf<rev>`), the last
+ * `branchRevisions` of them on the named branch `stable`: `hg debugbuilddag`, one process, a few
+ * seconds for thousands of changesets (`hg commit` would take one process each).
+ */
+export async function makeHgBulkRepository(
+  repo: string,
+  options: { readonly revisions: number; readonly branchRevisions?: number },
+): Promise<void> {
+  const onStable = options.branchRevisions ?? 0;
+  await mkdir(repo, { recursive: true });
+  await hg(repo, ['init']);
+  const dag = `+${options.revisions - onStable}${onStable > 0 ? ` @stable +${onStable}` : ''}`;
+  await hg(repo, ['debugbuilddag', '--new-file', '--from-existing', dag]);
 }
 
 /** `hg serve` of one repository, or (with several) of an hgweb index of every repository under `root`. */
@@ -81,6 +110,11 @@ export async function serveHg(target: { repo: string } | { root: string }): Prom
     if (tries > 200) throw new Error('hg serve did not start');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  // hgweb loads its wire-protocol modules lazily on the first request, and two first requests at
+  // once race there (one fails with a 500): one request before anybody else sends any.
+  await fetch(`http://127.0.0.1:${port}/?cmd=capabilities`)
+    .then((answer) => answer.arrayBuffer())
+    .catch(() => undefined);
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -111,14 +145,23 @@ export async function basicAuthProxy(
         .end('Unauthorized\n');
       return;
     }
+    // A fresh connection per request: `hg serve` closes each one after its answer, and a kept-alive
+    // socket reused after that fails (ECONNRESET) at random under concurrent requests.
     const forward = request(
-      { host: '127.0.0.1', port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      {
+        host: '127.0.0.1',
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+        agent: false,
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },
     );
-    forward.on('error', () => res.writeHead(502).end());
+    forward.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
     req.pipe(forward);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

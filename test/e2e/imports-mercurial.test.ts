@@ -1,20 +1,27 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OriginServer } from '#local/git-origins';
-import { makeHgFixture, serveHg } from '#local/hg-origins';
+import { basicAuthProxy, makeHgFixture, serveHg } from '#local/hg-origins';
+import { ENV } from '#shared/config';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
 import { startTestStack } from '#test/stack';
 
-/** A Mercurial import through the API and the real workflow, checked with `git clone` of the hosted repository. */
+/** Mercurial imports through the API and the real workflow, checked with `git clone` of the hosted repository. */
+
+const LARGE_FILE_BYTES = 200_000;
+process.env[ENV.largeFileBytes] = String(LARGE_FILE_BYTES);
+const SECRET = { username: 'hg-user', password: 'hg-Secret-4711' };
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 let stack: Stack;
 let git: Awaited<ReturnType<typeof gitClient>>;
 let token: string;
 let origin: OriginServer;
+let large: OriginServer;
+let locked: OriginServer;
 const PREVIEW = 'application/vnd.github.barred-rock-preview';
 
 async function api(method: string, path: string, body?: unknown) {
@@ -27,19 +34,55 @@ async function api(method: string, path: string, body?: unknown) {
   return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
 }
 
+let repoCount = 0;
+async function newRepo(): Promise<string> {
+  const name = `hg-${++repoCount}`;
+  const created = await fetch(`${stack.baseUrl}/user/repos`, {
+    method: 'POST',
+    headers: { Authorization: `token ${token}` },
+    body: JSON.stringify({ name }),
+  });
+  expect(created.status).toBe(201);
+  return name;
+}
+
+/** Polls the import until `done` holds for it; fails with the last import seen. */
+async function until(repo: string, done: (body: Record<string, unknown>) => boolean, timeoutMs = 40_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last: Record<string, unknown> = {};
+  while (Date.now() < deadline) {
+    last = (await api('GET', `/repos/octocat/${repo}/import`)).body;
+    if (done(last)) return last;
+    if (last.status === 'error') break;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  throw new Error(`import of ${repo} did not get there: ${JSON.stringify(last)}`);
+}
+const status = (wanted: string) => (body: Record<string, unknown>) => body.status === wanted;
+const hosted = (repo: string) => `${stack.webUrl}/octocat/${repo}.git`;
+
 beforeAll(async () => {
   stack = await startTestStack();
   git = await gitClient();
   const root = await mkdtemp(join(tmpdir(), 'hg-import-origin-'));
-  await makeHgFixture(join(root, 'repo'));
-  origin = await serveHg({ repo: join(root, 'repo') });
+  await Promise.all([
+    makeHgFixture(join(root, 'repo')),
+    makeHgFixture(join(root, 'large'), {
+      largeFile: { path: 'assets/video.bin', bytes: LARGE_FILE_BYTES + 50_000 },
+    }),
+  ]);
+  [origin, large] = await Promise.all([
+    serveHg({ repo: join(root, 'repo') }),
+    serveHg({ repo: join(root, 'large') }),
+  ]);
+  locked = await basicAuthProxy(origin, SECRET);
   const user = await createUser(stack.endpointsFile, 'octocat');
   token = (await personalToken(stack.baseUrl, user.auth, ['repo'])).token;
 }, 120_000);
 
 afterAll(async () => {
   await stack?.stop();
-  await origin?.close();
+  await Promise.all([origin?.close(), large?.close(), locked?.close()]);
 });
 
 describe('a Mercurial import through the API and the workflow', () => {
@@ -94,5 +137,88 @@ describe('a Mercurial import through the API and the workflow', () => {
     expect((await git(['log', '--all', '--format=%an <%ae>'], { cwd: dir })).stdout).toContain(
       'bob <bob@mercurial.invalid>',
     );
+  }, 60_000);
+});
+
+describe('a Mercurial origin behind Basic auth', () => {
+  it('detection_needs_auth and auth_failed both resume with credentials; the password is never shown', async () => {
+    const [unknown, refused] = [await newRepo(), await newRepo()];
+    await api('PUT', `/repos/octocat/${unknown}/import`, { vcs_url: `${locked.url}/` });
+    await api('PUT', `/repos/octocat/${refused}/import`, {
+      vcs_url: `${locked.url}/`,
+      vcs: 'mercurial',
+      vcs_username: SECRET.username,
+      vcs_password: 'not-the-Password-99',
+    });
+    const [asked, failed] = await Promise.all([
+      until(unknown, status('detection_needs_auth')),
+      until(refused, status('auth_failed')),
+    ]);
+    expect(JSON.stringify([asked, failed])).not.toContain('not-the-Password-99');
+    expect(failed).toMatchObject({ vcs: 'mercurial', status: 'auth_failed' });
+
+    for (const repo of [unknown, refused]) {
+      const resumed = await api('PATCH', `/repos/octocat/${repo}/import`, {
+        vcs_username: SECRET.username,
+        vcs_password: SECRET.password,
+      });
+      expect(resumed.status).toBe(200);
+      expect(JSON.stringify(resumed.body)).not.toContain(SECRET.password);
+    }
+    const done = await Promise.all([until(unknown, status('complete')), until(refused, status('complete'))]);
+    for (const body of done) {
+      expect(body).toMatchObject({ vcs: 'mercurial', status: 'complete', authors_count: 3 });
+      expect(JSON.stringify(body)).not.toContain(SECRET.password);
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'hg-locked-clone-'));
+    expect((await git(['clone', '--quiet', hosted(refused), dir])).code).toBe(0);
+    expect(await readFile(join(dir, 'a.txt'), 'utf8')).toBe('one\nthree\n');
+  }, 60_000);
+});
+
+describe('a Mercurial origin with a large file', () => {
+  it('waits for the LFS choice; opt_in stores it in Git LFS with an author mapped, opt_out drops it', async () => {
+    const [kept, dropped] = [await newRepo(), await newRepo()];
+    for (const repo of [kept, dropped])
+      await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: `${large.url}/`, vcs: 'mercurial' });
+    const waiting = await until(kept, (body) => body.has_large_files === true && body.import_percent === 100);
+    expect(waiting).toMatchObject({ status: 'importing', use_lfs: 'undecided', large_files_count: 1 });
+    expect((await api('GET', `/repos/octocat/${kept}/import/large_files`)).body).toEqual([
+      expect.objectContaining({ path: 'assets/video.bin', size: LARGE_FILE_BYTES + 50_000 }),
+    ]);
+
+    // An author mapped before the push: the published history carries the new identity.
+    const authors = (await api('GET', `/repos/octocat/${kept}/import/authors`)).body as {
+      id: number;
+      name: string;
+    }[];
+    const carl = authors.find((author) => author.name === 'Carl Gauß');
+    const mapped = await api('PATCH', `/repos/octocat/${kept}/import/authors/${carl?.id}`, {
+      name: 'Carl Friedrich Gauss',
+      email: 'gauss@goettingen.example',
+    });
+    expect(mapped.status).toBe(200);
+    expect((await api('PATCH', `/repos/octocat/${kept}/import/lfs`, { use_lfs: 'opt_in' })).status).toBe(200);
+    await until(dropped, (body) => body.has_large_files === true);
+    expect((await api('PATCH', `/repos/octocat/${dropped}/import/lfs`, { use_lfs: 'opt_out' })).status).toBe(
+      200,
+    );
+    await Promise.all([until(kept, status('complete')), until(dropped, status('complete'))]);
+
+    const dir = await mkdtemp(join(tmpdir(), 'hg-lfs-clone-'));
+    const clone = await git(['clone', '--quiet', hosted(kept), dir]);
+    expect(clone.code, clone.stderr).toBe(0);
+    expect((await stat(join(dir, 'assets/video.bin'))).size).toBe(LARGE_FILE_BYTES + 50_000);
+    expect(await readFile(join(dir, '.gitattributes'), 'utf8')).toContain('filter=lfs');
+    const names = (await git(['log', '--all', '--format=%an <%ae>'], { cwd: dir })).stdout;
+    expect(names).toContain('Carl Friedrich Gauss <gauss@goettingen.example>');
+    expect(names).not.toContain('Carl Gauß');
+
+    const mirror = await mkdtemp(join(tmpdir(), 'hg-opt-out-'));
+    expect((await git(['clone', '-q', '--mirror', hosted(dropped), mirror])).code).toBe(0);
+    const sizes = await git(['cat-file', '--batch-all-objects', '--batch-check=%(objectsize)'], {
+      cwd: mirror,
+    });
+    expect(Math.max(...sizes.stdout.trim().split('\n').map(Number))).toBeLessThanOrEqual(LARGE_FILE_BYTES);
   }, 60_000);
 });

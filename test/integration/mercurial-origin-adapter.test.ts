@@ -1,15 +1,29 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
-import { basicAuthProxy, HG_FIXTURE_USERS, makeHgFixture, serveHg } from '#local/hg-origins';
+import {
+  basicAuthProxy,
+  HG_FIXTURE_USERS,
+  makeHgBulkRepository,
+  makeHgFixture,
+  serveHg,
+} from '#local/hg-origins';
 import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
+import { directorySize } from '#vcs/git';
 import { mercurialAdapter } from '#vcs/mercurial';
 import { type Dialer, type DialTarget, type Resolver, tcpDialer } from '#vcs/network-guard';
-import { ForbiddenAddress, OriginAuthFailed, type RawJob, rawRepositoryPath } from '#vcs/origin';
+import {
+  ForbiddenAddress,
+  OriginAuthFailed,
+  OriginFailed,
+  type RawJob,
+  type RawProgress,
+  rawRepositoryPath,
+} from '#vcs/origin';
 
 const exec = promisify(execFile);
 const ALLOWED = ['127.0.0.1'];
@@ -26,6 +40,12 @@ let one: OriginServer;
 let web: OriginServer;
 let locked: OriginServer;
 let gitServer: OriginServer;
+/** 600 changesets (500 on default, 100 on `stable`), one new file each. */
+let bulk: OriginServer;
+let empty: OriginServer;
+/** Two heads on `default`: 0 → 1, and 0 → 2 (the tip). */
+let forked: OriginServer;
+const BULK_REVISIONS = 600;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'hg-origins-'));
@@ -33,17 +53,45 @@ beforeAll(async () => {
   index = join(root, 'index');
   await makeHgFixture(join(root, 'one'));
   await mkdir(index);
-  await Promise.all([makeHgFixture(join(index, 'alpha')), makeHgFixture(join(index, 'beta'))]);
-  [one, web, gitServer] = await Promise.all([
+  await Promise.all([
+    makeHgFixture(join(index, 'alpha')),
+    makeHgFixture(join(index, 'beta')),
+    makeHgBulkRepository(join(root, 'bulk'), { revisions: BULK_REVISIONS, branchRevisions: 100 }),
+  ]);
+  [one, web, gitServer, bulk] = await Promise.all([
     serveHg({ repo: join(root, 'one') }),
     serveHg({ root: index }),
     serveGitHttp(root),
+    serveHg({ repo: join(root, 'bulk') }),
   ]);
+  await exec('hg', ['init', join(root, 'empty')], { env: { PATH: process.env.PATH, HGRCPATH: '' } });
+  empty = await serveHg({ repo: join(root, 'empty') });
+  const fork = join(root, 'forked');
+  const hg = (...args: string[]) =>
+    exec('hg', args, {
+      cwd: fork,
+      env: { PATH: process.env.PATH, HGRCPATH: '', HGUSER: 'Ann <ann@example.com>' },
+    });
+  await exec('hg', ['init', fork], { env: { PATH: process.env.PATH, HGRCPATH: '' } });
+  for (const [file, parent] of [['base.txt'], ['one.txt'], ['two.txt', '0']] as const) {
+    if (parent) await hg('update', '-q', parent);
+    await writeFile(join(fork, file), `${file}\n`);
+    await hg('commit', '-q', '-A', '-m', file);
+  }
+  forked = await serveHg({ repo: fork });
   locked = await basicAuthProxy(one, AUTH);
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([one?.close(), web?.close(), locked?.close(), gitServer?.close()]);
+  await Promise.all([
+    one?.close(),
+    web?.close(),
+    locked?.close(),
+    gitServer?.close(),
+    bulk?.close(),
+    empty?.close(),
+    forked?.close(),
+  ]);
   await rm(root, { recursive: true, force: true });
   await rm(work, { recursive: true, force: true });
 });
@@ -128,7 +176,7 @@ describe('Mercurial raw import', () => {
     const authors = await adapter.authors(raw);
     expect(authors).toHaveLength(3);
     expect(authors).toContainEqual({
-      remoteId: 'bob <unknown>',
+      remoteId: 'bob <bob@mercurial.invalid>',
       remoteName: HG_FIXTURE_USERS.bob,
       name: 'bob',
       email: 'bob@mercurial.invalid',
@@ -191,6 +239,155 @@ describe('Mercurial raw import', () => {
     // The private config files with the credentials are gone.
     expect((await readdir(join(good.workDir, 'home'))).filter((name) => name.startsWith('hgrc'))).toEqual([]);
   }, 30_000);
+});
+
+/** Every chunk until done (at most `limit`), with every progress value reported on the way. */
+async function importAll(
+  adapter: ReturnType<typeof mercurialAdapter>,
+  raw: RawJob,
+  budgetMs: number,
+  limit = 30,
+) {
+  const reports: RawProgress[] = [];
+  let chunks = 0;
+  let last: Awaited<ReturnType<typeof adapter.importRawChunk>>;
+  do {
+    chunks += 1;
+    last = await adapter.importRawChunk(raw, budgetMs, (progress) => reports.push(progress));
+    reports.push(last);
+  } while (!last.done && chunks < limit);
+  return { last, chunks, reports };
+}
+
+const nonDecreasing = (values: readonly number[]) =>
+  values.every((value, i) => i === 0 || value >= (values[i - 1] ?? 0));
+
+describe('Mercurial progress, conversion ranges and limits', () => {
+  let oneGo: RawJob;
+
+  it('reports progress from real counts: monotonic, changesets as received, 100 at the end', async () => {
+    const adapter = mercurialAdapter({ progressRefreshSeconds: 0 });
+    oneGo = await job(`${bulk.url}/`);
+    const { last, chunks, reports } = await importAll(adapter, oneGo, 600_000);
+    expect(chunks).toBe(1);
+    expect(last).toEqual({ done: true, commitCount: BULK_REVISIONS, percent: 100 });
+    const percents = reports.map((report) => report.percent ?? 0);
+    const counts = reports.map((report) => report.commitCount ?? 0);
+    expect(nonDecreasing(percents)).toBe(true);
+    expect(nonDecreasing(counts)).toBe(true);
+    // The pull reports the changesets received so far against the origin's total (probed first) ...
+    const pulling = reports.filter((report) => (report.commitCount ?? 0) < BULK_REVISIONS);
+    expect(pulling.length).toBeGreaterThan(5);
+    for (const report of pulling)
+      expect(report.percent).toBe(Math.floor((50 * (report.commitCount ?? 0)) / BULK_REVISIONS));
+    // ... and the conversion moves from 50 to 99 with the revisions converted.
+    expect(new Set(percents.filter((percent) => percent > 50 && percent < 100)).size).toBeGreaterThanOrEqual(
+      5,
+    );
+    const repo = rawRepositoryPath(oneGo.workDir);
+    expect((await git(repo, 'rev-list', '--all', '--count')).trim()).toBe(String(BULK_REVISIONS));
+    expect((await git(repo, 'for-each-ref', '--format=%(refname)')).trim().split('\n')).toEqual([
+      'refs/heads/branches/stable',
+      'refs/heads/main',
+    ]);
+    expect((await git(repo, 'ls-tree', '--name-only', 'branches/stable')).trim().split('\n')).toHaveLength(
+      BULK_REVISIONS,
+    );
+  }, 60_000);
+
+  it('imports an empty origin as an empty repository', async () => {
+    const raw = await job(`${empty.url}/`);
+    expect(await mercurialAdapter().importRawChunk(raw, 600_000, () => undefined)).toEqual({
+      done: true,
+      commitCount: 0,
+      percent: 100,
+    });
+    expect((await git(rawRepositoryPath(raw.workDir), 'for-each-ref')).trim()).toBe('');
+  }, 30_000);
+
+  it('keeps every head of a branch: the tip is the branch, the others refs of their own', async () => {
+    const raw = await job(`${forked.url}/`);
+    expect(await mercurialAdapter().importRawChunk(raw, 600_000, () => undefined)).toMatchObject({
+      done: true,
+      commitCount: 3,
+    });
+    const repo = rawRepositoryPath(raw.workDir);
+    const refs = (await git(repo, 'for-each-ref', '--format=%(refname)')).trim().split('\n');
+    expect(refs).toHaveLength(2);
+    expect(refs[0]).toMatch(/^refs\/heads\/hg\/default\/[0-9a-f]{12}$/);
+    expect(refs[1]).toBe('refs/heads/main');
+    const files = async (ref: string) => (await git(repo, 'ls-tree', '--name-only', ref)).trim().split('\n');
+    expect(await files('main')).toEqual(['base.txt', 'two.txt']);
+    expect(await files(refs[0] ?? '')).toEqual(['base.txt', 'one.txt']);
+  }, 30_000);
+
+  it('converts in ranges across chunks (marks carry the earlier ranges) to the very same commits', async () => {
+    const adapter = mercurialAdapter({ hgPlan: { convertRevs: 200 } });
+    const raw = await job(`${bulk.url}/`);
+    const { last, chunks, reports } = await importAll(adapter, raw, 1);
+    expect(last).toEqual({ done: true, commitCount: BULK_REVISIONS, percent: 100 });
+    // One chunk pulls, then one per range of 200 revisions (the last one also writes the refs).
+    expect(chunks).toBeGreaterThanOrEqual(4);
+    expect(nonDecreasing(reports.map((report) => report.percent ?? 0))).toBe(true);
+    const tips = (dir: string) => git(rawRepositoryPath(dir), 'rev-parse', 'main', 'branches/stable');
+    expect(await tips(raw.workDir)).toBe(await tips(oneGo.workDir));
+    expect(await readdir(rawRepositoryPath(raw.workDir))).not.toContain('hg-marks');
+  }, 60_000);
+
+  it('a conversion that does not fit its time limit fails readably once a single revision does not fit', async () => {
+    const adapter = mercurialAdapter({ hgPlan: { convertTimeoutMs: 1 } });
+    const raw = await job(`${one.url}/`);
+    let error: unknown;
+    for (let chunk = 0; chunk < 10 && error === undefined; chunk++) {
+      const result = await adapter
+        .importRawChunk(raw, 600_000, () => undefined)
+        .catch((caught: unknown) => {
+          error = caught;
+        });
+      expect(result?.done).not.toBe(true);
+    }
+    expect(error).toBeInstanceOf(OriginFailed);
+    expect((error as Error).message).toBe(
+      'Converting the Mercurial history to Git did not finish within the step time limit',
+    );
+  }, 60_000);
+
+  it('IMPORT_MAX_OBJECTS: more revisions than objects allowed fail before any pull; more objects after conversion fail', async () => {
+    const early = await job(`${one.url}/`);
+    await expect(
+      mercurialAdapter({ maxObjects: 4 }).importRawChunk(early, 600_000, () => undefined),
+    ).rejects.toThrow(new OriginFailed('The repository has more objects than the import limit'));
+    expect(
+      await exec('hg', ['log', '-R', join(early.workDir, 'raw.hg'), '-T', '.'], {
+        env: { PATH: process.env.PATH, HGRCPATH: '' },
+      }),
+    ).toMatchObject({ stdout: '' });
+    // 5 revisions pass the early check; their commits, trees and blobs are more than 10 objects.
+    await expect(
+      mercurialAdapter({ maxObjects: 10 }).importRawChunk(await job(`${one.url}/`), 600_000, () => undefined),
+    ).rejects.toThrow(new OriginFailed('The repository has more objects than the import limit'));
+  }, 60_000);
+
+  it('IMPORT_MAX_BYTES bounds raw.hg (the pull) and raw.git (the conversion)', async () => {
+    // The sizes of the whole import above: raw.hg (about 220 kB) is smaller than raw.git (about 300 kB).
+    const hgBytes = await directorySize(join(oneGo.workDir, 'raw.hg'));
+    const gitBytes = await directorySize(rawRepositoryPath(oneGo.workDir));
+    expect(gitBytes).toBeGreaterThan(hgBytes * 1.1);
+    const small = mercurialAdapter({ maxBytes: Math.floor(hgBytes / 2) });
+    await expect(small.importRawChunk(await job(`${bulk.url}/`), 600_000, () => undefined)).rejects.toThrow(
+      new OriginFailed('The repository is larger than the import limit of 0 MiB'),
+    );
+    const medium = mercurialAdapter({ maxBytes: Math.floor((hgBytes + gitBytes) / 2) });
+    const raw = await job(`${bulk.url}/`);
+    await expect(medium.importRawChunk(raw, 600_000, () => undefined)).rejects.toThrow(
+      new OriginFailed('The repository is larger than the import limit of 0 MiB'),
+    );
+    // The pull fitted; the conversion did not.
+    expect(JSON.parse(await readFile(join(raw.workDir, 'raw-hg-state.json'), 'utf8'))).toMatchObject({
+      pulled: true,
+      pulledRevs: BULK_REVISIONS,
+    });
+  }, 60_000);
 });
 
 describe('Mercurial and the network guard', () => {
