@@ -8,7 +8,7 @@
  * git process), and Node's probes only in an `Authorization` header; neither is ever logged or
  * put in an error message.
  */
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gitRemoteId } from '#domain/imports';
@@ -16,6 +16,7 @@ import { checkOriginUrl } from '#domain/origin-url';
 import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/config';
 import { chunkCursor } from './chunk-cursor.ts';
 import { askpass, GitFailed, prepareHome, runGit } from './git-command.ts';
+import { checkObjects, checkSize, directorySize, oversizeError, tooManyObjectsError } from './limits.ts';
 import {
   GIT_TUNNEL_PROGRAM,
   type Guard,
@@ -504,49 +505,6 @@ export function objectsAnnounced(line: string): number | undefined {
   if (line.startsWith('remote:')) return undefined;
   const match = /^Receiving objects:\s+\d{1,3}% \(\d+\/(\d+)\)/.exec(line);
   return match ? Number(match[1]) : undefined;
-}
-
-/** Objects already in the repository (loose and packed); fails when over the limit. */
-export async function checkObjects(repo: string, home: string, maxObjects: number): Promise<number> {
-  const counts = (await local(repo, home, ['count-objects', '-v'])).toString();
-  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(counts)?.[1] ?? 0);
-  const objects = field('count') + field('in-pack');
-  if (objects > maxObjects) throw tooManyObjectsError();
-  return objects;
-}
-
-export const tooManyObjectsError = () =>
-  new OriginFailed('The repository has more objects than the import limit');
-
-async function checkSize(repo: string, maxBytes: number): Promise<void> {
-  if ((await directorySize(repo)) > maxBytes) throw oversizeError(maxBytes);
-}
-
-export const oversizeError = (maxBytes: number) =>
-  new OriginFailed(`The repository is larger than the import limit of ${formatBytes(maxBytes)}`);
-
-const formatBytes = (bytes: number) =>
-  bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GiB` : `${Math.round(bytes / 1024 ** 2)} MiB`;
-
-/** Bytes of the files under `dir` (0 when it does not exist). */
-export async function directorySize(dir: string): Promise<number> {
-  let total = 0;
-  let entries: import('node:fs').Dirent[];
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) total += await directorySize(path);
-    else if (entry.isFile())
-      total += await stat(path).then(
-        (info) => info.size,
-        () => 0,
-      );
-  }
-  return total;
 }
 
 /**

@@ -19,10 +19,11 @@ import { gitRemoteId } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
 import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/config';
 import { chunkCursor } from './chunk-cursor.ts';
-import { checkObjects, directorySize, gitAuthors, oversizeError, tooManyObjectsError } from './git.ts';
+import { gitAuthors } from './git.ts';
 import { GitFailed, prepareHome, runGit } from './git-command.ts';
 import { HgFailed, runHg, withHgConfig } from './hg-command.ts';
 import { exportHgRefs, exportHgRevisions } from './hg-export.ts';
+import { checkObjects, directorySize, oversizeError, tooManyObjectsError } from './limits.ts';
 import { type Guard, type GuardProxy, guardedRequest, startGuardProxy } from './network-guard.ts';
 import {
   type Detection,

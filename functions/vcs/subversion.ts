@@ -21,7 +21,7 @@
  * refused: ssh cannot be routed through the guard.
  */
 import { createHmac } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,7 @@ import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/co
 import { chunkCursor } from './chunk-cursor.ts';
 import { gitAuthors } from './git.ts';
 import { GitFailed, prepareHome, runGit } from './git-command.ts';
+import { checkObjects, checkSize, fileSize, oversizeError } from './limits.ts';
 import {
   type DialTarget,
   type Guard,
@@ -203,7 +204,7 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
             await cursor.save(job.workDir, state);
             return { done: false, commitCount: state.commitCount, percent: state.percent };
           }
-          await checkSizes([dump], maxBytes);
+          if ((await fileSize(dump)) > maxBytes) throw oversizeError(maxBytes);
           try {
             await loadRange(
               mirror,
@@ -854,56 +855,6 @@ const countGitCommits = async (repo: string, home: string) => {
   if (refs === '') return 0;
   return Number((await gitLocal(repo, home, ['rev-list', '--all', '--count'])).toString().trim());
 };
-
-async function checkObjects(repo: string, home: string, maxObjects: number): Promise<void> {
-  const counts = (await gitLocal(repo, home, ['count-objects', '-v'])).toString();
-  const value = (key: string) => Number(new RegExp(`^${key}: (\\d+)$`, 'm').exec(counts)?.[1] ?? 0);
-  if (value('count') + value('in-pack') > maxObjects)
-    throw new OriginFailed('The repository has more objects than the import limit allows');
-}
-
-const oversizeError = (maxBytes: number) =>
-  new OriginFailed(
-    `The repository is larger than the import limit of ${
-      maxBytes >= 1024 ** 3
-        ? `${(maxBytes / 1024 ** 3).toFixed(1)} GiB`
-        : `${Math.round(maxBytes / 1024 ** 2)} MiB`
-    }`,
-  );
-
-async function checkSize(dir: string, maxBytes: number): Promise<void> {
-  if ((await directorySize(dir)) > maxBytes) throw oversizeError(maxBytes);
-}
-
-async function checkSizes(files: readonly string[], maxBytes: number): Promise<void> {
-  for (const file of files) {
-    const size = await stat(file).then(
-      (info) => info.size,
-      () => 0,
-    );
-    if (size > maxBytes) throw oversizeError(maxBytes);
-  }
-}
-
-async function directorySize(dir: string): Promise<number> {
-  let total = 0;
-  let entries: import('node:fs').Dirent[];
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) total += await directorySize(path);
-    else if (entry.isFile())
-      total += await stat(path).then(
-        (info) => info.size,
-        () => 0,
-      );
-  }
-  return total;
-}
 
 /* ------------------------------------------------------------------------------------------------
  * Errors and state

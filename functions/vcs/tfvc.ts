@@ -21,7 +21,7 @@
  * nor put in a message. 401 or 203 (Azure DevOps' anonymous sign-in page) means "credentials
  * needed or refused".
  */
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gitRemoteId } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
@@ -30,6 +30,7 @@ import { chunkCursor } from './chunk-cursor.ts';
 import { gitAuthors } from './git.ts';
 import { GitFailed, prepareHome, runGit } from './git-command.ts';
 import { FAST_IMPORT_MALLOC } from './history.ts';
+import { directorySize, objectCount, oversizeError, tooManyObjectsError } from './limits.ts';
 import { type Guard, type GuardedResponse, guardedRequest } from './network-guard.ts';
 import {
   type Detection,
@@ -879,43 +880,6 @@ async function replayedSoFar(
 async function checkLimits(repo: string, home: string, maxBytes: number, maxObjects: number): Promise<void> {
   if ((await directorySize(repo)) > maxBytes) throw oversizeError(maxBytes);
   if ((await objectCount(repo, home)) > maxObjects) throw tooManyObjectsError();
-}
-
-async function objectCount(repo: string, home: string): Promise<number> {
-  const counts = (await local(repo, home, ['count-objects', '-v'])).toString();
-  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(counts)?.[1] ?? 0);
-  return field('count') + field('in-pack');
-}
-
-const tooManyObjectsError = () => new OriginFailed('The repository has more objects than the import limit');
-
-const oversizeError = (maxBytes: number) =>
-  new OriginFailed(
-    `The repository is larger than the import limit of ${
-      maxBytes >= 1024 ** 3
-        ? `${(maxBytes / 1024 ** 3).toFixed(1)} GiB`
-        : `${Math.round(maxBytes / 1024 ** 2)} MiB`
-    }`,
-  );
-
-async function directorySize(dir: string): Promise<number> {
-  let total = 0;
-  let entries: import('node:fs').Dirent[];
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) total += await directorySize(path);
-    else if (entry.isFile())
-      total += await stat(path).then(
-        (info) => info.size,
-        () => 0,
-      );
-  }
-  return total;
 }
 
 async function writeWhole(file: string, text: string): Promise<void> {

@@ -13,7 +13,7 @@ import {
   serveHg,
 } from '#local/hg-origins';
 import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
-import { directorySize } from '#vcs/git';
+import { directorySize } from '#vcs/limits';
 import { mercurialAdapter } from '#vcs/mercurial';
 import { type Dialer, type DialTarget, type Resolver, tcpDialer } from '#vcs/network-guard';
 import {
