@@ -18,7 +18,7 @@
  * through the guard proxy (a `servers` file with no proxy exceptions, so loopback is not bypassed);
  * `svn://` has no proxy support, so svn talks to a forwarder on 127.0.0.1 that dials the origin
  * through `guardedConnect` per connection (svnserve uses only the URL's path). `svn+ssh://` is
- * refused: ssh cannot be routed through the guard.
+ * refused by `checkOriginUrl`: ssh cannot be routed through the guard.
  */
 import { createHmac } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -320,10 +320,6 @@ function checkedUrl(raw: string, access: Pick<OriginAccess, 'allowedAddresses'>)
     if (check.problem === 'forbidden_address') throw new ForbiddenAddress(new URL(raw).hostname);
     throw new OriginFailed(check.message);
   }
-  if (check.url.protocol === 'svn+ssh:')
-    throw new OriginFailed(
-      'Subversion over ssh (svn+ssh://) cannot be imported; use an http(s) or svn:// URL',
-    );
   return check.url;
 }
 

@@ -326,7 +326,9 @@ describe('Subversion and the network guard', () => {
   it('refuses svn+ssh:// (ssh cannot go through the guard)', async () => {
     const adapter = subversionAdapter({ resolve, dial });
     const before = dialled.length;
-    await expect(adapter.detect(access('svn+ssh://svn.example/repo'))).rejects.toThrow(/svn\+ssh/);
+    await expect(adapter.detect(access('svn+ssh://svn.example/repo'))).rejects.toThrow(
+      new OriginFailed('vcs_url must use http, https, svn'),
+    );
     const error = await adapter
       .importRawChunk(await job('svn+ssh://svn.example/repo'), 600_000, () => undefined)
       .catch((caught: unknown) => caught);
