@@ -7,6 +7,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     reporters: ['default'],
+    // Vitest's default is one worker per core minus one: a single worker on the 2-core machines the
+    // suite must fit. Most test time is waiting on child processes (git, svn, hg, DynamoDB Local,
+    // Chromium) and local HTTP, so two files at a time use the machine instead of queueing.
+    maxWorkers: 2,
     // Locally we run Node 20; the Lambda runtime is Node 22, so the SDK's Node 20 notice is noise here.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
