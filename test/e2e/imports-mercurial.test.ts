@@ -22,6 +22,7 @@ let token: string;
 let origin: OriginServer;
 let large: OriginServer;
 let locked: OriginServer;
+let index: OriginServer;
 const PREVIEW = 'application/vnd.github.barred-rock-preview';
 
 async function api(method: string, path: string, body?: unknown) {
@@ -65,15 +66,19 @@ beforeAll(async () => {
   stack = await startTestStack();
   git = await gitClient();
   const root = await mkdtemp(join(tmpdir(), 'hg-import-origin-'));
+  const several = join(root, 'several');
   await Promise.all([
+    makeHgFixture(join(several, 'alpha')),
+    makeHgFixture(join(several, 'beta')),
     makeHgFixture(join(root, 'repo')),
     makeHgFixture(join(root, 'large'), {
       largeFile: { path: 'assets/video.bin', bytes: LARGE_FILE_BYTES + 50_000 },
     }),
   ]);
-  [origin, large] = await Promise.all([
+  [origin, large, index] = await Promise.all([
     serveHg({ repo: join(root, 'repo') }),
     serveHg({ repo: join(root, 'large') }),
+    serveHg({ root: several }),
   ]);
   locked = await basicAuthProxy(origin, SECRET);
   const user = await createUser(stack.endpointsFile, 'octocat');
@@ -82,7 +87,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-  await Promise.all([origin?.close(), large?.close(), locked?.close()]);
+  await Promise.all([origin?.close(), large?.close(), locked?.close(), index?.close()]);
 });
 
 describe('a Mercurial import through the API and the workflow', () => {
@@ -221,4 +226,36 @@ describe('a Mercurial origin with a large file', () => {
     });
     expect(Math.max(...sizes.stdout.trim().split('\n').map(Number))).toBeLessThanOrEqual(LARGE_FILE_BYTES);
   }, 60_000);
+});
+
+describe('an hgweb index of several repositories', () => {
+  it('offers them as project_choices, imports the one chosen, restarts, and cancels', async () => {
+    const repo = await newRepo();
+    expect((await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: index.url })).status).toBe(201);
+    const waiting = await until(repo, status('detection_found_multiple'));
+    const choices = waiting.project_choices as { vcs: string; human_name: string }[];
+    expect(choices.map((choice) => [choice.vcs, choice.human_name]).sort()).toEqual([
+      ['mercurial', 'alpha'],
+      ['mercurial', 'beta'],
+    ]);
+    const beta = choices.find((choice) => choice.human_name === 'beta');
+    expect((await api('PATCH', `/repos/octocat/${repo}/import`, beta)).status).toBe(200);
+    await until(repo, status('complete'));
+    const first = (await git(['ls-remote', hosted(repo)])).stdout;
+    expect(first).toMatch(/refs\/heads\/main$/m);
+
+    // Restart: a new attempt of the same project ends with the same refs.
+    const restarted = await api('PATCH', `/repos/octocat/${repo}/import`, {});
+    expect(restarted.status).toBe(200);
+    expect(restarted.body.status).not.toBe('complete');
+    await until(repo, status('complete'));
+    expect((await git(['ls-remote', hosted(repo)])).stdout).toBe(first);
+
+    // Cancel: the import and the repository's contents go; a new import works at once.
+    expect((await api('DELETE', `/repos/octocat/${repo}/import`)).status).toBe(204);
+    expect((await api('GET', `/repos/octocat/${repo}/import`)).status).toBe(404);
+    expect((await git(['ls-remote', hosted(repo)])).stdout).toBe('');
+    expect((await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: origin.url })).status).toBe(201);
+    await until(repo, status('complete'));
+  }, 90_000);
 });

@@ -80,7 +80,7 @@ beforeAll(async () => {
   }
   forked = await serveHg({ repo: fork });
   locked = await basicAuthProxy(one, AUTH);
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await Promise.all([
