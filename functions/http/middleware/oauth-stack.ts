@@ -56,7 +56,17 @@ export function negotiateFormat(accept: string | undefined): Format {
   return 'form';
 }
 
-const XML_ORDER = ['token_type', 'scope', 'access_token', 'error', 'error_description', 'error_uri'];
+const XML_ORDER = [
+  'token_type',
+  'scope',
+  'access_token',
+  'expires_in',
+  'refresh_token',
+  'refresh_token_expires_in',
+  'error',
+  'error_description',
+  'error_uri',
+];
 const XML_ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
