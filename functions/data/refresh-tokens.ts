@@ -127,7 +127,10 @@ export async function rotateRefreshToken(
         ConsistentRead: true,
       }),
     );
-    if (!Item || Item.refreshHash !== refresh.tokenHash) return { kind: 'gone' } as const;
+    if (!Item) return { kind: 'gone' } as const;
+    // Not the family's current refresh token: most likely a concurrent refresh spent it between
+    // the two reads, which the fresh read of the refresh token on the next attempt shows.
+    if (Item.refreshHash !== refresh.tokenHash) return attempt === 0 ? RETRY : ({ kind: 'gone' } as const);
     const current = toAuthorization(Item);
     const timestamp = now();
     const authorization: Authorization = {

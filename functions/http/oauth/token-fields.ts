@@ -8,10 +8,10 @@ import type { IssuedToken } from '#services/user-tokens';
  */
 export const tokenFields = (issued: IssuedToken): OAuthFields => ({
   access_token: issued.accessToken,
-  ...(issued.expiresIn !== undefined ? { expires_in: String(issued.expiresIn) } : {}),
+  ...(issued.expiresIn !== undefined ? { expires_in: issued.expiresIn } : {}),
   ...(issued.refreshToken !== undefined ? { refresh_token: issued.refreshToken } : {}),
   ...(issued.refreshTokenExpiresIn !== undefined
-    ? { refresh_token_expires_in: String(issued.refreshTokenExpiresIn) }
+    ? { refresh_token_expires_in: issued.refreshTokenExpiresIn }
     : {}),
   scope: issued.scopes.join(','),
   token_type: 'bearer',
