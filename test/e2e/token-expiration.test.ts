@@ -2,6 +2,7 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '#test/admin';
 import { createApp, createUser, signedUpUser } from '#test/fixtures';
+import { deviationsFrom } from '#test/github-openapi';
 import { basicAuth, json, startTestStack } from '#test/stack';
 import type { WebClient } from '#test/web-client';
 
@@ -141,6 +142,9 @@ describe('expiring user tokens on', () => {
       await tokenEndpoint({ client_id: otherApp.clientId, client_secret: otherApp.clientSecret, code }),
     );
     const checked = await json(await checkToken(otherApp, body.access_token));
+    expect(deviationsFrom('GET', '/applications/{client_id}/tokens/{access_token}', 200, checked)).toEqual(
+      [],
+    );
     expect(checked.expires_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(secondsUntil(checked.expires_at)).toBeGreaterThan(EIGHT_HOURS - 60);
     expect(secondsUntil(checked.expires_at)).toBeLessThanOrEqual(EIGHT_HOURS);
