@@ -17,6 +17,7 @@ const USAGE = `Usage: npm run admin -- <command> [--table <name> [--region <r>]]
   app create --owner <login> --name <name> --url <homepage> --callback-url <url>
   app suspend <client_id>
   app unsuspend <client_id>
+  app token-expiration enable|disable <client_id>
   repo create <owner>/<name> [--private]
   With --table, \`user otp enable\` also needs --kms-key <key id or alias> (the stack's secrets key).`;
 
@@ -148,6 +149,15 @@ async function run(): Promise<unknown> {
       const { setAppSuspended } = await import('#services/apps');
       const clientId = required(rest[0], '<client_id>');
       const app = await setAppSuspended(clientId, verb === 'suspend');
+      if (!app) throw new Error(`no application with client_id "${clientId}"`);
+      return app;
+    }
+    case 'app token-expiration': {
+      const { setAppTokenExpiration } = await import('#services/apps');
+      const [switchTo, clientId] = rest;
+      if (switchTo !== 'enable' && switchTo !== 'disable')
+        throw new UsageError('app token-expiration needs enable or disable');
+      const app = await setAppTokenExpiration(required(clientId, '<client_id>'), switchTo === 'enable');
       if (!app) throw new Error(`no application with client_id "${clientId}"`);
       return app;
     }

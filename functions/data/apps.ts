@@ -17,6 +17,7 @@ export const toApp = (item: Record<string, unknown>): StoredApp => ({
   callbackUrl: String(item.callbackUrl),
   ownerLogin: String(item.ownerLogin),
   suspended: Boolean(item.suspended),
+  expireUserTokens: item.expireUserTokens === true,
   secretHash: String(item.secretHash),
   createdAt: String(item.createdAt),
   updatedAt: String(item.updatedAt),
@@ -33,6 +34,8 @@ export interface NewApp {
   readonly name: string;
   readonly url: string;
   readonly callbackUrl: string;
+  /** "Expire user authorization tokens"; off unless asked for. */
+  readonly expireUserTokens?: boolean;
 }
 
 /** Stores a new application under credentials made by the caller (only the secret's hash). */
@@ -50,6 +53,7 @@ export async function createApp(
     callbackUrl: input.callbackUrl,
     ownerLogin: input.ownerLogin,
     suspended: false,
+    expireUserTokens: input.expireUserTokens ?? false,
     secretHash: input.secretHash,
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -95,6 +99,27 @@ export async function setSuspended(clientId: string, suspended: boolean): Promis
   if (written === false || !written.Attributes) return undefined;
   const app = withoutSecret(toApp(written.Attributes));
   return app;
+}
+
+/**
+ * Turns "expire user authorization tokens" on or off; `undefined` when there is no such
+ * application. Only tokens issued afterwards follow the new setting.
+ */
+export async function setExpireUserTokens(clientId: string, on: boolean): Promise<OAuthApp | undefined> {
+  const written = await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: appKey(clientId),
+        UpdateExpression: 'SET expireUserTokens = :on, updatedAt = :now',
+        ConditionExpression: ITEM_EXISTS,
+        ExpressionAttributeValues: { ':on': on, ':now': now() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    ),
+  );
+  if (written === false || !written.Attributes) return undefined;
+  return withoutSecret(toApp(written.Attributes));
 }
 
 /** Several applications in one round trip (BatchGetItem), by client_id; unknown ids are absent. */

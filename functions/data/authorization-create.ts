@@ -12,6 +12,7 @@ import { type OwnedPointers, readUserAuthState, type UserAuthState } from './aut
 import { now, RETRY, retryOnConflict, type TransactItem, tableName, transact } from './client.ts';
 import { nextId } from './counters.ts';
 import { authorizationKey, fingerprintPointerKey, notePointerKey, userPartition } from './keys.ts';
+import { type NewRefreshToken, putRefreshToken } from './refresh-tokens.ts';
 import { ITEM_EXISTS } from './table.ts';
 
 /** Creating authorizations: plain creation and get-or-create for an application. */
@@ -23,7 +24,14 @@ import { ITEM_EXISTS } from './table.ts';
 export type Evict = (existing: readonly Authorization[]) => Authorization | undefined;
 
 /** A new authorization's fields (id and timestamps are assigned here). */
-export type NewAuthorization = Omit<Authorization, 'id' | 'createdAt' | 'updatedAt' | 'lastUsedAt'> & {
+export type NewAuthorization = Omit<
+  Authorization,
+  'id' | 'createdAt' | 'updatedAt' | 'lastUsedAt' | 'expiresAt'
+> & {
+  /** When the token expires (ISO 8601); absent or null: never. */
+  readonly expiresAt?: string | null;
+  /** The refresh token issued with an expiring token, written in the same transaction. */
+  readonly refresh?: NewRefreshToken;
   /** Make this the authorization get-or-create returns for (app, fingerprint); refused if taken. */
   readonly claimFingerprint: boolean;
   /**
@@ -68,6 +76,7 @@ export async function createAuthorization(
       createdAt: timestamp,
       updatedAt: timestamp,
       lastUsedAt: null,
+      expiresAt: input.expiresAt ?? null,
     };
     const pointers: OwnedPointers = {
       ...(input.clientId === '' && input.note !== null
@@ -86,9 +95,10 @@ export async function createAuthorization(
 
     const partition = userPartition(input.login);
     const items: TransactItem[] = [
-      putAuthorization(authorization, pointers),
+      putAuthorization(authorization, pointers, input.refresh?.tokenHash),
       putToken(authorization, 'create'),
     ];
+    if (input.refresh) items.push(putRefreshToken(input.refresh, authorization, timestamp));
     const noteIndex = pointers.note
       ? items.push(putPointer({ PK: partition, SK: pointers.note }, id, timestamp)) - 1
       : -1;

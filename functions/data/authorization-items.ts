@@ -21,7 +21,11 @@ import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
 export const noteHash = (note: string): string => createHash('sha256').update(note).digest('hex');
 
-/** The stored fields of an authorization, named one by one. */
+/**
+ * The stored fields of an authorization, named one by one. A token's expiry is `tokenExpiresAt`
+ * (ISO 8601), not the table's TTL attribute `expiresAt`: a TTL deletion would bypass the grant's
+ * token count, the lookup item and the pointers that every other deletion keeps in step.
+ */
 const authorizationFields = (a: Authorization) => ({
   login: a.login,
   clientId: a.clientId,
@@ -34,9 +38,18 @@ const authorizationFields = (a: Authorization) => ({
   createdAt: a.createdAt,
   updatedAt: a.updatedAt,
   lastUsedAt: a.lastUsedAt,
+  tokenExpiresAt: a.expiresAt,
 });
 
-export function putAuthorization(a: Authorization, pointers: OwnedPointers): TransactItem {
+/**
+ * `refreshHash`: the hash of the refresh token issued with an expiring token (the family's current
+ * one); kept on the authorization item only, never copied to the token lookup.
+ */
+export function putAuthorization(
+  a: Authorization,
+  pointers: OwnedPointers,
+  refreshHash?: string,
+): TransactItem {
   return {
     Put: {
       TableName: tableName(),
@@ -47,6 +60,7 @@ export function putAuthorization(a: Authorization, pointers: OwnedPointers): Tra
         id: a.id,
         ...authorizationFields(a),
         pointers,
+        ...(refreshHash ? { refreshHash } : {}),
       },
       ConditionExpression: ITEM_ABSENT,
     },

@@ -46,6 +46,8 @@ export const toAuthorization = (item: Record<string, unknown>): Authorization =>
   createdAt: String(item.createdAt),
   updatedAt: String(item.updatedAt),
   lastUsedAt: (item.lastUsedAt as string | null | undefined) ?? null,
+  // Not `expiresAt`: that name is the table's TTL attribute (see authorization-items.ts).
+  expiresAt: (item.tokenExpiresAt as string | null | undefined) ?? null,
 });
 
 const toGrantItem = (item: Record<string, unknown>): GrantItem => ({

@@ -10,6 +10,11 @@ export interface OAuthApp {
   readonly callbackUrl: string;
   readonly ownerLogin: string;
   readonly suspended: boolean;
+  /**
+   * "Expire user authorization tokens" (off by default): tokens issued to the app for its users
+   * expire and come with a refresh token. Changing it leaves tokens already issued as they are.
+   */
+  readonly expireUserTokens: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

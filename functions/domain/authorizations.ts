@@ -16,7 +16,13 @@ export interface Authorization {
   readonly updatedAt: string;
   /** When the token last authenticated a request, to the hour (null: never). */
   readonly lastUsedAt: string | null;
+  /** When the token stops working (ISO 8601); null for tokens that do not expire. */
+  readonly expiresAt: string | null;
 }
+
+/** True once an expiring token's time is up (it then authenticates nothing). */
+export const isExpired = (authorization: Pick<Authorization, 'expiresAt'>, now: number): boolean =>
+  authorization.expiresAt !== null && Date.parse(authorization.expiresAt) <= now;
 
 /** How stale `lastUsedAt` may get before a request writes it again (one write per token per hour). */
 export const LAST_USED_RESOLUTION_MS = 3600_000;

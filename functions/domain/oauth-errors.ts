@@ -48,6 +48,12 @@ const TOKEN = {
     description: 'The code passed is incorrect or expired.',
     anchor: 'bad-verification-code',
   },
+  // GitHub's code for refresh tokens (expiring user tokens): unknown, expired, spent, another app's.
+  bad_refresh_token: {
+    error: 'bad_refresh_token',
+    description: 'The refresh token passed is incorrect or expired.',
+    anchor: 'bad-refresh-token',
+  },
   // Not in the spec's table: a suspended application gets no new tokens (see docs/decisions.md).
   application_suspended: {
     error: 'application_suspended',

@@ -9,9 +9,10 @@ import { crc32 } from 'node:zlib';
  * `hasValidChecksum`) reject random look-alikes without a database lookup. The checksum is the
  * standard CRC-32 (IEEE 802.3, as zlib computes it) of the 30 characters, in base62.
  */
-export type TokenKind = 'oauth' | 'personal';
+export type TokenKind = 'oauth' | 'personal' | 'refresh';
 
-const PREFIX: Record<TokenKind, string> = { oauth: 'gho_', personal: 'ghp_' };
+/** `ghr_` is a refresh token: it never authenticates a request, only buys a new user token. */
+const PREFIX: Record<TokenKind, string> = { oauth: 'gho_', personal: 'ghp_', refresh: 'ghr_' };
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
@@ -32,11 +33,18 @@ export function newToken(kind: TokenKind): string {
   return `${PREFIX[kind]}${random}${base62(crc32(random), CHECKSUM_LENGTH)}`;
 }
 
-/** True for a well-formed token of this service (right prefix, length and checksum). */
-export function hasValidChecksum(token: string): boolean {
-  const match = /^gh[op]_([0-9A-Za-z]{30})([0-9A-Za-z]{6})$/.exec(token);
+const checksumMatches = (pattern: RegExp, token: string): boolean => {
+  const match = pattern.exec(token);
   return match !== null && base62(crc32(match[1] ?? ''), CHECKSUM_LENGTH) === match[2];
-}
+};
+
+/** True for a well-formed access token of this service (right prefix, length and checksum). */
+export const hasValidChecksum = (token: string): boolean =>
+  checksumMatches(/^gh[op]_([0-9A-Za-z]{30})([0-9A-Za-z]{6})$/, token);
+
+/** True for a well-formed refresh token (`ghr_`, length and checksum): worth a database read. */
+export const isWellFormedRefreshToken = (token: string): boolean =>
+  checksumMatches(/^ghr_([0-9A-Za-z]{30})([0-9A-Za-z]{6})$/, token);
 
 /** `hashed_token`: the lower-case hex SHA-256 of the token, the only form stored. */
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');

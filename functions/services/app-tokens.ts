@@ -5,7 +5,7 @@
  */
 import { getUserRecent } from '#data/users';
 import type { OAuthApp } from '#domain/apps';
-import type { Authorization } from '#domain/authorizations';
+import { type Authorization, isExpired } from '#domain/authorizations';
 import type { User } from '#domain/users';
 import { notFound } from '#shared/errors';
 import type { Caller } from './authenticate.ts';
@@ -18,14 +18,16 @@ export interface AppToken {
 }
 
 /**
- * The application's token named in the path; 404 for anything else (an invalid token, another
- * app's token, a path/credential mismatch), as GitHub answers.
+ * The application's token named in the path; 404 for anything else (an invalid or expired token,
+ * another app's token, a path/credential mismatch), as GitHub answers.
  */
 export async function appToken(caller: Caller, clientId: string | undefined): Promise<AppToken> {
   if (caller.kind !== 'app' || caller.app.clientId !== clientId) throw notFound();
   // Authentication already read the token named in the path, with the application.
   const lookup = caller.token;
-  if (!lookup || lookup.clientId !== caller.app.clientId) throw notFound();
+  // An expired token is as good as revoked: check, reset and revoke all answer 404.
+  if (!lookup || lookup.clientId !== caller.app.clientId || isExpired(lookup.authorization, Date.now()))
+    throw notFound();
   // The lookup item carries the authorization; the profile may be up to 10 s old (display only).
   const user = await getUserRecent(lookup.login, 10_000);
   if (!user) throw notFound();

@@ -4,7 +4,7 @@ import { getAppAndToken, lookupToken, recordTokenUse, type TokenLookup } from '#
 import { now } from '#data/client';
 import { getUserRecent } from '#data/users';
 import { type OAuthApp, secretMatches } from '#domain/apps';
-import { isLastUseStale } from '#domain/authorizations';
+import { isExpired, isLastUseStale } from '#domain/authorizations';
 import { satisfies } from '#domain/scopes';
 import { hashToken, hasValidChecksum } from '#domain/tokens';
 import type { User } from '#domain/users';
@@ -65,7 +65,7 @@ async function userByPassword(event: APIGatewayProxyEvent, login: string, passwo
 }
 
 /**
- * A token authenticates while it exists, its user exists and, for an application's token, the
+ * A token authenticates while it exists and has not expired, its user exists and, for an application's token, the
  * application exists and is not suspended. The application is read strongly consistently on every
  * request, so suspending it stops all its tokens at once and reinstating it restores them (see
  * docs/decisions.md, "Suspended application").
@@ -73,7 +73,8 @@ async function userByPassword(event: APIGatewayProxyEvent, login: string, passwo
 async function userByToken(token: string): Promise<Caller> {
   // Well-formed tokens only: a look-alike costs no database read.
   const lookup = hasValidChecksum(token) ? await lookupToken(hashToken(token)) : undefined;
-  if (!lookup) throw badCredentials();
+  // An expired user token is refused like a revoked one (GitHub: 401 Bad credentials).
+  if (!lookup || isExpired(lookup.authorization, Date.now())) throw badCredentials();
   // The profile may be up to 10 s old; the token itself was just read strongly consistently.
   // Both reads go out together: one more round trip after the lookup, not two.
   const [user, app] = await Promise.all([

@@ -6,15 +6,14 @@
 
 import { getApp, type StoredApp } from '#data/apps';
 import {
-  createAuthorization,
+  type CreateResult,
   deleteAuthorization,
   getGrantGeneration,
   lookupToken,
   readUserAuthState,
 } from '#data/authorizations';
 import { claimCode, getCode, markReused, putCode, recordExchange, releaseClaim } from '#data/codes';
-import { secretMatches } from '#domain/apps';
-import { grantsOf, tokenLimit } from '#domain/authorizations';
+import { grantsOf } from '#domain/authorizations';
 import {
   type AuthorizeParams,
   CODE_FORMAT,
@@ -29,7 +28,8 @@ import { type AuthorizeErrorCode, authorizeErrorFields, OAuthError } from '#doma
 import { checkChallenge, verifierMatches } from '#domain/pkce';
 import { checkRedirectUri, exchangeRedirectMatches, withQuery } from '#domain/redirect-uri';
 import { normalizeScopes, type Scope, satisfies } from '#domain/scopes';
-import { mintToken } from '#domain/tokens';
+import { authenticateClient } from './oauth-client.ts';
+import { type IssuedToken, issuedToken, newUserToken, storeUserToken } from './user-tokens.ts';
 
 /** A checked authorize request: everything needed to ask the user and to issue a code. */
 export interface AuthorizeRequest {
@@ -171,21 +171,7 @@ export interface ExchangeInput {
   readonly codeVerifier: string | undefined;
 }
 
-export interface IssuedToken {
-  readonly accessToken: string;
-  readonly scopes: readonly Scope[];
-}
-
-async function authenticateClient(
-  clientId: string | undefined,
-  secret: string | undefined,
-): Promise<StoredApp> {
-  const app = clientId && secret && isPlausibleClientId(clientId) ? await getApp(clientId) : undefined;
-  if (!app || !secret || !secretMatches(secret, app.secretHash))
-    throw new OAuthError('incorrect_client_credentials');
-  if (app.suspended) throw new OAuthError('application_suspended');
-  return app;
-}
+export type { IssuedToken } from './user-tokens.ts';
 
 /**
  * A code presented again (RFC 6749 §4.1.2, RFC 9700 §4.4): revoke the token its first exchange
@@ -225,25 +211,19 @@ export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
     throw new OAuthError('redirect_uri_mismatch');
   if (!verifierMatches(input.codeVerifier, code.codeChallenge)) throw badCode();
 
-  const { token, tokenHash, tokenLastEight } = mintToken('oauth');
+  const pending = newUserToken(app);
+  const { tokenHash } = pending;
   if (!(await claimCode(codeHash, tokenHash))) {
     await revokeOnReuse(codeHash);
     throw badCode();
   }
-  let created: Awaited<ReturnType<typeof createAuthorization>>;
+  let created: CreateResult;
   try {
-    created = await createAuthorization({
+    created = await storeUserToken(pending, {
       login: code.login,
       clientId: app.clientId,
       scopes: code.scopes,
-      note: null,
-      noteUrl: null,
-      fingerprint: null,
-      tokenHash,
-      tokenLastEight,
-      claimFingerprint: false,
       grantGeneration: code.grantGeneration,
-      evict: tokenLimit(app.clientId, code.scopes),
     });
   } catch (error) {
     // Minting failed (contention beyond the retry budget, or the database was unreachable): give
@@ -260,5 +240,5 @@ export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
   // so that of concurrent exchanges exactly one succeeds whatever the timing.
   if (!(await recordExchange(codeHash, created.authorization.id)))
     await deleteAuthorization(code.login, created.authorization.id);
-  return { accessToken: token, scopes: code.scopes };
+  return issuedToken(pending, code.scopes);
 }

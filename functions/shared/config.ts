@@ -8,6 +8,10 @@ export const DEFAULT_IMPORT_MAX_BYTES = 10 * 1024 * 1024 * 1024;
 /** Most Git objects one import may hold (the Linux kernel's history has about 11 million). */
 export const DEFAULT_IMPORT_MAX_OBJECTS = 30_000_000;
 
+/** GitHub's lifetimes for expiring user tokens: 8 hours, and 6 months for their refresh tokens. */
+export const DEFAULT_USER_TOKEN_SECONDS = 28_800;
+export const DEFAULT_REFRESH_TOKEN_SECONDS = 15_897_600;
+
 /**
  * Runtime configuration, read and checked once at cold start. The environment variable names are
  * exported so that the CDK construct that sets them and the local stack use the same constants.
@@ -54,6 +58,10 @@ export const ENV = {
    * local stack and tests: 127.0.0.1 and ::1). Empty in AWS.
    */
   originAllowedAddresses: 'ORIGIN_ALLOWED_ADDRESSES',
+  /** Lifetime of an expiring user token (apps with "expire user authorization tokens"); default 8 hours. */
+  userTokenSeconds: 'USER_TOKEN_SECONDS',
+  /** Lifetime of a refresh token; default 15897600 s (about 6 months), GitHub's value. */
+  refreshTokenSeconds: 'REFRESH_TOKEN_SECONDS',
 } as const;
 
 export interface Config {
@@ -79,6 +87,8 @@ export interface Config {
   readonly importMaxBytes: number;
   readonly importMaxObjects: number;
   readonly originAllowedAddresses: readonly string[];
+  readonly userTokenSeconds: number;
+  readonly refreshTokenSeconds: number;
 }
 
 function optionalUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -126,6 +136,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         .map((entry) => entry.trim())
         .filter((entry) => entry !== ''),
     ),
+    userTokenSeconds: positiveNumber(env, ENV.userTokenSeconds, DEFAULT_USER_TOKEN_SECONDS, true),
+    refreshTokenSeconds: positiveNumber(env, ENV.refreshTokenSeconds, DEFAULT_REFRESH_TOKEN_SECONDS, true),
   });
 }
 

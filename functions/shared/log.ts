@@ -47,6 +47,8 @@ export type Signal =
   | 'LoginFailed'
   | 'CodeExchangeSucceeded'
   | 'CodeExchangeFailed'
+  | 'TokenRefreshSucceeded'
+  | 'TokenRefreshFailed'
   | 'ImportCompleted'
   | 'ImportFailed';
 

@@ -107,6 +107,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/settings/developers', handler: 'settings/developer-app-create', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'GET', path: '/settings/developers/{client_id}', handler: 'settings/developer-app', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'POST', path: '/settings/developers/{client_id}/secret', handler: 'settings/developer-app-secret', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'POST', path: '/settings/developers/{client_id}/token-expiration', handler: 'settings/developer-app-token-expiration', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/settings/developers/{client_id}/authorizations/{authorization_id}/revoke', handler: 'settings/developer-token-revoke', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   // OAuth web flow (spec §4.4)
   { method: 'GET', path: '/login/oauth/authorize', handler: 'oauth/authorize', auth: 'web', scopes: [], media: 'html', table: 'RW' },

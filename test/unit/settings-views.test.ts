@@ -62,8 +62,15 @@ describe('application registration form', () => {
       name: 'Tool',
       url: 'https://tool.example',
       callbackUrl: 'http://localhost:8080/cb',
+      expireUserTokens: false,
     });
     expect(appInputErrors(input)).toEqual([]);
+  });
+
+  it('reads the "Expire user authorization tokens" checkbox: sent means on', () => {
+    const base = { name: 'Tool', url: 'https://tool.example', callback_url: 'https://tool.example/cb' };
+    expect(form({ ...base, expire_user_tokens: 'on' }).expireUserTokens).toBe(true);
+    expect(form(base).expireUserTokens).toBe(false);
   });
 
   it('reports each bad field once, in form order', () => {

@@ -44,6 +44,9 @@ export function authorizationJson(
     updated_at: authorization.updatedAt,
     scopes: authorization.scopes,
     fingerprint: authorization.fingerprint ?? '',
+    // Only for expiring tokens (GitHub's newer description has a nullable `expires_at`; leaving it
+    // out for the others keeps the 2015 shape that clients of the authorizations API know).
+    ...(authorization.expiresAt !== null ? { expires_at: authorization.expiresAt } : {}),
     ...(context.user ? { user: simpleUserJson(context.user, context.urls) } : {}),
   };
 }

@@ -25,8 +25,11 @@ export interface OAuthRequest {
   readonly event: APIGatewayProxyEvent;
 }
 
-/** Response fields in their form/JSON order; XML uses GitHub's own order (`XML_ORDER`). */
-export type OAuthFields = Readonly<Record<string, string>>;
+/**
+ * Response fields in their form/JSON order; XML uses GitHub's own order (`XML_ORDER`). Numbers
+ * (lifetimes such as `expires_in`) stay numbers in JSON, as RFC 6749 §5.1 and GitHub have them.
+ */
+export type OAuthFields = Readonly<Record<string, string | number>>;
 
 type Format = 'form' | 'json' | 'xml';
 type OAuthEvent = APIGatewayProxyEvent & { oauth?: OAuthRequest; format?: Format };
@@ -56,7 +59,17 @@ export function negotiateFormat(accept: string | undefined): Format {
   return 'form';
 }
 
-const XML_ORDER = ['token_type', 'scope', 'access_token', 'error', 'error_description', 'error_uri'];
+const XML_ORDER = [
+  'token_type',
+  'scope',
+  'access_token',
+  'expires_in',
+  'refresh_token',
+  'refresh_token_expires_in',
+  'error',
+  'error_description',
+  'error_uri',
+];
 const XML_ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -68,9 +81,12 @@ const xmlEscape = (text: string): string => text.replace(/[&<>"']/g, (char) => X
 
 export function serializeFields(fields: OAuthFields, format: Format): string {
   if (format === 'json') return JSON.stringify(fields);
-  if (format === 'form') return new URLSearchParams(Object.entries(fields)).toString();
+  if (format === 'form')
+    return new URLSearchParams(
+      Object.entries(fields).map(([name, value]): [string, string] => [name, String(value)]),
+    ).toString();
   const names = Object.keys(fields).sort((a, b) => XML_ORDER.indexOf(a) - XML_ORDER.indexOf(b));
-  return `<OAuth>${names.map((name) => `<${name}>${xmlEscape(fields[name] ?? '')}</${name}>`).join('')}</OAuth>`;
+  return `<OAuth>${names.map((name) => `<${name}>${xmlEscape(String(fields[name] ?? ''))}</${name}>`).join('')}</OAuth>`;
 }
 
 function toResult(status: number, fields: OAuthFields, format: Format): APIGatewayProxyResult {

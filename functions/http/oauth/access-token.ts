@@ -1,9 +1,27 @@
 import { oauthHandler } from '#http/middleware/oauth-stack';
 import { exchangeCode } from '#services/oauth-flow';
+import { refreshUserToken } from '#services/user-tokens';
 import { countSignal } from '#shared/log';
+import { tokenFields } from './token-fields.ts';
 
-/** POST /login/oauth/access_token (spec §4.4, §2.3): a code and the client's credentials for a token. */
+/**
+ * POST /login/oauth/access_token (spec §4.4, §2.3): the client's credentials and a grant for a
+ * token. `grant_type=refresh_token` spends a refresh token of an expiring user token; anything
+ * else is the authorization code grant (GitHub never required `grant_type` for it).
+ */
 export const handler = oauthHandler(async ({ params, client }) => {
+  if (params.grant_type === 'refresh_token') {
+    const refreshed = await refreshUserToken({
+      clientId: client.id,
+      clientSecret: client.secret,
+      refreshToken: params.refresh_token,
+    }).catch((error: unknown) => {
+      countSignal('TokenRefreshFailed');
+      throw error;
+    });
+    countSignal('TokenRefreshSucceeded');
+    return tokenFields(refreshed);
+  }
   const issued = await exchangeCode({
     clientId: client.id,
     clientSecret: client.secret,
@@ -15,5 +33,5 @@ export const handler = oauthHandler(async ({ params, client }) => {
     throw error;
   });
   countSignal('CodeExchangeSucceeded');
-  return { access_token: issued.accessToken, scope: issued.scopes.join(','), token_type: 'bearer' };
+  return tokenFields(issued);
 });

@@ -7,6 +7,8 @@ export interface AppInput {
   readonly name: string;
   readonly url: string;
   readonly callbackUrl: string;
+  /** The "Expire user authorization tokens" checkbox. */
+  readonly expireUserTokens: boolean;
 }
 
 const RESOURCE = 'OAuthApp';
@@ -15,7 +17,11 @@ export const readAppInput = (form: URLSearchParams): AppInput => ({
   name: (form.get('name') ?? '').trim(),
   url: (form.get('url') ?? '').trim(),
   callbackUrl: (form.get('callback_url') ?? '').trim(),
+  expireUserTokens: readExpireUserTokens(form),
 });
+
+/** An HTML checkbox is sent only when ticked. */
+export const readExpireUserTokens = (form: URLSearchParams): boolean => form.has('expire_user_tokens');
 
 /** The form's errors, one per field at most, in form order; none means the app can be registered. */
 export function appInputErrors(input: AppInput): FieldError[] {

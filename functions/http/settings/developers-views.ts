@@ -33,7 +33,7 @@ export function developersPage(
     readonly input?: AppInput;
   } = {},
 ): WebReply {
-  const input = options.input ?? { name: '', url: '', callbackUrl: '' };
+  const input = options.input ?? { name: '', url: '', callbackUrl: '', expireUserTokens: false };
   const apps = [...list.apps].sort(
     (a, b) => a.name.localeCompare(b.name) || a.clientId.localeCompare(b.clientId),
   );
@@ -72,10 +72,16 @@ ${errorBox(options.errors)}
   <label for="callback_url">Authorization callback URL</label>
   <p class="muted" id="callback-help">Where users are sent back after authorizing; a redirect_uri must be on its host and port, and under its path.</p>
   <input type="url" id="callback_url" name="callback_url" required maxlength="${APP_URL_MAX}" value="${input.callbackUrl}" aria-describedby="callback-help"${invalidAttribute(options.errors, 'callback_url')}>
+  ${expireUserTokensField(input.expireUserTokens)}
   <div class="actions"><button type="submit" class="primary">Register application</button></div>
 </form>`,
   };
 }
+
+/** The "Expire user authorization tokens" checkbox, on the register form and the application's page. */
+const expireUserTokensField = (checked: boolean) =>
+  html`<label for="expire_user_tokens"><input type="checkbox" id="expire_user_tokens" name="expire_user_tokens" value="on" aria-describedby="expire-help"${checked ? html` checked` : ''}> Expire user authorization tokens</label>
+  <p class="muted" id="expire-help">Tokens issued to users from now on expire after 8 hours and come with a refresh token (valid for 6 months) that buys a new token. Tokens already issued keep their terms.</p>`;
 
 export interface DeveloperAppOptions {
   /** A secret just made: at registration (with the client ID) or by rotation. Shown this once. */
@@ -117,6 +123,12 @@ ${
   <dt>Status</dt><dd>${app.suspended ? 'Suspended: users cannot authorize it and its credentials are refused.' : 'Active'}</dd>
   <dt>Registered on</dt><dd>${dateText(app.createdAt)}</dd>
 </dl>
+<h2 id="token-expiration">User authorization tokens</h2>
+<form method="post" action="${paths.developerAppTokenExpiration(app.clientId)}" class="panel" aria-labelledby="token-expiration">
+  ${csrfField(request.csrf)}
+  ${expireUserTokensField(app.expireUserTokens)}
+  <div class="actions"><button type="submit">Save</button></div>
+</form>
 <h2>Client secret</h2>
 <p>Only a hash of the client secret is kept, so it cannot be shown again. Generating a new one makes the current secret stop working at once.</p>
 <div class="actions">${actionButton(request, {

@@ -42,6 +42,8 @@ export const NOTICES = {
     'Access revoked. The application’s tokens no longer work, and the SSH and deploy keys it created for you were deleted.',
   'token-deleted': 'Token deleted. It no longer works.',
   'token-revoked': 'Token revoked. It no longer works.',
+  'token-expiration-saved':
+    'Saved. Tokens issued from now on follow this setting; tokens already issued keep theirs.',
 } as const;
 
 export type NoticeCode = keyof typeof NOTICES;

@@ -1,0 +1,168 @@
+/**
+ * User tokens of an application (the web flow's, and any other grant's that issues one to an app
+ * for a user), and GitHub's "expiring user tokens": when the application has "expire user
+ * authorization tokens" on, the token expires after `USER_TOKEN_SECONDS` (8 hours) and comes with
+ * a `ghr_` refresh token good for `REFRESH_TOKEN_SECONDS` (about 6 months). A refresh buys a new
+ * access token and a new refresh token for the same authorization; the presented refresh token is
+ * spent and the old access token stops working (GitHub: "Once you use a refresh token, that
+ * refresh token and the old user access token will no longer work"). Presenting a spent refresh
+ * token again revokes the whole family: the authorization, with its newest access token.
+ */
+
+import type { StoredApp } from '#data/apps';
+import { type CreateResult, createAuthorization, deleteAuthorization } from '#data/authorizations';
+import { getRefreshToken, type NewRefreshToken, rotateRefreshToken } from '#data/refresh-tokens';
+import { tokenLimit } from '#domain/authorizations';
+import { OAuthError } from '#domain/oauth-errors';
+import type { Scope } from '#domain/scopes';
+import { hashToken, isWellFormedRefreshToken, mintToken } from '#domain/tokens';
+import { config } from '#shared/config';
+import { authenticateClient } from './oauth-client.ts';
+
+/** What the token endpoint answers with; the expiry fields only for expiring tokens. */
+export interface IssuedToken {
+  readonly accessToken: string;
+  readonly scopes: readonly Scope[];
+  /** Seconds until the access token expires. */
+  readonly expiresIn?: number;
+  readonly refreshToken?: string;
+  /** Seconds until the refresh token expires. */
+  readonly refreshTokenExpiresIn?: number;
+}
+
+/** A user token minted but not stored yet: its secrets, and its expiry when the app wants one. */
+export interface PendingUserToken {
+  readonly token: string;
+  readonly tokenHash: string;
+  readonly tokenLastEight: string;
+  /** ISO 8601, or null for a token that does not expire. */
+  readonly expiresAt: string | null;
+  readonly refresh?: NewRefreshToken & { readonly token: string };
+}
+
+const epochSeconds = (ms: number): number => Math.floor(ms / 1000);
+/** ISO 8601 without fractional seconds, as every timestamp of the API. */
+const isoSeconds = (seconds: number): string => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+
+function refreshFor(now: number): NewRefreshToken & { readonly token: string } {
+  const { token, tokenHash } = mintToken('refresh');
+  return { token, tokenHash, expiresAt: epochSeconds(now) + config().refreshTokenSeconds };
+}
+
+/**
+ * Mints a user token for `app` under the app's current setting. Every grant that issues a user
+ * token calls this, then `storeUserToken` (or `issueUserToken` for both at once), so that the
+ * setting means the same for all of them.
+ */
+export function newUserToken(app: Pick<StoredApp, 'expireUserTokens'>, now = Date.now()): PendingUserToken {
+  const minted = mintToken('oauth');
+  if (!app.expireUserTokens) return { ...minted, expiresAt: null };
+  return {
+    ...minted,
+    expiresAt: isoSeconds(epochSeconds(now) + config().userTokenSeconds),
+    refresh: refreshFor(now),
+  };
+}
+
+export interface UserTokenOwner {
+  readonly login: string;
+  readonly clientId: string;
+  readonly scopes: readonly Scope[];
+  /** Create only while the user's grant is at this generation (a code's); see createAuthorization. */
+  readonly grantGeneration?: number;
+}
+
+/** Stores a pending user token (and its refresh token) as a new authorization of the app, in one transaction. */
+export function storeUserToken(pending: PendingUserToken, owner: UserTokenOwner): Promise<CreateResult> {
+  return createAuthorization({
+    login: owner.login,
+    clientId: owner.clientId,
+    scopes: owner.scopes,
+    note: null,
+    noteUrl: null,
+    fingerprint: null,
+    tokenHash: pending.tokenHash,
+    tokenLastEight: pending.tokenLastEight,
+    expiresAt: pending.expiresAt,
+    ...(pending.refresh
+      ? { refresh: { tokenHash: pending.refresh.tokenHash, expiresAt: pending.refresh.expiresAt } }
+      : {}),
+    claimFingerprint: false,
+    ...(owner.grantGeneration !== undefined ? { grantGeneration: owner.grantGeneration } : {}),
+    evict: tokenLimit(owner.clientId, owner.scopes),
+  });
+}
+
+/**
+ * The answer for a pending token just stored: its lifetimes are the configured ones exactly (both
+ * expiries were counted from the same whole second).
+ */
+export function issuedToken(pending: PendingUserToken, scopes: readonly Scope[]): IssuedToken {
+  if (pending.expiresAt === null || !pending.refresh) return { accessToken: pending.token, scopes };
+  return {
+    accessToken: pending.token,
+    scopes,
+    expiresIn: config().userTokenSeconds,
+    refreshToken: pending.refresh.token,
+    refreshTokenExpiresIn: config().refreshTokenSeconds,
+  };
+}
+
+/**
+ * Mints, stores and answers a user token in one call, for grants with no step between minting
+ * and storing (the device flow). `grant-revoked` (the user revoked the app meanwhile) is returned
+ * as is; the caller picks its grant's error.
+ */
+export async function issueUserToken(
+  app: Pick<StoredApp, 'expireUserTokens' | 'clientId'>,
+  owner: Omit<UserTokenOwner, 'clientId'>,
+): Promise<IssuedToken | { readonly kind: 'grant-revoked' }> {
+  const pending = newUserToken(app);
+  const created = await storeUserToken(pending, { ...owner, clientId: app.clientId });
+  if (created.kind === 'grant-revoked') return created;
+  if (created.kind !== 'created') throw new Error(`issueUserToken: unexpected ${created.kind}`);
+  return issuedToken(pending, owner.scopes);
+}
+
+export interface RefreshInput {
+  readonly clientId: string | undefined;
+  readonly clientSecret: string | undefined;
+  readonly refreshToken: string | undefined;
+}
+
+/**
+ * `grant_type=refresh_token`: the client first (`incorrect_client_credentials`), then the refresh
+ * token: unknown, malformed, another application's, expired, or no longer its authorization's
+ * current one → `bad_refresh_token`; already spent (a reuse, or the loser of two concurrent
+ * refreshes) → the family is revoked, then `bad_refresh_token`. Otherwise the authorization moves
+ * to a new access token and a new refresh token (always expiring: the family keeps the terms it
+ * was issued under, whatever the app's setting is now).
+ */
+export async function refreshUserToken(input: RefreshInput): Promise<IssuedToken> {
+  const app = await authenticateClient(input.clientId, input.clientSecret);
+  const bad = () => new OAuthError('bad_refresh_token');
+  if (!input.refreshToken || !isWellFormedRefreshToken(input.refreshToken)) throw bad();
+  const stored = await getRefreshToken(hashToken(input.refreshToken));
+  // Another app's refresh token: refused, and not counted as a reuse (it proves nothing about the family).
+  if (!stored || stored.clientId !== app.clientId) throw bad();
+  const now = Date.now();
+  if (stored.expiresAt <= epochSeconds(now)) throw bad();
+  if (stored.usedAt !== null) {
+    await deleteAuthorization(stored.login, stored.authorizationId);
+    throw bad();
+  }
+  const pending = newUserToken({ expireUserTokens: true }, now);
+  const refresh = pending.refresh ?? refreshFor(now);
+  const rotated = await rotateRefreshToken(stored, {
+    tokenHash: pending.tokenHash,
+    tokenLastEight: pending.tokenLastEight,
+    expiresAt: pending.expiresAt ?? '',
+    refresh: { tokenHash: refresh.tokenHash, expiresAt: refresh.expiresAt },
+  });
+  if (rotated.kind === 'reused') {
+    await deleteAuthorization(stored.login, stored.authorizationId);
+    throw bad();
+  }
+  if (rotated.kind === 'gone') throw bad();
+  return issuedToken(pending, rotated.authorization.scopes);
+}
