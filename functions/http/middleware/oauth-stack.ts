@@ -10,12 +10,13 @@ import { bodyLimit } from './http-stack.ts';
 import { perRoute } from './per-route.ts';
 
 /**
- * The token endpoint's stack (POST /login/oauth/access_token), and below it the standard
- * endpoints' (revocation, introspection: JSON only) and the metadata document's. Parameters come as a form (the
- * default), a JSON object (`Content-Type: application/json`, as Octokit sends) or the query string
- * (some clients do that); client credentials in those parameters or as HTTP Basic. Every answer,
- * errors included, is form-encoded, JSON or XML by the Accept header, and OAuth errors are HTTP 200
- * as on GitHub (clients look for `error` in the body). Nothing here logs parameters: they carry
+ * The OAuth endpoints' stacks. First the token endpoint's (POST /login/oauth/access_token), then
+ * the standard endpoints' (revocation, introspection: JSON only, `oauthJsonHandler`) and the
+ * metadata document's (`publicDocumentHandler`). Parameters come as a form (the default), a JSON
+ * object (`Content-Type: application/json`, as Octokit sends) or (token endpoint only) the query
+ * string, as some clients send them; client credentials in those parameters or as HTTP Basic. The
+ * token endpoint's answers, errors included, are form-encoded, JSON or XML by the Accept header,
+ * and its OAuth errors are HTTP 200 as on GitHub (clients look for `error` in the body). Nothing here logs parameters: they carry
  * codes, secrets and tokens.
  */
 
