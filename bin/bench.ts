@@ -2,10 +2,11 @@
  * `npm run bench [-- section ...]`: measures the service on this machine and writes the results
  * into docs/benchmarks.md. Sections: `startup` (npm start → ready), `bundles` (each Lambda bundle's
  * size and module-load time), `tokens` (token-authenticated requests against a one-GetItem floor),
- * `oauth` (code exchanges under load, and the whole OAuth web flow in Chromium), `login` (password
- * sign-in: scrypt cost and Basic-auth latency), `import` (a 10,000-commit source import against git
- * alone), `hg` (a 2,000-changeset Mercurial import against `hg clone`), `svn` (a 1,000-revision
- * Subversion import against `git svn clone`; the baseline alone takes about 15 minutes).
+ * `introspect` (token introspections against the same floor), `oauth` (code exchanges under load,
+ * and the whole OAuth web flow in Chromium), `login` (password sign-in: scrypt cost and Basic-auth
+ * latency), `import` (a 10,000-commit source import against git alone), `hg` (a 2,000-changeset
+ * Mercurial import against `hg clone`), `svn` (a 1,000-revision Subversion import against
+ * `git svn clone`; the baseline alone takes about 15 minutes).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { measureBundles } from '#bench/bundles';
 import { importReport, measureImport } from '#bench/import';
 import { hgImportReport, measureHgImport } from '#bench/import-hg';
+import { introspectReport, measureIntrospect } from '#bench/introspect';
 import { loginReport, measureLogin } from '#bench/login';
 import { kib, median, ms } from '#bench/measure';
 import { measureOAuth, oauthReport } from '#bench/oauth';
@@ -24,7 +26,17 @@ import { measureTokens, tokensReport } from '#bench/tokens';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const SECTIONS = ['startup', 'bundles', 'tokens', 'oauth', 'login', 'import', 'hg', 'svn'] as const;
+const SECTIONS = [
+  'startup',
+  'bundles',
+  'tokens',
+  'introspect',
+  'oauth',
+  'login',
+  'import',
+  'hg',
+  'svn',
+] as const;
 const wanted = new Set(process.argv.slice(2));
 
 // Each section that starts a local stack needs a process of its own (configuration is read once
@@ -80,6 +92,20 @@ if (run('tokens')) {
   const markdown = tokensReport(result, machine);
   await writeSection('tokens', markdown);
   console.log(markdown);
+}
+
+if (run('introspect')) {
+  const result = await measureIntrospect({
+    concurrency: 16,
+    prewarmMs: 5_000,
+    warmupMs: 2_000,
+    durationMs: 10_000,
+    rounds: 3,
+    countedRequests: 20,
+  });
+  const markdown = introspectReport(result, machine);
+  console.log(markdown);
+  await writeSection('introspect', markdown);
 }
 
 if (run('oauth')) {

@@ -66,6 +66,12 @@ const TOKEN = {
     description: 'The request could not be read.',
     anchor: 'invalid-request',
   },
+  // RFC 6749 §5.2, for the standard endpoints (revocation, introspection): HTTP 401, not 200.
+  invalid_client: {
+    error: 'invalid_client',
+    description: 'The client_id and/or client_secret passed are incorrect.',
+    anchor: 'invalid-client',
+  },
 } as const satisfies Record<string, Entry>;
 
 export type AuthorizeErrorCode = keyof typeof AUTHORIZE;

@@ -41,5 +41,6 @@ export async function resetAppToken(found: AppToken): Promise<{ found: AppToken;
   return { found: { ...found, authorization: reset.authorization }, token: reset.token };
 }
 
-export const revokeAppToken = ({ authorization }: AppToken): Promise<void> =>
+/** Deletes the token (its authorization); also what `POST /login/oauth/revoke` does to an access token. */
+export const revokeAppToken = ({ authorization }: Pick<AppToken, 'authorization'>): Promise<void> =>
   deleteForUser(authorization.login, authorization.id);

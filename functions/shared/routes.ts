@@ -14,14 +14,16 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - `app`: HTTP Basic with an OAuth application's client_id and client_secret.
  * - `web`: a browser page; the session cookie, if any, says who is signed in (pages that need a
  *   user redirect to the login page themselves). API credentials are not read.
- * - `client`: the OAuth token endpoint, which authenticates the client itself and answers in
- *   OAuth's error format.
+ * - `client`: the OAuth token endpoint (and revocation, introspection), which authenticates the
+ *   client itself and answers in OAuth's error format.
+ * - `public`: a public document (the OAuth server metadata); no credentials are read at all.
  */
-export type AuthKind = 'none' | 'password' | 'user' | 'app' | 'web' | 'client';
+export type AuthKind = 'none' | 'password' | 'user' | 'app' | 'web' | 'client' | 'public';
 
 /**
- * What the response body is: GitHub JSON, an HTML page, an OAuth token-endpoint response, or Git's
- * own protocols (smart HTTP and the Git LFS API, binary bodies).
+ * What the response body is: GitHub JSON, an HTML page, an OAuth response (the token endpoint's
+ * form/JSON/XML, the standard endpoints' JSON), or Git's own protocols (smart HTTP and the Git LFS
+ * API, binary bodies).
  */
 export type MediaKind = 'json' | 'html' | 'oauth' | 'git';
 
@@ -113,6 +115,10 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/login/oauth/authorize', handler: 'oauth/authorize', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/login/oauth/authorize', handler: 'oauth/authorize-decision', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/login/oauth/access_token', handler: 'oauth/access-token', auth: 'client', scopes: [], media: 'oauth', table: 'RW' },
+  // Standard OAuth endpoints (RFC 8414 metadata, RFC 7009 revocation, RFC 7662 introspection)
+  { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'oauth/metadata', auth: 'public', scopes: [], media: 'oauth', table: 'RO' },
+  { method: 'POST', path: '/login/oauth/revoke', handler: 'oauth/revoke', auth: 'client', scopes: [], media: 'oauth', table: 'RW' },
+  { method: 'POST', path: '/login/oauth/introspect', handler: 'oauth/introspect', auth: 'client', scopes: [], media: 'oauth', table: 'RO' },
 
   // Source import API (spec §4.5): preview media type barred-rock.
   // (import API rows)

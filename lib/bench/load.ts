@@ -5,6 +5,9 @@ export interface LoadOptions {
   /** Loopback only: `http://127.0.0.1:<port>/path`. */
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /** GET when absent; a POST sends `body` (e.g. a form) with each request. */
+  readonly method?: 'GET' | 'POST';
+  readonly body?: string;
   /** Requests in flight at any time, each on its own kept-alive connection. */
   readonly concurrency: number;
   /** Requests completing in this first stretch are not counted. */
@@ -29,16 +32,18 @@ export interface LoadResult {
   readonly latencies: readonly number[];
 }
 
-/** One GET on a kept-alive connection; resolves with the status once the body has been read. */
+/** One request on a kept-alive connection; resolves with the status once the body has been read. */
 function get(
   agent: Agent,
   url: URL,
   headers: Readonly<Record<string, string>>,
   timeoutMs: number,
+  method: 'GET' | 'POST' = 'GET',
+  body?: string,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { agent, host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers },
+      { agent, method, host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));
@@ -47,7 +52,7 @@ function get(
     );
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no response within ${timeoutMs} ms`)));
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -71,10 +76,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const client = async () => {
     while (performance.now() < measureTo) {
       const sent = performance.now();
-      const status = await get(agent, url, headers, timeoutMs);
+      const status = await get(agent, url, headers, timeoutMs, options.method, options.body);
       const done = performance.now();
       if (status !== options.expectStatus)
-        throw new Error(`GET ${url.pathname} answered ${status}, expected ${options.expectStatus}`);
+        throw new Error(
+          `${options.method ?? 'GET'} ${url.pathname} answered ${status}, expected ${options.expectStatus}`,
+        );
       if (done >= measureFrom && done <= measureTo) latencies.push(done - sent);
     }
   };

@@ -63,13 +63,15 @@ export interface TokenBenchResult {
   readonly floor: RouteResult;
 }
 
-/** A GET the bench sends: where, and with which credentials. */
-interface Target {
+/** A request the bench sends: where, with which credentials (and, for a POST, which body). */
+export interface Target {
   readonly url: string;
   readonly headers: Record<string, string>;
+  readonly method?: 'GET' | 'POST';
+  readonly body?: string;
 }
 
-interface CallRecord {
+export interface CallRecord {
   readonly command: string;
   readonly item: string;
 }
@@ -80,7 +82,7 @@ function itemName(key: { PK?: unknown; SK?: unknown }): string {
   return `${entity(key.PK)}/${entity(key.SK)}`;
 }
 
-type CommandInput = {
+export type CommandInput = {
   Key?: { PK?: unknown; SK?: unknown };
   ConsistentRead?: boolean;
   TransactItems?: Array<Record<string, { Key?: { PK?: unknown; SK?: unknown } } | undefined>>;
@@ -91,7 +93,7 @@ type CommandInput = {
  * `GetItem TOKEN/TOKEN strong`, `BatchGetItem [APP/APP, TOKEN/TOKEN] strong`,
  * `TransactWriteItems [Update TOKEN/TOKEN, Update USER/AUTH]`.
  */
-function describeCall(command: string, input: CommandInput): string {
+export function describeCall(command: string, input: CommandInput): string {
   if (input.Key) return `${command} ${itemName(input.Key)}${input.ConsistentRead ? ' strong' : ''}`;
   if (input.RequestItems) {
     const tables = Object.values(input.RequestItems);
@@ -119,18 +121,18 @@ const countOf = (calls: readonly CallRecord[]): CallCount => ({
   byItem: tally(calls.map((call) => call.item)),
 });
 
-/** Sends `requests` GETs one after another and summarizes the calls each made. */
-async function callsPerRequest(
+/** Sends `requests` requests one after another and summarizes the calls each made. */
+export async function callsPerRequest(
   counter: { take(): CallRecord[] },
-  { url, headers }: Target,
+  { url, headers, method, body }: Target,
   requests: number,
 ): Promise<CallProfile> {
   const perRequest: string[] = [];
   counter.take();
   for (let i = 0; i < requests; i++) {
-    const response = await fetch(url, { headers });
+    const response = await fetch(url, { headers, ...(method ? { method } : {}), ...(body ? { body } : {}) });
     if (response.status !== 200)
-      throw new Error(`GET ${url} answered ${response.status}: ${await response.text()}`);
+      throw new Error(`${method ?? 'GET'} ${url} answered ${response.status}: ${await response.text()}`);
     await response.arrayBuffer();
     perRequest.push(JSON.stringify(counter.take().sort((a, b) => a.item.localeCompare(b.item))));
   }
@@ -151,7 +153,7 @@ async function callsPerRequest(
  * strongly consistent GetItem of the token's item, and answers JSON. Its own client, configured as
  * `db()` is, so that its calls are counted apart from the service's.
  */
-async function startFloorServer(
+export async function startFloorServer(
   dynamodbEndpoint: string,
   tableName: string,
 ): Promise<{ url: string; client: DynamoDBDocumentClient; stop(): Promise<void> }> {
@@ -187,7 +189,11 @@ async function startFloorServer(
 }
 
 /** POST /authorizations with Basic; returns the new token. */
-async function createToken(baseUrl: string, basic: string, body: Record<string, unknown>): Promise<string> {
+export async function createToken(
+  baseUrl: string,
+  basic: string,
+  body: Record<string, unknown>,
+): Promise<string> {
   const response = await fetch(`${baseUrl}/authorizations`, {
     method: 'POST',
     headers: { Authorization: basic },
@@ -282,7 +288,7 @@ export async function measureTokens(options: TokenBenchOptions): Promise<TokenBe
 }
 
 /** `2 — GetItem ×2: TOKEN/TOKEN strong, USER/PROFILE`. */
-const callsText = (calls: CallCount): string => {
+export const callsText = (calls: CallCount): string => {
   const commands = [...calls.byCommand].map(([command, n]) => `${command} ×${n}`).join(', ');
   const items = [...calls.byItem].map(([item, n]) => `${item.replace(/^\w+ /, '')}${n > 1 ? ` ×${n}` : ''}`);
   return `${calls.total} — ${commands}: ${items.join(', ')}`;
@@ -304,7 +310,7 @@ const pooled = (route: RouteResult, p: number): number =>
     p,
   );
 /** The route's throughput as a share of the floor's, per round (same conditions), then the median. */
-const shareOfFloor = (route: RouteResult, floor: RouteResult): number =>
+export const shareOfFloor = (route: RouteResult, floor: RouteResult): number =>
   median(route.runs.map((r, round) => (100 * r.rps) / (floor.runs[round]?.rps ?? Number.NaN)));
 
 /** The section's markdown: the table, the target on round trips and the target on throughput. */

@@ -9,6 +9,7 @@ const AUTH_TEXT = {
   app: 'Basic (client_id:secret)',
   web: 'browser session',
   client: 'OAuth client credentials',
+  public: 'none (public document)',
 } as const;
 
 /** The route table as Markdown: one row per route-table entry. */

@@ -5,15 +5,18 @@ import { config } from '#shared/config';
 import { header, presentedCredentials } from '#shared/credentials';
 import { HttpError } from '#shared/errors';
 import { logContext, logUnhandled } from '#shared/log';
+import { type PublicUrls, publicUrls } from '#shared/urls';
 import { bodyLimit } from './http-stack.ts';
 import { perRoute } from './per-route.ts';
 
 /**
- * The token endpoint's stack (POST /login/oauth/access_token). Parameters come as a form (the
- * default), a JSON object (`Content-Type: application/json`, as Octokit sends) or the query string
- * (some clients do that); client credentials in those parameters or as HTTP Basic. Every answer,
- * errors included, is form-encoded, JSON or XML by the Accept header, and OAuth errors are HTTP 200
- * as on GitHub (clients look for `error` in the body). Nothing here logs parameters: they carry
+ * The OAuth endpoints' stacks. First the token endpoint's (POST /login/oauth/access_token), then
+ * the standard endpoints' (revocation, introspection: JSON only, `oauthJsonHandler`) and the
+ * metadata document's (`publicDocumentHandler`). Parameters come as a form (the default), a JSON
+ * object (`Content-Type: application/json`, as Octokit sends) or (token endpoint only) the query
+ * string, as some clients send them; client credentials in those parameters or as HTTP Basic. The
+ * token endpoint's answers, errors included, are form-encoded, JSON or XML by the Accept header,
+ * and its OAuth errors are HTTP 200 as on GitHub (clients look for `error` in the body). Nothing here logs parameters: they carry
  * codes, secrets and tokens.
  */
 
@@ -126,11 +129,21 @@ function bodyParams(event: APIGatewayProxyEvent): Record<string, string> {
   return params;
 }
 
-const oauthContext = (): middy.MiddlewareObj<OAuthEvent> => ({
+/**
+ * Parameters and client credentials. `fromQuery`: whether query parameters count (the token
+ * endpoint takes them, as GitHub does; the standard endpoints read the body alone, so that a
+ * token never sits in a URL). Credentials sent both ways that disagree are `disagreement`.
+ */
+const oauthContext = (
+  options: { readonly fromQuery: boolean; readonly disagreement: () => OAuthError } = {
+    fromQuery: true,
+    disagreement: () => new OAuthError('incorrect_client_credentials'),
+  },
+): middy.MiddlewareObj<OAuthEvent> => ({
   before: ({ event }) => {
     event.format = negotiateFormat(header(event, 'accept'));
     const params: Record<string, string | undefined> = {
-      ...(event.queryStringParameters ?? {}),
+      ...(options.fromQuery ? (event.queryStringParameters ?? {}) : {}),
       ...bodyParams(event),
     };
     const presented = presentedCredentials(event);
@@ -143,7 +156,7 @@ const oauthContext = (): middy.MiddlewareObj<OAuthEvent> => ({
       presented.kind === 'basic' &&
       ((params.client_id !== undefined && params.client_id !== presented.username) ||
         (params.client_secret !== undefined && params.client_secret !== presented.password));
-    if (disagree) throw new OAuthError('incorrect_client_credentials');
+    if (disagree) throw options.disagreement();
     event.oauth = { params, client, event };
   },
 });
@@ -194,5 +207,106 @@ export function oauthHandler(run: (request: OAuthRequest) => Promise<OAuthFields
       .use(bodyLimit())
       .use(oauthContext())
       .handler(async (event) => (await run(event.oauth as OAuthRequest)) as unknown as APIGatewayProxyResult),
+  );
+}
+
+/** The standard endpoints' answers: always JSON, never cached (RFC 7009 §2.2, RFC 7662 §2.2). */
+function jsonResult(
+  status: number,
+  body: Readonly<Record<string, unknown>>,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): APIGatewayProxyResult {
+  return {
+    statusCode: status,
+    headers: {
+      'Content-Type': CONTENT_TYPES.json,
+      'Cache-Control': 'no-store',
+      Pragma: 'no-cache',
+      ...extraHeaders,
+    },
+    body: JSON.stringify(body),
+  };
+}
+
+/**
+ * RFC 6749 §5.2: `invalid_client` is 401, and names the Basic scheme when the client tried it.
+ * Any other OAuth error keeps its status (400 for `invalid_request`).
+ */
+const oauthJsonResponse = (handlerId: string): middy.MiddlewareObj<OAuthEvent, APIGatewayProxyResult> => ({
+  after: (request) => {
+    request.response = jsonResult(200, request.response as unknown as Record<string, unknown>);
+  },
+  onError: (request) => {
+    const { error, event } = request;
+    const { docsUrl } = config();
+    if (error instanceof OAuthError) {
+      const basic = presentedCredentials(event).kind === 'basic';
+      const challenge: Record<string, string> =
+        error.code === 'invalid_client' && basic ? { 'WWW-Authenticate': 'Basic realm="OAuth"' } : {};
+      request.response = jsonResult(
+        error.status,
+        tokenErrorFields(error.code, docsUrl, error.description),
+        challenge,
+      );
+      return;
+    }
+    if (error instanceof HttpError) {
+      request.response = jsonResult(
+        error.status,
+        tokenErrorFields('invalid_request', docsUrl, error.message),
+      );
+      return;
+    }
+    logUnhandled(handlerId, request.context?.awsRequestId, error);
+    request.response = jsonResult(500, {
+      error: 'server_error',
+      error_description: 'Something went wrong on our side. Please try again.',
+    });
+  },
+});
+
+/**
+ * Builds the handler of a standard OAuth endpoint beside the token endpoint (revocation,
+ * introspection): body limit → body parameters and client credentials (as the token endpoint
+ * reads them) → `run` → JSON. The client is authenticated by `run`'s service, which answers
+ * failures with `OAuthError('invalid_client', 401)`.
+ */
+export function oauthJsonHandler(run: (request: OAuthRequest) => Promise<Readonly<Record<string, unknown>>>) {
+  return perRoute((route) =>
+    middy<OAuthEvent, APIGatewayProxyResult>()
+      .use(logContext())
+      .use(oauthJsonResponse(route.handler))
+      .use(bodyLimit())
+      .use(
+        oauthContext({
+          fromQuery: false,
+          disagreement: () => new OAuthError('invalid_client', 401),
+        }),
+      )
+      .handler(async (event) => (await run(event.oauth as OAuthRequest)) as unknown as APIGatewayProxyResult),
+  );
+}
+
+/** A public JSON document (the server metadata): no credentials read, cacheable for an hour. */
+export function publicDocumentHandler(run: (urls: PublicUrls) => Readonly<Record<string, unknown>>) {
+  return perRoute((route) =>
+    middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+      .use(logContext())
+      .use({
+        onError: (request) => {
+          logUnhandled(route.handler, request.context?.awsRequestId, request.error);
+          request.response = jsonResult(500, { message: 'Server Error' }, { 'Cache-Control': 'no-store' });
+        },
+      })
+      .handler(async (event) => ({
+        statusCode: 200,
+        headers: {
+          'Content-Type': CONTENT_TYPES.json,
+          'Cache-Control': 'public, max-age=3600',
+          // Browser-based clients discover the server from other origins.
+          'Access-Control-Allow-Origin': '*',
+        },
+        body: JSON.stringify(run(publicUrls(config(), event))),
+      })),
   );
 }
