@@ -8,6 +8,7 @@
 import { getApp, type StoredApp } from '#data/apps';
 import { getAppAndToken, type TokenLookup } from '#data/authorizations';
 import { secretMatches } from '#domain/apps';
+import { isExpired } from '#domain/authorizations';
 import { OAuthError } from '#domain/oauth-errors';
 import type { Scope } from '#domain/scopes';
 import { hashToken, hasValidChecksum } from '#domain/tokens';
@@ -83,6 +84,8 @@ export interface ActiveToken {
   readonly login: string;
   /** When the token's authorization was created (ISO 8601). */
   readonly issuedAt: string;
+  /** When the token expires (ISO 8601), for an application with expiring user tokens; else null. */
+  readonly expiresAt: string | null;
 }
 
 /**
@@ -95,12 +98,13 @@ export async function introspectToken(
 ): Promise<ActiveToken | undefined> {
   const { app, own } = await ownToken(client, token ?? '');
   if (!token) throw missingToken();
-  if (!own || app.suspended) return undefined;
+  if (!own || app.suspended || isExpired(own.lookup.authorization, Date.now())) return undefined;
   const { authorization } = own.lookup;
   return {
     scopes: authorization.scopes,
     clientId: authorization.clientId,
     login: authorization.login,
     issuedAt: authorization.createdAt,
+    expiresAt: authorization.expiresAt,
   };
 }

@@ -49,6 +49,16 @@ async function issue() {
   return tokenEndpoint({ code });
 }
 
+/** RFC 7662 introspection by the token's own application. */
+const introspect = async (token: string) =>
+  json(
+    await fetch(`${stack.webUrl}/login/oauth/introspect`, {
+      method: 'POST',
+      headers: { Authorization: basicAuth(app.clientId, app.clientSecret) },
+      body: new URLSearchParams({ token }),
+    }),
+  );
+
 const userStatus = async (token: string) =>
   (await fetch(`${stack.baseUrl}/user`, { headers: { Authorization: `token ${token}` } })).status;
 
@@ -58,8 +68,13 @@ describe('token lifetimes', () => {
     expect(first.expires_in).toBe(3);
     expect(first.refresh_token_expires_in).toBe(5);
     expect(await userStatus(first.access_token)).toBe(200);
+    const live = await introspect(first.access_token);
+    expect(live).toMatchObject({ active: true, username: 'user-1' });
+    expect(live.exp - live.iat).toBeGreaterThanOrEqual(2);
+    expect(live.exp - live.iat).toBeLessThanOrEqual(4);
 
     await sleep(3_100);
+    expect(await introspect(first.access_token)).toEqual({ active: false });
     const expired = await fetch(`${stack.baseUrl}/user`, {
       headers: { Authorization: `token ${first.access_token}` },
     });

@@ -14,5 +14,6 @@ export const handler = oauthJsonHandler(async ({ params, client }) => {
     username: active.login,
     token_type: 'bearer',
     iat: seconds(active.issuedAt),
+    ...(active.expiresAt === null ? {} : { exp: seconds(active.expiresAt) }),
   };
 });
