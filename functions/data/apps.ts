@@ -17,6 +17,7 @@ export const toApp = (item: Record<string, unknown>): StoredApp => ({
   callbackUrl: String(item.callbackUrl),
   ownerLogin: String(item.ownerLogin),
   suspended: Boolean(item.suspended),
+  deviceFlowEnabled: item.deviceFlowEnabled === true,
   secretHash: String(item.secretHash),
   createdAt: String(item.createdAt),
   updatedAt: String(item.updatedAt),
@@ -50,6 +51,7 @@ export async function createApp(
     callbackUrl: input.callbackUrl,
     ownerLogin: input.ownerLogin,
     suspended: false,
+    deviceFlowEnabled: false,
     secretHash: input.secretHash,
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -95,6 +97,27 @@ export async function setSuspended(clientId: string, suspended: boolean): Promis
   if (written === false || !written.Attributes) return undefined;
   const app = withoutSecret(toApp(written.Attributes));
   return app;
+}
+
+/** Turns the device flow on or off for an application; `undefined` when there is no such application. */
+export async function setDeviceFlowEnabled(
+  clientId: string,
+  enabled: boolean,
+): Promise<OAuthApp | undefined> {
+  const written = await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: appKey(clientId),
+        UpdateExpression: 'SET deviceFlowEnabled = :enabled, updatedAt = :now',
+        ConditionExpression: ITEM_EXISTS,
+        ExpressionAttributeValues: { ':enabled': enabled, ':now': now() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    ),
+  );
+  if (written === false || !written.Attributes) return undefined;
+  return withoutSecret(toApp(written.Attributes));
 }
 
 /** Several applications in one round trip (BatchGetItem), by client_id; unknown ids are absent. */

@@ -10,6 +10,8 @@ export interface OAuthApp {
   readonly callbackUrl: string;
   readonly ownerLogin: string;
   readonly suspended: boolean;
+  /** The device authorization grant (RFC 8628) is off until the owner enables it, as on GitHub. */
+  readonly deviceFlowEnabled: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

@@ -3,7 +3,15 @@
  * listing, the tokens an application holds, and rotating its client secret.
  */
 import { appsOwnedBy, rotateClientSecret, tokensOfApp } from '#data/app-directory';
-import { createApp, getApp, getApps, type NewApp, setSuspended, withoutSecret } from '#data/apps';
+import {
+  createApp,
+  getApp,
+  getApps,
+  type NewApp,
+  setDeviceFlowEnabled,
+  setSuspended,
+  withoutSecret,
+} from '#data/apps';
 import {
   type AppTokenSummary,
   hashSecret,
@@ -53,3 +61,7 @@ export async function rotateSecret(app: OAuthApp): Promise<string> {
 /** Suspends or reinstates an application (the admin CLI); undefined when there is none. */
 export const setAppSuspended = (clientId: string, suspended: boolean): Promise<OAuthApp | undefined> =>
   setSuspended(clientId, suspended);
+
+/** Turns the device flow on or off (the admin CLI and the owner's settings page); undefined when there is none. */
+export const setAppDeviceFlow = (clientId: string, enabled: boolean): Promise<OAuthApp | undefined> =>
+  setDeviceFlowEnabled(clientId, enabled);

@@ -54,6 +54,8 @@ export const ENV = {
    * local stack and tests: 127.0.0.1 and ::1). Empty in AWS.
    */
   originAllowedAddresses: 'ORIGIN_ALLOWED_ADDRESSES',
+  /** How long a device code lives, in seconds (default 900, GitHub's 15 minutes; tests use a short one). */
+  deviceCodeTtlSeconds: 'DEVICE_CODE_TTL_SECONDS',
 } as const;
 
 export interface Config {
@@ -79,6 +81,7 @@ export interface Config {
   readonly importMaxBytes: number;
   readonly importMaxObjects: number;
   readonly originAllowedAddresses: readonly string[];
+  readonly deviceCodeTtlSeconds: number;
 }
 
 function optionalUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -120,6 +123,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     importChunkSeconds,
     importMaxBytes: positiveNumber(env, ENV.importMaxBytes, DEFAULT_IMPORT_MAX_BYTES, true),
     importMaxObjects: positiveNumber(env, ENV.importMaxObjects, DEFAULT_IMPORT_MAX_OBJECTS, true),
+    deviceCodeTtlSeconds: positiveNumber(env, ENV.deviceCodeTtlSeconds, 900, true),
     originAllowedAddresses: Object.freeze(
       (env[ENV.originAllowedAddresses] ?? '')
         .split(',')

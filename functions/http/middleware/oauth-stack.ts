@@ -25,8 +25,11 @@ export interface OAuthRequest {
   readonly event: APIGatewayProxyEvent;
 }
 
-/** Response fields in their form/JSON order; XML uses GitHub's own order (`XML_ORDER`). */
-export type OAuthFields = Readonly<Record<string, string>>;
+/**
+ * Response fields in their form/JSON order; XML uses GitHub's own order (`XML_ORDER`). Numbers
+ * (`expires_in`, `interval`) are JSON numbers, as GitHub sends them and as RFC 8628 clients check.
+ */
+export type OAuthFields = Readonly<Record<string, string | number>>;
 
 type Format = 'form' | 'json' | 'xml';
 type OAuthEvent = APIGatewayProxyEvent & { oauth?: OAuthRequest; format?: Format };
@@ -56,7 +59,20 @@ export function negotiateFormat(accept: string | undefined): Format {
   return 'form';
 }
 
-const XML_ORDER = ['token_type', 'scope', 'access_token', 'error', 'error_description', 'error_uri'];
+const XML_ORDER = [
+  'token_type',
+  'scope',
+  'access_token',
+  // The device authorization response (RFC 8628 §3.2).
+  'device_code',
+  'user_code',
+  'verification_uri',
+  'expires_in',
+  'interval',
+  'error',
+  'error_description',
+  'error_uri',
+];
 const XML_ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -68,9 +84,12 @@ const xmlEscape = (text: string): string => text.replace(/[&<>"']/g, (char) => X
 
 export function serializeFields(fields: OAuthFields, format: Format): string {
   if (format === 'json') return JSON.stringify(fields);
-  if (format === 'form') return new URLSearchParams(Object.entries(fields)).toString();
+  if (format === 'form')
+    return new URLSearchParams(
+      Object.entries(fields).map(([name, value]): [string, string] => [name, String(value)]),
+    ).toString();
   const names = Object.keys(fields).sort((a, b) => XML_ORDER.indexOf(a) - XML_ORDER.indexOf(b));
-  return `<OAuth>${names.map((name) => `<${name}>${xmlEscape(fields[name] ?? '')}</${name}>`).join('')}</OAuth>`;
+  return `<OAuth>${names.map((name) => `<${name}>${xmlEscape(String(fields[name] ?? ''))}</${name}>`).join('')}</OAuth>`;
 }
 
 function toResult(status: number, fields: OAuthFields, format: Format): APIGatewayProxyResult {
@@ -147,7 +166,7 @@ const oauthResponse = (handlerId: string): middy.MiddlewareObj<OAuthEvent, APIGa
     if (error instanceof OAuthError) {
       request.response = toResult(
         error.status,
-        tokenErrorFields(error.code, docsUrl, error.description),
+        { ...tokenErrorFields(error.code, docsUrl, error.description), ...error.extra },
         format,
       );
       return;
