@@ -17,6 +17,7 @@ const USAGE = `Usage: npm run admin -- <command> [--table <name> [--region <r>]]
   app create --owner <login> --name <name> --url <homepage> --callback-url <url>
   app suspend <client_id>
   app unsuspend <client_id>
+  app device-flow enable|disable <client_id>
   repo create <owner>/<name> [--private]
   With --table, \`user otp enable\` also needs --kms-key <key id or alias> (the stack's secrets key).`;
 
@@ -148,6 +149,16 @@ async function run(): Promise<unknown> {
       const { setAppSuspended } = await import('#services/apps');
       const clientId = required(rest[0], '<client_id>');
       const app = await setAppSuspended(clientId, verb === 'suspend');
+      if (!app) throw new Error(`no application with client_id "${clientId}"`);
+      return app;
+    }
+    case 'app device-flow': {
+      const setting = rest[0];
+      if (setting !== 'enable' && setting !== 'disable')
+        throw new UsageError(`unknown command: app device-flow ${setting ?? ''}`);
+      const { setAppDeviceFlow } = await import('#services/apps');
+      const clientId = required(rest[1], '<client_id>');
+      const app = await setAppDeviceFlow(clientId, setting === 'enable');
       if (!app) throw new Error(`no application with client_id "${clientId}"`);
       return app;
     }

@@ -42,6 +42,10 @@ export const NOTICES = {
     'Access revoked. The application’s tokens no longer work, and the SSH and deploy keys it created for you were deleted.',
   'token-deleted': 'Token deleted. It no longer works.',
   'token-revoked': 'Token revoked. It no longer works.',
+  'device-flow-enabled':
+    'Device Flow enabled: devices can now ask users to authorize this application with a code.',
+  'device-flow-disabled':
+    'Device Flow disabled: devices can no longer ask for codes, and pending codes cannot be used.',
 } as const;
 
 export type NoticeCode = keyof typeof NOTICES;

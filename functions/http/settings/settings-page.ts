@@ -55,6 +55,8 @@ export const paths = {
   developers: pathTo('settings/developers'),
   developerApp: (clientId: string) => pathTo('settings/developer-app', { client_id: clientId }),
   developerAppSecret: (clientId: string) => pathTo('settings/developer-app-secret', { client_id: clientId }),
+  developerAppDeviceFlow: (clientId: string) =>
+    pathTo('settings/developer-app-device-flow', { client_id: clientId }),
   developerTokenRevoke: (clientId: string, id: number) =>
     pathTo('settings/developer-token-revoke', { client_id: clientId, authorization_id: id }),
 } as const;
