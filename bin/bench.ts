@@ -2,6 +2,7 @@
  * `npm run bench [-- section ...]`: measures the service on this machine and writes the results
  * into docs/benchmarks.md. Sections: `startup` (npm start → ready), `bundles` (each Lambda bundle's
  * size and module-load time), `tokens` (token-authenticated requests against a one-GetItem floor),
+ * `device` (device-flow polls on pending codes against a one-GetItem floor),
  * `oauth` (code exchanges under load, and the whole OAuth web flow in Chromium), `login` (password
  * sign-in: scrypt cost and Basic-auth latency), `import` (a 10,000-commit source import against git
  * alone), `hg` (a 2,000-changeset Mercurial import against `hg clone`), `svn` (a 1,000-revision
@@ -12,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { measureBundles } from '#bench/bundles';
+import { deviceReport, measureDevicePolls } from '#bench/device';
 import { importReport, measureImport } from '#bench/import';
 import { hgImportReport, measureHgImport } from '#bench/import-hg';
 import { loginReport, measureLogin } from '#bench/login';
@@ -24,7 +26,7 @@ import { measureTokens, tokensReport } from '#bench/tokens';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const SECTIONS = ['startup', 'bundles', 'tokens', 'oauth', 'login', 'import', 'hg', 'svn'] as const;
+const SECTIONS = ['startup', 'bundles', 'tokens', 'device', 'oauth', 'login', 'import', 'hg', 'svn'] as const;
 const wanted = new Set(process.argv.slice(2));
 
 // Each section that starts a local stack needs a process of its own (configuration is read once
@@ -79,6 +81,22 @@ if (run('tokens')) {
   });
   const markdown = tokensReport(result, machine);
   await writeSection('tokens', markdown);
+  console.log(markdown);
+}
+
+if (run('device')) {
+  const result = await measureDevicePolls({
+    concurrency: 16,
+    codes: 64,
+    prewarmMs: 5_000,
+    warmupMs: 2_000,
+    durationMs: 10_000,
+    rounds: 3,
+    countedPolls: 20,
+  });
+  const markdown = deviceReport(result, machine);
+  // docs/benchmarks.md gets a `<!-- bench:device -->` section with the docs of the device flow.
+  await writeSection('device', markdown).catch((error: unknown) => console.error(String(error)));
   console.log(markdown);
 }
 

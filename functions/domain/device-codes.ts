@@ -8,8 +8,7 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 /** The `grant_type` of a device-code poll (RFC 8628 §3.4). */
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-/** GitHub's minimum polling interval; each `slow_down` adds `SLOW_DOWN_STEP_SECONDS`. */
-export const POLL_INTERVAL_SECONDS = 5;
+/** Each `slow_down` adds this to the polling interval (RFC 8628 §3.5; the interval itself is configuration). */
 export const SLOW_DOWN_STEP_SECONDS = 5;
 
 /**

@@ -34,7 +34,6 @@ import {
   MAX_WRONG_ENTRIES,
   newDeviceCode,
   newUserCode,
-  POLL_INTERVAL_SECONDS,
   SLOW_DOWN_STEP_SECONDS,
 } from '#domain/device-codes';
 import { OAuthError } from '#domain/oauth-errors';
@@ -68,8 +67,9 @@ const USER_CODE_TRIES = 5;
 export async function requestDeviceCodes(
   clientId: string | undefined,
   scope: string | undefined,
-  ttlSeconds: number,
+  timing: { readonly ttlSeconds: number; readonly intervalSeconds: number },
 ): Promise<DeviceCodes> {
+  const { ttlSeconds, intervalSeconds } = timing;
   const app = await deviceApp(clientId);
   const scopes = parseScopeParameter(scope);
   for (let attempt = 0; attempt < USER_CODE_TRIES; attempt += 1) {
@@ -81,9 +81,9 @@ export async function requestDeviceCodes(
       clientId: app.clientId,
       scopes,
       expiresAt: Math.floor(Date.now() / 1000) + ttlSeconds,
-      intervalMs: POLL_INTERVAL_SECONDS * 1000,
+      intervalMs: Math.round(intervalSeconds * 1000),
     });
-    if (stored) return { deviceCode, userCode, expiresIn: ttlSeconds, interval: POLL_INTERVAL_SECONDS };
+    if (stored) return { deviceCode, userCode, expiresIn: ttlSeconds, interval: intervalSeconds };
   }
   throw new Error('requestDeviceCodes: no unused user code found');
 }

@@ -5,6 +5,8 @@ export interface LoadOptions {
   /** Loopback only: `http://127.0.0.1:<port>/path`. */
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /** A POST body per request (the device poll rotates through its codes); without it, GETs. */
+  readonly body?: () => string;
   /** Requests in flight at any time, each on its own kept-alive connection. */
   readonly concurrency: number;
   /** Requests completing in this first stretch are not counted. */
@@ -29,16 +31,24 @@ export interface LoadResult {
   readonly latencies: readonly number[];
 }
 
-/** One GET on a kept-alive connection; resolves with the status once the body has been read. */
+/** One GET (or POST of `body`) on a kept-alive connection; resolves with the status once the body has been read. */
 function get(
   agent: Agent,
   url: URL,
   headers: Readonly<Record<string, string>>,
   timeoutMs: number,
+  body?: string,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { agent, host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers },
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: body === undefined ? 'GET' : 'POST',
+        headers: body === undefined ? headers : { ...headers, 'Content-Length': Buffer.byteLength(body) },
+      },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));
@@ -47,7 +57,7 @@ function get(
     );
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no response within ${timeoutMs} ms`)));
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -71,7 +81,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const client = async () => {
     while (performance.now() < measureTo) {
       const sent = performance.now();
-      const status = await get(agent, url, headers, timeoutMs);
+      const status = await get(agent, url, headers, timeoutMs, options.body?.());
       const done = performance.now();
       if (status !== options.expectStatus)
         throw new Error(`GET ${url.pathname} answered ${status}, expected ${options.expectStatus}`);

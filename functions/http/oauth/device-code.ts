@@ -10,7 +10,10 @@ import { publicUrls } from '#shared/urls';
  */
 export const handler = oauthHandler(async ({ params, client, event }) => {
   const settings = config();
-  const codes = await requestDeviceCodes(client.id, params.scope, settings.deviceCodeTtlSeconds);
+  const codes = await requestDeviceCodes(client.id, params.scope, {
+    ttlSeconds: settings.deviceCodeTtlSeconds,
+    intervalSeconds: settings.devicePollIntervalSeconds,
+  });
   return {
     device_code: codes.deviceCode,
     user_code: codes.userCode,
