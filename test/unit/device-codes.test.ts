@@ -12,7 +12,8 @@ import {
 
 describe('user codes', () => {
   it('are XXXX-XXXX over twenty consonants without look-alikes', () => {
-    for (let i = 0; i < 200; i++) expect(newUserCode()).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+    for (let i = 0; i < 200; i++)
+      expect(newUserCode()).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
     expect(USER_CODE_ALPHABET).not.toMatch(/[AEIOUY0-9]/);
   });
 
@@ -49,7 +50,11 @@ describe('the poll request', () => {
     expect(request.ConditionExpression).toContain('#next <= :nowMs');
     expect(request.ConditionExpression).toContain('#clientId = :clientId');
     expect(request.ConditionExpression).toContain('attribute_not_exists(#exchangedAt)');
-    expect(request.ExpressionAttributeValues).toMatchObject({ ':nowMs': 1_000_000, ':nowS': 1000, ':clientId': 'client' });
+    expect(request.ExpressionAttributeValues).toMatchObject({
+      ':nowMs': 1_000_000,
+      ':nowS': 1000,
+      ':clientId': 'client',
+    });
     expect(request.ReturnValues).toBe('ALL_NEW');
     expect(request.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
   });
