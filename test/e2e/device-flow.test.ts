@@ -390,12 +390,14 @@ describe('the Enable Device Flow setting', () => {
     });
     const page = `/settings/developers/${disabledApp.clientId}`;
     expect((await owner.get(page)).status).toBe(200);
-    expect(owner.lastHtml).toMatch(/<input type="checkbox" name="device_flow" value="on" aria-describedby/);
+    expect(owner.lastHtml).toMatch(
+      /<input type="checkbox" id="device_flow" name="device_flow" value="on" aria-describedby/,
+    );
     const on = await owner.post(`${page}/device-flow`, { device_flow: 'on' });
     expect(on.status).toBe(303);
     await owner.get(on.headers.get('location') ?? '');
     expect(owner.lastHtml).toContain('Device Flow enabled');
-    expect(owner.lastHtml).toMatch(/name="device_flow" value="on" checked/);
+    expect(owner.lastHtml).toMatch(/name="device_flow" value="on" checked aria-describedby/);
     expect((await requestCodes(disabledApp.clientId)).body.device_code).toMatch(/^[0-9a-f]{40}$/);
     expect((await owner.post(`${page}/device-flow`, {})).status).toBe(303);
     expect((await requestCodes(disabledApp.clientId)).body.error).toBe('device_flow_disabled');

@@ -127,7 +127,7 @@ ${
 <h2>Device Flow</h2>
 <form method="post" action="${paths.developerAppDeviceFlow(app.clientId)}" class="panel">
   ${csrfField(request.csrf)}
-  <label><input type="checkbox" name="device_flow" value="on"${app.deviceFlowEnabled ? html` checked` : ''} aria-describedby="device-flow-help"> Enable Device Flow</label>
+  <input type="checkbox" id="device_flow" name="device_flow" value="on"${app.deviceFlowEnabled ? html` checked` : ''} aria-describedby="device-flow-help"> <label for="device_flow">Enable Device Flow</label>
   <p class="muted" id="device-flow-help">Allow this application to authorize users through the device flow (RFC 8628): a device without a browser shows a code that the user enters at /login/device.</p>
   <div class="actions"><button type="submit">Save</button></div>
 </form>
