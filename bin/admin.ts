@@ -18,6 +18,7 @@ const USAGE = `Usage: npm run admin -- <command> [--table <name> [--region <r>]]
   app suspend <client_id>
   app unsuspend <client_id>
   app token-expiration enable|disable <client_id>
+  app device-flow enable|disable <client_id>
   repo create <owner>/<name> [--private]
   With --table, \`user otp enable\` also needs --kms-key <key id or alias> (the stack's secrets key).`;
 
@@ -152,12 +153,14 @@ async function run(): Promise<unknown> {
       if (!app) throw new Error(`no application with client_id "${clientId}"`);
       return app;
     }
-    case 'app token-expiration': {
-      const { setAppTokenExpiration } = await import('#services/apps');
+    case 'app token-expiration':
+    case 'app device-flow': {
+      const { setAppSwitch } = await import('#services/apps');
       const [switchTo, clientId] = rest;
       if (switchTo !== 'enable' && switchTo !== 'disable')
-        throw new UsageError('app token-expiration needs enable or disable');
-      const app = await setAppTokenExpiration(required(clientId, '<client_id>'), switchTo === 'enable');
+        throw new UsageError(`app ${verb} needs enable or disable`);
+      const setting = verb === 'device-flow' ? 'deviceFlowEnabled' : 'expireUserTokens';
+      const app = await setAppSwitch(required(clientId, '<client_id>'), setting, switchTo === 'enable');
       if (!app) throw new Error(`no application with client_id "${clientId}"`);
       return app;
     }

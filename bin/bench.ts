@@ -2,17 +2,19 @@
  * `npm run bench [-- section ...]`: measures the service on this machine and writes the results
  * into docs/benchmarks.md. Sections: `startup` (npm start → ready), `bundles` (each Lambda bundle's
  * size and module-load time), `tokens` (token-authenticated requests against a one-GetItem floor),
- * `introspect` (token introspections against the same floor), `oauth` (code exchanges under load,
- * and the whole OAuth web flow in Chromium), `login` (password sign-in: scrypt cost and Basic-auth
- * latency), `import` (a 10,000-commit source import against git alone), `hg` (a 2,000-changeset
- * Mercurial import against `hg clone`), `svn` (a 1,000-revision Subversion import against
- * `git svn clone`; the baseline alone takes about 15 minutes).
+ * `introspect` (token introspections against the same floor), `device` (device-flow polls on pending
+ * codes against a one-GetItem floor), `oauth` (code exchanges under load, and the whole OAuth web
+ * flow in Chromium), `login` (password sign-in: scrypt cost and Basic-auth latency), `import` (a
+ * 10,000-commit source import against git alone), `hg` (a 2,000-changeset Mercurial import against
+ * `hg clone`), `svn` (a 1,000-revision Subversion import against `git svn clone`; the baseline alone
+ * takes about 15 minutes).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { measureBundles } from '#bench/bundles';
+import { deviceReport, measureDevicePolls } from '#bench/device';
 import { importReport, measureImport } from '#bench/import';
 import { hgImportReport, measureHgImport } from '#bench/import-hg';
 import { introspectReport, measureIntrospect } from '#bench/introspect';
@@ -31,6 +33,7 @@ const SECTIONS = [
   'bundles',
   'tokens',
   'introspect',
+  'device',
   'oauth',
   'login',
   'import',
@@ -104,8 +107,23 @@ if (run('introspect')) {
     countedRequests: 20,
   });
   const markdown = introspectReport(result, machine);
-  console.log(markdown);
   await writeSection('introspect', markdown);
+  console.log(markdown);
+}
+
+if (run('device')) {
+  const result = await measureDevicePolls({
+    concurrency: 16,
+    codes: 64,
+    prewarmMs: 5_000,
+    warmupMs: 2_000,
+    durationMs: 10_000,
+    rounds: 3,
+    countedPolls: 20,
+  });
+  const markdown = deviceReport(result, machine);
+  await writeSection('device', markdown);
+  console.log(markdown);
 }
 
 if (run('oauth')) {

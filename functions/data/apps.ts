@@ -18,6 +18,7 @@ export const toApp = (item: Record<string, unknown>): StoredApp => ({
   ownerLogin: String(item.ownerLogin),
   suspended: Boolean(item.suspended),
   expireUserTokens: item.expireUserTokens === true,
+  deviceFlowEnabled: item.deviceFlowEnabled === true,
   secretHash: String(item.secretHash),
   createdAt: String(item.createdAt),
   updatedAt: String(item.updatedAt),
@@ -54,6 +55,7 @@ export async function createApp(
     ownerLogin: input.ownerLogin,
     suspended: false,
     expireUserTokens: input.expireUserTokens ?? false,
+    deviceFlowEnabled: false,
     secretHash: input.secretHash,
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -101,18 +103,26 @@ export async function setSuspended(clientId: string, suspended: boolean): Promis
   return app;
 }
 
+/** An application's on/off settings, each off by default. */
+export type AppSwitch = 'expireUserTokens' | 'deviceFlowEnabled';
+
 /**
- * Turns "expire user authorization tokens" on or off; `undefined` when there is no such
- * application. Only tokens issued afterwards follow the new setting.
+ * Turns one of an application's settings on or off; `undefined` when there is no such
+ * application. Only tokens and codes issued afterwards follow the new setting.
  */
-export async function setExpireUserTokens(clientId: string, on: boolean): Promise<OAuthApp | undefined> {
+export async function setAppSwitch(
+  clientId: string,
+  setting: AppSwitch,
+  on: boolean,
+): Promise<OAuthApp | undefined> {
   const written = await conditionalWrite(
     db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: appKey(clientId),
-        UpdateExpression: 'SET expireUserTokens = :on, updatedAt = :now',
+        UpdateExpression: 'SET #setting = :on, updatedAt = :now',
         ConditionExpression: ITEM_EXISTS,
+        ExpressionAttributeNames: { '#setting': setting },
         ExpressionAttributeValues: { ':on': on, ':now': now() },
         ReturnValues: 'ALL_NEW',
       }),

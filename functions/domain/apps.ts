@@ -15,6 +15,8 @@ export interface OAuthApp {
    * expire and come with a refresh token. Changing it leaves tokens already issued as they are.
    */
   readonly expireUserTokens: boolean;
+  /** The device authorization grant (RFC 8628) is off until the owner enables it, as on GitHub. */
+  readonly deviceFlowEnabled: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

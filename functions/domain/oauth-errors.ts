@@ -72,6 +72,42 @@ const TOKEN = {
     description: 'The client_id and/or client_secret passed are incorrect.',
     anchor: 'invalid-client',
   },
+  // The device flow (RFC 8628 §3.5), with GitHub's texts ("Error codes for the device flow").
+  authorization_pending: {
+    error: 'authorization_pending',
+    description: 'The authorization request is still pending.',
+    anchor: 'authorization-pending',
+  },
+  slow_down: {
+    error: 'slow_down',
+    description: 'Too many requests have been made in the same timeframe.',
+    anchor: 'slow-down',
+  },
+  expired_token: {
+    error: 'expired_token',
+    description: 'The `device_code` has expired.',
+    anchor: 'expired-token',
+  },
+  unsupported_grant_type: {
+    error: 'unsupported_grant_type',
+    description: 'The grant type is not supported.',
+    anchor: 'unsupported-grant-type',
+  },
+  incorrect_device_code: {
+    error: 'incorrect_device_code',
+    description: 'The device_code provided is not valid.',
+    anchor: 'incorrect-device-code',
+  },
+  access_denied: {
+    error: 'access_denied',
+    description: 'The authorization request was denied.',
+    anchor: 'access-denied',
+  },
+  device_flow_disabled: {
+    error: 'device_flow_disabled',
+    description: 'Device Flow must be explicitly enabled for this App',
+    anchor: 'device-flow-disabled',
+  },
 } as const satisfies Record<string, Entry>;
 
 export type AuthorizeErrorCode = keyof typeof AUTHORIZE;
@@ -106,6 +142,8 @@ export class OAuthError extends Error {
     readonly code: TokenErrorCode,
     readonly status = 200,
     readonly description?: string,
+    /** Fields answered besides the error's own (`slow_down` carries the new `interval`). */
+    readonly extra: Readonly<Record<string, string | number>> = {},
   ) {
     super(code);
   }

@@ -4,12 +4,13 @@
  */
 import { appsOwnedBy, rotateClientSecret, tokensOfApp } from '#data/app-directory';
 import {
+  type AppSwitch,
   createApp,
   getApp,
   getApps,
   type NewApp,
-  setExpireUserTokens,
   setSuspended,
+  setAppSwitch as storeAppSwitch,
   withoutSecret,
 } from '#data/apps';
 import {
@@ -63,8 +64,13 @@ export const setAppSuspended = (clientId: string, suspended: boolean): Promise<O
   setSuspended(clientId, suspended);
 
 /**
- * "Expire user authorization tokens" on or off (the admin CLI and the developer settings page);
- * undefined when there is no such application. Tokens already issued keep their terms.
+ * One of an application's settings on or off (the admin CLI and the developer settings page):
+ * "Expire user authorization tokens" (`expireUserTokens`) or "Enable Device Flow"
+ * (`deviceFlowEnabled`); undefined when there is no such application. Tokens and codes already
+ * issued keep their terms.
  */
-export const setAppTokenExpiration = (clientId: string, on: boolean): Promise<OAuthApp | undefined> =>
-  setExpireUserTokens(clientId, on);
+export const setAppSwitch = (
+  clientId: string,
+  setting: AppSwitch,
+  on: boolean,
+): Promise<OAuthApp | undefined> => storeAppSwitch(clientId, setting, on);

@@ -62,6 +62,13 @@ export const ENV = {
   userTokenSeconds: 'USER_TOKEN_SECONDS',
   /** Lifetime of a refresh token; default 15897600 s (about 6 months), GitHub's value. */
   refreshTokenSeconds: 'REFRESH_TOKEN_SECONDS',
+  /** How long a device code lives, in seconds (default 900, GitHub's 15 minutes; tests use a short one). */
+  deviceCodeTtlSeconds: 'DEVICE_CODE_TTL_SECONDS',
+  /**
+   * The device flow's minimum polling interval, in seconds (default 5, GitHub's). Only the
+   * benchmark lowers it, so that one code can be polled on time at full speed.
+   */
+  devicePollIntervalSeconds: 'DEVICE_POLL_INTERVAL_SECONDS',
 } as const;
 
 export interface Config {
@@ -89,6 +96,8 @@ export interface Config {
   readonly originAllowedAddresses: readonly string[];
   readonly userTokenSeconds: number;
   readonly refreshTokenSeconds: number;
+  readonly deviceCodeTtlSeconds: number;
+  readonly devicePollIntervalSeconds: number;
 }
 
 function optionalUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -130,6 +139,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     importChunkSeconds,
     importMaxBytes: positiveNumber(env, ENV.importMaxBytes, DEFAULT_IMPORT_MAX_BYTES, true),
     importMaxObjects: positiveNumber(env, ENV.importMaxObjects, DEFAULT_IMPORT_MAX_OBJECTS, true),
+    deviceCodeTtlSeconds: positiveNumber(env, ENV.deviceCodeTtlSeconds, 900, true),
+    devicePollIntervalSeconds: positiveNumber(env, ENV.devicePollIntervalSeconds, 5, false),
     originAllowedAddresses: Object.freeze(
       (env[ENV.originAllowedAddresses] ?? '')
         .split(',')

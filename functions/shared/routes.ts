@@ -110,6 +110,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/settings/developers/{client_id}', handler: 'settings/developer-app', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'POST', path: '/settings/developers/{client_id}/secret', handler: 'settings/developer-app-secret', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/settings/developers/{client_id}/token-expiration', handler: 'settings/developer-app-token-expiration', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'POST', path: '/settings/developers/{client_id}/device-flow', handler: 'settings/developer-app-device-flow', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/settings/developers/{client_id}/authorizations/{authorization_id}/revoke', handler: 'settings/developer-token-revoke', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   // OAuth web flow (spec §4.4)
   { method: 'GET', path: '/login/oauth/authorize', handler: 'oauth/authorize', auth: 'web', scopes: [], media: 'html', table: 'RW' },
@@ -119,6 +120,11 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'oauth/metadata', auth: 'public', scopes: [], media: 'oauth', table: 'RO' },
   { method: 'POST', path: '/login/oauth/revoke', handler: 'oauth/revoke', auth: 'client', scopes: [], media: 'oauth', table: 'RW' },
   { method: 'POST', path: '/login/oauth/introspect', handler: 'oauth/introspect', auth: 'client', scopes: [], media: 'oauth', table: 'RO' },
+  // Device authorization grant (RFC 8628, as GitHub): codes for a public client, the page the user enters the code on.
+  { method: 'POST', path: '/login/device/code', handler: 'oauth/device-code', auth: 'client', scopes: [], media: 'oauth', table: 'RW' },
+  { method: 'GET', path: '/login/device', handler: 'oauth/device', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'POST', path: '/login/device', handler: 'oauth/device-verify', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'POST', path: '/login/device/authorize', handler: 'oauth/device-decision', auth: 'web', scopes: [], media: 'html', table: 'RW' },
 
   // Source import API (spec §4.5): preview media type barred-rock.
   // (import API rows)

@@ -5,9 +5,8 @@ export interface LoadOptions {
   /** Loopback only: `http://127.0.0.1:<port>/path`. */
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
-  /** GET when absent; a POST sends `body` (e.g. a form) with each request. */
-  readonly method?: 'GET' | 'POST';
-  readonly body?: string;
+  /** A POST body: fixed, or one per request (the device poll rotates through its codes); without it, GETs. */
+  readonly body?: string | (() => string);
   /** Requests in flight at any time, each on its own kept-alive connection. */
   readonly concurrency: number;
   /** Requests completing in this first stretch are not counted. */
@@ -32,18 +31,24 @@ export interface LoadResult {
   readonly latencies: readonly number[];
 }
 
-/** One request on a kept-alive connection; resolves with the status once the body has been read. */
+/** One GET (or POST of `body`) on a kept-alive connection; resolves with the status once the body has been read. */
 function get(
   agent: Agent,
   url: URL,
   headers: Readonly<Record<string, string>>,
   timeoutMs: number,
-  method: 'GET' | 'POST' = 'GET',
   body?: string,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { agent, method, host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers },
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: body === undefined ? 'GET' : 'POST',
+        headers: body === undefined ? headers : { ...headers, 'Content-Length': Buffer.byteLength(body) },
+      },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));
@@ -76,11 +81,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const client = async () => {
     while (performance.now() < measureTo) {
       const sent = performance.now();
-      const status = await get(agent, url, headers, timeoutMs, options.method, options.body);
+      const body = typeof options.body === 'function' ? options.body() : options.body;
+      const status = await get(agent, url, headers, timeoutMs, body);
       const done = performance.now();
       if (status !== options.expectStatus)
         throw new Error(
-          `${options.method ?? 'GET'} ${url.pathname} answered ${status}, expected ${options.expectStatus}`,
+          `${options.body === undefined ? 'GET' : 'POST'} ${url.pathname} answered ${status}, expected ${options.expectStatus}`,
         );
       if (done >= measureFrom && done <= measureTo) latencies.push(done - sent);
     }

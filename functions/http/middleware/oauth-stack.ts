@@ -30,7 +30,8 @@ export interface OAuthRequest {
 
 /**
  * Response fields in their form/JSON order; XML uses GitHub's own order (`XML_ORDER`). Numbers
- * (lifetimes such as `expires_in`) stay numbers in JSON, as RFC 6749 §5.1 and GitHub have them.
+ * (`expires_in`, `refresh_token_expires_in`, `interval`) are JSON numbers, as RFC 6749 §5.1, RFC 8628
+ * and GitHub have them (oauth4webapi checks this).
  */
 export type OAuthFields = Readonly<Record<string, string | number>>;
 
@@ -69,6 +70,11 @@ const XML_ORDER = [
   'expires_in',
   'refresh_token',
   'refresh_token_expires_in',
+  // The device authorization response (RFC 8628 §3.2).
+  'device_code',
+  'user_code',
+  'verification_uri',
+  'interval',
   'error',
   'error_description',
   'error_uri',
@@ -176,7 +182,7 @@ const oauthResponse = (handlerId: string): middy.MiddlewareObj<OAuthEvent, APIGa
     if (error instanceof OAuthError) {
       request.response = toResult(
         error.status,
-        tokenErrorFields(error.code, docsUrl, error.description),
+        { ...tokenErrorFields(error.code, docsUrl, error.description), ...error.extra },
         format,
       );
       return;

@@ -1,4 +1,4 @@
-import { ownedApp, setAppTokenExpiration } from '#services/apps';
+import { ownedApp, setAppSwitch } from '#services/apps';
 import { readExpireUserTokens } from './app-form.ts';
 import { pageNotFound, paths, seeOther, settingsHandler } from './settings-page.ts';
 
@@ -8,6 +8,7 @@ import { pageNotFound, paths, seeOther, settingsHandler } from './settings-page.
  */
 export const handler = settingsHandler(paths.developers, async (request, user) => {
   const app = await ownedApp(user.login, request.params.client_id);
-  if (!(await setAppTokenExpiration(app.clientId, readExpireUserTokens(request.form)))) throw pageNotFound();
+  if (!(await setAppSwitch(app.clientId, 'expireUserTokens', readExpireUserTokens(request.form))))
+    throw pageNotFound();
   return seeOther(paths.developerApp(app.clientId), 'token-expiration-saved');
 });

@@ -136,6 +136,13 @@ ${
       text: 'Generate a new client secret',
       label: `Generate a new client secret for ${app.name}`,
     })}</div>
+<h2>Device Flow</h2>
+<form method="post" action="${paths.developerAppDeviceFlow(app.clientId)}" class="panel">
+  ${csrfField(request.csrf)}
+  <input type="checkbox" id="device_flow" name="device_flow" value="on"${app.deviceFlowEnabled ? html` checked` : ''} aria-describedby="device-flow-help"> <label for="device_flow">Enable Device Flow</label>
+  <p class="muted" id="device-flow-help">Allow this application to authorize users through the device flow (RFC 8628): a device without a browser shows a code that the user enters at /login/device.</p>
+  <div class="actions"><button type="submit">Save</button></div>
+</form>
 <h2>Users’ tokens</h2>
 ${
   list.tokens.length === 0

@@ -44,6 +44,10 @@ export const NOTICES = {
   'token-revoked': 'Token revoked. It no longer works.',
   'token-expiration-saved':
     'Saved. Tokens issued from now on follow this setting; tokens already issued keep theirs.',
+  'device-flow-enabled':
+    'Device Flow enabled: devices can now ask users to authorize this application with a code.',
+  'device-flow-disabled':
+    'Device Flow disabled: devices can no longer ask for codes, and pending codes cannot be used.',
 } as const;
 
 export type NoticeCode = keyof typeof NOTICES;

@@ -57,6 +57,8 @@ export const paths = {
   developerAppSecret: (clientId: string) => pathTo('settings/developer-app-secret', { client_id: clientId }),
   developerAppTokenExpiration: (clientId: string) =>
     pathTo('settings/developer-app-token-expiration', { client_id: clientId }),
+  developerAppDeviceFlow: (clientId: string) =>
+    pathTo('settings/developer-app-device-flow', { client_id: clientId }),
   developerTokenRevoke: (clientId: string, id: number) =>
     pathTo('settings/developer-token-revoke', { client_id: clientId, authorization_id: id }),
 } as const;

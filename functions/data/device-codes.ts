@@ -1,0 +1,316 @@
+import { GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { Scope } from '#domain/scopes';
+import { conditionalWrite, db, isConditionFailure, now, tableName, transact } from './client.ts';
+import { deviceCodeKey, deviceEntryKey, userCodeKey } from './keys.ts';
+import { ITEM_ABSENT, ITEM_EXISTS, TABLE, typed } from './table.ts';
+
+/**
+ * Device authorizations (RFC 8628). Two items, written in one transaction: the authorization
+ * under the SHA-256 of its device code, and a pointer to it under the SHA-256 of its user code
+ * (the device page finds it there). Neither code is stored in the clear; both items carry the TTL.
+ *
+ * A poll is one conditional UpdateItem that moves `nextPollAt` on by the interval. It succeeds
+ * only when the poll is on time for an unexchanged, unexpired authorization of that client, and
+ * returns the item either way (`ReturnValuesOnConditionCheckFailure`), so the caller can tell
+ * `slow_down` from `expired_token` or `incorrect_device_code` without reading again.
+ */
+export type DeviceStatus = 'pending' | 'approved' | 'denied';
+
+export interface StoredDevice {
+  readonly deviceCodeHash: string;
+  readonly clientId: string;
+  readonly scopes: readonly Scope[];
+  /** Epoch seconds; also the TTL attribute (DynamoDB deletes lazily, so readers check it). */
+  readonly expiresAt: number;
+  /** The current polling interval, in milliseconds (grows with every `slow_down`). */
+  readonly intervalMs: number;
+  /** Epoch milliseconds before which a poll is too early. */
+  readonly nextPollAt: number;
+  readonly status: DeviceStatus;
+  /** The user who approved it (set with `approved`). */
+  readonly login: string | null;
+  /** The user's grant generation for the application when they approved (see `data/codes.ts`). */
+  readonly grantGeneration: number;
+  readonly exchangedAt: string | null;
+  readonly authorizationId: number | null;
+}
+
+export interface NewDevice {
+  readonly deviceCodeHash: string;
+  readonly userCodeHash: string;
+  readonly clientId: string;
+  readonly scopes: readonly Scope[];
+  readonly expiresAt: number;
+  readonly intervalMs: number;
+}
+
+const toDevice = (item: Record<string, unknown>): StoredDevice => ({
+  deviceCodeHash: String(item.deviceCodeHash),
+  clientId: String(item.clientId),
+  scopes: (item.scopes as Scope[] | undefined) ?? [],
+  expiresAt: Number(item.expiresAt),
+  intervalMs: Number(item.intervalMs),
+  nextPollAt: Number(item.nextPollAt ?? 0),
+  status: (item.status as DeviceStatus | undefined) ?? 'pending',
+  login: (item.login as string | undefined) ?? null,
+  grantGeneration: Number(item.grantGeneration ?? 0),
+  exchangedAt: (item.exchangedAt as string | undefined) ?? null,
+  authorizationId: item.authorizationId === undefined ? null : Number(item.authorizationId),
+});
+
+/** Stores a new device authorization; false when the user code is taken (make another one). */
+export async function putDevice(device: NewDevice): Promise<boolean> {
+  const timestamp = now();
+  const outcome = await transact([
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...deviceCodeKey(device.deviceCodeHash),
+          ...typed('DeviceAuthorization'),
+          deviceCodeHash: device.deviceCodeHash,
+          clientId: device.clientId,
+          scopes: device.scopes,
+          expiresAt: device.expiresAt,
+          intervalMs: device.intervalMs,
+          nextPollAt: 0,
+          status: 'pending',
+          createdAt: timestamp,
+          updatedAt: timestamp,
+        },
+        ConditionExpression: ITEM_ABSENT,
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...userCodeKey(device.userCodeHash),
+          ...typed('DeviceUserCode'),
+          deviceCodeHash: device.deviceCodeHash,
+          expiresAt: device.expiresAt,
+          createdAt: timestamp,
+          updatedAt: timestamp,
+        },
+        ConditionExpression: ITEM_ABSENT,
+      },
+    },
+  ]);
+  if (outcome === 'ok') return true;
+  if (outcome === 'conflict') return false;
+  if (outcome.failedIndex === 1) return false;
+  throw new Error('putDevice: a device code collided');
+}
+
+// Request builders: pure, so unit tests can read them as plain objects.
+
+export function pollRequest(
+  deviceCodeHash: string,
+  clientId: string,
+  nowMs: number,
+): UpdateCommandInput & { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } {
+  return {
+    TableName: tableName(),
+    Key: deviceCodeKey(deviceCodeHash),
+    UpdateExpression: 'SET #next = :nowMs + #interval',
+    ConditionExpression: `${ITEM_EXISTS} AND #clientId = :clientId AND #next <= :nowMs AND #expiresAt > :nowS AND attribute_not_exists(#exchangedAt)`,
+    ExpressionAttributeNames: {
+      '#next': 'nextPollAt',
+      '#interval': 'intervalMs',
+      '#clientId': 'clientId',
+      '#expiresAt': 'expiresAt',
+      '#exchangedAt': 'exchangedAt',
+    },
+    ExpressionAttributeValues: { ':nowMs': nowMs, ':nowS': Math.floor(nowMs / 1000), ':clientId': clientId },
+    ReturnValues: 'ALL_NEW',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+export type PollOutcome =
+  | { readonly kind: 'on-time'; readonly device: StoredDevice }
+  /** The condition failed: the item as it was (too early, expired, exchanged, another client's). */
+  | { readonly kind: 'refused'; readonly device: StoredDevice }
+  | { readonly kind: 'missing' };
+
+/** One poll: one UpdateItem round trip whatever the answer. */
+export async function pollDevice(
+  deviceCodeHash: string,
+  clientId: string,
+  nowMs: number,
+): Promise<PollOutcome> {
+  try {
+    const { Attributes } = await db().send(new UpdateCommand(pollRequest(deviceCodeHash, clientId, nowMs)));
+    return { kind: 'on-time', device: toDevice(Attributes ?? {}) };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const item = (error as { Item?: Record<string, never> }).Item;
+    return item ? { kind: 'refused', device: toDevice(unmarshall(item)) } : { kind: 'missing' };
+  }
+}
+
+/** `slow_down`: the interval grows by `stepMs` and the next poll waits for it. Returns the new interval. */
+export async function slowDown(device: StoredDevice, stepMs: number, nowMs: number): Promise<number> {
+  const intervalMs = device.intervalMs + stepMs;
+  const written = await conditionally({
+    TableName: tableName(),
+    Key: deviceCodeKey(device.deviceCodeHash),
+    UpdateExpression: 'SET #interval = :interval, #next = :next, #updatedAt = :now',
+    // Concurrent early polls grow the interval once, not once each.
+    ConditionExpression: `${ITEM_EXISTS} AND #interval = :old`,
+    ExpressionAttributeNames: { '#interval': 'intervalMs', '#next': 'nextPollAt', '#updatedAt': 'updatedAt' },
+    ExpressionAttributeValues: {
+      ':interval': intervalMs,
+      ':old': device.intervalMs,
+      ':next': nowMs + intervalMs,
+      ':now': now(),
+    },
+  });
+  return written === false ? Math.max(intervalMs, device.intervalMs) : intervalMs;
+}
+
+async function conditionally(input: UpdateCommandInput): Promise<Record<string, unknown> | false> {
+  const written = await conditionalWrite(db().send(new UpdateCommand(input)));
+  return written === false ? false : (written.Attributes ?? {});
+}
+
+/** The device authorization a user code names, or undefined (unknown, or deleted by TTL). */
+export async function deviceByUserCode(userCodeHash: string): Promise<StoredDevice | undefined> {
+  const pointer = await db().send(
+    new GetCommand({ TableName: tableName(), Key: userCodeKey(userCodeHash), ConsistentRead: true }),
+  );
+  const deviceCodeHash = pointer.Item?.deviceCodeHash;
+  if (typeof deviceCodeHash !== 'string') return undefined;
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: deviceCodeKey(deviceCodeHash), ConsistentRead: true }),
+  );
+  return Item ? toDevice(Item) : undefined;
+}
+
+/** The user's decision; false when the authorization is no longer pending (or has expired). */
+export async function decideDevice(
+  deviceCodeHash: string,
+  decision:
+    | { readonly status: 'approved'; readonly login: string; readonly grantGeneration: number }
+    | { readonly status: 'denied'; readonly login: string },
+  nowMs: number,
+): Promise<boolean> {
+  const written = await conditionally({
+    TableName: tableName(),
+    Key: deviceCodeKey(deviceCodeHash),
+    UpdateExpression: 'SET #status = :status, #login = :login, #generation = :generation, #updatedAt = :now',
+    ConditionExpression: `${ITEM_EXISTS} AND #status = :pending AND #expiresAt > :nowS`,
+    ExpressionAttributeNames: {
+      '#status': 'status',
+      '#login': 'login',
+      '#generation': 'grantGeneration',
+      '#expiresAt': 'expiresAt',
+      '#updatedAt': 'updatedAt',
+    },
+    ExpressionAttributeValues: {
+      ':status': decision.status,
+      ':login': decision.login,
+      ':generation': decision.status === 'approved' ? decision.grantGeneration : 0,
+      ':pending': 'pending',
+      ':nowS': Math.floor(nowMs / 1000),
+      ':now': now(),
+    },
+  });
+  return written !== false;
+}
+
+/** Claims an approved, unexchanged authorization for the token about to be minted (exactly once). */
+export async function claimDevice(deviceCodeHash: string, tokenHash: string): Promise<boolean> {
+  const written = await conditionally({
+    TableName: tableName(),
+    Key: deviceCodeKey(deviceCodeHash),
+    UpdateExpression: 'SET #exchangedAt = :now, #tokenHash = :tokenHash, #updatedAt = :now',
+    ConditionExpression: `${ITEM_EXISTS} AND #status = :approved AND attribute_not_exists(#exchangedAt)`,
+    ExpressionAttributeNames: {
+      '#exchangedAt': 'exchangedAt',
+      '#tokenHash': 'tokenHash',
+      '#status': 'status',
+      '#updatedAt': 'updatedAt',
+    },
+    ExpressionAttributeValues: { ':now': now(), ':tokenHash': tokenHash, ':approved': 'approved' },
+  });
+  return written !== false;
+}
+
+/** Gives a claim back when minting failed (nothing was issued), so the client's next poll retries. */
+export async function releaseDevice(deviceCodeHash: string, tokenHash: string): Promise<void> {
+  await conditionally({
+    TableName: tableName(),
+    Key: deviceCodeKey(deviceCodeHash),
+    UpdateExpression: 'REMOVE #exchangedAt, #tokenHash SET #updatedAt = :now',
+    ConditionExpression: '#tokenHash = :tokenHash AND attribute_not_exists(#authorizationId)',
+    ExpressionAttributeNames: {
+      '#exchangedAt': 'exchangedAt',
+      '#tokenHash': 'tokenHash',
+      '#authorizationId': 'authorizationId',
+      '#updatedAt': 'updatedAt',
+    },
+    ExpressionAttributeValues: { ':tokenHash': tokenHash, ':now': now() },
+  });
+}
+
+/** Records the authorization the exchange created (for the record; nothing revokes through it). */
+export async function recordDeviceExchange(deviceCodeHash: string, authorizationId: number): Promise<void> {
+  await conditionally({
+    TableName: tableName(),
+    Key: deviceCodeKey(deviceCodeHash),
+    UpdateExpression: 'SET #authorizationId = :id, #updatedAt = :now',
+    ConditionExpression: ITEM_EXISTS,
+    ExpressionAttributeNames: { '#authorizationId': 'authorizationId', '#updatedAt': 'updatedAt' },
+    ExpressionAttributeValues: { ':id': authorizationId, ':now': now() },
+  });
+}
+
+/**
+ * Reserves one user-code entry in the user's current window: a conditional ADD below `max`, so
+ * concurrent entries cannot exceed the limit. The window's count with this entry, or false when
+ * the window is full (locked).
+ */
+export async function reserveEntry(
+  login: string,
+  window: number,
+  max: number,
+  expiresAt: number,
+): Promise<number | false> {
+  const written = await conditionally({
+    TableName: tableName(),
+    Key: deviceEntryKey(login, window),
+    UpdateExpression:
+      'ADD #count :one SET #type = :type, #expiresAt = :expiresAt, #updatedAt = :now, #createdAt = if_not_exists(#createdAt, :now)',
+    ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+    ExpressionAttributeNames: {
+      '#count': 'count',
+      '#type': TABLE.typeAttribute,
+      '#expiresAt': 'expiresAt',
+      '#updatedAt': 'updatedAt',
+      '#createdAt': 'createdAt',
+    },
+    ExpressionAttributeValues: {
+      ':one': 1,
+      ':max': max,
+      ':type': 'DeviceEntryWindow',
+      ':expiresAt': expiresAt,
+      ':now': now(),
+    },
+    ReturnValues: 'UPDATED_NEW',
+  });
+  return written === false ? false : Number(written.count);
+}
+
+/** Gives a reserved entry back: the code was right, so it was no wrong entry. */
+export async function releaseEntry(login: string, window: number): Promise<void> {
+  await conditionally({
+    TableName: tableName(),
+    Key: deviceEntryKey(login, window),
+    UpdateExpression: 'ADD #count :minusOne',
+    ConditionExpression: '#count > :zero',
+    ExpressionAttributeNames: { '#count': 'count' },
+    ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+  });
+}
