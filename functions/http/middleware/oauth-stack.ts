@@ -67,13 +67,13 @@ const XML_ORDER = [
   'token_type',
   'scope',
   'access_token',
-  'expires_in',
-  'refresh_token',
-  'refresh_token_expires_in',
-  // The device authorization response (RFC 8628 §3.2).
+  // The device authorization response (RFC 8628 §3.2) has no token fields: its own come first.
   'device_code',
   'user_code',
   'verification_uri',
+  'expires_in',
+  'refresh_token',
+  'refresh_token_expires_in',
   'interval',
   'error',
   'error_description',
