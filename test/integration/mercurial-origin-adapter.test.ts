@@ -12,10 +12,10 @@ import {
   makeHgFixture,
   serveHg,
 } from '#local/hg-origins';
+import { stubNetwork } from '#test/stub-network';
 import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
 import { directorySize } from '#vcs/limits';
 import { mercurialAdapter } from '#vcs/mercurial';
-import { type Dialer, type DialTarget, type Resolver, tcpDialer } from '#vcs/network-guard';
 import {
   ForbiddenAddress,
   OriginAuthFailed,
@@ -391,21 +391,10 @@ describe('Mercurial progress, conversion ranges and limits', () => {
 });
 
 describe('Mercurial and the network guard', () => {
-  const ZONE: Record<string, readonly string[]> = {
+  const { resolve, dial, dialled } = stubNetwork({
     'hg.example': ['127.0.0.1'],
     'private.example': ['10.0.0.1'],
-  };
-  const resolve: Resolver = async (host) => {
-    const answer = ZONE[host];
-    if (!answer) throw new Error(`NXDOMAIN ${host}`);
-    return answer;
-  };
-  const dialled: DialTarget[] = [];
-  const dial: Dialer = (target, timeoutMs) => {
-    dialled.push(target);
-    if (target.address !== '127.0.0.1') throw new Error(`dialer called for ${target.address}`);
-    return tcpDialer(target, timeoutMs);
-  };
+  });
 
   it('hg reaches the origin only through the guard (a name only the stub resolver knows)', async () => {
     const adapter = mercurialAdapter({ resolve, dial });

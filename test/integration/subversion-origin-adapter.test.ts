@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSvnRepository, type SvnRepository } from '#local/svn-fixtures';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
+import { stubNetwork } from '#test/stub-network';
 import { detectionCandidates, detectOrigin } from '#vcs/adapters';
-import { type Dialer, type DialTarget, type Resolver, tcpDialer } from '#vcs/network-guard';
 import {
   ForbiddenAddress,
   OriginAuthFailed,
@@ -278,21 +278,10 @@ describe('Subversion credentials', () => {
 });
 
 describe('Subversion and the network guard', () => {
-  const ZONE: Record<string, readonly string[]> = {
+  const { resolve, dial, dialled } = stubNetwork({
     'svn.example': ['127.0.0.1'],
     'private.example': ['10.0.0.1'],
-  };
-  const resolve: Resolver = async (host) => {
-    const answer = ZONE[host];
-    if (!answer) throw new Error(`NXDOMAIN ${host}`);
-    return answer;
-  };
-  const dialled: DialTarget[] = [];
-  const dial: Dialer = (target, timeoutMs) => {
-    dialled.push(target);
-    if (target.address !== '127.0.0.1') throw new Error(`dialer called for ${target.address}`);
-    return tcpDialer(target, timeoutMs);
-  };
+  });
 
   it('svn reaches an svn:// origin only through the guard (a name only the stub resolver knows)', async () => {
     const adapter = subversionAdapter({ resolve, dial });

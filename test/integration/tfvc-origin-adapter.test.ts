@@ -12,8 +12,8 @@ import {
   type TfvcServer,
   tfvcHistory,
 } from '#local/tfvc-origin';
+import { stubNetwork } from '#test/stub-network';
 import { detectionCandidates, detectOrigin } from '#vcs/adapters';
-import { type Dialer, type DialTarget, type Resolver, tcpDialer } from '#vcs/network-guard';
 import {
   ForbiddenAddress,
   OriginAuthFailed,
@@ -335,21 +335,10 @@ describe('TFVC credentials', () => {
 });
 
 describe('TFVC and the network guard', () => {
-  const ZONE: Record<string, readonly string[]> = {
+  const { resolve, dial, dialled } = stubNetwork({
     'tfvc.example': ['127.0.0.1'],
     'private.example': ['10.0.0.1'],
-  };
-  const resolve: Resolver = async (host) => {
-    const answer = ZONE[host];
-    if (!answer) throw new Error(`NXDOMAIN ${host}`);
-    return answer;
-  };
-  const dialled: DialTarget[] = [];
-  const dial: Dialer = (target, timeoutMs) => {
-    dialled.push(target);
-    if (target.address !== '127.0.0.1') throw new Error(`dialer called for ${target.address}`);
-    return tcpDialer(target, timeoutMs);
-  };
+  });
 
   it('reaches the origin only through the guard, and makes emails from a named host', async () => {
     const adapter = tfvcAdapter({ resolve, dial });
