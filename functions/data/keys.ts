@@ -258,7 +258,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'Keys an application created for a user (grant revocation)', index: 'GSI1', read: { query: { GSI1PK: appKeysIndexPartition(L, C), GSI1SK: '' }, by: 'partition' }, note: `sort keys ${appUserKeyIndexKey(L, C, ID).GSI1SK}, ${appDeployKeyIndexKey(L, C, ID).GSI1SK}` },
   { pattern: 'A public key registered once on the whole service', index: 'table', read: { write: [sshKeyFingerprintKey('<fingerprint>')] }, note: 'conditional put in the key\'s transaction' },
   { pattern: 'Authorization code by its hash (single use: conditional update)', index: 'table', read: { get: codeKey(H) }, strong: true },
-  { pattern: 'Refresh token by its hash (single use: conditional update in the rotation transaction)', index: 'table', read: { get: refreshTokenKey(H) }, strong: true },
+  { pattern: 'Application and a refresh token (refresh, revocation), one round trip; the token alone when a rotation retries (single use: conditional update in the rotation transaction)', index: 'table', read: { batchGet: [appKey(C), refreshTokenKey(H)] }, strong: true },
   { pattern: 'Device authorization by device code hash (poll: conditional UpdateItem returning the item either way)', index: 'table', read: { update: deviceCodeKey(H) }, note: `written with the pointer ${userCodeKey(H).PK} in one transaction` },
   { pattern: 'Device authorization by user code (device page)', index: 'table', read: { get: userCodeKey(H) }, strong: true, note: 'then GetItem of the device authorization it names' },
   { pattern: 'Wrong user-code entries of a user in a window (device page lock)', index: 'table', read: { update: deviceEntryKey(L, ID) }, note: 'conditional ADD below the limit' },

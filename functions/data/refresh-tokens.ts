@@ -1,9 +1,20 @@
 import { GetCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Authorization } from '#domain/authorizations';
+import { type StoredApp, toApp } from './apps.ts';
 import { deleteToken, putToken } from './authorization-items.ts';
 import { toAuthorization } from './authorization-state.ts';
-import { db, now, RETRY, retryOnConflict, type TransactItem, tableName, transact } from './client.ts';
-import { authorizationKey, refreshTokenKey } from './keys.ts';
+import {
+  db,
+  getItems,
+  itemOf,
+  now,
+  RETRY,
+  retryOnConflict,
+  type TransactItem,
+  tableName,
+  transact,
+} from './client.ts';
+import { appKey, authorizationKey, refreshTokenKey } from './keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
 /**
@@ -24,12 +35,15 @@ export interface StoredRefreshToken {
   readonly expiresAt: number;
   /** Set by the refresh that spent it; presenting it again is a reuse. */
   readonly usedAt: string | null;
+  /** The family began with a public client's grant (the device flow): refreshed with client_id alone. */
+  readonly publicClient: boolean;
 }
 
-/** A refresh token about to be issued: its hash and expiry (epoch seconds). */
+/** A refresh token about to be issued: its hash, expiry (epoch seconds) and family's client kind. */
 export interface NewRefreshToken {
   readonly tokenHash: string;
   readonly expiresAt: number;
+  readonly publicClient: boolean;
 }
 
 const toRefreshToken = (item: Record<string, unknown>): StoredRefreshToken => ({
@@ -39,6 +53,7 @@ const toRefreshToken = (item: Record<string, unknown>): StoredRefreshToken => ({
   authorizationId: Number(item.authorizationId),
   expiresAt: Number(item.expiresAt),
   usedAt: (item.usedAt as string | undefined) ?? null,
+  publicClient: item.publicClient === true,
 });
 
 /** The refresh token item, put in the transaction that creates or refreshes its authorization. */
@@ -57,6 +72,7 @@ export function putRefreshTokenRequest(
       clientId: owner.clientId,
       authorizationId: owner.id,
       expiresAt: refresh.expiresAt,
+      ...(refresh.publicClient ? { publicClient: true } : {}),
       createdAt: timestamp,
       updatedAt: timestamp,
     },
@@ -89,6 +105,22 @@ export async function getRefreshToken(tokenHash: string): Promise<StoredRefreshT
     new GetCommand({ TableName: tableName(), Key: refreshTokenKey(tokenHash), ConsistentRead: true }),
   );
   return Item ? toRefreshToken(Item) : undefined;
+}
+
+/**
+ * An application and a refresh token in one strongly consistent round trip: what a refresh and
+ * a revocation authenticate and act on.
+ */
+export async function getAppAndRefreshToken(
+  clientId: string,
+  tokenHash: string,
+): Promise<{ app?: StoredApp; refresh?: StoredRefreshToken }> {
+  const appAt = appKey(clientId);
+  const refreshAt = refreshTokenKey(tokenHash);
+  const items = await getItems([appAt, refreshAt], true);
+  const app = itemOf(items, appAt);
+  const refresh = itemOf(items, refreshAt);
+  return { ...(app ? { app: toApp(app) } : {}), ...(refresh ? { refresh: toRefreshToken(refresh) } : {}) };
 }
 
 /** The new access token and refresh token a refresh moves the authorization to. */

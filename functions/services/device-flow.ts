@@ -136,7 +136,7 @@ export async function pollDeviceToken(input: DevicePoll): Promise<IssuedToken> {
 async function issueDeviceToken(app: StoredApp, device: StoredDevice): Promise<IssuedToken> {
   const login = device.login;
   if (login === null) throw new Error('issueDeviceToken: an approved device authorization has no user');
-  const pending = newUserToken(app);
+  const pending = newUserToken(app, { publicClient: true });
   if (!(await claimDevice(device.deviceCodeHash, pending.tokenHash)))
     throw new OAuthError('incorrect_device_code');
   let created: Awaited<ReturnType<typeof storeUserToken>>;

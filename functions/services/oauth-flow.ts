@@ -211,7 +211,7 @@ export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
     throw new OAuthError('redirect_uri_mismatch');
   if (!verifierMatches(input.codeVerifier, code.codeChallenge)) throw badCode();
 
-  const pending = newUserToken(app);
+  const pending = newUserToken(app, { publicClient: false });
   const { tokenHash } = pending;
   if (!(await claimCode(codeHash, tokenHash))) {
     await revokeOnReuse(codeHash);

@@ -9,15 +9,16 @@
  * token again revokes the whole family: the authorization, with its newest access token.
  */
 
-import type { StoredApp } from '#data/apps';
+import { getApp, type StoredApp } from '#data/apps';
 import { type CreateResult, createAuthorization, deleteAuthorization } from '#data/authorizations';
-import { getRefreshToken, type NewRefreshToken, rotateRefreshToken } from '#data/refresh-tokens';
+import { getAppAndRefreshToken, type NewRefreshToken, rotateRefreshToken } from '#data/refresh-tokens';
 import { tokenLimit } from '#domain/authorizations';
+import { isPlausibleClientId } from '#domain/authorize-request';
 import { OAuthError } from '#domain/oauth-errors';
 import type { Scope } from '#domain/scopes';
 import { hashToken, isWellFormedRefreshToken, mintToken } from '#domain/tokens';
 import { config } from '#shared/config';
-import { authenticateClient } from './oauth-client.ts';
+import { checkClient } from './oauth-client.ts';
 
 /** What the token endpoint answers with; the expiry fields only for expiring tokens. */
 export interface IssuedToken {
@@ -44,23 +45,35 @@ const epochSeconds = (ms: number): number => Math.floor(ms / 1000);
 /** ISO 8601 without fractional seconds, as every timestamp of the API. */
 const isoSeconds = (seconds: number): string => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
 
-function refreshFor(now: number): NewRefreshToken & { readonly token: string } {
+function refreshFor(now: number, publicClient: boolean): NewRefreshToken & { readonly token: string } {
   const { token, tokenHash } = mintToken('refresh');
-  return { token, tokenHash, expiresAt: epochSeconds(now) + config().refreshTokenSeconds };
+  return { token, tokenHash, expiresAt: epochSeconds(now) + config().refreshTokenSeconds, publicClient };
+}
+
+/** How a grant got its user token. */
+export interface UserTokenGrant {
+  /**
+   * A public client's grant (the device flow: client_id, no secret). Its refresh tokens are then
+   * refreshed with client_id alone, as GitHub allows for device-flow tokens.
+   */
+  readonly publicClient: boolean;
 }
 
 /**
  * Mints a user token for `app` under the app's current setting. Every grant that issues a user
- * token calls this, then `storeUserToken` (or `issueUserToken` for both at once), so that the
- * setting means the same for all of them.
+ * token calls this, then `storeUserToken`, so that the setting means the same for all of them.
  */
-export function newUserToken(app: Pick<StoredApp, 'expireUserTokens'>, now = Date.now()): PendingUserToken {
+export function newUserToken(
+  app: Pick<StoredApp, 'expireUserTokens'>,
+  grant: UserTokenGrant,
+  now = Date.now(),
+): PendingUserToken {
   const minted = mintToken('oauth');
   if (!app.expireUserTokens) return { ...minted, expiresAt: null };
   return {
     ...minted,
     expiresAt: isoSeconds(epochSeconds(now) + config().userTokenSeconds),
-    refresh: refreshFor(now),
+    refresh: refreshFor(now, grant.publicClient),
   };
 }
 
@@ -71,6 +84,12 @@ export interface UserTokenOwner {
   /** Create only while the user's grant is at this generation (a code's); see createAuthorization. */
   readonly grantGeneration?: number;
 }
+
+const withoutSecret = ({ tokenHash, expiresAt, publicClient }: NewRefreshToken): NewRefreshToken => ({
+  tokenHash,
+  expiresAt,
+  publicClient,
+});
 
 /** Stores a pending user token (and its refresh token) as a new authorization of the app, in one transaction. */
 export function storeUserToken(pending: PendingUserToken, owner: UserTokenOwner): Promise<CreateResult> {
@@ -84,9 +103,7 @@ export function storeUserToken(pending: PendingUserToken, owner: UserTokenOwner)
     tokenHash: pending.tokenHash,
     tokenLastEight: pending.tokenLastEight,
     expiresAt: pending.expiresAt,
-    ...(pending.refresh
-      ? { refresh: { tokenHash: pending.refresh.tokenHash, expiresAt: pending.refresh.expiresAt } }
-      : {}),
+    ...(pending.refresh ? { refresh: withoutSecret(pending.refresh) } : {}),
     claimFingerprint: false,
     ...(owner.grantGeneration !== undefined ? { grantGeneration: owner.grantGeneration } : {}),
     evict: tokenLimit(owner.clientId, owner.scopes),
@@ -108,22 +125,6 @@ export function issuedToken(pending: PendingUserToken, scopes: readonly Scope[])
   };
 }
 
-/**
- * Mints, stores and answers a user token in one call, for grants with no step between minting
- * and storing (the device flow). `grant-revoked` (the user revoked the app meanwhile) is returned
- * as is; the caller picks its grant's error.
- */
-export async function issueUserToken(
-  app: Pick<StoredApp, 'expireUserTokens' | 'clientId'>,
-  owner: Omit<UserTokenOwner, 'clientId'>,
-): Promise<IssuedToken | { readonly kind: 'grant-revoked' }> {
-  const pending = newUserToken(app);
-  const created = await storeUserToken(pending, { ...owner, clientId: app.clientId });
-  if (created.kind === 'grant-revoked') return created;
-  if (created.kind !== 'created') throw new Error(`issueUserToken: unexpected ${created.kind}`);
-  return issuedToken(pending, owner.scopes);
-}
-
 export interface RefreshInput {
   readonly clientId: string | undefined;
   readonly clientSecret: string | undefined;
@@ -131,33 +132,42 @@ export interface RefreshInput {
 }
 
 /**
- * `grant_type=refresh_token`: the client first (`incorrect_client_credentials`), then the refresh
- * token: unknown, malformed, another application's, expired, or no longer its authorization's
- * current one → `bad_refresh_token`; already spent (a reuse, or the loser of two concurrent
- * refreshes) → the family is revoked, then `bad_refresh_token`. Otherwise the authorization moves
- * to a new access token and a new refresh token (always expiring: the family keeps the terms it
- * was issued under, whatever the app's setting is now).
+ * `grant_type=refresh_token`. The client first: a wrong secret, or none for a family that did not
+ * begin with the device flow → `incorrect_client_credentials` (so a party without the secret can
+ * neither spend nor burn a web-flow family). Then the refresh token: unknown, malformed, another
+ * application's, expired, or no longer its authorization's current one → `bad_refresh_token`;
+ * already spent (a reuse, or the loser of two concurrent refreshes) → the family is revoked, then
+ * `bad_refresh_token`. Otherwise the authorization moves to a new access token and a new refresh
+ * token (always expiring: the family keeps the terms it was issued under, whatever the app's
+ * setting is now). The application and the refresh token are one read.
  */
 export async function refreshUserToken(input: RefreshInput): Promise<IssuedToken> {
-  const app = await authenticateClient(input.clientId, input.clientSecret);
+  const { clientId, clientSecret, refreshToken } = input;
+  if (!clientId || !isPlausibleClientId(clientId)) throw new OAuthError('incorrect_client_credentials');
+  const refreshHash =
+    refreshToken && isWellFormedRefreshToken(refreshToken) ? hashToken(refreshToken) : undefined;
+  const found = refreshHash
+    ? await getAppAndRefreshToken(clientId, refreshHash)
+    : { app: await getApp(clientId), refresh: undefined };
+  // Another app's refresh token is as good as unknown (and is not counted as a reuse).
+  const stored = found.refresh && found.refresh.clientId === clientId ? found.refresh : undefined;
+  const secretless = !clientSecret && (stored === undefined || stored.publicClient);
+  checkClient(found.app, clientSecret || (secretless ? null : undefined));
   const bad = () => new OAuthError('bad_refresh_token');
-  if (!input.refreshToken || !isWellFormedRefreshToken(input.refreshToken)) throw bad();
-  const stored = await getRefreshToken(hashToken(input.refreshToken));
-  // Another app's refresh token: refused, and not counted as a reuse (it proves nothing about the family).
-  if (!stored || stored.clientId !== app.clientId) throw bad();
+  if (!stored) throw bad();
   const now = Date.now();
   if (stored.expiresAt <= epochSeconds(now)) throw bad();
   if (stored.usedAt !== null) {
     await deleteAuthorization(stored.login, stored.authorizationId);
     throw bad();
   }
-  const pending = newUserToken({ expireUserTokens: true }, now);
-  const refresh = pending.refresh ?? refreshFor(now);
+  const pending = newUserToken({ expireUserTokens: true }, { publicClient: stored.publicClient }, now);
+  const refresh = pending.refresh ?? refreshFor(now, stored.publicClient);
   const rotated = await rotateRefreshToken(stored, {
     tokenHash: pending.tokenHash,
     tokenLastEight: pending.tokenLastEight,
     expiresAt: pending.expiresAt ?? '',
-    refresh: { tokenHash: refresh.tokenHash, expiresAt: refresh.expiresAt },
+    refresh: withoutSecret(refresh),
   });
   if (rotated.kind === 'reused') {
     await deleteAuthorization(stored.login, stored.authorizationId);

@@ -17,6 +17,7 @@ let stack: Stack;
 let app: App;
 let otherApp: App;
 let disabledApp: App;
+let expiringApp: App;
 let user: Awaited<ReturnType<typeof signedUpUser>>;
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -24,17 +25,26 @@ const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 beforeAll(async () => {
   stack = await startTestStack();
   [user] = await Promise.all([signedUpUser(stack.webUrl, 'mona'), createUser(stack.endpointsFile, 'owner')]);
-  [app, otherApp, disabledApp] = await Promise.all([
+  [app, otherApp, disabledApp, expiringApp] = await Promise.all([
     createApp(stack.endpointsFile, 'owner', 'Octo CLI'),
     createApp(stack.endpointsFile, 'owner', 'Other CLI'),
     createApp(stack.endpointsFile, 'owner', 'Browser Only'),
+    createApp(stack.endpointsFile, 'owner', 'Expiring CLI'),
   ]);
   const enabled = await Promise.all(
-    [app, otherApp].map((target) =>
+    [app, otherApp, expiringApp].map((target) =>
       admin(stack.endpointsFile, 'app', 'device-flow', 'enable', target.clientId),
     ),
   );
   for (const result of enabled) expect(result.json).toMatchObject({ device_flow_enabled: true });
+  const expiring = await admin(
+    stack.endpointsFile,
+    'app',
+    'token-expiration',
+    'enable',
+    expiringApp.clientId,
+  );
+  expect(expiring.code, expiring.stderr).toBe(0);
 }, 40_000);
 afterAll(async () => {
   await stack?.stop();
@@ -376,6 +386,200 @@ describe('device flow with oauth4webapi', () => {
       headers: { Authorization: `bearer ${tokens.access_token}` },
     });
     expect(me.status).toBe(200);
+  });
+});
+
+describe('expiring device tokens (a public client: no secret anywhere)', () => {
+  const options = { [oauth.allowInsecureRequests]: true };
+  const server = (): oauth.AuthorizationServer => ({
+    issuer: stack.webUrl,
+    device_authorization_endpoint: `${stack.webUrl}/login/device/code`,
+    token_endpoint: `${stack.webUrl}/login/oauth/access_token`,
+    revocation_endpoint: `${stack.webUrl}/login/oauth/revoke`,
+  });
+  const userStatus = async (token: string) =>
+    (await fetch(`${stack.baseUrl}/user`, { headers: { Authorization: `bearer ${token}` } })).status;
+
+  /** Device-flow tokens of `expiringApp`, through oauth4webapi with client_id alone. */
+  async function deviceTokens() {
+    const client: oauth.Client = { client_id: expiringApp.clientId };
+    const device = await oauth.processDeviceAuthorizationResponse(
+      server(),
+      client,
+      await oauth.deviceAuthorizationRequest(server(), client, oauth.None(), new URLSearchParams(), options),
+    );
+    await decide(user.browser, device.user_code, 'authorize');
+    const response = await oauth.deviceCodeGrantRequest(
+      server(),
+      client,
+      oauth.None(),
+      device.device_code,
+      options,
+    );
+    return oauth.processDeviceCodeResponse(server(), client, response);
+  }
+
+  const refreshWithoutSecret = (refreshToken: string) =>
+    post('/login/oauth/access_token', {
+      grant_type: 'refresh_token',
+      client_id: expiringApp.clientId,
+      refresh_token: refreshToken,
+    });
+
+  it('refreshes with client_id alone (oauth4webapi, oauth.None()), as GitHub allows for device-flow tokens', async () => {
+    const first = await deviceTokens();
+    expect(first.expires_in).toBe(28_800);
+    expect(first.refresh_token).toMatch(/^ghr_/);
+    const client: oauth.Client = { client_id: expiringApp.clientId };
+    const response = await oauth.refreshTokenGrantRequest(
+      server(),
+      client,
+      oauth.None(),
+      String(first.refresh_token),
+      options,
+    );
+    const second = await oauth.processRefreshTokenResponse(server(), client, response);
+    expect(second.access_token).not.toBe(first.access_token);
+    expect(second.refresh_token).toMatch(/^ghr_/);
+    expect(await userStatus(second.access_token)).toBe(200);
+    expect(await userStatus(first.access_token)).toBe(401);
+    // The next generation is still a device family: refreshed without a secret again.
+    const third = await refreshWithoutSecret(String(second.refresh_token));
+    expect(third.body.access_token).toMatch(/^gho_/);
+    // A wrong secret is still wrong, even where none is needed.
+    const wrong = await post('/login/oauth/access_token', {
+      grant_type: 'refresh_token',
+      client_id: expiringApp.clientId,
+      client_secret: 'f'.repeat(40),
+      refresh_token: third.body.refresh_token,
+    });
+    expect(wrong.body.error).toBe('incorrect_client_credentials');
+    // The right one works too.
+    const withSecret = await post('/login/oauth/access_token', {
+      grant_type: 'refresh_token',
+      client_id: expiringApp.clientId,
+      client_secret: expiringApp.clientSecret,
+      refresh_token: third.body.refresh_token,
+    });
+    expect(withSecret.body.access_token).toMatch(/^gho_/);
+  });
+
+  it('a spent device refresh token presented again, secret or not, revokes the family', async () => {
+    const first = await deviceTokens();
+    const second = await refreshWithoutSecret(String(first.refresh_token));
+    expect(await userStatus(second.body.access_token)).toBe(200);
+    const reused = await refreshWithoutSecret(String(first.refresh_token));
+    expect(reused.body.error).toBe('bad_refresh_token');
+    expect(await userStatus(second.body.access_token)).toBe(401);
+  });
+
+  it('a web-flow refresh token still needs the secret: incorrect_client_credentials, nothing spent', async () => {
+    // Web-flow tokens of the same app: the consent page and the code exchange with the secret.
+    const page = await user.browser.get(
+      `/login/oauth/authorize?${new URLSearchParams({ client_id: expiringApp.clientId, scope: 'gist' })}`,
+    );
+    expect(page.status, user.browser.lastHtml).toBe(200);
+    const hidden = Object.fromEntries(
+      [...user.browser.lastHtml.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)]
+        .filter((m) => m[1] !== '_csrf')
+        .map((m) => [m[1] ?? '', (m[2] ?? '').replace(/&amp;/g, '&')]),
+    );
+    const decided = await user.browser.post('/login/oauth/authorize', {
+      ...hidden,
+      granted_scope: ['gist'],
+      decision: 'authorize',
+    });
+    const code = new URL(decided.headers.get('location') ?? '').searchParams.get('code') ?? '';
+    const web = await post('/login/oauth/access_token', {
+      client_id: expiringApp.clientId,
+      client_secret: expiringApp.clientSecret,
+      code,
+    });
+    expect(web.body.refresh_token).toMatch(/^ghr_/);
+    for (let i = 0; i < 2; i += 1) {
+      const refused = await refreshWithoutSecret(web.body.refresh_token);
+      expect(refused.status).toBe(200);
+      expect(refused.body.error).toBe('incorrect_client_credentials');
+    }
+    // Not a reuse: the family lives and its refresh token is unspent.
+    expect(await userStatus(web.body.access_token)).toBe(200);
+    const refreshed = await post('/login/oauth/access_token', {
+      grant_type: 'refresh_token',
+      client_id: expiringApp.clientId,
+      client_secret: expiringApp.clientSecret,
+      refresh_token: web.body.refresh_token,
+    });
+    expect(refreshed.body.access_token).toMatch(/^gho_/);
+  });
+
+  it('RFC 7009: revoking the refresh token (oauth4webapi) revokes the family; another app cannot', async () => {
+    const first = await deviceTokens();
+    const refreshToken = String(first.refresh_token);
+    // Another application, authenticated: 200 and nothing changes.
+    const other: oauth.Client = { client_id: otherApp.clientId };
+    const foreign = await oauth.revocationRequest(
+      server(),
+      other,
+      oauth.ClientSecretBasic(otherApp.clientSecret),
+      refreshToken,
+      options,
+    );
+    await oauth.processRevocationResponse(foreign);
+    expect(await userStatus(first.access_token)).toBe(200);
+
+    const client: oauth.Client = { client_id: expiringApp.clientId };
+    const revoked = await oauth.revocationRequest(
+      server(),
+      client,
+      oauth.ClientSecretBasic(expiringApp.clientSecret),
+      refreshToken,
+      { ...options, additionalParameters: { token_type_hint: 'refresh_token' } },
+    );
+    await oauth.processRevocationResponse(revoked);
+    expect(await userStatus(first.access_token)).toBe(401);
+    expect((await refreshWithoutSecret(refreshToken)).body.error).toBe('bad_refresh_token');
+    // Revoking it again is a no-op that still succeeds.
+    const again = await oauth.revocationRequest(
+      server(),
+      client,
+      oauth.ClientSecretBasic(expiringApp.clientSecret),
+      refreshToken,
+      options,
+    );
+    expect(again.status).toBe(200);
+  });
+
+  it('RFC 7009: revoking a spent refresh token of a live family revokes the family too', async () => {
+    const first = await deviceTokens();
+    const second = await refreshWithoutSecret(String(first.refresh_token));
+    const response = await fetch(`${stack.webUrl}/login/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        client_id: expiringApp.clientId,
+        client_secret: expiringApp.clientSecret,
+        token: String(first.refresh_token),
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(await userStatus(second.body.access_token)).toBe(401);
+  });
+
+  it('introspection says a refresh token is not active (it authenticates nothing)', async () => {
+    const first = await deviceTokens();
+    const response = await fetch(`${stack.webUrl}/login/oauth/introspect`, {
+      method: 'POST',
+      headers: {
+        Accept: 'application/json',
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({
+        client_id: expiringApp.clientId,
+        client_secret: expiringApp.clientSecret,
+        token: String(first.refresh_token),
+      }),
+    });
+    expect(await response.json()).toEqual({ active: false });
   });
 });
 

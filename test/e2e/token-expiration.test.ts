@@ -233,6 +233,8 @@ describe('expiring user tokens on', () => {
         tokenEndpoint({ grant_type: 'refresh_token', refresh_token: first.refresh_token }),
         'incorrect_client_credentials',
       ],
+      // A web-flow family needs the secret (only device-flow families refresh with client_id alone).
+      ['no secret', refresh(otherApp, first.refresh_token, ''), 'incorrect_client_credentials'],
       ['another app', refresh(app, first.refresh_token), 'bad_refresh_token'],
       ['no refresh token', refresh(otherApp, undefined), 'bad_refresh_token'],
       ['garbage', refresh(otherApp, 'ghr_nonsense'), 'bad_refresh_token'],

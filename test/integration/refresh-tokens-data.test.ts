@@ -21,14 +21,18 @@ const rotation = () => {
     tokenHash: access.tokenHash,
     tokenLastEight: access.tokenLastEight,
     expiresAt: '2099-01-01T00:00:00Z',
-    refresh: { tokenHash: hashToken(mintToken('refresh').token), expiresAt: inAnHour() },
+    refresh: { tokenHash: hashToken(mintToken('refresh').token), expiresAt: inAnHour(), publicClient: false },
   };
 };
 
 /** An expiring app token for `login` with its refresh token, as the code exchange stores it. */
 async function issued(login: string) {
   const access = mintToken('oauth');
-  const refresh = { tokenHash: hashToken(mintToken('refresh').token), expiresAt: inAnHour() };
+  const refresh = {
+    tokenHash: hashToken(mintToken('refresh').token),
+    expiresAt: inAnHour(),
+    publicClient: false,
+  };
   const created = await authorizations.createAuthorization({
     login,
     clientId: 'app1',

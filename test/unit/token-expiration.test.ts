@@ -42,7 +42,7 @@ describe('refresh token items', () => {
   it('are stored by hash with their owner and a TTL, and spent only once', () => {
     process.env.TABLE_NAME ??= 't';
     const put = putRefreshTokenRequest(
-      { tokenHash: 'abc', expiresAt: 1_800_000_000 },
+      { tokenHash: 'abc', expiresAt: 1_800_000_000, publicClient: false },
       { login: 'octocat', clientId: 'c'.repeat(20), id: 42 },
       '2026-01-01T00:00:00Z',
     );
