@@ -115,10 +115,12 @@ if (run('device')) {
   const result = await measureDevicePolls({
     concurrency: 16,
     codes: 64,
-    prewarmMs: 5_000,
+    // DynamoDB Local's JIT keeps speeding reads up for tens of seconds, and single rounds swing by
+    // ±30% on 2 cores: a longer prewarm and five rounds make the median worth reading.
+    prewarmMs: 15_000,
     warmupMs: 2_000,
     durationMs: 10_000,
-    rounds: 3,
+    rounds: 5,
     countedPolls: 20,
   });
   const markdown = deviceReport(result, machine);

@@ -1,7 +1,6 @@
 import { GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Scope } from '#domain/scopes';
-import { conditionalWrite, db, isConditionFailure, now, tableName, transact } from './client.ts';
+import { conditionalWrite, db, now, tableName, transact } from './client.ts';
 import { deviceCodeKey, deviceEntryKey, userCodeKey } from './keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, TABLE, typed } from './table.ts';
 
@@ -10,10 +9,7 @@ import { ITEM_ABSENT, ITEM_EXISTS, TABLE, typed } from './table.ts';
  * under the SHA-256 of its device code, and a pointer to it under the SHA-256 of its user code
  * (the device page finds it there). Neither code is stored in the clear; both items carry the TTL.
  *
- * A poll is one conditional UpdateItem that moves `nextPollAt` on by the interval. It succeeds
- * only when the poll is on time for an unexchanged, unexpired authorization of that client, and
- * returns the item either way (`ReturnValuesOnConditionCheckFailure`), so the caller can tell
- * `slow_down` from `expired_token` or `incorrect_device_code` without reading again.
+ * A poll is one strongly consistent GetItem; only a `slow_down` writes (the grown interval).
  */
 export type DeviceStatus = 'pending' | 'approved' | 'denied';
 
@@ -25,8 +21,6 @@ export interface StoredDevice {
   readonly expiresAt: number;
   /** The current polling interval, in milliseconds (grows with every `slow_down`). */
   readonly intervalMs: number;
-  /** Epoch milliseconds before which a poll is too early. */
-  readonly nextPollAt: number;
   readonly status: DeviceStatus;
   /** The user who approved it (set with `approved`). */
   readonly login: string | null;
@@ -51,7 +45,6 @@ const toDevice = (item: Record<string, unknown>): StoredDevice => ({
   scopes: (item.scopes as Scope[] | undefined) ?? [],
   expiresAt: Number(item.expiresAt),
   intervalMs: Number(item.intervalMs),
-  nextPollAt: Number(item.nextPollAt ?? 0),
   status: (item.status as DeviceStatus | undefined) ?? 'pending',
   login: (item.login as string | undefined) ?? null,
   grantGeneration: Number(item.grantGeneration ?? 0),
@@ -74,7 +67,6 @@ export async function putDevice(device: NewDevice): Promise<boolean> {
           scopes: device.scopes,
           expiresAt: device.expiresAt,
           intervalMs: device.intervalMs,
-          nextPollAt: 0,
           status: 'pending',
           createdAt: timestamp,
           updatedAt: timestamp,
@@ -103,69 +95,25 @@ export async function putDevice(device: NewDevice): Promise<boolean> {
   throw new Error('putDevice: a device code collided');
 }
 
-// Request builders: pure, so unit tests can read them as plain objects.
-
-export function pollRequest(
-  deviceCodeHash: string,
-  clientId: string,
-  nowMs: number,
-): UpdateCommandInput & { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } {
-  return {
-    TableName: tableName(),
-    Key: deviceCodeKey(deviceCodeHash),
-    UpdateExpression: 'SET #next = :nowMs + #interval',
-    ConditionExpression: `${ITEM_EXISTS} AND #clientId = :clientId AND #next <= :nowMs AND #expiresAt > :nowS AND attribute_not_exists(#exchangedAt)`,
-    ExpressionAttributeNames: {
-      '#next': 'nextPollAt',
-      '#interval': 'intervalMs',
-      '#clientId': 'clientId',
-      '#expiresAt': 'expiresAt',
-      '#exchangedAt': 'exchangedAt',
-    },
-    ExpressionAttributeValues: { ':nowMs': nowMs, ':nowS': Math.floor(nowMs / 1000), ':clientId': clientId },
-    ReturnValues: 'ALL_NEW',
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-  };
+/** One poll: the device authorization by its code's hash, strongly consistent (undefined: unknown, or gone by TTL). */
+export async function getDevice(deviceCodeHash: string): Promise<StoredDevice | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: deviceCodeKey(deviceCodeHash), ConsistentRead: true }),
+  );
+  return Item ? toDevice(Item) : undefined;
 }
 
-export type PollOutcome =
-  | { readonly kind: 'on-time'; readonly device: StoredDevice }
-  /** The condition failed: the item as it was (too early, expired, exchanged, another client's). */
-  | { readonly kind: 'refused'; readonly device: StoredDevice }
-  | { readonly kind: 'missing' };
-
-/** One poll: one UpdateItem round trip whatever the answer. */
-export async function pollDevice(
-  deviceCodeHash: string,
-  clientId: string,
-  nowMs: number,
-): Promise<PollOutcome> {
-  try {
-    const { Attributes } = await db().send(new UpdateCommand(pollRequest(deviceCodeHash, clientId, nowMs)));
-    return { kind: 'on-time', device: toDevice(Attributes ?? {}) };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const item = (error as { Item?: Record<string, never> }).Item;
-    return item ? { kind: 'refused', device: toDevice(unmarshall(item)) } : { kind: 'missing' };
-  }
-}
-
-/** `slow_down`: the interval grows by `stepMs` and the next poll waits for it. Returns the new interval. */
-export async function slowDown(device: StoredDevice, stepMs: number, nowMs: number): Promise<number> {
+/** `slow_down`: the interval grows by `stepMs`. Returns the new interval. */
+export async function slowDown(device: StoredDevice, stepMs: number): Promise<number> {
   const intervalMs = device.intervalMs + stepMs;
   const written = await conditionally({
     TableName: tableName(),
     Key: deviceCodeKey(device.deviceCodeHash),
-    UpdateExpression: 'SET #interval = :interval, #next = :next, #updatedAt = :now',
+    UpdateExpression: 'SET #interval = :interval, #updatedAt = :now',
     // Concurrent early polls grow the interval once, not once each.
     ConditionExpression: `${ITEM_EXISTS} AND #interval = :old`,
-    ExpressionAttributeNames: { '#interval': 'intervalMs', '#next': 'nextPollAt', '#updatedAt': 'updatedAt' },
-    ExpressionAttributeValues: {
-      ':interval': intervalMs,
-      ':old': device.intervalMs,
-      ':next': nowMs + intervalMs,
-      ':now': now(),
-    },
+    ExpressionAttributeNames: { '#interval': 'intervalMs', '#updatedAt': 'updatedAt' },
+    ExpressionAttributeValues: { ':interval': intervalMs, ':old': device.intervalMs, ':now': now() },
   });
   return written === false ? Math.max(intervalMs, device.intervalMs) : intervalMs;
 }
@@ -182,10 +130,7 @@ export async function deviceByUserCode(userCodeHash: string): Promise<StoredDevi
   );
   const deviceCodeHash = pointer.Item?.deviceCodeHash;
   if (typeof deviceCodeHash !== 'string') return undefined;
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: deviceCodeKey(deviceCodeHash), ConsistentRead: true }),
-  );
-  return Item ? toDevice(Item) : undefined;
+  return getDevice(deviceCodeHash);
 }
 
 /** The user's decision; false when the authorization is no longer pending (or has expired). */

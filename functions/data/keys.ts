@@ -194,7 +194,7 @@ export const codeKey = (codeHash: string): Key => ({ PK: `CODE#${codeHash}`, SK:
  * at its expiry). Its authorization holds the hash of the family's current refresh token.
  */
 export const refreshTokenKey = (tokenHash: string): Key => ({ PK: `REFRESH#${tokenHash}`, SK: 'REFRESH' });
-/** Device authorization (RFC 8628) by the SHA-256 of its device code (polls: one conditional UpdateItem; TTL). */
+/** Device authorization (RFC 8628) by the SHA-256 of its device code (polls: one GetItem; TTL). */
 export const deviceCodeKey = (deviceCodeHash: string): Key => ({
   PK: `DEVICE#${deviceCodeHash}`,
   SK: 'DEVICE',
@@ -259,7 +259,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'A public key registered once on the whole service', index: 'table', read: { write: [sshKeyFingerprintKey('<fingerprint>')] }, note: 'conditional put in the key\'s transaction' },
   { pattern: 'Authorization code by its hash (single use: conditional update)', index: 'table', read: { get: codeKey(H) }, strong: true },
   { pattern: 'Application and a refresh token (refresh, revocation), one round trip; the token alone when a rotation retries (single use: conditional update in the rotation transaction)', index: 'table', read: { batchGet: [appKey(C), refreshTokenKey(H)] }, strong: true },
-  { pattern: 'Device authorization by device code hash (poll: conditional UpdateItem returning the item either way)', index: 'table', read: { update: deviceCodeKey(H) }, note: `written with the pointer ${userCodeKey(H).PK} in one transaction` },
+  { pattern: 'Device authorization by device code hash (a poll; slow_down then grows the interval with a conditional UpdateItem)', index: 'table', read: { get: deviceCodeKey(H) }, strong: true, note: `written with the pointer ${userCodeKey(H).PK} in one transaction` },
   { pattern: 'Device authorization by user code (device page)', index: 'table', read: { get: userCodeKey(H) }, strong: true, note: 'then GetItem of the device authorization it names' },
   { pattern: 'Wrong user-code entries of a user in a window (device page lock)', index: 'table', read: { update: deviceEntryKey(L, ID) }, note: 'conditional ADD below the limit' },
   { pattern: 'Session by cookie', index: 'table', read: { get: sessionKey(H) } },

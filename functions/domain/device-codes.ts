@@ -12,6 +12,32 @@ export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 export const SLOW_DOWN_STEP_SECONDS = 5;
 
 /**
+ * When each device code was last polled, as one process saw it: the memory `slow_down` is judged
+ * by, so that a poll stays one read (an on-time poll would otherwise have to write its time).
+ * Bounded: past `capacity` codes the least recently polled is forgotten (its next poll counts as
+ * on time). A poll is judged and recorded in one synchronous step, so concurrent polls in one
+ * process cannot both pass.
+ */
+export class PollMemory {
+  readonly #lastPollAt = new Map<string, number>();
+
+  constructor(private readonly capacity: number) {}
+
+  /** Records a poll of `code` at `nowMs`; true when the one before came less than `intervalMs` earlier. */
+  tooSoon(code: string, nowMs: number, intervalMs: number): boolean {
+    const previous = this.#lastPollAt.get(code);
+    // Delete, then set: the Map's order is the order of last polls, oldest first.
+    this.#lastPollAt.delete(code);
+    this.#lastPollAt.set(code, nowMs);
+    if (this.#lastPollAt.size > this.capacity) {
+      const oldest = this.#lastPollAt.keys().next();
+      if (!oldest.done) this.#lastPollAt.delete(oldest.value);
+    }
+    return previous !== undefined && nowMs - previous < intervalMs;
+  }
+}
+
+/**
  * The user code's alphabet: GitHub's twenty consonants. No vowels (no words), and none of the
  * look-alikes 0/O, 1/I/L, 5/S-with-digits: every character is an upper-case consonant, so a user
  * typing in lower case or with the hyphen left out still matches.

@@ -12,7 +12,7 @@ import {
   claimDevice,
   decideDevice,
   deviceByUserCode,
-  pollDevice,
+  getDevice,
   putDevice,
   recordDeviceExchange,
   releaseDevice,
@@ -33,6 +33,7 @@ import {
   MAX_WRONG_ENTRIES,
   newDeviceCode,
   newUserCode,
+  PollMemory,
   SLOW_DOWN_STEP_SECONDS,
 } from '#domain/device-codes';
 import { OAuthError } from '#domain/oauth-errors';
@@ -58,6 +59,12 @@ export interface DeviceCodes {
   readonly expiresIn: number;
   readonly interval: number;
 }
+
+/**
+ * Device codes whose last poll a process remembers: at a 5 s interval, 10,000 codes is 2,000
+ * polls a second per instance (far beyond one Lambda instance), in about a megabyte.
+ */
+const RECENT_POLLS_KEPT = 10_000;
 
 /** Tries before giving up on an unused user code (20^8 codes: a second try is already rare). */
 const USER_CODE_TRIES = 5;
@@ -100,11 +107,19 @@ async function incorrectDeviceCode(clientId: string | undefined): Promise<never>
 }
 
 /**
- * POST /login/oauth/access_token with the device grant. A pending, on-time poll costs one
- * UpdateItem (see `data/device-codes.ts`); the application is read only when an answer depends on
- * it (a token is about to be issued, or the device code is not this client's). A poll earlier than
- * the interval is `slow_down`, and the interval grows by 5 seconds (answered as `interval`). A
- * device code gives exactly one token (a conditional claim); presented again it is
+ * When this process last saw each device code polled. A Lambda instance serves one request at a
+ * time and keeps its memory between requests, so a client polling one instance too fast is told
+ * `slow_down` exactly; polls spread over several instances are each judged by the instance that
+ * takes them (docs/decisions.md, "Device flow").
+ */
+const recentPolls = new PollMemory(RECENT_POLLS_KEPT);
+
+/**
+ * POST /login/oauth/access_token with the device grant: one strongly consistent GetItem. The
+ * application is read only when an answer depends on it (a token is about to be issued, or the
+ * device code is not this client's). A poll sooner than the interval after the code's last poll
+ * is `slow_down`, and the interval grows by 5 seconds (stored, answered as `interval`). A device
+ * code gives exactly one token (a conditional claim); presented again it is
  * `incorrect_device_code`, as is a code of another client.
  */
 export async function pollDeviceToken(input: DevicePoll): Promise<IssuedToken> {
@@ -113,15 +128,13 @@ export async function pollDeviceToken(input: DevicePoll): Promise<IssuedToken> {
   if (!clientId || !isPlausibleClientId(clientId)) throw new OAuthError('incorrect_client_credentials');
   if (!deviceCode || !DEVICE_CODE_FORMAT.test(deviceCode)) return incorrectDeviceCode(clientId);
   const deviceCodeHash = hashDeviceSecret(deviceCode);
+  const device = await getDevice(deviceCodeHash);
+  if (!device || device.clientId !== clientId) return incorrectDeviceCode(clientId);
+  if (device.exchangedAt !== null) throw new OAuthError('incorrect_device_code');
   const nowMs = Date.now();
-  const poll = await pollDevice(deviceCodeHash, clientId, nowMs);
-  if (poll.kind === 'missing') return incorrectDeviceCode(clientId);
-  const { device } = poll;
-  if (device.clientId !== clientId) return incorrectDeviceCode(clientId);
-  if (poll.kind === 'refused') {
-    if (device.exchangedAt !== null) throw new OAuthError('incorrect_device_code');
-    if (device.expiresAt <= Math.floor(nowMs / 1000)) throw new OAuthError('expired_token');
-    const intervalMs = await slowDown(device, SLOW_DOWN_STEP_SECONDS * 1000, nowMs);
+  if (device.expiresAt <= Math.floor(nowMs / 1000)) throw new OAuthError('expired_token');
+  if (recentPolls.tooSoon(deviceCodeHash, nowMs, device.intervalMs)) {
+    const intervalMs = await slowDown(device, SLOW_DOWN_STEP_SECONDS * 1000);
     throw new OAuthError('slow_down', 200, undefined, { interval: Math.ceil(intervalMs / 1000) });
   }
   if (device.status === 'pending') throw new OAuthError('authorization_pending');

@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure } from '#data/client';
-import { pollRequest } from '#data/device-codes';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '#data/client';
 import { deviceCodeKey } from '#data/keys';
 import { DEVICE_CODE_GRANT, hashDeviceSecret } from '#domain/device-codes';
 import { localDynamoDbClient } from '#local/dynamodb-local';
@@ -28,9 +27,7 @@ export interface DeviceBenchResult {
   readonly loadAverage: number;
   readonly poll: readonly LoadResult[];
   readonly floor: readonly LoadResult[];
-  /** Bare `node:http` with the poll's own conditional UpdateItem. */
-  readonly writeFloor: readonly LoadResult[];
-  /** DynamoDB calls of one pending poll, e.g. `UpdateItem DEVICE/DEVICE`, and of one floor request. */
+  /** DynamoDB calls of one pending poll, e.g. `GetItem DEVICE/DEVICE`, and of one floor request. */
   readonly pollCalls: readonly string[];
   readonly floorCalls: readonly string[];
   /** Every counted poll answered `authorization_pending` (the hot path, not `slow_down`). */
@@ -48,10 +45,8 @@ const pollBody = (clientId: string, deviceCode: string): string =>
 /**
  * The floor: a bare `node:http` server that reads the form, does the one strongly consistent
  * GetItem of the device code's item any poll needs at least, and answers `authorization_pending`.
- * With `write`, it sends the service's own poll UpdateItem instead (`pollRequest`): what the
- * write that records the poll time costs DynamoDB Local, without the service around it.
  */
-async function startFloorServer(dynamodbEndpoint: string, tableName: string, write = false) {
+async function startFloorServer(dynamodbEndpoint: string, tableName: string) {
   const client = DynamoDBDocumentClient.from(localDynamoDbClient(dynamodbEndpoint), {
     marshallOptions: { removeUndefinedValues: true },
   });
@@ -61,25 +56,9 @@ async function startFloorServer(dynamodbEndpoint: string, tableName: string, wri
       for await (const chunk of request) text += chunk;
       const form = new URLSearchParams(text);
       const deviceCodeHash = hashDeviceSecret(form.get('device_code') ?? '');
-      const Item = write
-        ? await client
-            .send(new UpdateCommand(pollRequest(deviceCodeHash, form.get('client_id') ?? '', Date.now())))
-            .then(
-              (written) => written.Attributes,
-              (error: unknown) => {
-                if (isConditionFailure(error)) return undefined;
-                throw error;
-              },
-            )
-        : (
-            await client.send(
-              new GetCommand({
-                TableName: tableName,
-                Key: deviceCodeKey(deviceCodeHash),
-                ConsistentRead: true,
-              }),
-            )
-          ).Item;
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: deviceCodeKey(deviceCodeHash), ConsistentRead: true }),
+      );
       response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
       response.end(
         JSON.stringify(Item ? { error: 'authorization_pending' } : { error: 'incorrect_device_code' }),
@@ -119,7 +98,6 @@ export async function measureDevicePolls(options: DeviceBenchOptions): Promise<D
   process.env[ENV.devicePollIntervalSeconds] = '0.001';
   const { stack, endpointsFile, stop } = await startBenchStack('device');
   let floor: Awaited<ReturnType<typeof startFloorServer>> | undefined;
-  let writeFloor: Awaited<ReturnType<typeof startFloorServer>> | undefined;
   try {
     const origin = `http://127.0.0.1:${new URL(stack.baseUrl).port}`;
     const { clientId } = await createBenchAccounts(endpointsFile, 'https://bench.example/callback');
@@ -138,7 +116,6 @@ export async function measureDevicePolls(options: DeviceBenchOptions): Promise<D
     let next = 0;
     const rotating = () => pollBody(clientId, deviceCodes[next++ % deviceCodes.length] ?? '');
     floor = await startFloorServer(stack.dynamodbEndpoint, stack.tableName);
-    writeFloor = await startFloorServer(stack.dynamodbEndpoint, stack.tableName, true);
     const headers = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' };
     const pollUrl = `${origin}/login/oauth/access_token`;
 
@@ -160,9 +137,7 @@ export async function measureDevicePolls(options: DeviceBenchOptions): Promise<D
     };
     const pollCalls = await countCalls(db(), pollUrl);
     const floorCalls = await countCalls(floor.client, floor.url);
-
-    const writeFloorCalls = await countCalls(writeFloor.client, writeFloor.url);
-    const targets = [floor.url, pollUrl, writeFloor.url];
+    const targets = [floor.url, pollUrl];
     const measure = (url: string, warmupMs: number, durationMs: number) =>
       runLoad({
         url,
@@ -183,20 +158,18 @@ export async function measureDevicePolls(options: DeviceBenchOptions): Promise<D
     }
     // Still pending after the load: the loop measured the pending path, not slow_down.
     const after = await countCalls(db(), pollUrl);
-    const [floorRuns = [], pollRuns = [], writeFloorRuns = []] = runs;
+    const [floorRuns = [], pollRuns = []] = runs;
     return {
       options,
       loadAverage,
       poll: pollRuns,
       floor: floorRuns,
-      writeFloor: writeFloorRuns,
       pollCalls: pollCalls.calls,
       floorCalls: floorCalls.calls,
-      allPending: pollCalls.allPending && after.allPending && writeFloorCalls.allPending,
+      allPending: pollCalls.allPending && after.allPending,
     };
   } finally {
     await floor?.stop();
-    await writeFloor?.stop();
     await stop();
     delete process.env[ENV.devicePollIntervalSeconds];
   }
@@ -210,9 +183,6 @@ export function deviceReport(result: DeviceBenchResult, machine: string): string
     return `| ${label} | ${median(rps).toFixed(0)} (${Math.min(...rps).toFixed(0)}–${Math.max(...rps).toFixed(0)}) | ${ms(percentile(latencies, 50))} | ${ms(percentile(latencies, 99))} | ${calls.length} — ${calls.join(', ')} |`;
   };
   const share = median(result.poll.map((r, round) => r.rps / (result.floor[round]?.rps ?? Number.NaN)));
-  const writeShare = median(
-    result.poll.map((r, round) => r.rps / (result.writeFloor[round]?.rps ?? Number.NaN)),
-  );
   return [
     `Measured ${machine}: the local stack in the bench process (its own in-memory DynamoDB Local, real handlers), a closed loop of ${options.concurrency} keep-alive connections ` +
       `POSTing \`grant_type=${DEVICE_CODE_GRANT}\` polls that rotate through ${options.codes} pending device codes; the stack's polling interval is 1 ms ` +
@@ -223,9 +193,6 @@ export function deviceReport(result: DeviceBenchResult, machine: string): string
     '| Target | Polls/s | p50 | p99 | DynamoDB calls/poll |',
     '|---|---|---|---|---|',
     row('`POST /login/oauth/access_token` (device grant, pending)', result.poll, result.pollCalls),
-    row("bare `node:http` + the poll's conditional UpdateItem (`pollRequest`)", result.writeFloor, [
-      'UpdateItem DEVICE/DEVICE',
-    ]),
     row(
       'floor: bare `node:http`, form parse + one strongly consistent GetItem',
       result.floor,
@@ -234,6 +201,5 @@ export function deviceReport(result: DeviceBenchResult, machine: string): string
     '',
     `- Every measured poll took the pending path: ${result.allPending ? 'yes' : 'NO'}.`,
     `- Polls per second vs floor: ${(100 * share).toFixed(0)}% (target at least 80%: ${share >= 0.8 ? 'met' : 'not met'}).`,
-    `- Polls per second vs the bare UpdateItem (the service's own overhead): ${(100 * writeShare).toFixed(0)}%.`,
   ].join('\n');
 }

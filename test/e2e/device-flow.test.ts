@@ -222,6 +222,19 @@ describe('device token polls', () => {
     expect(new URLSearchParams(asForm.body).get('interval')).toBe('20');
   });
 
+  it('grows the interval once for concurrent early polls, and keeps the grown interval', async () => {
+    const codes = await codesFor(app);
+    expect((await poll(app.clientId, codes.device_code)).body.error).toBe('authorization_pending');
+    const early = await Promise.all(Array.from({ length: 4 }, () => poll(app.clientId, codes.device_code)));
+    expect(early.map((answer) => answer.body)).toEqual(
+      Array.from({ length: 4 }, () => expect.objectContaining({ error: 'slow_down', interval: 10 })),
+    );
+    expect((await poll(app.clientId, codes.device_code)).body).toMatchObject({
+      error: 'slow_down',
+      interval: 15,
+    });
+  });
+
   it('gives the token once: a replayed device code is incorrect_device_code', async () => {
     const codes = await codesFor(app, 'user');
     expect((await decide(user.browser, codes.user_code, 'authorize')).status).toBe(200);

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { pollRequest } from '#data/device-codes';
 import {
   canonicalUserCode,
   entryWindow,
@@ -7,6 +6,7 @@ import {
   hashDeviceSecret,
   newDeviceCode,
   newUserCode,
+  PollMemory,
   USER_CODE_ALPHABET,
 } from '#domain/device-codes';
 
@@ -42,20 +42,32 @@ describe('code entry windows', () => {
   });
 });
 
-describe('the poll request', () => {
-  it('is one conditional UpdateItem that moves the next poll time on and returns the item either way', () => {
-    process.env.TABLE_NAME ??= 'unit';
-    const request = pollRequest('h', 'client', 1_000_000);
-    expect(request.UpdateExpression).toBe('SET #next = :nowMs + #interval');
-    expect(request.ConditionExpression).toContain('#next <= :nowMs');
-    expect(request.ConditionExpression).toContain('#clientId = :clientId');
-    expect(request.ConditionExpression).toContain('attribute_not_exists(#exchangedAt)');
-    expect(request.ExpressionAttributeValues).toMatchObject({
-      ':nowMs': 1_000_000,
-      ':nowS': 1000,
-      ':clientId': 'client',
-    });
-    expect(request.ReturnValues).toBe('ALL_NEW');
-    expect(request.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+describe('PollMemory', () => {
+  it('says too soon for a poll within the interval of the same code, and on time after it', () => {
+    const polls = new PollMemory(10);
+    expect(polls.tooSoon('a', 1_000, 5_000)).toBe(false);
+    expect(polls.tooSoon('a', 5_999, 5_000)).toBe(true);
+    // Measured from the last poll, the early one included (the client must wait again).
+    expect(polls.tooSoon('a', 10_000, 5_000)).toBe(true);
+    expect(polls.tooSoon('a', 15_000, 5_000)).toBe(false);
+    // Another code has its own clock.
+    expect(polls.tooSoon('b', 15_001, 5_000)).toBe(false);
+  });
+
+  it('judges by the interval it is given (a grown one after slow_down)', () => {
+    const polls = new PollMemory(10);
+    polls.tooSoon('a', 0, 5_000);
+    expect(polls.tooSoon('a', 6_000, 10_000)).toBe(true);
+    expect(polls.tooSoon('a', 16_000, 10_000)).toBe(false);
+  });
+
+  it('forgets the least recently polled code past its capacity, and only that one', () => {
+    const polls = new PollMemory(2);
+    polls.tooSoon('a', 0, 5_000);
+    polls.tooSoon('b', 1, 5_000);
+    polls.tooSoon('a', 2, 5_000); // a is now the most recent
+    polls.tooSoon('c', 3, 5_000); // b is forgotten
+    expect(polls.tooSoon('b', 4, 5_000)).toBe(false);
+    expect(polls.tooSoon('c', 5, 5_000)).toBe(true);
   });
 });
