@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { OAuthApp } from '#domain/apps';
-import { conditionalWrite, db, getItems, now, tableName } from './client.ts';
+import { conditionalWrite, db, getItems, itemOf, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
-import { appKey, appOwnerIndexKey } from './keys.ts';
+import { appKey, appOwnerIndexKey, type Key } from './keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
 export interface StoredApp extends OAuthApp {
@@ -82,6 +82,22 @@ export async function getApp(clientId: string): Promise<StoredApp | undefined> {
     new GetCommand({ TableName: tableName(), Key: appKey(clientId), ConsistentRead: true }),
   );
   return Item ? toApp(Item) : undefined;
+}
+
+/**
+ * An application and one item it acts on (a token's lookup, a refresh token) in one strongly
+ * consistent BatchGetItem: what the application-side token endpoints authenticate and act on.
+ */
+export async function getAppWith<T>(
+  clientId: string,
+  key: Key,
+  read: (item: Record<string, unknown>) => T,
+): Promise<{ app?: StoredApp; item?: T }> {
+  const appAt = appKey(clientId);
+  const items = await getItems([appAt, key], true);
+  const app = itemOf(items, appAt);
+  const item = itemOf(items, key);
+  return { ...(app ? { app: toApp(app) } : {}), ...(item ? { item: read(item) } : {}) };
 }
 
 /** Suspends or reinstates an application; `undefined` when there is no such application. */

@@ -1,20 +1,10 @@
 import { GetCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Authorization } from '#domain/authorizations';
-import { type StoredApp, toApp } from './apps.ts';
+import { getAppWith, type StoredApp } from './apps.ts';
 import { deleteToken, putToken } from './authorization-items.ts';
 import { toAuthorization } from './authorization-state.ts';
-import {
-  db,
-  getItems,
-  itemOf,
-  now,
-  RETRY,
-  retryOnConflict,
-  type TransactItem,
-  tableName,
-  transact,
-} from './client.ts';
-import { appKey, authorizationKey, refreshTokenKey } from './keys.ts';
+import { db, now, RETRY, retryOnConflict, type TransactItem, tableName, transact } from './client.ts';
+import { authorizationKey, refreshTokenKey } from './keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
 /**
@@ -115,12 +105,8 @@ export async function getAppAndRefreshToken(
   clientId: string,
   tokenHash: string,
 ): Promise<{ app?: StoredApp; refresh?: StoredRefreshToken }> {
-  const appAt = appKey(clientId);
-  const refreshAt = refreshTokenKey(tokenHash);
-  const items = await getItems([appAt, refreshAt], true);
-  const app = itemOf(items, appAt);
-  const refresh = itemOf(items, refreshAt);
-  return { ...(app ? { app: toApp(app) } : {}), ...(refresh ? { refresh: toRefreshToken(refresh) } : {}) };
+  const { app, item } = await getAppWith(clientId, refreshTokenKey(tokenHash), toRefreshToken);
+  return { ...(app ? { app } : {}), ...(item ? { refresh: item } : {}) };
 }
 
 /** The new access token and refresh token a refresh moves the authorization to. */

@@ -2,10 +2,10 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Authorization } from '#domain/authorizations';
 import type { Scope } from '#domain/scopes';
 import { log } from '#shared/log';
-import { type StoredApp, toApp } from './apps.ts';
+import { getAppWith, type StoredApp } from './apps.ts';
 import { toAuthorization } from './authorization-state.ts';
-import { db, getItems, itemOf, tableName, transact } from './client.ts';
-import { appKey, authorizationKey, tokenKey } from './keys.ts';
+import { db, tableName, transact } from './client.ts';
+import { authorizationKey, tokenKey } from './keys.ts';
 import { ITEM_EXISTS } from './table.ts';
 
 /** What a token-authenticated request needs, in one strongly consistent GetItem. */
@@ -45,15 +45,10 @@ export async function getAppAndToken(
   clientId: string,
   tokenHash: string,
 ): Promise<{ app?: StoredApp; token?: TokenLookup }> {
-  const appAt = appKey(clientId);
-  const tokenAt = tokenKey(tokenHash);
-  const items = await getItems([appAt, tokenAt], true);
-  const app = itemOf(items, appAt);
-  const token = itemOf(items, tokenAt);
-  return {
-    ...(app ? { app: toApp(app) } : {}),
-    ...(token ? { token: toTokenLookup(token, tokenHash) } : {}),
-  };
+  const { app, item } = await getAppWith(clientId, tokenKey(tokenHash), (found) =>
+    toTokenLookup(found, tokenHash),
+  );
+  return { ...(app ? { app } : {}), ...(item ? { token: item } : {}) };
 }
 
 /**
