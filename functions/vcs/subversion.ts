@@ -615,7 +615,7 @@ async function detectLayout(
   }
   const base = transport.url.replace(/\/+$/, '');
   const list = (targets: readonly string[]) =>
-    runSvn('svn', ['list', '--xml', '--', ...targets], {
+    runSvn('svn', ['list', '--xml', '--', ...targets.map(pegged)], {
       cwd: home,
       home,
       credentials: access.credentials,
@@ -624,13 +624,12 @@ async function detectLayout(
       maxStdoutBytes: 16 * 1024 * 1024,
     }).then((out) => listedDirectories(out.toString('utf8')));
   try {
-    const root = (await list([base])).get(base) ?? [];
+    const root = (await list([base])).get(listedKey(base)) ?? [];
     if (root.includes('trunk') || root.length === 0) return found;
     const children = root.slice(0, 100);
-    const listed = await list(children.map((child) => `${base}/${encodeURIComponent(child)}`));
-    const projects = children.filter((child) =>
-      listed.get(`${base}/${encodeURIComponent(child)}`)?.includes('trunk'),
-    );
+    const childUrl = (child: string) => `${base}/${encodeURIComponent(child)}`;
+    const listed = await list(children.map(childUrl));
+    const projects = children.filter((child) => listed.get(listedKey(childUrl(child)))?.includes('trunk'));
     if (projects.length === 0) return found;
     return {
       kind: 'multiple',
@@ -655,14 +654,32 @@ const decodeXml = (text: string) =>
     .replace(/&apos;/g, "'")
     .replace(/&amp;/g, '&');
 
-/** `svn list --xml`: the directories listed under each target path. */
+/**
+ * A URL as `svn` (not `svnrdump`) must be given it: svn reads the last `@` of a target as a peg
+ * revision, even one percent-encoded (`team%402` is `team` at revision 2), so a path with an `@`
+ * in it names another path or fails. An `@` at the end is an empty peg revision (HEAD) and makes
+ * every earlier `@` part of the path. `svnrdump` takes its URL literally and must not get one.
+ */
+const pegged = (url: string): string => `${url}@`;
+
+/** How `svn list --xml` names a target (decoded), so a listing is found whatever encoding asked for it. */
+function listedKey(url: string): string {
+  const trimmed = url.replace(/\/+$/, '');
+  try {
+    return decodeURIComponent(trimmed);
+  } catch {
+    return trimmed;
+  }
+}
+
+/** `svn list --xml`: the directories listed under each target path, by `listedKey`. */
 function listedDirectories(xml: string): Map<string, string[]> {
   const lists = new Map<string, string[]>();
   for (const match of xml.matchAll(/<list\s+path="([^"]*)"\s*>([\s\S]*?)<\/list>/g)) {
     const dirs = [...(match[2] ?? '').matchAll(/<entry\s+kind="dir"\s*>\s*<name>([^<]*)<\/name>/g)].map(
       (entry) => decodeXml(entry[1] ?? ''),
     );
-    lists.set(decodeXml(match[1] ?? ''), dirs);
+    lists.set(listedKey(decodeXml(match[1] ?? '')), dirs);
   }
   return lists;
 }
@@ -676,7 +693,7 @@ async function originInfo(
   url: string,
   svn: (args: string[]) => Promise<Buffer>,
 ): Promise<{ uuid: string; youngest: number; path: string }> {
-  const xml = (await svn(['info', '--xml', '--', url])).toString('utf8');
+  const xml = (await svn(['info', '--xml', '--', pegged(url)])).toString('utf8');
   const uuid = /<uuid>([0-9a-fA-F-]{36})<\/uuid>/.exec(xml)?.[1];
   const youngest = Number(/<entry\b[^>]*\brevision="(\d+)"/.exec(xml)?.[1]);
   const relative = /<relative-url>\^\/?([^<]*)<\/relative-url>/.exec(xml)?.[1];

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rename, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -100,6 +100,27 @@ async function originFiles(repo: SvnRepository, path: string): Promise<Record<st
   return filesUnder(dir);
 }
 
+/**
+ * Two projects, `team@2` and `other`, each with a trunk holding a README. svn reads `@2` as a peg
+ * revision (even percent-encoded), so the import must escape it to find `team@2` at all.
+ */
+async function makePegRepository(path: string) {
+  const env = { PATH: process.env.PATH, HOME: work, LC_ALL: 'C' };
+  const svn = (...args: string[]) =>
+    exec('svn', ['--non-interactive', '--username', 'ada', ...args], { env, cwd: work });
+  await exec('svnadmin', ['create', path], { env });
+  const url = `file://${path}`;
+  await svn('mkdir', '--parents', '-m', 'Layout', `${url}/team%402/trunk`, `${url}/other/trunk`);
+  for (const [project, text] of [
+    ['team%402', 'team at 2\n'],
+    ['other', 'other\n'],
+  ] as const) {
+    const file = join(await mkdtemp(join(work, 'peg-')), 'README');
+    await writeFile(file, text);
+    await svn('import', '-m', `README of ${project}`, file, `${url}/${project}/trunk/README`);
+  }
+}
+
 /** A clone of the hosted repository with `ref` checked out: its files, `.gitignore` set apart. */
 async function hostedFiles(clone: string, ref: string) {
   const checkout = await git(['checkout', '-q', '--detach', ref], { cwd: clone });
@@ -172,6 +193,7 @@ beforeAll(async () => {
       };
     }),
   );
+  await makePegRepository(join(parent, 'peg'));
   [http, svnserve, lockedSvnserve] = await Promise.all([
     serveSvnHttp({ parentPath: parent, users: { [HTTP_USER.username]: HTTP_USER.password } }),
     serveSvn(parent),
@@ -264,6 +286,26 @@ describe.concurrent('Subversion imports', () => {
       expect(readme.stdout).toBe('Project beta\ntrunk change\n');
       const everything = await git(['log', '--all', '--name-only', '--format='], { cwd: dir });
       expect(everything.stdout).not.toMatch(/alpha/);
+    }, 60_000);
+  });
+
+  describe('paths with an @', () => {
+    it('offers and imports a project named team@2 (svn would read @2 as a revision)', async () => {
+      const repo = await newRepo();
+      await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: svnserve.url('peg') });
+      const found = await until(repo, status('detection_found_multiple'));
+      const choices = found.project_choices as { vcs: string; human_name: string }[];
+      expect(choices.map((choice) => choice.human_name).sort()).toEqual(['other', 'team@2']);
+      const chosen = await api(
+        'PATCH',
+        `/repos/octocat/${repo}/import`,
+        choices.find((choice) => choice.human_name === 'team@2'),
+      );
+      expect(chosen.status).toBe(200);
+      await until(repo, status('complete'));
+      const dir = await cloneOf(repo);
+      const readme = await git(['show', 'origin/main:README'], { cwd: dir });
+      expect(readme.stdout).toBe('team at 2\n');
     }, 60_000);
   });
 
