@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gitRemoteId } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
-import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/config';
+import { type AdapterOptions, adapterSetup } from './adapter-options.ts';
 import { chunkCursor } from './chunk-cursor.ts';
 import { askpass, GitFailed, prepareHome, runGit } from './git-command.ts';
 import { checkObjects, checkSize, directorySize, oversizeError, tooManyObjectsError } from './limits.ts';
@@ -58,15 +58,8 @@ export const DEFAULT_CHUNK_PLAN: ChunkPlan = {
   minStepTimeoutMs: 120_000,
 };
 
-export interface GitAdapterOptions {
-  /** Test hooks: a stub resolver and a dialer (defaults: the system's). */
-  readonly resolve?: Guard['resolve'];
-  readonly dial?: Guard['dial'];
+export interface GitAdapterOptions extends AdapterOptions {
   readonly plan?: Partial<ChunkPlan>;
-  /** Largest `raw.git` (config `IMPORT_MAX_BYTES`). */
-  readonly maxBytes?: number;
-  /** Most Git objects in `raw.git` (config `IMPORT_MAX_OBJECTS`). */
-  readonly maxObjects?: number;
   /** Time limit of a detection probe (default 30 s). */
   readonly probeTimeoutMs?: number;
 }
@@ -96,13 +89,7 @@ const USER_AGENT = 'git/2.39 (source-import)';
 
 export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
   const plan: ChunkPlan = { ...DEFAULT_CHUNK_PLAN, ...options.plan };
-  const maxBytes = options.maxBytes ?? DEFAULT_IMPORT_MAX_BYTES;
-  const maxObjects = options.maxObjects ?? DEFAULT_IMPORT_MAX_OBJECTS;
-  const guardFor = (access: OriginAccess): Guard => ({
-    allowedAddresses: access.allowedAddresses,
-    resolve: options.resolve,
-    dial: options.dial,
-  });
+  const { maxBytes, maxObjects, guardFor } = adapterSetup(options);
 
   return {
     vcs: 'git',

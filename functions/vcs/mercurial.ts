@@ -17,7 +17,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gitRemoteId } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
-import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/config';
+import { type AdapterOptions, adapterSetup } from './adapter-options.ts';
 import { chunkCursor } from './chunk-cursor.ts';
 import { gitAuthors } from './git.ts';
 import { GitFailed, prepareHome, runGit } from './git-command.ts';
@@ -62,20 +62,13 @@ export const DEFAULT_HG_CHUNK_PLAN: HgChunkPlan = {
   minStepTimeoutMs: 120_000,
 };
 
-export interface MercurialAdapterOptions {
-  readonly resolve?: Guard['resolve'];
-  readonly dial?: Guard['dial'];
+export interface MercurialAdapterOptions extends AdapterOptions {
   readonly hgPlan?: Partial<HgChunkPlan>;
   readonly probeTimeoutMs?: number;
   /** hg's progress bar refresh (default 0.1 s), which paces the pull's progress reports. */
   readonly progressRefreshSeconds?: number;
-  /** Largest `raw.hg`, and largest `raw.git` (config `IMPORT_MAX_BYTES`). */
-  readonly maxBytes?: number;
-  /**
-   * Most Git objects in `raw.git` (config `IMPORT_MAX_OBJECTS`), checked after each conversion
-   * range; a changeset becomes at least one Git object, so more revisions than this fail early.
-   */
-  readonly maxObjects?: number;
+  // `maxBytes` bounds `raw.hg` and `raw.git`; `maxObjects` is checked after each conversion range,
+  // and a changeset becomes at least one Git object, so more revisions than that fail early.
 }
 
 interface HgState {
@@ -109,13 +102,7 @@ export const rawHgPath = (workDir: string): string => join(workDir, 'raw.hg');
 
 export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginAdapter {
   const plan: HgChunkPlan = { ...DEFAULT_HG_CHUNK_PLAN, ...options.hgPlan };
-  const maxBytes = options.maxBytes ?? DEFAULT_IMPORT_MAX_BYTES;
-  const maxObjects = options.maxObjects ?? DEFAULT_IMPORT_MAX_OBJECTS;
-  const guardFor = (access: OriginAccess): Guard => ({
-    allowedAddresses: access.allowedAddresses,
-    resolve: options.resolve,
-    dial: options.dial,
-  });
+  const { maxBytes, maxObjects, guardFor } = adapterSetup(options);
 
   return {
     vcs: 'mercurial',

@@ -26,7 +26,7 @@ import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkOriginUrl } from '#domain/origin-url';
-import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/config';
+import { type AdapterOptions, adapterSetup } from './adapter-options.ts';
 import { chunkCursor } from './chunk-cursor.ts';
 import { gitAuthors } from './git.ts';
 import { GitFailed, prepareHome, runGit } from './git-command.ts';
@@ -70,15 +70,9 @@ export const DEFAULT_SVN_CHUNK_PLAN: SvnChunkPlan = {
   minStepTimeoutMs: 120_000,
 };
 
-export interface SubversionAdapterOptions {
-  readonly resolve?: Guard['resolve'];
-  readonly dial?: Guard['dial'];
+export interface SubversionAdapterOptions extends AdapterOptions {
   readonly svnPlan?: Partial<SvnChunkPlan>;
   readonly probeTimeoutMs?: number;
-  /** Largest mirror (config `IMPORT_MAX_BYTES`). */
-  readonly maxBytes?: number;
-  /** Most Git objects in `raw.git` (config `IMPORT_MAX_OBJECTS`). */
-  readonly maxObjects?: number;
 }
 
 interface SvnState {
@@ -105,13 +99,7 @@ const OUTPUT_NAME = 'raw.git';
 
 export function subversionAdapter(options: SubversionAdapterOptions = {}): OriginAdapter {
   const plan: SvnChunkPlan = { ...DEFAULT_SVN_CHUNK_PLAN, ...options.svnPlan };
-  const maxBytes = options.maxBytes ?? DEFAULT_IMPORT_MAX_BYTES;
-  const maxObjects = options.maxObjects ?? DEFAULT_IMPORT_MAX_OBJECTS;
-  const guardFor = (access: Pick<OriginAccess, 'allowedAddresses'>): Guard => ({
-    allowedAddresses: access.allowedAddresses,
-    resolve: options.resolve,
-    dial: options.dial,
-  });
+  const { maxBytes, maxObjects, guardFor } = adapterSetup(options);
 
   return {
     vcs: 'subversion',

@@ -25,7 +25,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gitRemoteId } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
-import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/config';
+import { type AdapterOptions, adapterSetup } from './adapter-options.ts';
 import { chunkCursor } from './chunk-cursor.ts';
 import { gitAuthors } from './git.ts';
 import { GitFailed, prepareHome, runGit } from './git-command.ts';
@@ -46,14 +46,7 @@ import {
 
 export const TFVC_API_VERSION = '6.0';
 
-export interface TfvcAdapterOptions {
-  /** Test hooks: a stub resolver and a dialer (defaults: the system's). */
-  readonly resolve?: Guard['resolve'];
-  readonly dial?: Guard['dial'];
-  /** Largest `raw.git` (config `IMPORT_MAX_BYTES`). */
-  readonly maxBytes?: number;
-  /** Most Git objects in `raw.git` (config `IMPORT_MAX_OBJECTS`). */
-  readonly maxObjects?: number;
+export interface TfvcAdapterOptions extends AdapterOptions {
   /** `$top` of a changeset or change listing (default 100, the API's documented default page). */
   readonly pageSize?: number;
   /** File contents held in memory before a batch goes to fast-import (default 64 MiB). */
@@ -105,16 +98,11 @@ const cursor = chunkCursor<TfvcState>('raw-tfvc-state.json', () => ({
 }));
 
 export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
-  const maxBytes = options.maxBytes ?? DEFAULT_IMPORT_MAX_BYTES;
-  const maxObjects = options.maxObjects ?? DEFAULT_IMPORT_MAX_OBJECTS;
+  const { maxBytes, maxObjects, guardFor } = adapterSetup(options);
   const pageSize = options.pageSize ?? 100;
   const batchBytes = options.batchBytes ?? 64 * 1024 * 1024;
   const clientFor = (access: OriginAccess, timeoutMs: number) =>
-    apiClient(
-      access,
-      { allowedAddresses: access.allowedAddresses, resolve: options.resolve, dial: options.dial },
-      timeoutMs,
-    );
+    apiClient(access, guardFor(access), timeoutMs);
 
   return {
     vcs: 'tfvc',

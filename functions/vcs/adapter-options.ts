@@ -1,0 +1,36 @@
+/**
+ * What every origin adapter takes besides its own chunk plan: test hooks for the network (a stub
+ * resolver and a recording dialer) and the import's limits, with what they default to.
+ */
+import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/config';
+import type { Guard } from './network-guard.ts';
+import type { OriginAccess } from './origin.ts';
+
+export interface AdapterOptions {
+  /** Test hooks: a stub resolver and a dialer (defaults: the system's). */
+  readonly resolve?: Guard['resolve'];
+  readonly dial?: Guard['dial'];
+  /** Largest copy on disk: a mirror, a local repository, `raw.git` (config `IMPORT_MAX_BYTES`). */
+  readonly maxBytes?: number;
+  /** Most Git objects in `raw.git` (config `IMPORT_MAX_OBJECTS`). */
+  readonly maxObjects?: number;
+}
+
+export interface AdapterSetup {
+  readonly maxBytes: number;
+  readonly maxObjects: number;
+  /** The network guard of one detection or import: its allowed addresses, with the options' hooks. */
+  guardFor(access: Pick<OriginAccess, 'allowedAddresses'>): Guard;
+}
+
+export function adapterSetup(options: AdapterOptions): AdapterSetup {
+  return {
+    maxBytes: options.maxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
+    maxObjects: options.maxObjects ?? DEFAULT_IMPORT_MAX_OBJECTS,
+    guardFor: (access) => ({
+      allowedAddresses: access.allowedAddresses,
+      resolve: options.resolve,
+      dial: options.dial,
+    }),
+  };
+}
