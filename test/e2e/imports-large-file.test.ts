@@ -9,6 +9,7 @@ import { type SvnServer, serveSvn } from '#local/svn-origins';
 import { DEFAULT_LARGE_FILE_BYTES, ENV } from '#shared/config';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
+import { importApiCall } from '#test/import-api';
 import { startTestStack } from '#test/stack';
 
 /**
@@ -19,7 +20,6 @@ import { startTestStack } from '#test/stack';
 
 delete process.env[ENV.largeFileBytes];
 const BIG_BYTES = 100 * 1024 * 1024 + 1;
-const PREVIEW = 'application/vnd.github.barred-rock-preview';
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let git: Awaited<ReturnType<typeof gitClient>>;
@@ -27,15 +27,8 @@ let token: string;
 let work: string;
 let svnserve: SvnServer;
 
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers: { Authorization: `token ${token}`, Accept: PREVIEW },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
+const api = (method: string, path: string, body?: unknown) =>
+  importApiCall(stack.baseUrl, token, method, path, body);
 
 async function until(path: string, done: (body: Record<string, unknown>) => boolean, timeoutMs = 150_000) {
   const deadline = Date.now() + timeoutMs;

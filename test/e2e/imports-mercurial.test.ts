@@ -7,6 +7,7 @@ import { basicAuthProxy, makeHgFixture, serveHg } from '#local/hg-origins';
 import { ENV } from '#shared/config';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
+import { importApiCall } from '#test/import-api';
 import { startTestStack } from '#test/stack';
 
 /** Mercurial imports through the API and the real workflow, checked with `git clone` of the hosted repository. */
@@ -23,17 +24,9 @@ let origin: OriginServer;
 let large: OriginServer;
 let locked: OriginServer;
 let index: OriginServer;
-const PREVIEW = 'application/vnd.github.barred-rock-preview';
 
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers: { Authorization: `token ${token}`, Accept: PREVIEW },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
+const api = (method: string, path: string, body?: unknown) =>
+  importApiCall(stack.baseUrl, token, method, path, body);
 
 let repoCount = 0;
 async function newRepo(): Promise<string> {

@@ -12,6 +12,7 @@ import { type SvnServer, serveSvn } from '#local/svn-origins';
 import { ENV } from '#shared/config';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
+import { importApiCall } from '#test/import-api';
 import { startTestStack } from '#test/stack';
 
 /**
@@ -24,7 +25,6 @@ const LARGE_FILE_BYTES = 200_000;
 process.env[ENV.largeFileBytes] = String(LARGE_FILE_BYTES);
 
 const exec = promisify(execFile);
-const PREVIEW = 'application/vnd.github.barred-rock-preview';
 const HTTP_USER = { username: 'http-user', password: 'pw-Dav-Svn-never-shown-1' };
 const SVN_USER = { username: 'svn-user', password: 'pw-Svnserve-never-shown-2' };
 
@@ -40,15 +40,8 @@ let svnserve: SvnServer;
 let lockedSvnserve: SvnServer;
 const repos: Record<'std' | 'large' | 'multi', SvnRepository> = {} as never;
 
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers: { Authorization: `token ${token}`, Accept: PREVIEW },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
+const api = (method: string, path: string, body?: unknown) =>
+  importApiCall(stack.baseUrl, token, method, path, body);
 
 let repoCount = 0;
 async function newRepo(): Promise<string> {

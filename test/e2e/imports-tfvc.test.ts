@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALPHA_FINAL_TREE, serveTfvc, type TfvcServer, tfvcHistory } from '#local/tfvc-origin';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
+import { importApiCall } from '#test/import-api';
 import { startTestStack } from '#test/stack';
 
 /**
@@ -19,17 +20,9 @@ let token: string;
 let collection: TfvcServer; // Alpha and Beta
 let locked: TfvcServer; // Alpha only, behind a PAT
 const PAT = 'tfvc-pat-e2e-secret';
-const PREVIEW = 'application/vnd.github.barred-rock-preview';
 
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers: { Authorization: `token ${token}`, Accept: PREVIEW },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
+const api = (method: string, path: string, body?: unknown) =>
+  importApiCall(stack.baseUrl, token, method, path, body);
 
 let repoCount = 0;
 async function newRepo(): Promise<string> {

@@ -8,6 +8,7 @@ import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { ENV } from '#shared/config';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
+import { importApiCall } from '#test/import-api';
 import { startTestStack } from '#test/stack';
 
 /**
@@ -28,25 +29,13 @@ let publicOrigin: OriginServer;
 let protectedOrigin: OriginServer;
 let slowOrigin: OriginServer;
 const SECRET = { username: 'origin-user', password: 'origin-secret-7' };
-const PREVIEW = 'application/vnd.github.barred-rock-preview';
 const AUTHORS = [
   { name: 'Ada Lovelace', email: 'ada@example.org' },
   { name: 'Grace Hopper', email: 'grace@example.org' },
 ];
 
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${stack.baseUrl}${path}`, {
-    method,
-    headers: { Authorization: `token ${token}`, Accept: PREVIEW },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: text === '' ? undefined : JSON.parse(text),
-  };
-}
+const api = (method: string, path: string, body?: unknown) =>
+  importApiCall(stack.baseUrl, token, method, path, body);
 
 let repoCount = 0;
 async function newRepo(): Promise<string> {
