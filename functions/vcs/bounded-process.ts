@@ -16,7 +16,16 @@ export interface BoundedRun {
   readonly onProgress?: ((line: string) => void) | undefined;
   /** Largest stdout kept (default 256 MiB); more fails the call. */
   readonly maxStdoutBytes?: number | undefined;
+  /**
+   * A secret handed to the tool on file descriptor 3 (`SECRET_FD`), written once and closed: never
+   * in arguments, the environment or a file. Children inherit the descriptor; the first reader
+   * drains it, so another process that reads it later gets nothing.
+   */
+  readonly secret?: string | undefined;
 }
+
+/** The descriptor `BoundedRun.secret` arrives on. */
+export const SECRET_FD = 3;
 
 /** Why a run failed: the exit code, the tail of stderr and whether the time ran out. */
 export type Failure = (exitCode: number | null, stderr: string, timedOut: boolean) => Error;
@@ -36,7 +45,7 @@ export function runBounded(
     const child = spawn(command, [...args], {
       cwd: options.cwd,
       env: options.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: options.secret === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
       detached: true, // its own process group, so a timeout kills helpers (remote helpers, index-pack) too
     });
     const stdout: Buffer[] = [];
@@ -98,5 +107,10 @@ export function runBounded(
     });
     child.stdin.on('error', () => undefined); // the tool may exit before reading its input
     child.stdin.end(options.input ?? '');
+    const secretPipe = child.stdio[SECRET_FD];
+    if (options.secret !== undefined && secretPipe && 'end' in secretPipe) {
+      secretPipe.on('error', () => undefined);
+      secretPipe.end(options.secret);
+    }
   });
 }
