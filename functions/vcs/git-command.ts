@@ -2,7 +2,8 @@
  * Running `git` on hostile input. Every call gets a clean environment (no system or user config,
  * no prompts, no hooks, no credential helpers, only the transports the call needs), its own HOME,
  * a time limit that kills the whole process group, and a cap on what it may print. Credentials
- * never appear in arguments: network calls get them through `GIT_ASKPASS` (see `askpass`).
+ * never appear in arguments, the environment or a file: a network call gets them once, on a
+ * descriptor, through a credential helper scoped to the origin (see `originCredentials`).
  */
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,8 +19,10 @@ export interface GitRun {
   readonly home: string;
   readonly transport: Transport;
   readonly timeoutMs: number;
-  /** Extra environment (proxy settings, the askpass variables); never logged. */
+  /** Extra environment (proxy settings); never logged. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Handed to git on a descriptor for its credential helper (see `originCredentials`). */
+  readonly secret?: string;
   readonly input?: string | Buffer;
   /** Each progress line git writes to stderr (split on CR and LF). */
   readonly onProgress?: (line: string) => void;
@@ -104,28 +107,54 @@ export function runGit(args: readonly string[], options: GitRun): Promise<Buffer
 
 /**
  * A private HOME for one job: created empty (mode 700), so nothing is shared or cached between
- * users, with the askpass program that hands git the credentials from its environment.
+ * users, with the credential helper that hands git the origin's credentials.
  */
 export async function prepareHome(home: string): Promise<void> {
   await mkdir(join(home, '.config'), { recursive: true, mode: 0o700 });
   await chmod(home, 0o700);
-  await writeFile(join(home, 'askpass'), ASKPASS, { mode: 0o700 });
+  await writeFile(join(home, CREDENTIAL_HELPER), CREDENTIAL_HELPER_PROGRAM, { mode: 0o700 });
 }
 
+const CREDENTIAL_HELPER = 'credential-helper';
+
 /**
- * Git asks `GIT_ASKPASS` for the username and then the password; this answers from the
- * environment of the git process only (never a file, an argument or a URL).
+ * A git credential helper (`<helper> <protocol> <host[:port]> get`) that answers only a request
+ * for exactly that protocol and host: the credentials come from descriptor 3 (`runBounded`'s
+ * `secret`), which the first answer drains. Git asks a helper only for URLs its config key
+ * matches, and this checks again what git says it is asking for, so a redirect to another host or
+ * port gets nothing (git then fails with "could not read Username": `auth_failed`).
  */
-const ASKPASS = `#!/bin/sh
-case "$1" in
-  Username*) printf '%s\\n' "$IMPORT_ORIGIN_USERNAME" ;;
-  *) printf '%s\\n' "$IMPORT_ORIGIN_PASSWORD" ;;
-esac
+const CREDENTIAL_HELPER_PROGRAM = `#!/bin/sh
+want_protocol=$1 want_host=$2 action=$3
+protocol= host=
+while IFS= read -r line; do
+  case "$line" in
+    protocol=*) protocol=\${line#protocol=} ;;
+    host=*) host=\${line#host=} ;;
+  esac
+done
+[ "$action" = get ] && [ "$protocol" = "$want_protocol" ] && [ "$host" = "$want_host" ] && cat <&3
+exit 0
 `;
 
-/** Environment for a network call with credentials (use with `prepareHome`). */
-export const askpass = (home: string, username: string, password: string): Record<string, string> => ({
-  GIT_ASKPASS: join(home, 'askpass'),
-  IMPORT_ORIGIN_USERNAME: username,
-  IMPORT_ORIGIN_PASSWORD: password,
-});
+/** One line of git's credential protocol: no line breaks, no NUL. */
+const credentialValue = (value: string) => value.replace(/[\r\n\0]/g, '');
+
+/**
+ * What a network call needs to send `credentials` to `originUrl`'s scheme, host and port and
+ * nowhere else: `-c` options naming the helper for that origin only, and the `secret` to run git
+ * with (use with `prepareHome`). Git counts a missing port as the scheme's default.
+ */
+export function originCredentials(
+  home: string,
+  originUrl: string,
+  credentials: { readonly username: string; readonly password: string },
+): { readonly args: readonly string[]; readonly secret: string } {
+  const url = new URL(originUrl);
+  const protocol = url.protocol.replace(/:$/, '');
+  const origin = `${protocol}://${url.host}`;
+  return {
+    args: ['-c', `credential.${origin}.helper=${join(home, CREDENTIAL_HELPER)} ${protocol} ${url.host}`],
+    secret: `username=${credentialValue(credentials.username)}\npassword=${credentialValue(credentials.password)}\n`,
+  };
+}

@@ -4,9 +4,10 @@
  *
  * Every network call goes through the network guard: Node's probes with `guardedRequest`, git
  * through the guard proxy (`http.proxy`, and `core.gitProxy` for `git://`), so git itself never
- * resolves or dials an origin. Credentials reach git only through `askpass` (environment of the
- * git process), and Node's probes only in an `Authorization` header; neither is ever logged or
- * put in an error message.
+ * resolves or dials an origin. Credentials reach git only through a credential helper scoped to
+ * the origin's scheme, host and port, on a descriptor that one call drains (`originCredentials`),
+ * and Node's probes only in an `Authorization` header; neither is ever logged or put in an error
+ * message.
  */
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,7 @@ import { gitRemoteId } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
 import { type AdapterOptions, adapterSetup } from './adapter-options.ts';
 import { chunkCursor } from './chunk-cursor.ts';
-import { askpass, GitFailed, prepareHome, runGit } from './git-command.ts';
+import { GitFailed, type GitRun, originCredentials, prepareHome, runGit } from './git-command.ts';
 import { checkObjects, checkSize, directorySize, oversizeError, tooManyObjectsError } from './limits.ts';
 import {
   GIT_TUNNEL_PROGRAM,
@@ -291,7 +292,7 @@ async function detectGitProtocol(access: OriginAccess, guard: Guard, timeoutMs =
         home,
         transport: 'network',
         timeoutMs,
-        env: session.env,
+        ...session.run,
         maxStdoutBytes: 64 * 1024 * 1024,
       });
       return { kind: 'found', vcs: 'git' };
@@ -315,9 +316,11 @@ interface Session {
   readonly proxy: GuardProxy;
   /** `-c` options that send every transport through the guard proxy. */
   readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
+  /** What every call of the session runs with: the tunnel's proxy, the credentials' descriptor. */
+  readonly run: Pick<GitRun, 'env' | 'secret'>;
   readonly home: string;
-  readonly secret?: string;
+  /** To scrub from what git printed. */
+  readonly password?: string | undefined;
   close(): Promise<void>;
 }
 
@@ -330,14 +333,23 @@ async function prepareGitHome(home: string): Promise<void> {
 async function openSession(home: string, guard: Guard, access: OriginAccess): Promise<Session> {
   const proxy = await startGuardProxy(guard);
   const credentials = access.credentials
-    ? askpass(home, access.credentials.username, access.credentials.password)
-    : {};
+    ? originCredentials(home, access.url, access.credentials)
+    : undefined;
   return {
     proxy,
     home,
-    secret: access.credentials?.password,
-    args: ['-c', `http.proxy=${proxy.url}`, '-c', `core.gitProxy=${join(home, 'git-tunnel.mjs')}`],
-    env: { IMPORT_GUARD_PROXY: `127.0.0.1:${proxy.port}`, ...credentials },
+    password: access.credentials?.password,
+    args: [
+      '-c',
+      `http.proxy=${proxy.url}`,
+      '-c',
+      `core.gitProxy=${join(home, 'git-tunnel.mjs')}`,
+      ...(credentials?.args ?? []),
+    ],
+    run: {
+      env: { IMPORT_GUARD_PROXY: `127.0.0.1:${proxy.port}` },
+      ...(credentials ? { secret: credentials.secret } : {}),
+    },
     close: () => proxy.close(),
   };
 }
@@ -367,7 +379,7 @@ async function remoteHeadBranch(url: string, repo: string, session: Session): Pr
       home: session.home,
       transport: 'network',
       timeoutMs: 60_000,
-      env: session.env,
+      ...session.run,
     });
     const match = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(out.toString('utf8'));
     return match?.[1] ?? null;
@@ -443,7 +455,7 @@ async function fetchStep(
         home: session.home,
         transport: 'network',
         timeoutMs: options.timeoutMs,
-        env: session.env,
+        ...session.run,
         signal: abort.signal,
         onProgress: (line) => {
           const fraction = progressFraction(line);
@@ -496,7 +508,7 @@ export function objectsAnnounced(line: string): number | undefined {
 
 /**
  * A failed network call, as the user may read it: the guard's refusal first (it knows why), then
- * git's words mapped to a few plain cases; never a credential, the askpass path or the proxy.
+ * git's words mapped to a few plain cases; never a credential, the helper's path or the proxy.
  */
 function classify(error: unknown, session: Session, access: Pick<OriginAccess, 'url'>): Error {
   const refusal = session.proxy.refusals.find((entry) => entry.reason === 'forbidden');
@@ -511,7 +523,7 @@ function classify(error: unknown, session: Session, access: Pick<OriginAccess, '
     )
   )
     return new OriginAuthFailed(
-      session.secret === undefined
+      session.password === undefined
         ? 'The origin requires a username and password'
         : 'The origin refused the username and password',
     );
@@ -545,7 +557,7 @@ const hostOf = (url: string) => {
 
 function scrub(text: string, session: Session): string {
   let out = text.split(session.home).join('…').split(session.proxy.url).join('…');
-  if (session.secret) out = out.split(session.secret).join('***');
+  if (session.password) out = out.split(session.password).join('***');
   return out.slice(0, 300);
 }
 

@@ -1,11 +1,13 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer, type RequestListener } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, prepareDumb, serveGitDaemon, serveGitHttp } from '#local/git-origins';
+import { stubNetwork } from '#test/stub-network';
 import { adapterFor, detectOrigin } from '#vcs/adapters';
 import { gitAdapter } from '#vcs/git';
 import {
@@ -33,6 +35,17 @@ const git = async (cwd: string, ...args: string[]) =>
       env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd },
     })
   ).stdout;
+/** A bare HTTP server on a free port of 127.0.0.1. */
+async function listen(handler: RequestListener) {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 const refsOf = (repo: string) => git(repo, 'for-each-ref', '--format=%(objectname) %(objecttype) %(refname)');
 
 let root: string;
@@ -193,7 +206,7 @@ describe('Git raw import', () => {
     expect(`${(error as Error).message}${(error as Error).stack}`).not.toContain('wrong-Secret-77');
   });
 
-  it('never puts the password on a command line (checked in /proc during a slow fetch)', async () => {
+  it('never puts the password on a command line or in an environment (checked in /proc during a slow fetch)', async () => {
     const slow = await serveGitHttp(root, { auth: AUTH, delayMs: 400 });
     try {
       const raw = await job(`${slow.url}/small.git`, { credentials: AUTH });
@@ -205,7 +218,7 @@ describe('Git raw import', () => {
             if (!/^\d+$/.test(pid)) continue;
             const line = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
             if (line.startsWith('git') || line.includes('\0git') || line.includes('git-remote'))
-              seen.push(line);
+              seen.push(line, await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => ''));
           }
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
@@ -220,6 +233,37 @@ describe('Git raw import', () => {
       await slow.close();
     }
   }, 60_000);
+
+  it('sends the credentials only to the host and port named, never after a redirect to another', async () => {
+    // A front that redirects git's first request elsewhere; every other host and port answers
+    // 401 (so git looks for credentials for it) and records what it was sent.
+    const sent: (string | undefined)[] = [];
+    const front = await listen((req, res) => {
+      if (req.headers.host === `127.0.0.1:${front.port}`)
+        return void res.writeHead(302, { location: `http://${redirectTo}${req.url}` }).end();
+      sent.push(req.headers.authorization);
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="other"' }).end();
+    });
+    const other = await listen((req, res) => {
+      sent.push(req.headers.authorization);
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="other"' }).end();
+    });
+    const network = stubNetwork({ 'mirror.test': ['127.0.0.1'] });
+    let redirectTo = '';
+    try {
+      for (const target of [`127.0.0.1:${other.port}`, `mirror.test:${front.port}`]) {
+        redirectTo = target;
+        const raw = await job(`http://127.0.0.1:${front.port}/small.git`, { credentials: AUTH });
+        const adapter = gitAdapter({ resolve: network.resolve, dial: network.dial });
+        await expect(adapter.importRawChunk(raw, 600_000, () => undefined)).rejects.toThrow(OriginAuthFailed);
+      }
+      const basic = `Basic ${Buffer.from(`${AUTH.username}:${AUTH.password}`).toString('base64')}`;
+      expect(sent.length).toBeGreaterThan(0);
+      expect(sent).not.toContain(basic);
+    } finally {
+      await Promise.all([front.close(), other.close()]);
+    }
+  });
 
   it('says plainly when there is no repository at the URL', async () => {
     const missing = gitAdapter().importRawChunk(
