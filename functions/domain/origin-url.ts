@@ -44,6 +44,8 @@ for (const [network, prefix] of [
   ['100::', 64],
   ['2001::', 23],
   ['2001:db8::', 32],
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): translates into the operator's own network
+  ['::ffff:0:0:0', 96], // SIIT IPv4-translated addresses (RFC 2765): the same, stateless
   ['fc00::', 7], // unique local, includes EC2's metadata address fd00:ec2::254
   ['fe80::', 10],
   ['fec0::', 10],

@@ -25,6 +25,10 @@ describe('isForbiddenAddress', () => {
     '::ffff:169.254.169.254',
     '64:ff9b::a9fe:a9fe', // NAT64 of 169.254.169.254
     '2002:a9fe:a9fe::1', // 6to4 of 169.254.169.254
+    '64:ff9b:1::808:808', // local-use NAT64, whatever it embeds
+    '64:ff9b:1:ffff::1',
+    '::ffff:0:808:808', // SIIT IPv4-translated, whatever it embeds
+    '::ffff:0:a9fe:a9fe',
     '[::1]',
     'fe80::1%eth0',
     'not an address',
