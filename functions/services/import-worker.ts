@@ -3,6 +3,8 @@
  * in `functions/workflow/` are one line each over these). Every step:
  * - reads the import item and refuses to work for an attempt that is no longer current (a
  *   restarted or cancelled import's late invocations change nothing: `AttemptSuperseded`);
+ * - while it runs tools, watches the import item and, once the attempt is cancelled or restarted,
+ *   kills their processes and writes nothing more (`attempt-watch.ts`);
  * - writes status and progress to the import item (at most every ~2 s), where the API reads them;
  * - keeps its files in the attempt's own directory, which persists between chunks.
  * Error class names are the workflow's contract (`OriginAuthFailed` → AuthFailed; the rest → Error).
@@ -22,6 +24,7 @@ import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
 import { type OriginAccess, type OriginAuthor, type RawJob, rawRepositoryPath } from '#vcs/origin';
 import { publish } from '#vcs/publish';
 
+import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
 import { openImportCredentials } from './imports.ts';
 import { lfsStore } from './lfs-objects.ts';
@@ -29,10 +32,7 @@ import { lfsStore } from './lfs-objects.ts';
 /** What every step gets: the execution input (and the results of earlier states, unused here). */
 export type StepInput = ImportExecutionInput;
 
-/** The attempt was restarted or the import cancelled while this step ran. */
-export class AttemptSuperseded extends Error {
-  override readonly name = 'AttemptSuperseded';
-}
+export { AttemptSuperseded };
 
 /** Progress reaches DynamoDB at most this often. */
 const PROGRESS_INTERVAL_MS = 2000;
@@ -42,9 +42,6 @@ async function current(input: StepInput): Promise<Import> {
   if (!record || record.attempt !== input.attempt) throw superseded(input);
   return record;
 }
-
-const superseded = (input: StepInput) =>
-  new AttemptSuperseded(`${input.owner}/${input.repo} attempt ${input.attempt} is no longer current`);
 
 /**
  * The attempt's writes to its import. Each is conditional on the attempt: one that loses its
@@ -121,11 +118,37 @@ function progressWriter(input: StepInput) {
   };
 }
 
+/**
+ * A step that runs tools: watched while it runs (`runWatched`). After a cancel, what it may have
+ * written since the API removed the import's files goes too: its attempt's directory (attempts are
+ * never reused, even by a later import) and, for `publishes`, the hosted repository the cancel
+ * emptied (unless a new import of the repository began meanwhile: it publishes over it).
+ */
+function watchedStep<O>(
+  run: (input: StepInput, record: Import) => Promise<O>,
+  { publishes = false } = {},
+): (input: StepInput) => Promise<O> {
+  return (input) =>
+    runWatched(
+      input,
+      (record) => run(input, record),
+      async (seen, now) => {
+        await rm(attemptDir(input, input.attempt), { recursive: true, force: true, maxRetries: 3 });
+        if (publishes && now === undefined && !seen.ownerPushed)
+          await rm(hostedRepositoryPath(config().repositoriesDir, input.owner, input.repo), {
+            recursive: true,
+            force: true,
+            maxRetries: 3,
+          });
+      },
+    );
+}
+
 /** Detect: identifies the VCS at the URL (only the import's own VCS when it has one). */
-export async function detect(
+export const detect = watchedStep(async function detect(
   input: StepInput,
+  record: Import,
 ): Promise<{ outcome: 'found' | 'needs_auth' | 'multiple' | 'nothing' }> {
-  const record = await current(input);
   const write = writesOf(input);
   if (record.status !== 'detecting') await write.progress({ status: 'detecting' });
   const options = adapterOptions();
@@ -147,11 +170,13 @@ export async function detect(
       break;
   }
   return { outcome: detection.kind };
-}
+});
 
 /** ImportRawHistory: one bounded chunk of the raw history, then the authors found so far. */
-export async function importRawChunk(input: StepInput): Promise<{ done: boolean; needsLfsChoice: boolean }> {
-  const record = await current(input);
+export const importRawChunk = watchedStep(async function importRawChunk(
+  input: StepInput,
+  record: Import,
+): Promise<{ done: boolean; needsLfsChoice: boolean }> {
   if (record.vcs === null) throw new Error('importRawChunk: the import has no vcs (detection did not run)');
   const adapter = adapterFor(record.vcs, adapterOptions());
   const dir = attemptDir(input, input.attempt);
@@ -177,7 +202,7 @@ export async function importRawChunk(input: StepInput): Promise<{ done: boolean;
   await write.progress({ percent: 100, commitCount: chunk.commitCount });
   const fresh = await current(input);
   return { done: true, needsLfsChoice: largeFiles.length > 0 && fresh.useLfs === 'undecided' };
-}
+});
 
 /**
  * Authors appear while the raw step runs; each chunk adds the ones not recorded yet. The data
@@ -198,8 +223,10 @@ async function recordNewAuthors(
 }
 
 /** RewriteHistory: author mappings and the LFS choice; nothing is rewritten when nothing changes. */
-export async function rewrite(input: StepInput): Promise<{ rewritten: boolean }> {
-  const record = await current(input);
+export const rewrite = watchedStep(async function rewrite(
+  input: StepInput,
+  record: Import,
+): Promise<{ rewritten: boolean }> {
   await writesOf(input).progress({ status: 'mapping', pushPercent: null });
   const dir = attemptDir(input, input.attempt);
   await mkdir(dir, { recursive: true });
@@ -224,14 +251,15 @@ export async function rewrite(input: StepInput): Promise<{ rewritten: boolean }>
     await gitJob(dir),
   );
   return { rewritten: result.rewritten };
-}
+});
 
 /** Push: the next bounded batch of refs into the hosted repository. */
-export async function push(
+export const push = watchedStep(publishBatch, { publishes: true });
+
+async function publishBatch(
   input: StepInput,
+  record: Import,
 ): Promise<{ done: boolean; defaultBranch?: string; sizeKiB?: number }> {
-  // Checked right before the push: a stopped attempt still running must not publish.
-  const record = await current(input);
   if (record.status !== 'pushing') await writesOf(input).progress({ status: 'pushing', pushPercent: 0 });
   const progress = progressWriter(input);
   const dir = attemptDir(input, input.attempt);

@@ -1,9 +1,11 @@
 /**
  * Running a version-control tool (git, hg) on hostile input: its own process group, killed whole
- * when its time is up, when the caller aborts, or when it prints more than it may; its stderr kept
- * (the last 8 KiB, credentials in URLs removed) and handed out line by line for progress.
+ * when its time is up, when the caller aborts (its `signal`, or the ambient one of the import step
+ * it runs in: `cancellation.ts`), or when it prints more than it may; its stderr kept (the last
+ * 8 KiB, credentials in URLs removed) and handed out line by line for progress.
  */
 import { spawn } from 'node:child_process';
+import { ambientSignals } from './cancellation.ts';
 
 export interface BoundedRun {
   readonly cwd: string;
@@ -41,6 +43,9 @@ export function runBounded(
   fail: Failure,
 ): Promise<Buffer> {
   const maxStdout = options.maxStdoutBytes ?? 256 * 1024 * 1024;
+  const signals = [...ambientSignals(), ...(options.signal ? [options.signal] : [])];
+  // Cancelled work starts nothing more: not even a process that would be killed at once.
+  if (signals.some((signal) => signal.aborted)) return Promise.reject(fail(null, '(aborted)', false));
   return new Promise((resolve, reject) => {
     const child = spawn(command, [...args], {
       cwd: options.cwd,
@@ -70,8 +75,7 @@ export function runBounded(
       aborted = true;
       killGroup();
     };
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
     child.stdout.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;
       if (stdoutBytes > maxStdout) {
@@ -92,11 +96,12 @@ export function runBounded(
     });
     child.on('error', (error) => {
       clearTimeout(timer);
+      for (const signal of signals) signal.removeEventListener('abort', onAbort);
       reject(error);
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
+      for (const signal of signals) signal.removeEventListener('abort', onAbort);
       if (code === 0 && !timedOut && !overflow && !aborted) return resolve(Buffer.concat(stdout));
       const why = overflow
         ? `${stderrTail}\n(output over ${maxStdout} bytes)`
