@@ -78,7 +78,7 @@ const attemptDir = (input: Pick<StepInput, 'owner' | 'repo'>, attempt: number) =
 const rawDir = rawRepositoryPath;
 const outDir = (dir: string) => join(dir, 'out.git');
 
-/** What every adapter is limited by. */
+/** What every step is limited by: the adapters' raw copy, the rewrite, the push. */
 const adapterOptions = () => ({ maxBytes: config().importMaxBytes, maxObjects: config().importMaxObjects });
 
 /** A chunk's time budget. */
@@ -247,6 +247,7 @@ export const rewrite = watchedStep(async function rewrite(
       authors: authors.map(({ remoteId, name, email }) => ({ remoteId, name, email })),
       lfs,
       thresholdBytes: config().largeFileBytes,
+      ...adapterOptions(),
     },
     await gitJob(dir),
   );
@@ -271,6 +272,7 @@ async function publishBatch(
       budgetMs: budgetMs(),
       onPercent: (percent) => progress.report({ pushPercent: percent }),
       lfs: { store: lfsStore(), owner: input.owner, repo: input.repo },
+      ...adapterOptions(),
     },
     await gitJob(dir),
   );

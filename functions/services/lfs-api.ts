@@ -11,6 +11,16 @@ import { lfsStore, localObjectStore } from './lfs-objects.ts';
 
 const validation = (message: string): HttpError => new HttpError(422, message);
 
+/**
+ * The one check of an object id the API is given (in a batch, a download or an upload path):
+ * SHA-256 in lower-case hex (`isLfsOid`), else 422 before anything is looked up or stored.
+ */
+function checkedOid(oid: unknown): string {
+  if (typeof oid !== 'string' || !isLfsOid(oid))
+    throw validation('oid must be a SHA-256 in lower-case hex (64 characters)');
+  return oid;
+}
+
 interface BatchObject {
   readonly oid: string;
   readonly size: number;
@@ -40,7 +50,7 @@ function parseBatch(body: Buffer): BatchRequest & { hashAlgo?: unknown } {
     throw validation(`objects must be an array of at most ${MAX_OBJECTS} objects`);
   const checked = objects.map((object: unknown) => {
     const { oid, size } = (object ?? {}) as Record<string, unknown>;
-    return { oid: typeof oid === 'string' ? oid : '', size: typeof size === 'number' ? size : Number.NaN };
+    return { oid: checkedOid(oid), size: typeof size === 'number' ? size : Number.NaN };
   });
   return { operation, objects: checked, hashAlgo };
 }
@@ -52,7 +62,7 @@ type BatchObjectReply =
 /**
  * Answers a batch request: `download` needs read access and reports missing objects as per-object
  * 404s; `upload` needs write access and omits the actions of objects the repository already has.
- * Malformed oids and sizes are per-object 422s.
+ * A malformed oid fails the whole request (422); a malformed size is a per-object 422.
  */
 export async function lfsBatch(
   caller: Caller,
@@ -75,7 +85,7 @@ export async function lfsBatch(
   const authenticated = context.authorization ? ({ authenticated: true } as const) : {};
   const objects = await Promise.all(
     batch.objects.map(async ({ oid, size }): Promise<BatchObjectReply> => {
-      if (!isLfsOid(oid) || !Number.isSafeInteger(size) || size < 0)
+      if (!Number.isSafeInteger(size) || size < 0)
         return {
           oid,
           size: Number.isFinite(size) ? size : 0,
@@ -106,8 +116,8 @@ export async function lfsBatch(
 }
 
 /**
- * An object's bytes (the local store's download href); 404 when the repository lacks it, and
- * always where objects live in S3 (no action points here then).
+ * An object's bytes (the local store's download href); 422 for a malformed oid, 404 when the
+ * repository lacks it, and always where objects live in S3 (no action points here then).
  */
 export async function lfsDownload(
   caller: Caller,
@@ -115,6 +125,7 @@ export async function lfsDownload(
   repoParam: string,
   oid: string,
 ): Promise<Buffer> {
+  checkedOid(oid);
   const hosted = await hostedRepository(caller, ownerLogin, repoParam, 'read');
   const bytes = await localObjectStore()?.read(hosted.owner.login, hosted.repository.name, oid);
   if (!bytes) throw notFound();
@@ -122,8 +133,9 @@ export async function lfsDownload(
 }
 
 /**
- * Stores an uploaded object (the local store's upload href) by the owner: its SHA-256 must be its
- * oid and its length the size the batch announced (`?size=`), else 422 and nothing is stored.
+ * Stores an uploaded object (the local store's upload href) by the owner: its oid well-formed, its
+ * SHA-256 its oid and its length the size the batch announced (`?size=`), else 422 and nothing is
+ * stored.
  * 404 where objects live in S3.
  */
 export async function lfsUpload(
@@ -134,6 +146,7 @@ export async function lfsUpload(
   bytes: Buffer,
   announcedSize: string | undefined,
 ): Promise<void> {
+  checkedOid(oid);
   const hosted = await hostedRepository(caller, ownerLogin, repoParam, 'write');
   const expectedSize = announcedSize === undefined ? undefined : Number(announcedSize);
   if (expectedSize !== undefined && !(Number.isSafeInteger(expectedSize) && expectedSize >= 0))

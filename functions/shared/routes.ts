@@ -194,8 +194,8 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParamRule>> = {
   grant_id: ID,
   authorization_id: ID,
   key_id: ID,
-  /** A Git LFS object id: SHA-256 in lower-case hex (the same rule as `isLfsOid` in `vcs/hosted-paths`). */
-  oid: { pattern: /^[0-9a-f]{64}$/ },
+  /** A Git LFS object id: any segment here; the LFS API checks it (`isLfsOid`) and answers 422. */
+  oid: { pattern: /^[\s\S]{1,1024}$/ },
   author_id: ID,
 };
 

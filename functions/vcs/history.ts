@@ -9,18 +9,22 @@
  * large file or no LFS choice): the output is then a hard-linked mirror with exactly the raw ids.
  * `git lfs migrate` is run only when a large file exists (it rewrites annotated tags even with no
  * large file, dropping their messages' trailing newline; the messages are restored after it).
+ *
+ * The rewrite is held to the import's limits like the raw step: the raw history must pass git's
+ * own object checks (`checkHistory`), and the output, Git LFS objects included, may not pass
+ * `IMPORT_MAX_BYTES` or `IMPORT_MAX_OBJECTS` (LFS expands what compressed well in Git).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LargeFile } from '#domain/imports';
 import { gitIdentityText, splitGitRemoteId } from '#domain/imports';
 import { runGit } from './git-command.ts';
+import { type GitJob, localRun as local } from './git-job.ts';
+import { checkHistory } from './history-check.ts';
+import { migrateToLfs } from './lfs-migrate.ts';
+import { checkObjects, directorySize, type ImportLimits, importLimits, withinSize } from './limits.ts';
 
-/** Context of every git call of a job: its private HOME (see `prepareHome`) and a time limit per call. */
-export interface GitJob {
-  readonly home: string;
-  readonly timeoutMs: number;
-}
+export type { GitJob } from './git-job.ts';
 
 /** A person as the user wants them to appear: `remoteId` names the origin identity (`gitRemoteId`). */
 export interface AuthorMapping {
@@ -32,7 +36,8 @@ export interface AuthorMapping {
 /** `opt_in`: large files become Git LFS objects; `opt_out`: they are removed; `none`: kept as they are. */
 export type LfsHandling = 'opt_in' | 'opt_out' | 'none';
 
-export interface RewriteOptions {
+/** The limits default to the service's (`IMPORT_MAX_BYTES`, `IMPORT_MAX_OBJECTS`). */
+export interface RewriteOptions extends Partial<ImportLimits> {
   /** Authors whose name or email the user changed; others (and unchanged entries) are ignored. */
   readonly authors: readonly AuthorMapping[];
   readonly lfs: LfsHandling;
@@ -50,13 +55,6 @@ export interface RewriteResult {
   /** The default branch (from the raw HEAD), e.g. `main`. */
   readonly defaultBranch: string;
 }
-
-const local = (cwd: string, job: GitJob) => ({
-  cwd,
-  home: job.home,
-  transport: 'local' as const,
-  timeoutMs: job.timeoutMs,
-});
 
 /** Blob id → size of every blob over the threshold, from one pass over the object store. */
 export async function scanLargeBlobs(
@@ -200,6 +198,11 @@ async function isAncestor(repoDir: string, commit: string, ref: string, job: Git
  *   files, `.gitattributes` as git-lfs writes it, objects in `outDir/lfs/objects`), then annotated
  *   tag messages restored where migrate changed them.
  * HEAD of outDir names the raw default branch.
+ *
+ * Fails (`OriginFailed`, the user's message) when the raw history does not pass `checkHistory`,
+ * before anything is written, or when outDir passes the limits: its bytes (Git and LFS objects)
+ * are watched while the tools write and their process group is killed past `maxBytes`. outDir is
+ * removed when the rewrite fails.
  */
 export async function rewriteHistory(
   rawDir: string,
@@ -207,24 +210,40 @@ export async function rewriteHistory(
   options: RewriteOptions,
   job: GitJob,
 ): Promise<RewriteResult> {
+  const limits = importLimits(options);
+  await checkHistory(rawDir, job);
   const defaultBranch = await defaultBranchOf(rawDir, job);
   const mappings = changedIdentities(options.authors);
   const largeFiles = options.lfs === 'none' ? [] : await findLargeFiles(rawDir, options.thresholdBytes, job);
   const handleLarge = largeFiles.length > 0;
   await rm(outDir, { recursive: true, force: true });
 
-  if (mappings.length > 0 || (handleLarge && options.lfs === 'opt_out')) {
-    await filterRepo(
-      rawDir,
-      outDir,
-      mappings,
-      handleLarge && options.lfs === 'opt_out' ? options.thresholdBytes : 0,
-      job,
+  try {
+    await withinSize(
+      limits.maxBytes,
+      () => directorySize(outDir),
+      async (signal) => {
+        const writing = { ...job, signal };
+        if (mappings.length > 0 || (handleLarge && options.lfs === 'opt_out')) {
+          await filterRepo(
+            rawDir,
+            outDir,
+            mappings,
+            handleLarge && options.lfs === 'opt_out' ? options.thresholdBytes : 0,
+            writing,
+          );
+        } else {
+          await runGit(['clone', '--mirror', '--quiet', rawDir, outDir], local(rawDir, writing));
+        }
+        if (handleLarge && options.lfs === 'opt_in')
+          await migrateToLfs(outDir, options.thresholdBytes, writing);
+      },
     );
-  } else {
-    await runGit(['clone', '--mirror', '--quiet', rawDir, outDir], local(rawDir, job));
+    await checkObjects(outDir, job.home, limits.maxObjects);
+  } catch (error) {
+    await rm(outDir, { recursive: true, force: true }); // nothing half-written or oversized is left to publish
+    throw error;
   }
-  if (handleLarge && options.lfs === 'opt_in') await migrateToLfs(outDir, options.thresholdBytes, job);
   await runGit(['symbolic-ref', 'HEAD', `refs/heads/${defaultBranch}`], local(outDir, job));
   return {
     rewritten: mappings.length > 0 || handleLarge,
@@ -338,78 +357,3 @@ export const FAST_IMPORT_MALLOC = {
   MALLOC_TOP_PAD_: String(128 * 1024 * 1024),
   MALLOC_TRIM_THRESHOLD_: String(256 * 1024 * 1024),
 };
-
-async function migrateToLfs(outDir: string, thresholdBytes: number, job: GitJob): Promise<void> {
-  const before = await annotatedTagMessages(outDir, job);
-  await runGit(
-    ['lfs', 'migrate', 'import', '--everything', `--above=${thresholdBytes}b`, '--yes'],
-    local(outDir, job),
-  );
-  await restoreTagMessages(outDir, before, job);
-}
-
-interface TagObject {
-  readonly oid: string;
-  readonly header: string;
-  readonly message: string;
-}
-
-/** Annotated tags by ref name, split into header and message (bytes kept as latin1 text). */
-async function annotatedTagMessages(repoDir: string, job: GitJob): Promise<Map<string, TagObject>> {
-  const out = await runGit(
-    ['for-each-ref', '--format=%(objecttype) %(objectname) %(refname)', 'refs/tags/'],
-    local(repoDir, job),
-  );
-  const tags = new Map<string, string>();
-  for (const line of out.toString('utf8').split('\n')) {
-    const [type, oid, ref] = line.split(' ');
-    if (type === 'tag' && oid && ref) tags.set(ref, oid);
-  }
-  if (tags.size === 0) return new Map();
-  const batch = await runGit(['cat-file', '--batch'], {
-    ...local(repoDir, job),
-    input: `${[...tags.values()].join('\n')}\n`,
-  });
-  const bodies = new Map<string, TagObject>();
-  let at = 0;
-  while (at < batch.length) {
-    const lineEnd = batch.indexOf(10, at);
-    const [oid = '', , size = '0'] = batch.subarray(at, lineEnd).toString('latin1').split(' ');
-    const content = batch.subarray(lineEnd + 1, lineEnd + 1 + Number(size)).toString('latin1');
-    at = lineEnd + 1 + Number(size) + 1;
-    const split = content.indexOf('\n\n');
-    const header = split < 0 ? content : content.slice(0, split + 1);
-    const message = split < 0 ? '' : content.slice(split + 2);
-    bodies.set(oid, { oid, header, message });
-  }
-  const byRef = new Map<string, TagObject>();
-  for (const [ref, oid] of tags) {
-    const body = bodies.get(oid);
-    if (body) byRef.set(ref, body);
-  }
-  return byRef;
-}
-
-/** Writes each tag again with its message from `before` where a rewrite changed it; the header (new target) stays. */
-async function restoreTagMessages(
-  repoDir: string,
-  before: Map<string, TagObject>,
-  job: GitJob,
-): Promise<void> {
-  const after = await annotatedTagMessages(repoDir, job);
-  const updates: string[] = [];
-  for (const [ref, tag] of after) {
-    const original = before.get(ref);
-    if (!original || original.message === tag.message) continue;
-    const content = Buffer.from(`${tag.header}\n${original.message}`, 'latin1');
-    const oid = (
-      await runGit(['hash-object', '-t', 'tag', '-w', '--stdin'], { ...local(repoDir, job), input: content })
-    )
-      .toString('utf8')
-      .trim();
-    updates.push(`update ${ref} ${oid} ${tag.oid}`);
-  }
-  if (updates.length > 0) {
-    await runGit(['update-ref', '--stdin'], { ...local(repoDir, job), input: `${updates.join('\n')}\n` });
-  }
-}

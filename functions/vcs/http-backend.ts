@@ -2,7 +2,9 @@
  * Git smart HTTP by the real `git http-backend` (CGI), one process per request, over the hosted
  * bare repositories. Git runs with a clean environment: no system or global configuration, an
  * empty HOME, no hooks, and receive-pack enabled only when the caller asks for it (the service
- * decides who may push; http-backend never sees a user database).
+ * decides who may push; http-backend never sees a user database). A push passes git's own object
+ * checks (`receive.fsckObjects`, strict as for a fetch: no `..` or `.git` lookalike in a tree) or
+ * is refused with git's message, as imports are (`history-check.ts`).
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
@@ -138,13 +140,15 @@ export async function runHttpBackend(request: BackendRequest): Promise<BackendRe
     QUERY_STRING: request.query,
     CONTENT_TYPE: request.contentType ?? '',
     CONTENT_LENGTH: String(request.body.length),
-    GIT_CONFIG_COUNT: '3',
+    GIT_CONFIG_COUNT: '4',
     GIT_CONFIG_KEY_0: 'http.receivepack',
     GIT_CONFIG_VALUE_0: receivePack ? 'true' : 'false',
     GIT_CONFIG_KEY_1: 'core.hooksPath',
     GIT_CONFIG_VALUE_1: '/dev/null',
     GIT_CONFIG_KEY_2: 'http.uploadarch',
     GIT_CONFIG_VALUE_2: 'false',
+    GIT_CONFIG_KEY_3: 'receive.fsckObjects',
+    GIT_CONFIG_VALUE_3: 'true',
     ...(receivePack ? { REMOTE_USER: request.pusher, REMOTE_ADDR: '127.0.0.1' } : {}),
     ...(request.contentEncoding && TOKEN_LIKE.test(request.contentEncoding)
       ? { HTTP_CONTENT_ENCODING: request.contentEncoding }

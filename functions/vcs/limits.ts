@@ -1,13 +1,27 @@
 /**
- * The import limits every origin adapter enforces on what it has fetched so far, with one wording
- * for the user: `IMPORT_MAX_BYTES` on the bytes on disk (a mirror, a dump, `raw.git`) and
- * `IMPORT_MAX_OBJECTS` on the Git objects in `raw.git`.
+ * The import limits, with one wording for the user, on what every step writes: `IMPORT_MAX_BYTES`
+ * on the bytes it stores (the raw step's mirror, dump or `raw.git`; the rewritten repository with
+ * its Git LFS objects; what the push step adds to the hosted repository and its LFS store) and
+ * `IMPORT_MAX_OBJECTS` on the Git objects of the repository it writes.
  */
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/config';
 import { runGit } from './git-command.ts';
 import { OriginFailed } from './origin.ts';
+
+/** The limits a step writes under (config `IMPORT_MAX_BYTES`, `IMPORT_MAX_OBJECTS`). */
+export interface ImportLimits {
+  readonly maxBytes: number;
+  readonly maxObjects: number;
+}
+
+/** The limits given, the service's defaults for those not given. */
+export const importLimits = (given: Partial<ImportLimits> = {}): ImportLimits => ({
+  maxBytes: given.maxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
+  maxObjects: given.maxObjects ?? DEFAULT_IMPORT_MAX_OBJECTS,
+});
 
 export const oversizeError = (maxBytes: number) =>
   new OriginFailed(`The repository is larger than the import limit of ${formatBytes(maxBytes)}`);
@@ -61,4 +75,46 @@ export async function checkObjects(repo: string, home: string, maxObjects: numbe
   const objects = await objectCount(repo, home);
   if (objects > maxObjects) throw tooManyObjectsError();
   return objects;
+}
+
+/** How often `withinSize` measures. */
+const WATCH_INTERVAL_MS = 1000;
+
+/**
+ * Runs `write` while `measure` (the bytes it has stored so far) is taken every second: past
+ * `maxBytes` the signal aborts, which kills the writing tool's whole process group (`runGit`'s
+ * `signal`), and the call fails with the user's message instead of the tool's. Measured once more
+ * when `write` ends, so a write quicker than the interval is held to the limit too.
+ */
+export async function withinSize<T>(
+  maxBytes: number,
+  measure: () => Promise<number>,
+  write: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const abort = new AbortController();
+  let measuring = false;
+  const timer = setInterval(() => {
+    if (measuring || abort.signal.aborted) return;
+    measuring = true;
+    measure()
+      .then(
+        (bytes) => {
+          if (bytes > maxBytes) abort.abort();
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        measuring = false;
+      });
+  }, WATCH_INTERVAL_MS);
+  try {
+    const result = await write(abort.signal);
+    if (abort.signal.aborted || (await measure()) > maxBytes) throw oversizeError(maxBytes);
+    return result;
+  } catch (error) {
+    if (abort.signal.aborted) throw oversizeError(maxBytes);
+    throw error;
+  } finally {
+    clearInterval(timer);
+  }
 }

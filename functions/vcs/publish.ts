@@ -8,16 +8,30 @@
  * Only `refs/heads/*` and `refs/tags/*` are published (never `refs/replace/*`, `refs/notes/*`,
  * `refs/original/*`). Updates are forced and refs gone from the source are deleted, so publishing
  * a new rewrite over an earlier one (an author mapped after `complete`) replaces it.
+ *
+ * What a publish stores, Git objects and Git LFS objects (in the local store or uploaded to S3)
+ * alike, is held to the import's limits: checked on the source before anything is written, and
+ * the hosted repository's growth watched while git writes it.
  */
 
 import { copyFile, link, mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runGit } from './git-command.ts';
-import { branchesAndTags, defaultBranchOf, type GitJob } from './history.ts';
+import { type GitJob, localRun as local } from './git-job.ts';
+import { branchesAndTags, defaultBranchOf } from './history.ts';
 import { isLfsOid } from './hosted-paths.ts';
 import type { LfsStore } from './lfs-store.ts';
+import {
+  checkObjects,
+  directorySize,
+  type ImportLimits,
+  importLimits,
+  oversizeError,
+  withinSize,
+} from './limits.ts';
 
-export interface PublishOptions {
+/** The limits default to the service's (`IMPORT_MAX_BYTES`, `IMPORT_MAX_OBJECTS`). */
+export interface PublishOptions extends Partial<ImportLimits> {
   /** Time after which no new batch starts (a batch already started runs to its end). */
   readonly budgetMs: number;
   /** Overall push progress, 0–100, never decreasing within a call; 100 once done. */
@@ -39,16 +53,14 @@ export interface PublishResult {
   readonly sizeKiB: number;
 }
 
-const local = (cwd: string, job: GitJob) => ({
-  cwd,
-  home: job.home,
-  transport: 'local' as const,
-  timeoutMs: job.timeoutMs,
-});
-
 const WRITING = /Writing objects:\s+(\d+)%/;
 
-/** One bounded call of the push step (see the module comment). */
+/**
+ * One bounded call of the push step (see the module comment). Fails with the user's message
+ * (`OriginFailed`), before writing anything, when the source's Git objects and LFS objects together
+ * pass `maxBytes` or its objects pass `maxObjects`; a push that writes more than `maxBytes` into
+ * the hosted repository is killed.
+ */
 export async function publish(
   sourceDir: string,
   hostedPath: string,
@@ -56,6 +68,48 @@ export async function publish(
   job: GitJob,
 ): Promise<PublishResult> {
   const started = Date.now();
+  const limits = importLimits(options);
+  const objects = await lfsObjects(sourceDir);
+  const lfsBytes = objects.reduce((sum, object) => sum + object.size, 0);
+  if ((await directorySize(join(sourceDir, 'objects'))) + lfsBytes > limits.maxBytes)
+    throw oversizeError(limits.maxBytes);
+  await checkObjects(sourceDir, job.home, limits.maxObjects);
+  const hostedBefore = await directorySize(join(hostedPath, 'objects'));
+  let lfsStored = 0;
+  return withinSize(
+    limits.maxBytes,
+    async () => (await directorySize(join(hostedPath, 'objects'))) - hostedBefore + lfsStored,
+    (signal) =>
+      publishRefsAndObjects(
+        sourceDir,
+        hostedPath,
+        options,
+        { ...job, signal },
+        {
+          started,
+          objects,
+          onStored: (bytes) => {
+            lfsStored += bytes;
+          },
+        },
+      ),
+  );
+}
+
+/** What `publish` measured before writing: when it started, the LFS objects to store, and who counts them. */
+interface PublishCall {
+  readonly started: number;
+  readonly objects: readonly LfsObject[];
+  readonly onStored: (bytes: number) => void;
+}
+
+async function publishRefsAndObjects(
+  sourceDir: string,
+  hostedPath: string,
+  options: PublishOptions,
+  job: GitJob,
+  { started, objects, onStored }: PublishCall,
+): Promise<PublishResult> {
   const defaultBranch = await defaultBranchOf(sourceDir, job);
   await ensureHosted(hostedPath, defaultBranch, job);
   const wanted = await branchesAndTags(sourceDir, job);
@@ -97,13 +151,13 @@ export async function publish(
     batches += 1;
   }
 
-  const objects = await lfsObjects(sourceDir);
   const { store, owner, repo } = options.lfs;
   for (const [index, object] of objects.entries()) {
     if (index > 0 && Date.now() - started >= options.budgetMs) {
       return { done: false, pushed: total, total, defaultBranch, sizeKiB: await sizeKiB(hostedPath, job) };
     }
     await store.put(owner, repo, object.oid, object.file);
+    onStored(object.size);
   }
   await runGit(['symbolic-ref', 'HEAD', defaultRef], local(hostedPath, job));
   report(100);
@@ -161,10 +215,16 @@ function orderForPush(refs: readonly string[], defaultRef: string): string[] {
   return [...refs].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
+interface LfsObject {
+  readonly oid: string;
+  readonly file: string;
+  readonly size: number;
+}
+
 /** `<repo>/lfs/objects/ab/cd/<oid>` files (git-lfs's layout), by oid. */
-async function lfsObjects(repoDir: string): Promise<{ oid: string; file: string }[]> {
+async function lfsObjects(repoDir: string): Promise<LfsObject[]> {
   const root = join(repoDir, 'lfs', 'objects');
-  const found: { oid: string; file: string }[] = [];
+  const found: LfsObject[] = [];
   const walk = async (dir: string, depth: number): Promise<void> => {
     let entries: string[];
     try {
@@ -174,7 +234,8 @@ async function lfsObjects(repoDir: string): Promise<{ oid: string; file: string 
     }
     for (const entry of entries.sort()) {
       if (depth < 2) await walk(join(dir, entry), depth + 1);
-      else if (isLfsOid(entry)) found.push({ oid: entry, file: join(dir, entry) });
+      else if (isLfsOid(entry))
+        found.push({ oid: entry, file: join(dir, entry), size: (await stat(join(dir, entry))).size });
     }
   };
   await walk(root, 0);

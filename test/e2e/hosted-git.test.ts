@@ -72,6 +72,22 @@ async function workingCopy(name: string, file = 'README.md', content = `# ${name
   return dir;
 }
 
+/** `git mktree` from a listing (it writes trees that `git add` never would, e.g. with a `..` entry). */
+function mktree(cwd: string, listing: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const env = {
+      PATH: process.env.PATH,
+      HOME: work,
+      GIT_CONFIG_GLOBAL: gitConfig,
+      GIT_CONFIG_NOSYSTEM: '1',
+    };
+    const child = execFile('git', ['mktree'], { cwd, env }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout.trim()),
+    );
+    child.stdin?.end(listing);
+  });
+}
+
 beforeAll(async () => {
   stack = await startTestStack();
   work = await mkdtemp(join(tmpdir(), 'hosted-git-'));
@@ -165,6 +181,45 @@ describe('Git smart HTTP', () => {
     expect(await readFile(join(work, 'secret-own', 'README.md'), 'utf8')).toBe('# secret\n');
   });
 
+  it.each([
+    ['..', 'hasDotdot'],
+    ['.GIT', 'hasDotgit'],
+    ['.git', 'hasDotgit'],
+  ])("refuses the owner's push of a tree with a %s entry with git's own fsck message", async (name, id) => {
+    const dir = await workingCopy('open', 'SAFE.md', 'safe\n');
+    const blob = (await git(['hash-object', '-w', 'SAFE.md'], { cwd: dir })).stdout.trim();
+    const made = await mktree(dir, `100644 blob ${blob}\t${name}\n`);
+    const commit = (
+      await git(
+        [
+          '-c',
+          'user.name=Owner',
+          '-c',
+          'user.email=o@example.com',
+          'commit-tree',
+          '-p',
+          'HEAD',
+          '-m',
+          'evil',
+          made,
+        ],
+        { cwd: dir },
+      )
+    ).stdout.trim();
+
+    const pushed = await git(['push', 'origin', `${commit}:refs/heads/evil`], {
+      cwd: dir,
+      password: ownerToken,
+    });
+
+    expect(pushed.code).not.toBe(0);
+    expect(pushed.stderr).toContain(
+      `remote: error: object ${made}: ${id}: contains '${name === '..' ? '..' : '.git'}'`,
+    );
+    expect(pushed.stderr).toMatch(/fsck error in packed object/);
+    expect((await git(['ls-remote', cloneUrl('open')])).stdout).not.toMatch(/refs\/heads\/evil/);
+  });
+
   it('answers Git errors as plain text with the Basic challenge, and a name without .git as 404', async () => {
     const response = await fetch(`${cloneUrl('secret')}/info/refs?service=git-upload-pack`);
     expect(response.status).toBe(401);
@@ -242,7 +297,46 @@ describe('Git LFS', () => {
     });
   });
 
-  it('refuses an upload whose content does not hash to its oid, and a malformed oid', async () => {
+  const BAD_OIDS = ['../../x', '..%2F..%2Fx', 'A'.repeat(64), 'f'.repeat(63), `${'f'.repeat(64)}0`];
+
+  it.each(BAD_OIDS)('answers a batch naming the oid %s with 422 in the LFS error shape', async (bad) => {
+    for (const operation of ['download', 'upload']) {
+      const response = await fetch(`${lfsUrl('media')}/objects/batch`, {
+        method: 'POST',
+        headers: { Authorization: `token ${ownerToken}`, 'Content-Type': 'application/vnd.git-lfs+json' },
+        body: JSON.stringify({
+          operation,
+          objects: [
+            { oid, size: bigFile.length },
+            { oid: bad, size: 1 },
+          ],
+        }),
+      });
+      expect(response.status).toBe(422);
+      expect(response.headers.get('content-type')).toBe('application/vnd.git-lfs+json');
+      expect(await json(response)).toEqual({
+        message: expect.any(String),
+        documentation_url: expect.any(String),
+      });
+    }
+  });
+
+  it.each(BAD_OIDS)('answers a download or an upload of the oid %s with 422', async (bad) => {
+    const path = `${lfsUrl('media')}/objects/${bad.includes('/') ? encodeURIComponent(bad) : bad}`;
+    const download = await fetch(path, { headers: { Authorization: `token ${ownerToken}` } });
+    const upload = await fetch(`${path}?size=1`, {
+      method: 'PUT',
+      headers: { Authorization: `token ${ownerToken}`, 'Content-Type': 'application/octet-stream' },
+      body: 'x',
+    });
+    for (const response of [download, upload]) {
+      expect(response.status).toBe(422);
+      expect(response.headers.get('content-type')).toBe('application/vnd.git-lfs+json');
+      expect((await json(response)).message).toMatch(/oid/);
+    }
+  });
+
+  it('refuses an upload whose content does not hash to its oid', async () => {
     const content = Buffer.from('not what the oid says');
     const claimed = createHash('sha256').update('something else').digest('hex');
     const put = await fetch(`${lfsUrl('media')}/objects/${claimed}?size=${content.length}`, {
@@ -255,8 +349,6 @@ describe('Git LFS', () => {
       headers: { Authorization: `token ${ownerToken}` },
     });
     expect(get.status).toBe(404);
-    const malformed = await fetch(`${lfsUrl('media')}/objects/${'G'.repeat(64)}`);
-    expect(malformed.status).toBe(404);
     const byOther = await fetch(
       `${lfsUrl('media')}/objects/${createHash('sha256').update(content).digest('hex')}`,
       {

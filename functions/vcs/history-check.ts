@@ -1,0 +1,124 @@
+/**
+ * Git's own object checks on an imported history, as `transfer.fsckObjects` makes a fetch or push
+ * run them: `git fsck --strict`, so what git only warns about by default (a tree entry `..` or
+ * `.git` in any case, with HFS and NTFS lookalikes such as `.git\u200c` and `git~1`, zero-padded
+ * modes, malformed identities) fails the import as it would fail a push. The first object git
+ * names is told to the user as the origin commit and path that hold it.
+ */
+import { GitFailed, runGit } from './git-command.ts';
+import { type GitJob, localRun as local } from './git-job.ts';
+import { OriginFailed } from './origin.ts';
+
+/** `error in tree <oid>: hasDotgit: contains '.git'`, as `git fsck` prints each finding. */
+const FINDING = /^error in (commit|tree|blob|tag) ([0-9a-f]{40,64}): (\w+): (.*)$/m;
+
+/** Fails with the user's message when `git fsck --strict` finds anything in `repoDir`. */
+export async function checkHistory(repoDir: string, job: GitJob): Promise<void> {
+  try {
+    await runGit(['fsck', '--strict', '--no-dangling', '--no-reflogs', '--no-progress'], local(repoDir, job));
+  } catch (error) {
+    if (!(error instanceof GitFailed) || error.timedOut) throw error;
+    const finding = FINDING.exec(error.stderr);
+    if (!finding) throw new OriginFailed("The history does not pass Git's object checks", { cause: error });
+    const [, type = '', oid = '', id = '', detail = ''] = finding;
+    throw new OriginFailed(await describe(repoDir, job, type, oid, `${id}: ${detail}`), { cause: error });
+  }
+}
+
+/** Where the user finds what git refused: the commit and path holding the object. */
+async function describe(
+  repoDir: string,
+  job: GitJob,
+  type: string,
+  oid: string,
+  finding: string,
+): Promise<string> {
+  if (type === 'commit') return `Git refuses commit ${oid} of the history (${finding})`;
+  if (type === 'tag') return `Git refuses the annotated tag ${oid} of the history (${finding})`;
+  const place = await locate(repoDir, job, type, oid);
+  if (!place) return `Git refuses the ${type} ${oid} of the history (${finding})`;
+  const entry = type === 'tree' ? await flaggedEntry(repoDir, job, oid, finding) : undefined;
+  const path = [place.path, entry].filter((part) => part !== undefined && part !== '').join('/');
+  return path === ''
+    ? `Commit ${place.commit} has a root directory Git refuses (${finding})`
+    : `Commit ${place.commit} has a path Git refuses: ${JSON.stringify(path)} (${finding})`;
+}
+
+/** The oldest commit whose tree holds the object, and its path there ('' for a root tree). */
+async function locate(
+  repoDir: string,
+  job: GitJob,
+  type: string,
+  oid: string,
+): Promise<{ commit: string; path: string } | undefined> {
+  if (type === 'tree') {
+    const roots = await runGit(['log', '--all', '--reverse', '--format=%H %T'], {
+      ...local(repoDir, job),
+      maxStdoutBytes: 1024 * 1024 * 1024,
+    });
+    for (const line of roots.toString('utf8').split('\n')) {
+      const [commit, tree] = line.split(' ');
+      if (commit && tree === oid) return { commit, path: '' };
+    }
+  }
+  const log = await runGit(
+    [
+      'log',
+      '--all',
+      '--reverse',
+      '-z',
+      '-t',
+      '-m',
+      '--raw',
+      '--no-abbrev',
+      '--no-renames',
+      '--format=%x01%H',
+      `--find-object=${oid}`,
+    ],
+    { ...local(repoDir, job), maxStdoutBytes: 1024 * 1024 * 1024 },
+  );
+  for (const record of log.toString('utf8').split('\x01')) {
+    const headerEnd = record.indexOf('\0');
+    if (headerEnd < 0) continue;
+    const tokens = record
+      .slice(headerEnd + 1)
+      .replace(/^\n/, '')
+      .split('\0');
+    for (let i = 0; i + 1 < tokens.length; i += 2) {
+      if ((tokens[i] ?? '').split(' ')[3] === oid)
+        return { commit: record.slice(0, headerEnd).trim(), path: tokens[i + 1] ?? '' };
+    }
+  }
+  return undefined;
+}
+
+/** Code points HFS+ ignores in names, so `.g\u200cit` is `.git` on a Mac. */
+const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+/** Names git's checks refuse, by the finding's id (others name the tree itself). */
+const REFUSED: Readonly<Record<string, (name: string) => boolean>> = {
+  hasDot: (name) => name === '.',
+  hasDotdot: (name) => name === '..',
+  // `.git` in any case, with HFS's ignored code points, NTFS's trailing dots and spaces, its
+  // alternate streams (`.git::$INDEX_ALLOCATION`) and its short name `git~1`.
+  hasDotgit: (name) => /^(?:\.git|git~1)(?:[. ]*$|:)/.test(name.replace(HFS_IGNORED, '').toLowerCase()),
+  emptyName: (name) => name === '',
+  fullPathname: (name) => name.includes('/'),
+};
+
+/** The entry of `tree` that the finding is about, when its id says which. */
+async function flaggedEntry(
+  repoDir: string,
+  job: GitJob,
+  tree: string,
+  finding: string,
+): Promise<string | undefined> {
+  const refused = REFUSED[finding.slice(0, finding.indexOf(':'))];
+  if (!refused) return undefined;
+  const listing = await runGit(['ls-tree', '-z', tree], local(repoDir, job));
+  for (const entry of listing.toString('utf8').split('\0')) {
+    const name = entry.slice(entry.indexOf('\t') + 1);
+    if (entry.includes('\t') && refused(name)) return name;
+  }
+  return undefined;
+}

@@ -1,0 +1,170 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareHome, runGit } from '#vcs/git-command';
+import { type GitJob, rewriteHistory } from '#vcs/history';
+import { hostedRepositoryPath } from '#vcs/hosted-paths';
+import { localLfsStore } from '#vcs/lfs-store';
+import { directorySize, objectCount } from '#vcs/limits';
+import { OriginFailed } from '#vcs/origin';
+import { publish } from '#vcs/publish';
+
+/**
+ * The history and push steps under the import's limits and git's object checks, through their
+ * public functions on real repositories made by `git fast-import`.
+ */
+
+const MiB = 1024 * 1024;
+/** Three files of 12 MiB of repeated text: a few dozen KiB in Git, 36 MiB as Git LFS objects. */
+const LARGE_FILES = 3;
+const LARGE_BYTES = 12 * MiB;
+const LIMIT = 8 * MiB;
+const THRESHOLD = MiB;
+
+let root: string;
+let job: GitJob;
+let serial = 0;
+const fresh = (name: string) => join(root, `${name}-${++serial}`);
+
+const git = async (cwd: string, ...args: string[]) =>
+  (await runGit(args, { cwd, home: job.home, transport: 'local', timeoutMs: 60_000 })).toString('utf8');
+
+/** A bare repository from a `git fast-import` stream (one commit per list of files, on main). */
+async function importRepository(commits: readonly (readonly [path: string, content: Buffer])[][]) {
+  const dir = fresh('origin');
+  await runGit(['init', '--bare', '--quiet', dir], {
+    cwd: root,
+    home: job.home,
+    transport: 'local',
+    timeoutMs: 60_000,
+  });
+  const parts: Buffer[] = [];
+  commits.forEach((files, index) => {
+    parts.push(
+      Buffer.from(
+        `commit refs/heads/main\nmark :${index + 1}\ncommitter Ada <ada@example.com> ${1_500_000_000 + index} +0000\ndata 7\ncommit\n`,
+      ),
+    );
+    for (const [path, content] of files) {
+      parts.push(
+        Buffer.from(`M 100644 inline ${path}\ndata ${content.length}\n`),
+        content,
+        Buffer.from('\n'),
+      );
+    }
+    parts.push(Buffer.from('\n'));
+  });
+  await runGit(['fast-import', '--quiet'], {
+    cwd: dir,
+    home: job.home,
+    transport: 'local',
+    timeoutMs: 60_000,
+    input: Buffer.concat(parts),
+  });
+  return dir;
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'import-safety-'));
+  const home = join(root, 'home');
+  await prepareHome(home);
+  job = { home, timeoutMs: 60_000 };
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('the import limits after the raw step', () => {
+  let origin: string;
+
+  beforeAll(async () => {
+    const readme = [['README.md', Buffer.from('# small\n')] as const];
+    const large = Array.from({ length: LARGE_FILES }, (_, n) => [
+      [`media/${n}.bin`, Buffer.alloc(LARGE_BYTES, `large file ${n} `)] as const,
+    ]);
+    origin = await importRepository([readme, ...large]);
+  });
+
+  it('fails the LFS rewrite of a small origin that expands past IMPORT_MAX_BYTES, and leaves nothing to publish', async () => {
+    expect(await directorySize(origin)).toBeLessThan(MiB);
+    const out = fresh('out');
+
+    const rewriting = rewriteHistory(
+      origin,
+      out,
+      { authors: [], lfs: 'opt_in', thresholdBytes: THRESHOLD, maxBytes: LIMIT },
+      job,
+    );
+
+    await expect(rewriting).rejects.toThrow(OriginFailed);
+    await expect(rewriting).rejects.toThrow('The repository is larger than the import limit of 8 MiB');
+    expect(await directorySize(out)).toBe(0);
+  });
+
+  it('refuses to publish Git and LFS objects over IMPORT_MAX_BYTES before writing anything', async () => {
+    const out = fresh('out');
+    await rewriteHistory(origin, out, { authors: [], lfs: 'opt_in', thresholdBytes: THRESHOLD }, job);
+    const reposDir = fresh('repositories');
+    const hosted = hostedRepositoryPath(reposDir, 'octo', 'small');
+
+    const publishing = publish(
+      out,
+      hosted,
+      {
+        budgetMs: 60_000,
+        lfs: { store: localLfsStore(reposDir), owner: 'octo', repo: 'small' },
+        maxBytes: LIMIT,
+      },
+      job,
+    );
+
+    await expect(publishing).rejects.toThrow('The repository is larger than the import limit of 8 MiB');
+    expect(await directorySize(reposDir)).toBe(0);
+  });
+
+  it('fails a rewrite that writes more objects than IMPORT_MAX_OBJECTS although the raw history has fewer', async () => {
+    const out = fresh('out');
+    const maxObjects = await objectCount(origin, job.home);
+
+    const rewriting = rewriteHistory(
+      origin,
+      out,
+      { authors: [], lfs: 'opt_in', thresholdBytes: THRESHOLD, maxBytes: 100 * MiB, maxObjects },
+      job,
+    );
+
+    await expect(rewriting).rejects.toThrow('The repository has more objects than the import limit');
+    expect(await directorySize(out)).toBe(0);
+  });
+});
+
+describe("git's object checks on an imported history", () => {
+  const content = Buffer.from('[core]\n\thooksPath = /tmp\n');
+
+  it.each([
+    ['..', '..', 'hasDotdot'],
+    ['.GIT/config', '.GIT', 'hasDotgit'],
+    ['docs/.git/config', 'docs/.git', 'hasDotgit'],
+    ['.g\u200cit/config', '.g\u200cit', 'hasDotgit'],
+    ['GIT~1/config', 'GIT~1', 'hasDotgit'],
+  ])('fails the import of a tree with %s, naming the commit and path', async (file, path, id) => {
+    const origin = await importRepository([[['README.md', Buffer.from('fine\n')]], [[file, content]]]);
+    const commit = (await git(origin, 'rev-parse', 'main')).trim();
+    const out = fresh('out');
+
+    const rewriting = rewriteHistory(
+      origin,
+      out,
+      { authors: [], lfs: 'none', thresholdBytes: THRESHOLD },
+      job,
+    );
+
+    await expect(rewriting).rejects.toThrow(OriginFailed);
+    await expect(rewriting).rejects.toThrow(
+      `Commit ${commit} has a path Git refuses: ${JSON.stringify(path)} (${id}: `,
+    );
+    expect(await directorySize(out)).toBe(0);
+  });
+});
