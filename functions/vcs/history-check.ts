@@ -1,10 +1,11 @@
 /**
  * Git's own object checks on an imported history, as `transfer.fsckObjects` makes a fetch or push
  * run them: `git fsck --strict`, so what git only warns about by default (a tree entry `..` or
- * `.git` in any case, with HFS and NTFS lookalikes such as `.git\u200c` and `git~1`, zero-padded
- * modes, malformed identities) fails the import as it would fail a push. The first object git
- * names is told to the user as the origin commit and path that hold it.
+ * `.git` in any case, with HFS and NTFS lookalikes such as `.git\u200c` and `git~1`, malformed
+ * identities; not zero-padded modes: `fsck-policy.ts`) fails the import as it would fail a push.
+ * The first object git names is told to the user as the origin commit and path that hold it.
  */
+import { fsckLeniency } from './fsck-policy.ts';
 import { GitFailed, runGit } from './git-command.ts';
 import { type GitJob, localRun as local } from './git-job.ts';
 import { OriginFailed } from './origin.ts';
@@ -15,7 +16,11 @@ const FINDING = /^error in (commit|tree|blob|tag) ([0-9a-f]{40,64}): (\w+): (.*)
 /** Fails with the user's message when `git fsck --strict` finds anything in `repoDir`. */
 export async function checkHistory(repoDir: string, job: GitJob): Promise<void> {
   try {
-    await runGit(['fsck', '--strict', '--no-dangling', '--no-reflogs', '--no-progress'], local(repoDir, job));
+    const leniency = fsckLeniency('fsck').flatMap(([key, value]) => ['-c', `${key}=${value}`]);
+    await runGit(
+      [...leniency, 'fsck', '--strict', '--no-dangling', '--no-reflogs', '--no-progress'],
+      local(repoDir, job),
+    );
   } catch (error) {
     if (!(error instanceof GitFailed) || error.timedOut) throw error;
     const finding = FINDING.exec(error.stderr);

@@ -6,11 +6,13 @@
  * checks (`receive.fsckObjects`, strict as for a fetch: no `..` or `.git` lookalike in a tree) or
  * is refused with git's message, as imports are (`history-check.ts`).
  */
+
 import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { fsckLeniency } from './fsck-policy.ts';
 
 const run = promisify(execFile);
 
@@ -128,6 +130,16 @@ export async function repositoryStats(path: string): Promise<RepositoryStats> {
 /** Only sane values of client headers reach the CGI environment. */
 const TOKEN_LIKE = /^[\x20-\x7e]{1,256}$/;
 
+/** Git config as `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n` variables (read after every config file). */
+const configEnvironment = (pairs: readonly (readonly [string, string])[]): Record<string, string> =>
+  Object.fromEntries([
+    ['GIT_CONFIG_COUNT', String(pairs.length)],
+    ...pairs.flatMap(([key, value], index) => [
+      [`GIT_CONFIG_KEY_${index}`, key],
+      [`GIT_CONFIG_VALUE_${index}`, value],
+    ]),
+  ]);
+
 /** Runs `git http-backend` for one request and parses its CGI response. */
 export async function runHttpBackend(request: BackendRequest): Promise<BackendResponse> {
   const receivePack = request.pusher !== undefined;
@@ -140,15 +152,13 @@ export async function runHttpBackend(request: BackendRequest): Promise<BackendRe
     QUERY_STRING: request.query,
     CONTENT_TYPE: request.contentType ?? '',
     CONTENT_LENGTH: String(request.body.length),
-    GIT_CONFIG_COUNT: '4',
-    GIT_CONFIG_KEY_0: 'http.receivepack',
-    GIT_CONFIG_VALUE_0: receivePack ? 'true' : 'false',
-    GIT_CONFIG_KEY_1: 'core.hooksPath',
-    GIT_CONFIG_VALUE_1: '/dev/null',
-    GIT_CONFIG_KEY_2: 'http.uploadarch',
-    GIT_CONFIG_VALUE_2: 'false',
-    GIT_CONFIG_KEY_3: 'receive.fsckObjects',
-    GIT_CONFIG_VALUE_3: 'true',
+    ...configEnvironment([
+      ['http.receivepack', receivePack ? 'true' : 'false'],
+      ['core.hooksPath', '/dev/null'],
+      ['http.uploadarch', 'false'],
+      ['receive.fsckObjects', 'true'],
+      ...fsckLeniency('receive.fsck'),
+    ]),
     ...(receivePack ? { REMOTE_USER: request.pusher, REMOTE_ADDR: '127.0.0.1' } : {}),
     ...(request.contentEncoding && TOKEN_LIKE.test(request.contentEncoding)
       ? { HTTP_CONTENT_ENCODING: request.contentEncoding }

@@ -167,4 +167,43 @@ describe("git's object checks on an imported history", () => {
     );
     expect(await directorySize(out)).toBe(0);
   });
+
+  it('imports a history with zero-padded tree modes, which some early Git tools wrote', async () => {
+    const origin = await importRepository([[['dir/file.txt', Buffer.from('old\n')]]]);
+    const tree = (await git(origin, 'rev-parse', 'main^{tree}')).trim();
+    const inner = (await git(origin, 'rev-parse', 'main:dir')).trim();
+    // `040000` where Git writes `40000`: a raw tree object, as an old tool left it.
+    const padded = Buffer.concat([Buffer.from('040000 dir\0'), Buffer.from(inner, 'hex')]);
+    const paddedTree = (
+      await runGit(['hash-object', '-t', 'tree', '--literally', '-w', '--stdin'], {
+        cwd: origin,
+        home: job.home,
+        transport: 'local',
+        timeoutMs: 60_000,
+        input: padded,
+      })
+    )
+      .toString('utf8')
+      .trim();
+    expect(paddedTree).not.toBe(tree);
+    const commit = (
+      await git(
+        origin,
+        '-c',
+        'user.name=Old Tool',
+        '-c',
+        'user.email=old@example.com',
+        'commit-tree',
+        paddedTree,
+        '-m',
+        'padded',
+      )
+    ).trim();
+    await git(origin, 'update-ref', 'refs/heads/main', commit);
+
+    const out = fresh('out');
+    await rewriteHistory(origin, out, { authors: [], lfs: 'none', thresholdBytes: THRESHOLD }, job);
+
+    expect((await git(out, 'rev-parse', 'main')).trim()).toBe(commit);
+  });
 });
