@@ -73,7 +73,7 @@ if (run('startup')) {
 if (run('bundles')) {
   const results = measureBundles(5);
   const markdown = [
-    `Measured ${machine}: bundles as \`cdk synth\` builds them (esbuild, ESM, minified, \`@aws-sdk/*\` external); load = median \`import()\` time of the bundle in 5 fresh \`node\` processes.`,
+    `Measured ${machine}: bundles as \`cdk synth\` builds them (esbuild, ESM, minified, only the SDK packages the Node.js 22 runtime ships external); load = median \`import()\` time of the bundle in 5 fresh \`node\` processes.`,
     '',
     '| Route | Bundle | gzip | Module load |',
     '|---|---|---|---|',

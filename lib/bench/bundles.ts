@@ -10,8 +10,16 @@ import { ROUTES, routeId } from '#shared/routes';
 import { median } from './measure.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** Inside the project, so that the bundles' external `@aws-sdk/*` imports resolve to node_modules as the runtime's would. */
+/** Inside the project, so that the bundles' external SDK imports resolve to node_modules as the runtime's would. */
 const LOAD_DIR = join(ROOT, '.data/bench/bundles');
+
+/** The context `cdk synth` gives the app: cdk.json's feature flags, which change what is built. */
+function cdkJsonContext(): Record<string, unknown> {
+  const cdkJson = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8')) as {
+    context?: Record<string, unknown>;
+  };
+  return cdkJson.context ?? {};
+}
 
 export interface BundleMeasurement {
   readonly route: string;
@@ -38,10 +46,15 @@ function loadTime(file: string): number {
 export function measureBundles(runs: number): BundleMeasurement[] {
   const outdir = mkdtempSync(join(tmpdir(), 'bench-synth-'));
   try {
-    // The CLI turns these on; an in-memory App must ask for asset and construct-path metadata itself.
+    // The CLI reads cdk.json's context and turns on asset and construct-path metadata; an
+    // in-memory App must be given both, or it builds (or refuses) something other than what deploys.
     const app = new App({
       outdir,
-      context: { 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:enable-path-metadata': true },
+      context: {
+        ...cdkJsonContext(),
+        'aws:cdk:enable-asset-metadata': true,
+        'aws:cdk:enable-path-metadata': true,
+      },
     });
     const stack = defineService(app);
     const assembly = app.synth();

@@ -7,7 +7,12 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import { TABLE } from '#data/table';
 import { ENV } from '#shared/config';
-import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, MAIN_FIELDS, RUNTIME_ENVIRONMENT } from './bundling.ts';
+import {
+  ESM_REQUIRE_BANNER,
+  MAIN_FIELDS,
+  RUNTIME_ENVIRONMENT,
+  RUNTIME_PROVIDED_MODULES,
+} from './bundling.ts';
 import {
   allowNetworkInterfaces,
   bindTable,
@@ -98,7 +103,7 @@ export class ApiFunction extends NodejsFunction {
         minify: true,
         sourceMap: true,
         sourcesContent: false,
-        externalModules: EXTERNAL_MODULES,
+        externalModules: [...RUNTIME_PROVIDED_MODULES],
         tsconfig: TSCONFIG_FILE,
         forceDockerBundling: false,
       },

@@ -1,7 +1,7 @@
 /**
  * How handler code is bundled, for the zip functions (`ApiFunction`, through NodejsFunction) and
- * the worker image (`worker/bundle.ts`, in its Docker build stage) alike. Plain data: the build
- * stage imports it without aws-cdk-lib.
+ * the worker image (`worker/bundle.ts`, in its Docker build stage) alike, except for what each
+ * leaves out. Plain data: the build stage imports it without aws-cdk-lib.
  */
 
 /**
@@ -11,8 +11,24 @@
 export const ESM_REQUIRE_BANNER =
   "import { createRequire as __houseCreateRequire } from 'node:module'; const require = __houseCreateRequire(import.meta.url);";
 
-/** The Node.js 22 runtime (and its base image) ships SDK v3; bundling it would only grow cold starts. */
-export const EXTERNAL_MODULES = ['@aws-sdk/*'];
+/**
+ * The only modules a zip function (`ApiFunction`) leaves out of its bundle, pinned by name: the AWS
+ * SDK v3 packages this project imports that the Lambda Node.js 22 runtime provides. Source: the
+ * Lambda Developer Guide ("Building Lambda functions with Node.js", "Runtime-included SDK
+ * versions") documents the AWS SDK for JavaScript v3 in `nodejs22.x`, whose modular packages are its
+ * service clients (`@aws-sdk/client-*`) and the DynamoDB document client (`@aws-sdk/lib-dynamodb`).
+ * Never a pattern such as `@aws-sdk/*`: a package the runtime does not promise would be missing at
+ * run time. `@aws-sdk/s3-request-presigner` is not promised, so it is bundled (it signs with the
+ * runtime's S3 client it is given). `test/infra/bundles.test.ts` fails on any other import a
+ * bundle leaves out; a package joins this list only when the runtime documents it.
+ */
+export const RUNTIME_PROVIDED_MODULES = [
+  '@aws-sdk/client-dynamodb',
+  '@aws-sdk/client-kms',
+  '@aws-sdk/client-s3',
+  '@aws-sdk/client-sfn',
+  '@aws-sdk/lib-dynamodb',
+] as const;
 
 /** Prefer packages' ESM builds. */
 export const MAIN_FIELDS = ['module', 'main'];

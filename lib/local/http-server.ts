@@ -8,8 +8,37 @@ import { type Route, routeId } from '#shared/routes';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-/** API Gateway's own payload limit; the handlers enforce the (smaller) configured one. */
-const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/**
+ * What API Gateway (a REST API with Lambda proxy integrations) and the synchronous Lambda
+ * invocation behind it refuse, so that a request that fails in AWS fails here too. The answers
+ * are the deployed API's gateway responses (`lib/cdk/rest-api.ts`): 413 in GitHub's shape, and
+ * for 5xx the status API Gateway picks with the DEFAULT_5XX body.
+ */
+export interface GatewayLimits {
+  /** API Gateway's request payload quota (10 MB): a larger body gets 413 and no function runs. */
+  readonly maxRequestBytes: number;
+  /**
+   * Lambda's synchronous payload limit (6 MB), each way, on the serialized JSON (binary bodies
+   * base64-encoded): a larger event is refused by Lambda, which API Gateway answers with 500; a
+   * larger proxy result fails the invocation, which it answers with 502.
+   */
+  readonly maxInvocationBytes: number;
+  /** API Gateway's integration timeout (29 s): then 504, while the function runs on. */
+  readonly integrationTimeoutMs: number;
+}
+
+export const API_GATEWAY_LIMITS: GatewayLimits = Object.freeze({
+  maxRequestBytes: 10 * 1024 * 1024,
+  maxInvocationBytes: 6 * 1024 * 1024,
+  integrationTimeoutMs: 29_000,
+});
+
+/**
+ * Routes that carry locally what never passes through API Gateway in AWS: the Git LFS object
+ * routes stand in for S3 (deployed, the batch API hands out presigned S3 URLs and these routes
+ * answer 404), so objects of any size go through them, as S3 takes single PUTs of up to 5 GB.
+ */
+const S3_STAND_INS: ReadonlySet<string> = new Set(['git/lfs-download', 'git/lfs-upload']);
 const HANDLERS_DIR = new URL('../../functions/http/', import.meta.url);
 
 interface CompiledRoute<H = Handler> {
@@ -83,15 +112,15 @@ export function matchRoute<T extends Pick<CompiledRoute, 'route' | 'pattern' | '
   return undefined;
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
+function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | 'too-large'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= GATEWAY_MAX_BODY_BYTES) chunks.push(chunk);
+      if (size <= maxBytes) chunks.push(chunk);
     });
-    request.on('end', () => resolve(size > GATEWAY_MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks)));
+    request.on('end', () => resolve(size > maxBytes ? 'too-large' : Buffer.concat(chunks)));
     request.on('error', reject);
   });
 }
@@ -189,6 +218,60 @@ function send(response: ServerResponse, result: APIGatewayProxyResult): void {
   response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
+/** The route's function, run in this process as Lambda would run it. */
+const invoke = (compiled: CompiledRoute, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
+  compiled.handler(event, lambdaContext(compiled.route, event.requestContext.requestId));
+
+/** A Lambda payload's size as Lambda counts it: its serialized JSON. */
+const payloadBytes = (payload: unknown): number => Buffer.byteLength(JSON.stringify(payload));
+
+const gatewayFailure = (status: 500 | 502 | 504): APIGatewayProxyResult => ({
+  statusCode: status,
+  headers: { 'Content-Type': 'application/json; charset=utf-8' },
+  body: JSON.stringify(GATEWAY_ERROR_BODIES.serverError),
+});
+
+/**
+ * One Lambda proxy integration behind API Gateway: the event and the result within Lambda's
+ * payload limit, the answer within the integration timeout. A refusal is logged (without the
+ * request's contents) as API Gateway's execution log would record it.
+ */
+async function invokeBehindGateway(
+  compiled: CompiledRoute,
+  event: APIGatewayProxyEvent,
+  limits: GatewayLimits,
+): Promise<APIGatewayProxyResult> {
+  const refuse = (status: 500 | 502 | 504, reason: string) => {
+    console.warn(
+      `local API Gateway: ${compiled.route.method} ${compiled.route.path}: ${reason}; answered ${status}`,
+    );
+    return gatewayFailure(status);
+  };
+  const eventBytes = payloadBytes(event);
+  if (eventBytes > limits.maxInvocationBytes)
+    return refuse(
+      500,
+      `the event (${eventBytes} bytes) exceeds Lambda's ${limits.maxInvocationBytes}-byte payload limit`,
+    );
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timed-out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed-out'), limits.integrationTimeoutMs);
+  });
+  const invocation = invoke(compiled, event);
+  // The function runs on after a timeout, as in AWS; its late failure has no one to answer.
+  invocation.catch(() => undefined);
+  const result = await Promise.race([invocation, timedOut]).finally(() => clearTimeout(timer));
+  if (result === 'timed-out')
+    return refuse(504, `no answer within the ${limits.integrationTimeoutMs} ms integration timeout`);
+  const resultBytes = payloadBytes(result);
+  if (resultBytes > limits.maxInvocationBytes)
+    return refuse(
+      502,
+      `the response (${resultBytes} bytes) exceeds Lambda's ${limits.maxInvocationBytes}-byte payload limit`,
+    );
+  return result;
+}
+
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
   send(response, {
     statusCode: status,
@@ -205,29 +288,28 @@ export interface LocalHttpServer {
 
 /**
  * Serves the route table on 127.0.0.1 the way API Gateway does: match the route, build the proxy
- * event, invoke the real handler in-process, write its result. Unknown routes get the same 404
- * body as the deployed API's gateway response.
+ * event, invoke the real handler in-process within API Gateway's and Lambda's limits, write its
+ * result. Unknown routes get the same 404 body as the deployed API's gateway response.
  */
 export async function startHttpServer(options: {
   routes: readonly Route[];
   port: number;
+  /** API Gateway's limits; tests may lower one to reach it with little data or time. */
+  limits?: GatewayLimits;
 }): Promise<LocalHttpServer> {
+  const limits = options.limits ?? API_GATEWAY_LIMITS;
   const compiled = await loadRoutes(options.routes);
   const server = createServer(async (request, response) => {
     try {
       const url = new URL(request.url ?? '/', 'http://localhost');
-      const body = await readBody(request);
-      if (body === 'too-large') return sendJson(response, 413, GATEWAY_ERROR_BODIES.payloadTooLarge);
       const matched = matchRoute(compiled, request.method ?? 'GET', url.pathname);
-      if (matched) {
-        const event = toEvent(request, url, body, matched.compiled, matched.pathParameters);
-        const result = await matched.compiled.handler(
-          event,
-          lambdaContext(matched.compiled.route, event.requestContext.requestId),
-        );
-        return send(response, result);
-      }
-      sendJson(response, 404, GATEWAY_ERROR_BODIES.unknownRoute);
+      const standsInForS3 = matched !== undefined && S3_STAND_INS.has(matched.compiled.route.handler);
+      const body = await readBody(request, standsInForS3 ? Number.POSITIVE_INFINITY : limits.maxRequestBytes);
+      if (body === 'too-large') return sendJson(response, 413, GATEWAY_ERROR_BODIES.payloadTooLarge);
+      if (!matched) return sendJson(response, 404, GATEWAY_ERROR_BODIES.unknownRoute);
+      const event = toEvent(request, url, body, matched.compiled, matched.pathParameters);
+      if (standsInForS3) return send(response, await invoke(matched.compiled, event));
+      send(response, await invokeBehindGateway(matched.compiled, event, limits));
     } catch (error) {
       // A handler that throws past its middleware stack: API Gateway answers 502 in that case.
       console.error(error);

@@ -6,7 +6,7 @@ import { ENV } from '#shared/config';
 import { ROUTES } from '#shared/routes';
 import { createTable } from './create-table.ts';
 import { localDynamoDbClient, startDynamoDbLocal } from './dynamodb-local.ts';
-import { startHttpServer } from './http-server.ts';
+import { API_GATEWAY_LIMITS, type GatewayLimits, startHttpServer } from './http-server.ts';
 import { importStateMachine } from './import-workflow.ts';
 import { type LocalStateMachine, startStepFunctionsLocal } from './step-functions.ts';
 
@@ -57,6 +57,11 @@ export interface LocalStackOptions {
    * alone may pass a fixture.
    */
   readonly importStateMachine?: LocalStateMachine;
+  /**
+   * API Gateway's limits, AWS's by default (29 s integration timeout, 10 MB requests, 6 MB Lambda
+   * payloads); a test may lower one to reach it with little data or time.
+   */
+  readonly gatewayLimits?: Partial<GatewayLimits>;
 }
 
 export interface LocalStack extends LocalEndpoints {
@@ -98,7 +103,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // Import working directories and hosted repositories next to the endpoints file (`.data/` for `npm start`).
     process.env[ENV.repositoriesDir] = join(dirname(endpointsFile()), 'repositories');
     process.env[ENV.importWorkDir] = join(dirname(endpointsFile()), 'imports');
-    const http = await startHttpServer({ routes: ROUTES, port: options.port });
+    const http = await startHttpServer({
+      routes: ROUTES,
+      port: options.port,
+      limits: { ...API_GATEWAY_LIMITS, ...options.gatewayLimits },
+    });
     stops.push(() => http.stop());
     // Known only now that the port is bound; the handlers read config lazily on first request.
     process.env[ENV.baseUrl] = `${http.url}/api/v3`;

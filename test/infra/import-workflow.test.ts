@@ -10,7 +10,6 @@ import { ImportWorkflow } from '#cdk/import-workflow';
 import { LfsObjects } from '#cdk/lfs-objects';
 import { IMPORT_ASL_FILE } from '#cdk/paths';
 import { ServiceRestApi } from '#cdk/rest-api';
-import { bundleWorkerHandlers, IMAGE_HANDLERS } from '#cdk/worker/bundle';
 import { WorkerNetwork } from '#cdk/worker-network';
 import { placeholderOf, placeholdersIn, WORKFLOW_TASKS } from '#cdk/workflow-tasks';
 import { BINARY_MEDIA_TYPES } from '#shared/binary-media';
@@ -283,23 +282,6 @@ describe('ImportWorkflow in the service stack (the one cdk synth of the infra pr
       expect(endpoint.Properties.RouteTableIds.length).toBeGreaterThan(0);
     }
     expect(ofType(resources, 'AWS::EC2::FlowLog')).toHaveLength(1);
-  });
-});
-
-describe('the worker image build stage (lib/cdk/worker/bundle.ts), run here without Docker', () => {
-  it('bundles every image handler into one ESM file the command names', async () => {
-    const outdir = fileURLToPath(
-      new URL(`../../node_modules/.cache/worker-bundle-test-${process.pid}/`, import.meta.url),
-    );
-    await bundleWorkerHandlers(outdir);
-    expect(IMAGE_HANDLERS).toEqual(IMAGE_TASKS.map((task) => task.handler));
-    for (const handler of IMAGE_HANDLERS) {
-      const bundle = readFileSync(join(outdir, `${handler}.mjs`), 'utf8');
-      expect(bundle.startsWith("import { createRequire as __houseCreateRequire } from 'node:module';")).toBe(
-        true,
-      );
-      expect(bundle).toMatch(/export\s*\{[^}]*\bhandler\b/);
-    }
   });
 });
 

@@ -1,12 +1,13 @@
 /**
  * Bundles the image-packaged workflow handlers (`WORKFLOW_TASKS` with `packaging: 'image'`) into
- * `<out>/<handler>.mjs`, with the zip functions' esbuild options (`../bundling.ts`). Run by the
- * worker image's build stage (`npx tsx lib/cdk/worker/bundle.ts /build/dist`) and by the infra
- * test that proves the build stage works without Docker. Imports nothing of aws-cdk-lib.
+ * `<out>/<handler>.mjs`, with the zip functions' esbuild options (`../bundling.ts`) but nothing
+ * external. Run by the worker image's build stage (`npx tsx lib/cdk/worker/bundle.ts /build/dist`)
+ * and by the infra test that proves the build stage works without Docker. Imports nothing of
+ * aws-cdk-lib.
  */
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, MAIN_FIELDS } from '../bundling.ts';
+import { ESM_REQUIRE_BANNER, MAIN_FIELDS } from '../bundling.ts';
 import { WORKFLOW_TASKS } from '../workflow-tasks.ts';
 
 const ROOT = new URL('../../../', import.meta.url);
@@ -35,7 +36,8 @@ export async function bundleWorkerHandlers(outdir: string): Promise<void> {
     minify: true,
     sourcemap: true,
     sourcesContent: false,
-    external: EXTERNAL_MODULES,
+    // Nothing left out, the AWS SDK included: the image is Debian's Node.js, not a Lambda base
+    // image, so no SDK sits beside the handlers (`RUNTIME_PROVIDED_MODULES` is the zip runtime's).
     tsconfig: fileURLToPath(new URL('tsconfig.json', ROOT)),
     logLevel: 'warning',
   });

@@ -1,0 +1,127 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ESM_REQUIRE_BANNER, RUNTIME_PROVIDED_MODULES } from '#cdk/bundling';
+import { bundleWorkerHandlers, IMAGE_HANDLERS } from '#cdk/worker/bundle';
+import { WORKFLOW_TASKS } from '#cdk/workflow-tasks';
+import { ROUTES } from '#shared/routes';
+import { runtimeImports } from '#test/bundle-imports';
+import { loadDeployment } from '#test/deployment';
+
+/** What a bundle imports beyond what it may leave out: Node's own modules, and `provided`. */
+const missingAtRunTime = (imports: readonly string[], provided: readonly string[]): string[] =>
+  imports.filter((specifier) => !isBuiltin(specifier) && !provided.includes(specifier));
+
+describe('runtimeImports, the check below', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bundle-imports-test-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('finds imports, dynamic imports and CommonJS requires left out of a minified bundle, and no text that looks like one', async () => {
+    const file = join(dir, 'index.mjs');
+    await build({
+      stdin: {
+        contents: [
+          "import { a } from 'left-out-esm';",
+          "const cjs = require('left-out-cjs'); const fs = require('node:fs');",
+          "export const handler = async () => [a, cjs, fs, await import('left-out-lazy'), 'import \"not-an-import\"'];",
+        ].join('\n'),
+        loader: 'js',
+        resolveDir: dir,
+      },
+      outfile: file,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      minify: true,
+      banner: { js: ESM_REQUIRE_BANNER },
+      external: ['left-out-*'],
+      logLevel: 'silent',
+    });
+    expect(await runtimeImports(file)).toEqual([
+      'left-out-cjs',
+      'left-out-esm',
+      'left-out-lazy',
+      'node:fs',
+      'node:module',
+    ]);
+  });
+});
+
+describe('the zip functions of the one cdk synth of the infra project', () => {
+  // Every function bundled from this project's handlers: an ESM `index.mjs` in its asset.
+  const bundles = new Map<string, string>();
+
+  beforeAll(() => {
+    const out = inject('cdkOut');
+    for (const [, fn] of loadDeployment(out, 'OAuthImportService').ofType('AWS::Lambda::Function')) {
+      const asset = fn.Metadata?.['aws:asset:path'];
+      if (typeof asset !== 'string' || !existsSync(join(out, asset, 'index.mjs'))) continue;
+      bundles.set(String(fn.Properties.Description), join(out, asset));
+    }
+  });
+
+  it('are every route and every zip-packaged workflow step, each one ESM file with its source map that defines require', () => {
+    expect([...bundles.keys()].sort()).toEqual(
+      [
+        ...ROUTES.map((route) => `${route.method} ${route.path}`),
+        ...WORKFLOW_TASKS.filter((task) => task.packaging === 'zip').map(
+          (task) => `Import workflow: ${task.name}`,
+        ),
+      ].sort(),
+    );
+    for (const [description, dir] of bundles) {
+      expect(readFileSync(join(dir, 'index.mjs'), 'utf8').startsWith(ESM_REQUIRE_BANNER), description).toBe(
+        true,
+      );
+      expect(existsSync(join(dir, 'index.mjs.map')), description).toBe(true);
+    }
+  });
+
+  it('import nothing at run time but Node built-ins and the SDK packages the Node.js 22 runtime ships', async () => {
+    const missing: string[] = [];
+    const used = new Set<string>();
+    for (const [description, dir] of bundles) {
+      const imports = await runtimeImports(join(dir, 'index.mjs'));
+      for (const specifier of missingAtRunTime(imports, RUNTIME_PROVIDED_MODULES))
+        missing.push(`${description}: ${specifier}`);
+      for (const specifier of imports) used.add(specifier);
+    }
+    expect(missing).toEqual([]);
+    // The runtime's SDK is used (not bundled), and the presigner, which it does not promise, is bundled.
+    expect(used).toContain('@aws-sdk/lib-dynamodb');
+    expect(used).not.toContain('@aws-sdk/s3-request-presigner');
+  });
+
+  it('leave out only exact package names, never a pattern', () => {
+    for (const name of RUNTIME_PROVIDED_MODULES) expect(name).toMatch(/^@aws-sdk\/[a-z0-9-]+$/);
+  });
+});
+
+describe('the worker image build stage (lib/cdk/worker/bundle.ts), run here without Docker', () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'worker-bundle-test-'));
+
+  beforeAll(() => bundleWorkerHandlers(outdir));
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  it('bundles every image handler into one ESM file the command names', () => {
+    expect(IMAGE_HANDLERS).toEqual(
+      WORKFLOW_TASKS.filter((task) => task.packaging === 'image').map((task) => task.handler),
+    );
+    for (const handler of IMAGE_HANDLERS) {
+      const bundle = readFileSync(join(outdir, `${handler}.mjs`), 'utf8');
+      expect(bundle.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+      expect(bundle).toMatch(/export\s*\{[^}]*\bhandler\b/);
+    }
+  });
+
+  it('imports nothing but Node built-ins: the image is not a Lambda base image and ships no AWS SDK', async () => {
+    const missing: string[] = [];
+    for (const handler of IMAGE_HANDLERS)
+      for (const specifier of missingAtRunTime(await runtimeImports(join(outdir, `${handler}.mjs`)), []))
+        missing.push(`${handler}: ${specifier}`);
+    expect(missing).toEqual([]);
+  });
+});
