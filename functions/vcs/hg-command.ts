@@ -1,22 +1,21 @@
 /**
  * Running `hg` on hostile input, as `git-command.ts` does for git: a clean environment (no system
- * or user config, `HGPLAIN`, no extensions, no prompts), the job's own HOME, a time limit that
- * kills the whole process group, and a cap on what it may print. Credentials never appear in
- * arguments: a call that needs them gets a private config file (`HGRCPATH`) with an `[auth]`
- * section, written by `withAuthConfig` and deleted after the call.
+ * or user config, `HGPLAIN`, no extensions but our own, no prompts), the job's own HOME, a time
+ * limit that kills the whole process group, and a cap on what it may print. A call that talks to
+ * the origin loads the `importguard` extension (`hg-import-guard.ts`); its credentials reach hg only
+ * on a file descriptor, never in arguments, the environment or a file.
  */
-import { randomBytes } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runBounded } from './bounded-process.ts';
+import { type HgNetwork, hgGuardArgs } from './hg-import-guard.ts';
 
 export interface HgRun {
   readonly cwd: string;
   /** The job's private home (see `prepareHome`). */
   readonly home: string;
   readonly timeoutMs: number;
-  /** The only config file hg reads (none when absent). */
-  readonly hgrc?: string;
+  /** The call talks to this origin, only through the guard (see `hg-import-guard.ts`). */
+  readonly network?: HgNetwork;
   /**
    * Each line hg writes to stderr (split on CR and LF). With it, hg also prints its progress bars
    * (`changesets [==>   ] 47/1999`), which `HGPLAIN` otherwise hides.
@@ -42,12 +41,12 @@ export class HgFailed extends Error {
 }
 
 /** The whole environment of an hg call (also of the conversion program, which loads Mercurial): nothing inherited but PATH. */
-export function hgEnvironment(home: string, hgrc?: string): Record<string, string> {
+export function hgEnvironment(home: string): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
-    HGRCPATH: hgrc ?? '',
+    HGRCPATH: '',
     HGPLAIN: '1',
     HGENCODING: 'utf-8',
     HGUSER: 'importer',
@@ -63,7 +62,7 @@ const BASE_ARGS = [
   'ui.merge=internal:fail',
 ];
 
-export function runHg(args: readonly string[], options: HgRun): Promise<Buffer> {
+export async function runHg(args: readonly string[], options: HgRun): Promise<Buffer> {
   const progress = options.onProgress
     ? [
         '--config',
@@ -78,43 +77,18 @@ export function runHg(args: readonly string[], options: HgRun): Promise<Buffer> 
         'progress.width=80',
       ]
     : [];
-  const env = hgEnvironment(options.home, options.hgrc);
+  const guard: { readonly args: readonly string[]; readonly secret?: string } = options.network
+    ? await hgGuardArgs(options.home, options.network)
+    : { args: [] };
+  const env = hgEnvironment(options.home);
   return runBounded(
     'hg',
-    [...BASE_ARGS, ...progress, ...args],
-    { ...options, env: options.onProgress ? { ...env, HGPLAINEXCEPT: 'progress' } : env },
+    [...BASE_ARGS, ...guard.args, ...progress, ...args],
+    {
+      ...options,
+      env: options.onProgress ? { ...env, HGPLAINEXCEPT: 'progress' } : env,
+      secret: guard.secret,
+    },
     (code, stderr, timedOut) => new HgFailed(args, code, stderr, timedOut),
   );
-}
-
-/**
- * Runs `call` with a private config file (mode 600, in the job's HOME) holding `extra` config and,
- * with credentials, an `[auth]` section for `url`'s scheme, host and path; the file is deleted
- * afterwards whatever happens. hg reads passwords only from config, never from its arguments.
- */
-export async function withHgConfig<T>(
-  home: string,
-  extra: string,
-  auth: { url: string; username: string; password: string } | undefined,
-  call: (hgrc: string) => Promise<T>,
-): Promise<T> {
-  const path = join(home, `hgrc-${randomBytes(6).toString('hex')}`);
-  const lines = [extra];
-  if (auth) {
-    const url = new URL(auth.url);
-    const line = (value: string) => value.replace(/[\r\n]/g, '');
-    lines.push(
-      '[auth]',
-      `origin.prefix = ${line(`${url.host}${url.pathname}`)}`,
-      `origin.schemes = ${url.protocol.replace(/:$/, '')}`,
-      `origin.username = ${line(auth.username)}`,
-      `origin.password = ${line(auth.password)}`,
-    );
-  }
-  await writeFile(path, `${lines.join('\n')}\n`, { mode: 0o600 });
-  try {
-    return await call(path);
-  } finally {
-    await rm(path, { force: true });
-  }
 }

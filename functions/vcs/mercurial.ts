@@ -9,9 +9,11 @@
  * it) and raw.git (after each conversion range); `maxObjects` bounds raw.git's objects (after each
  * range) and, since a changeset is at least one commit object, the origin's revision count.
  *
- * Network: Node's probes use `guardedRequest`; hg (Python, it cannot take our resolver) talks only
- * through the guard proxy (`http_proxy.host`, `http_proxy.always` so loopback is not bypassed).
- * Credentials reach hg only through a private config file (see `withHgConfig`).
+ * Network: Node's probes use `guardedRequest` (the revision-count probe follows no redirect); hg
+ * (Python, it cannot take our resolver) talks only through the guard proxy, and its `importguard`
+ * extension (`hg-import-guard.ts`) keeps it on the origin's scheme, host and port, without clone
+ * bundles or stream clones, gives up on an origin that sends nothing for `inactivityTimeoutMs`, and
+ * takes the credentials on a file descriptor for that call only.
  */
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,8 +23,9 @@ import { type AdapterOptions, adapterSetup } from './adapter-options.ts';
 import { chunkCursor } from './chunk-cursor.ts';
 import { gitAuthors } from './git.ts';
 import { GitFailed, prepareHome, runGit } from './git-command.ts';
-import { HgFailed, runHg, withHgConfig } from './hg-command.ts';
+import { HgFailed, runHg } from './hg-command.ts';
 import { exportHgRefs, exportHgRevisions } from './hg-export.ts';
+import { guardFailure } from './hg-import-guard.ts';
 import { checkObjects, directorySize, oversizeError, tooManyObjectsError } from './limits.ts';
 import { type Guard, type GuardProxy, guardedRequest, startGuardProxy } from './network-guard.ts';
 import {
@@ -67,6 +70,8 @@ export interface MercurialAdapterOptions extends AdapterOptions {
   readonly probeTimeoutMs?: number;
   /** hg's progress bar refresh (default 0.1 s), which paces the pull's progress reports. */
   readonly progressRefreshSeconds?: number;
+  /** An origin that sends nothing for this long fails the import (default 60 s, as for Git). */
+  readonly inactivityTimeoutMs?: number;
   // `maxBytes` bounds `raw.hg` and `raw.git`; `maxObjects` is checked after each conversion range,
   // and a changeset becomes at least one Git object, so more revisions than that fail early.
 }
@@ -93,6 +98,8 @@ interface HgState {
   done: boolean;
 }
 
+export const DEFAULT_HG_INACTIVITY_MS = 60_000;
+
 const HG_TYPE = 'application/mercurial-0.1';
 const USER_AGENT = 'mercurial/proto-1.0 (Mercurial 6.3.2; source-import)';
 /** Percent of the raw step the pull takes; the conversion takes the rest up to 99. */
@@ -103,6 +110,7 @@ export const rawHgPath = (workDir: string): string => join(workDir, 'raw.hg');
 export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginAdapter {
   const plan: HgChunkPlan = { ...DEFAULT_HG_CHUNK_PLAN, ...options.hgPlan };
   const { maxBytes, maxObjects, guardFor } = adapterSetup(options);
+  const inactivityMs = options.inactivityTimeoutMs ?? DEFAULT_HG_INACTIVITY_MS;
 
   return {
     vcs: 'mercurial',
@@ -137,8 +145,7 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
 
       if (!state.pulled) {
         const proxy = await startGuardProxy(guardFor(job));
-        const auth = job.credentials ? { url, ...job.credentials } : undefined;
-        const proxyConfig = `[http_proxy]\nhost = 127.0.0.1:${proxy.port}\nalways = true\n`;
+        const network = { origin: url, proxyPort: proxy.port, inactivityMs, credentials: job.credentials };
         try {
           if (state.total === undefined) {
             state.total = await originRevisionCount(url, job, guardFor(job), options.probeTimeoutMs);
@@ -167,37 +174,33 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
               );
             const watch = sizeWatch(hgRepo, maxBytes);
             try {
-              await withHgConfig(home, proxyConfig, auth, (hgrc) =>
-                runHg(
-                  [
-                    'pull',
-                    '-R',
-                    hgRepo,
-                    ...(state.mode === 'steps' ? ['-r', String(state.revs - 1)] : []),
-                    '--',
-                    url,
-                  ],
-                  {
-                    cwd: home,
-                    home,
-                    hgrc,
-                    signal: watch.signal,
-                    progressRefreshSeconds: options.progressRefreshSeconds,
-                    timeoutMs: optimistic
-                      ? Math.max(remaining, 1)
-                      : Math.max(remaining, plan.minStepTimeoutMs),
-                    // `changesets [==>   ] 47/1999`: what this pull has received of what it gets.
-                    onProgress: (line) => {
-                      const match = /^changesets\b.*?(\d+)\/(\d+)/.exec(line);
-                      if (!match) return;
-                      const received = had + Number(match[1]);
-                      const part = total
-                        ? (PULL_SHARE * Math.min(received, total)) / total
-                        : from + (share * Number(match[1])) / Math.max(1, Number(match[2]));
-                      report(part, received);
-                    },
+              await runHg(
+                [
+                  'pull',
+                  '-R',
+                  hgRepo,
+                  ...(state.mode === 'steps' ? ['-r', String(state.revs - 1)] : []),
+                  '--',
+                  url,
+                ],
+                {
+                  cwd: home,
+                  home,
+                  network,
+                  signal: watch.signal,
+                  progressRefreshSeconds: options.progressRefreshSeconds,
+                  timeoutMs: optimistic ? Math.max(remaining, 1) : Math.max(remaining, plan.minStepTimeoutMs),
+                  // `changesets [==>   ] 47/1999`: what this pull has received of what it gets.
+                  onProgress: (line) => {
+                    const match = /^changesets\b.*?(\d+)\/(\d+)/.exec(line);
+                    if (!match) return;
+                    const received = had + Number(match[1]);
+                    const part = total
+                      ? (PULL_SHARE * Math.min(received, total)) / total
+                      : from + (share * Number(match[1])) / Math.max(1, Number(match[2]));
+                    report(part, received);
                   },
-                ),
+                },
               );
               steps += 1;
               if (state.mode === 'full') state.pulled = true;
@@ -217,7 +220,8 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
                 await cursor.save(job.workDir, state);
                 continue;
               }
-              if (!(error instanceof HgFailed && error.timedOut)) throw classify(error, proxy, job, url);
+              if (!(error instanceof HgFailed && error.timedOut))
+                throw classify(error, proxy, job, url, inactivityMs);
               // The transfer is lost (a killed pull rolls back): pull fewer revisions per step from now on.
               if (state.mode === 'full') {
                 state.mode = 'steps';
@@ -245,7 +249,7 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
             await cursor.save(job.workDir, state);
           }
         } catch (error) {
-          throw classify(error, proxy, job, url);
+          throw classify(error, proxy, job, url, inactivityMs);
         } finally {
           await proxy.close();
         }
@@ -537,10 +541,12 @@ async function originRevisionCount(
   const headers = { 'user-agent': USER_AGENT, accept: HG_TYPE, ...basicAuth(access) };
   const known = async (revs: readonly number[]) => {
     const cmds = encodeURIComponent(revs.map((rev) => `lookup key=${rev}`).join(';'));
+    // No redirect: one may lead off the origin, which hg will not follow either.
     const answer = await guardedRequest(`${base}?cmd=batch&cmds=${cmds}`, guard, {
       headers,
       timeoutMs,
       maxBytes: 64 * 1024,
+      maxRedirects: 0,
     });
     const parts = answer.body.toString('latin1').split(';');
     if (
@@ -613,13 +619,15 @@ const conversionFailed = (error: unknown): Error =>
  * Errors and state
  * ---------------------------------------------------------------------------------------------- */
 
-function classify(error: unknown, proxy: GuardProxy, job: RawJob, url: string): Error {
+function classify(error: unknown, proxy: GuardProxy, job: RawJob, url: string, inactivityMs: number): Error {
   const refusal = proxy.refusals.find((entry) => entry.reason === 'forbidden');
   if (refusal) return new ForbiddenAddress(refusal.address ?? refusal.host);
   if (error instanceof OriginFailed || error instanceof OriginAuthFailed) return error;
   if (!(error instanceof HgFailed)) return new OriginFailed('The import failed unexpectedly');
   if (error.timedOut) return new OriginFailed('The origin timed out');
   const text = error.stderr;
+  const guarded = guardFailure(text, url, inactivityMs);
+  if (guarded) return guarded;
   if (/authorization (?:failed|required)/i.test(text))
     return new OriginAuthFailed(
       job.credentials === undefined
@@ -641,6 +649,8 @@ function classify(error: unknown, proxy: GuardProxy, job: RawJob, url: string): 
       .filter((entry) => entry.startsWith('abort:'))
       .at(-1) ?? 'hg failed';
   if (job.credentials) line = line.split(job.credentials.password).join('***');
+  // hg may name a file of ours (`raw.hg`, HOME): the user gets the origin's problem, not our disk.
+  line = line.replace(/(^|[\s'"`(=])\/[^\s'"`)]*/g, '$1<path>');
   return new OriginFailed(`Pulling from the origin failed: ${line.slice(0, 300)}`);
 }
 

@@ -6,7 +6,8 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, request } from 'node:http';
+import { createServer, type Server as HttpServer, type IncomingHttpHeaders, request } from 'node:http';
+import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { OriginServer } from './git-origins.ts';
 import { canConnect, freePort } from './ports.ts';
@@ -95,11 +96,24 @@ export async function makeHgBulkRepository(
   await hg(repo, ['debugbuilddag', '--new-file', '--from-existing', dag]);
 }
 
-/** `hg serve` of one repository, or (with several) of an hgweb index of every repository under `root`. */
-export async function serveHg(target: { repo: string } | { root: string }): Promise<OriginServer> {
+/**
+ * `hg serve` of one repository, or (with several) of an hgweb index of every repository under
+ * `root`; `config` is extra `section.name=value` settings (`extensions.clonebundles=`).
+ */
+export async function serveHg(
+  target: { repo: string } | { root: string },
+  config: readonly string[] = [],
+): Promise<OriginServer> {
   const port = await freePort();
   const cwd = 'repo' in target ? target.repo : target.root;
-  const args = ['serve', '-a', '127.0.0.1', '-p', String(port)];
+  const args = [
+    'serve',
+    '-a',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    ...config.flatMap((entry) => ['--config', entry]),
+  ];
   if ('root' in target) {
     await writeFile(join(target.root, 'hgweb.config'), `[paths]\n/ = ${target.root}/*\n`);
     args.push('--web-conf', join(target.root, 'hgweb.config'));
@@ -131,18 +145,47 @@ export async function serveHg(target: { repo: string } | { root: string }): Prom
 }
 
 /** A proxy in front of `upstream` that answers 401 unless the request carries the Basic credentials. */
-export async function basicAuthProxy(
+export const basicAuthProxy = (
   upstream: OriginServer,
   auth: { readonly username: string; readonly password: string },
-): Promise<OriginServer> {
+): Promise<OriginServer> => hgFront(upstream, { auth });
+
+export interface HgFrontOptions {
+  /** Answer 401 unless the request carries these Basic credentials. */
+  readonly auth?: { readonly username: string; readonly password: string };
+  /** Wait this long before answering each request (a slow origin). */
+  readonly delayMs?: number;
+  /** A redirect (status and `Location`) for a request path, or undefined to forward it. */
+  readonly redirect?: (path: string) => { readonly status: number; readonly location: string } | undefined;
+}
+
+/**
+ * A Node HTTP server in front of `upstream` (`hg serve`): optionally wants Basic auth, answers
+ * slowly or redirects; everything else is forwarded. `requests` holds `METHOD path` lines,
+ * `headers` every request's headers.
+ */
+export async function hgFront(
+  upstream: OriginServer,
+  options: HgFrontOptions,
+): Promise<OriginServer & { readonly headers: IncomingHttpHeaders[] }> {
   const requests: string[] = [];
-  const expected = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
-  const server = createServer((req, res) => {
+  const headers: IncomingHttpHeaders[] = [];
+  const expected = options.auth
+    ? `Basic ${Buffer.from(`${options.auth.username}:${options.auth.password}`).toString('base64')}`
+    : undefined;
+  const server = createServer(async (req, res) => {
     requests.push(`${req.method} ${req.url}`);
-    if (req.headers.authorization !== expected) {
+    headers.push(req.headers);
+    if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+    if (expected !== undefined && req.headers.authorization !== expected) {
       res
         .writeHead(401, { 'www-authenticate': 'Basic realm="hg"', 'content-type': 'text/plain' })
         .end('Unauthorized\n');
+      return;
+    }
+    const redirect = options.redirect?.(req.url ?? '/');
+    if (redirect) {
+      res.writeHead(redirect.status, { location: redirect.location, 'content-length': '0' }).end();
       return;
     }
     // A fresh connection per request: `hg serve` closes each one after its answer, and a kept-alive
@@ -164,17 +207,54 @@ export async function basicAuthProxy(
     forward.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
     req.pipe(forward);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const port = await listen(server);
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    headers,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A TCP listener on 127.0.0.1 that must never be reached (where a hostile origin points the client):
+ * it counts connections and keeps what they sent; with `silent`, it also never answers or closes
+ * (an origin that sends nothing), otherwise it closes each connection after a moment.
+ */
+export async function tcpTrap(options: { readonly silent?: boolean } = {}) {
+  const sockets = new Set<Socket>();
+  const received: Buffer[] = [];
+  let connections = 0;
+  const server = createTcpServer((socket) => {
+    connections += 1;
+    sockets.add(socket);
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+    if (!options.silent) setTimeout(() => socket.destroy(), 200);
+  });
+  const port = await listen(server);
+  return {
+    port,
+    /** Connections accepted so far. */
+    connections: () => connections,
+    /** Everything the connections sent, as text. */
+    received: () => Buffer.concat(received).toString('latin1'),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function listen(server: HttpServer | TcpServer): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return typeof address === 'object' && address !== null ? address.port : 0;
 }

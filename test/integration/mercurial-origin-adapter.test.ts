@@ -236,7 +236,7 @@ describe('Mercurial raw import', () => {
     expect(seen.some((line) => /\0pull\0/.test(line))).toBe(true);
     expect(seen.join('\n')).not.toContain(AUTH.password);
     expect(seen.join('\n')).not.toContain('wrong-Secret-77');
-    // The private config files with the credentials are gone.
+    // No config file holds the credentials: they reach hg on a file descriptor.
     expect((await readdir(join(good.workDir, 'home'))).filter((name) => name.startsWith('hgrc'))).toEqual([]);
   }, 30_000);
 });
