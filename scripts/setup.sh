@@ -40,6 +40,7 @@ readonly SYSTEM_COMMANDS=(
   '/usr/lib/apache2/modules/mod_dav_svn.so:libapache2-mod-svn'
   '/usr/lib/git-core/git-svn:git-svn'
   'chromium:chromium'
+  'openssl:openssl'
 )
 
 fail() {

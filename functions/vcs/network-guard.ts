@@ -11,11 +11,18 @@
  * (http), and dials only addresses it checked.
  */
 import { lookup } from 'node:dns/promises';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, request } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  request,
+  type ServerResponse,
+} from 'node:http';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { rootCertificates, TLSSocket, connect as tlsConnect } from 'node:tls';
 import { isForbiddenAddress } from '#domain/origin-url';
 import { ForbiddenAddress, OriginFailed } from './origin.ts';
+import { isPinnedTarget, type PinnedOrigin, portOf, redirectAway } from './pinned-origin.ts';
 
 /** All addresses a host name resolves to (A and AAAA). */
 export type Resolver = (host: string) => Promise<readonly string[]>;
@@ -45,7 +52,8 @@ export const systemResolver: Resolver = async (host) =>
 
 export const tcpDialer: Dialer = (target, timeoutMs) =>
   new Promise((resolve, reject) => {
-    const socket = netConnect({ host: target.address, port: target.port });
+    // Half-open allowed: an origin that ends its side may still be sent the rest (the tunnel's contract).
+    const socket = netConnect({ host: target.address, port: target.port, allowHalfOpen: true });
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new OriginFailed(`Connecting to ${target.host} timed out`));
@@ -121,6 +129,8 @@ export interface GuardedRequest {
   readonly maxBytes?: number;
   /** Default 5. */
   readonly maxRedirects?: number;
+  /** A redirect leaving the URL's origin (scheme, host, port) is returned, not followed. */
+  readonly sameOriginOnly?: boolean;
 }
 
 export interface GuardedResponse {
@@ -155,6 +165,7 @@ export async function guardedRequest(
     const response = await requestOnce(current, guard, headers, options, deadline);
     const location = response.headers.location;
     if (!REDIRECTS.has(response.status) || location === undefined) return response;
+    if (options.sameOriginOnly && redirectAway(current, location)) return response;
     if (hop >= maxRedirects) throw new OriginFailed('The origin redirected too many times');
     const next = new URL(location, current);
     if (next.origin !== current.origin) {
@@ -266,12 +277,18 @@ function startTls(socket: Socket, host: string): Promise<Socket> {
   });
 }
 
-/** What the proxy refused, so a failed git call can say why. */
+/** What the proxy refused, so a failed tool call can say why. */
 export interface Refusal {
   readonly host: string;
   readonly port: number;
-  readonly reason: 'forbidden' | 'unreachable' | 'bad_request';
+  /**
+   * `off_origin`: a target other than the pinned origin; `redirect`: a redirect leaving the pinned
+   * origin (not passed on); `idle`: the origin sent nothing for `idleTimeoutMs` (connection closed).
+   */
+  readonly reason: 'forbidden' | 'unreachable' | 'bad_request' | 'off_origin' | 'redirect' | 'idle';
   readonly address?: string;
+  /** `redirect`: where it pointed, without credentials. */
+  readonly location?: string;
 }
 
 export interface GuardProxy {
@@ -285,6 +302,16 @@ export interface GuardProxy {
   close(): Promise<void>;
 }
 
+export interface GuardProxyOptions {
+  /**
+   * Only this origin may be reached: any other CONNECT or request is refused (403, `off_origin`),
+   * and a redirect that leaves it is answered 502 instead (`redirect`), so the tool never follows it.
+   */
+  readonly pin?: PinnedOrigin;
+  /** An origin connection idle this long is closed (`idle`). Default: none. */
+  readonly idleTimeoutMs?: number;
+}
+
 const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',
@@ -296,23 +323,47 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
+const withoutHopByHop = (headers: IncomingHttpHeaders) =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())));
+
+/** A URL as a refusal may record it: no credentials. */
+const shownUrl = (url: URL): string => {
+  const shown = new URL(url.href);
+  shown.username = '';
+  shown.password = '';
+  return shown.href;
+};
+
+class IdleOrigin extends Error {}
+
 /**
- * Starts the guard proxy on 127.0.0.1 (a random port) for the duration of one job's git calls.
- * CONNECT (https through curl, `git://` through the tunnel program) and absolute-URI requests
- * (http) are resolved, checked and dialled by address; anything refused gets 403 (forbidden) or
- * 502 (unreachable) and is recorded in `refusals`. Nothing is forwarded that was not checked.
+ * Starts the guard proxy on 127.0.0.1 (a random port) for the duration of one job's tool calls.
+ * CONNECT (https through curl, `git://` and `svn://` through the tunnel program) and absolute-URI
+ * requests (http) are resolved, checked and dialled by address; anything refused gets 403
+ * (forbidden) or 502 (unreachable) and is recorded in `refusals`. Nothing is forwarded that was
+ * not checked. With `pin`, see `GuardProxyOptions`; a pinned https origin is intercepted
+ * (`pinned-origin.ts`) so its redirects are seen as well.
  */
-export async function startGuardProxy(guard: Guard): Promise<GuardProxy> {
+export async function startGuardProxy(guard: Guard, options: GuardProxyOptions = {}): Promise<GuardProxy> {
+  const { pin, idleTimeoutMs } = options;
   const refusals: Refusal[] = [];
   const dialled: DialTarget[] = [];
   const open = new Set<Socket>();
+  const track = (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  };
 
   const connectChecked = async (host: string, port: number): Promise<Socket> => {
     try {
       const { socket, address } = await guardedConnect(host, port, guard);
       dialled.push({ address, port, host: bareHost(host) });
-      open.add(socket);
-      socket.once('close', () => open.delete(socket));
+      track(socket);
+      if (idleTimeoutMs !== undefined)
+        socket.setTimeout(idleTimeoutMs, () => {
+          refusals.push({ host, port, reason: 'idle' });
+          socket.destroy(new IdleOrigin());
+        });
       return socket;
     } catch (error) {
       refusals.push(
@@ -324,6 +375,57 @@ export async function startGuardProxy(guard: Guard): Promise<GuardProxy> {
     }
   };
   const statusFor = (error: unknown) => (error instanceof ForbiddenAddress ? 403 : 502);
+  const offOrigin = (host: string, port: number, protocol: string) => {
+    if (!pin) return false;
+    if (isPinnedTarget(pin, host, port) && protocol === pin.protocol) return false;
+    refusals.push({ host, port, reason: 'off_origin' });
+    return true;
+  };
+
+  /** One request to `target` over `upstream`; with a pin, a redirect leaving the origin is not passed on. */
+  const forward = (req: IncomingMessage, res: ServerResponse, target: URL, upstream: Socket) => {
+    const port = portOf(target);
+    const outgoing = request(
+      {
+        method: req.method,
+        host: bareHost(target.hostname),
+        port,
+        path: `${target.pathname}${target.search}`,
+        headers: { ...withoutHopByHop(req.headers), host: target.host, connection: 'close' },
+        createConnection: () => upstream,
+        lookup: noLookup,
+      },
+      (answer) => {
+        const location = answer.headers.location;
+        const away =
+          pin && REDIRECTS.has(answer.statusCode ?? 0) && location !== undefined
+            ? redirectAway(target, location)
+            : undefined;
+        if (away) {
+          refusals.push({
+            host: away.hostname,
+            port: portOf(away),
+            reason: 'redirect',
+            location: shownUrl(away),
+          });
+          answer.destroy();
+          upstream.destroy();
+          res
+            .writeHead(502, { 'content-type': 'text/plain', connection: 'close' })
+            .end('The import guard refused a redirect that leaves the origin\n');
+          return;
+        }
+        res.writeHead(answer.statusCode ?? 502, withoutHopByHop(answer.headers));
+        answer.pipe(res);
+      },
+    );
+    outgoing.on('error', () => {
+      upstream.destroy();
+      if (!res.headersSent) res.writeHead(502, { connection: 'close' });
+      res.end();
+    });
+    req.pipe(outgoing);
+  };
 
   const server = createServer((req, res) => {
     let target: URL;
@@ -339,37 +441,13 @@ export async function startGuardProxy(guard: Guard): Promise<GuardProxy> {
         .end('Only absolute http URLs\n');
       return;
     }
-    const port = target.port === '' ? 80 : Number(target.port);
+    const port = portOf(target);
+    if (offOrigin(target.hostname, port, 'http:')) {
+      res.writeHead(403, { 'content-type': 'text/plain', connection: 'close' }).end('Not the origin\n');
+      return;
+    }
     connectChecked(target.hostname, port).then(
-      (socket) => {
-        const headers = Object.fromEntries(
-          Object.entries(req.headers).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())),
-        );
-        const upstream = request(
-          {
-            method: req.method,
-            host: bareHost(target.hostname),
-            port,
-            path: `${target.pathname}${target.search}`,
-            headers: { ...headers, host: target.host, connection: 'close' },
-            createConnection: () => socket,
-            lookup: noLookup,
-          },
-          (answer) => {
-            const back = Object.fromEntries(
-              Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())),
-            );
-            res.writeHead(answer.statusCode ?? 502, back);
-            answer.pipe(res);
-          },
-        );
-        upstream.on('error', () => {
-          socket.destroy();
-          if (!res.headersSent) res.writeHead(502, { connection: 'close' });
-          res.end();
-        });
-        req.pipe(upstream);
-      },
+      (socket) => forward(req, res, target, socket),
       (error: unknown) => {
         res
           .writeHead(statusFor(error), { 'content-type': 'text/plain', connection: 'close' })
@@ -378,9 +456,32 @@ export async function startGuardProxy(guard: Guard): Promise<GuardProxy> {
     );
   });
 
+  // The pinned https origin, seen from inside: requests arrive here decrypted (origin-form paths),
+  // each goes out over the proxy's own verified TLS.
+  const intercepted = createServer((req, res) => {
+    const path = req.url ?? '';
+    if (!pin?.interception || !path.startsWith('/')) {
+      refusals.push({ host: '', port: 0, reason: 'bad_request' });
+      res
+        .writeHead(400, { 'content-type': 'text/plain', connection: 'close' })
+        .end('Only origin-form paths\n');
+      return;
+    }
+    const target = new URL(
+      `https://${pin.host.includes(':') ? `[${pin.host}]` : pin.host}:${pin.port}${path}`,
+    );
+    connectChecked(pin.host, pin.port)
+      .then((tcp) => originTls(tcp, pin.host, pin.interception?.extraCa))
+      .then(
+        (socket) => forward(req, res, target, socket),
+        () => {
+          res.writeHead(502, { 'content-type': 'text/plain', connection: 'close' }).end('TLS failed\n');
+        },
+      );
+  });
+
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
-    open.add(client);
-    client.once('close', () => open.delete(client));
+    track(client);
     client.on('error', () => client.destroy());
     const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(req.url ?? '');
     const port = Number(match?.[2]);
@@ -389,7 +490,31 @@ export async function startGuardProxy(guard: Guard): Promise<GuardProxy> {
       client.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
       return;
     }
-    connectChecked(match[1], port).then(
+    const host = match[1];
+    // A pinned http origin is never reached by CONNECT; https only when it can be intercepted.
+    if (offOrigin(host, port, pin?.protocol === 'http:' ? 'connect' : (pin?.protocol ?? ''))) {
+      client.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    if (pin?.protocol === 'https:') {
+      if (!pin.interception) {
+        refusals.push({ host, port, reason: 'off_origin' });
+        client.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) client.unshift(head);
+      const secure = new TLSSocket(client, {
+        isServer: true,
+        key: pin.interception.key,
+        cert: pin.interception.cert,
+        ALPNProtocols: ['http/1.1'],
+      });
+      secure.on('error', () => client.destroy());
+      intercepted.emit('connection', secure);
+      return;
+    }
+    connectChecked(host, port).then(
       (upstream) => {
         upstream.on('error', () => client.destroy());
         client.on('error', () => upstream.destroy());
@@ -406,10 +531,7 @@ export async function startGuardProxy(guard: Guard): Promise<GuardProxy> {
       },
     );
   });
-  server.on('connection', (socket: Socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  });
+  server.on('connection', track);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -425,40 +547,81 @@ export async function startGuardProxy(guard: Guard): Promise<GuardProxy> {
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of open) socket.destroy();
+        intercepted.close();
         server.close(() => resolve());
       }),
   };
 }
 
+/** The proxy's own TLS to an intercepted origin: the system's CAs (and a test's), the origin's name. */
+function originTls(socket: Socket, host: string, extraCa: readonly string[] = []): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const secure = tlsConnect({
+      socket,
+      servername: isIP(host) === 0 ? host : undefined,
+      host,
+      ca: [...rootCertificates, ...extraCa],
+      ALPNProtocols: ['http/1.1'],
+    });
+    secure.once('secureConnect', () => resolve(secure));
+    secure.once('error', (error) => {
+      socket.destroy();
+      reject(error);
+    });
+  });
+}
+
 /**
- * The `git://` tunnel: git runs `core.gitProxy` as `<program> <host> <port>` with the connection
- * on its stdin/stdout. This program asks the guard proxy (`IMPORT_GUARD_PROXY`, host:port) to
- * CONNECT and then copies bytes both ways; it never resolves or dials the origin itself.
+ * The tunnel program of `git://` and `svn+guard://`. git runs `core.gitProxy` as
+ * `<program> <host> <port>`, svn runs a `[tunnels]` agent as `<program> <[user@]host[:port]>
+ * svnserve -t`; either way the connection is the program's stdin/stdout. It asks the guard proxy
+ * (`IMPORT_GUARD_PROXY`, host:port) to CONNECT and copies bytes both ways, each direction ended on
+ * its own (half-close), and exits once both are done and everything read was written out: it
+ * never resolves or dials the origin itself.
  */
-export const GIT_TUNNEL_PROGRAM = (nodePath: string): string => `#!${nodePath}
+export const TUNNEL_PROGRAM = (nodePath: string): string => `#!${nodePath}
+import { createWriteStream } from 'node:fs';
 import { connect } from 'node:net';
-const [host, port] = process.argv.slice(2);
+const args = process.argv.slice(2);
+let host = args[0] ?? '';
+let port = args[1] ?? '';
+if (args[1] === 'svnserve') {
+  const match = /^(?:.*@)?(\\[[^\\]]+\\]|[^:@]+)(?::(\\d+))?$/.exec(host);
+  host = (match?.[1] ?? '').replace(/^\\[|\\]$/g, '');
+  port = match?.[2] ?? '3690';
+}
+// Our own stream on fd 1: ending it closes the descriptor, so the tool sees the origin's end.
+const out = createWriteStream('', { fd: 1 });
+out.on('error', () => process.exit(1));
+const fail = (message) => {
+  process.stderr.write(\`fatal: import guard: \${message}\\n\`);
+  process.exit(1);
+};
+if (!host || !/^\\d+$/.test(port)) fail('bad target');
 const [proxyHost, proxyPort] = (process.env.IMPORT_GUARD_PROXY ?? '').split(':');
-const socket = connect({ host: proxyHost, port: Number(proxyPort) });
+const socket = connect({ host: proxyHost, port: Number(proxyPort), allowHalfOpen: true });
 const target = host.includes(':') ? \`[\${host}]:\${port}\` : \`\${host}:\${port}\`;
 socket.write(\`CONNECT \${target} HTTP/1.1\\r\\nHost: \${target}\\r\\n\\r\\n\`);
 let head = Buffer.alloc(0);
+let received = false;
 const onData = (chunk) => {
   head = Buffer.concat([head, chunk]);
   const end = head.indexOf('\\r\\n\\r\\n');
   if (end < 0) return;
   socket.off('data', onData);
   const status = head.subarray(0, head.indexOf('\\r\\n')).toString();
-  if (!/^HTTP\\/1\\.[01] 200/.test(status)) {
-    process.stderr.write(\`fatal: import guard refused \${target}: \${status}\\n\`);
-    process.exit(1);
-  }
+  if (!/^HTTP\\/1\\.[01] 200/.test(status)) fail(\`refused \${target}: \${status}\`);
   const rest = head.subarray(end + 4);
-  if (rest.length > 0) process.stdout.write(rest);
-  socket.pipe(process.stdout);
+  if (rest.length > 0) out.write(rest);
+  socket.pipe(out);
+  socket.on('end', () => { received = true; });
   process.stdin.pipe(socket);
 };
 socket.on('data', onData);
-socket.on('error', (error) => { process.stderr.write(\`fatal: import guard: \${error.message}\\n\`); process.exit(1); });
-socket.on('close', () => process.exit(0));
+socket.on('error', (error) => fail(error.message));
+// Both directions are done (or the proxy dropped the connection): exit once fd 1 is flushed.
+socket.on('close', () => (out.writableFinished ? process.exit(received ? 0 : 1) : out.end(() => process.exit(received ? 0 : 1))));
 `;
+
+/** The same program: git's name for it. */
+export const GIT_TUNNEL_PROGRAM = TUNNEL_PROGRAM;

@@ -14,15 +14,13 @@
  * Authors: svn-all-fast-export names each commit `user <user@<repository uuid>>` (GitHub's form for
  * Subversion users, who have no email); that Git identity is the author's remote id.
  *
- * Network: Node's probes use `guardedRequest` / `guardedConnect`. svn (http/https) talks only
- * through the guard proxy (a `servers` file with no proxy exceptions, so loopback is not bypassed);
- * `svn://` has no proxy support, so svn talks to a forwarder on 127.0.0.1 that dials the origin
- * through `guardedConnect` per connection (svnserve uses only the URL's path). `svn+ssh://` is
- * refused by `checkOriginUrl`: ssh cannot be routed through the guard.
+ * Network: Node's probes use `guardedRequest` / `guardedConnect`; svn talks only through its job's
+ * guard proxy, pinned to the origin, and follows no redirect away from it (`svn-transport.ts`).
+ * `svn+ssh://` is refused by `checkOriginUrl`: ssh cannot be routed through the guard.
  */
 import { createHmac } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkOriginUrl } from '#domain/origin-url';
@@ -31,14 +29,7 @@ import { chunkCursor } from './chunk-cursor.ts';
 import { gitAuthors } from './git.ts';
 import { GitFailed, prepareHome, runGit } from './git-command.ts';
 import { checkObjects, checkSize, fileSize, oversizeError } from './limits.ts';
-import {
-  type DialTarget,
-  type Guard,
-  guardedConnect,
-  guardedRequest,
-  type Refusal,
-  startGuardProxy,
-} from './network-guard.ts';
+import { type Guard, guardedConnect, guardedRequest } from './network-guard.ts';
 import {
   type Detection,
   ForbiddenAddress,
@@ -49,7 +40,17 @@ import {
   type RawJob,
   rawRepositoryPath,
 } from './origin.ts';
+import { redirectAway } from './pinned-origin.ts';
 import { runSvn, SvnFailed } from './svn-command.ts';
+import {
+  guardRefusal,
+  idleFailure,
+  openTransport,
+  publicLine,
+  redirectRefused,
+  type SvnNetwork,
+  type Transport,
+} from './svn-transport.ts';
 
 /**
  * How the revisions are cut: with a large budget one range of everything; otherwise ranges of
@@ -73,6 +74,10 @@ export const DEFAULT_SVN_CHUNK_PLAN: SvnChunkPlan = {
 export interface SubversionAdapterOptions extends AdapterOptions {
   readonly svnPlan?: Partial<SvnChunkPlan>;
   readonly probeTimeoutMs?: number;
+  /** How long the origin may send nothing before the import fails (default 60 s, as Git's). */
+  readonly idleTimeoutMs?: number;
+  /** Test hook: CAs the guard trusts for an https origin besides the system's. */
+  readonly extraCa?: readonly string[];
 }
 
 interface SvnState {
@@ -100,6 +105,7 @@ const OUTPUT_NAME = 'raw.git';
 export function subversionAdapter(options: SubversionAdapterOptions = {}): OriginAdapter {
   const plan: SvnChunkPlan = { ...DEFAULT_SVN_CHUNK_PLAN, ...options.svnPlan };
   const { maxBytes, maxObjects, guardFor } = adapterSetup(options);
+  const network: SvnNetwork = { idleTimeoutMs: options.idleTimeoutMs ?? 60_000, extraCa: options.extraCa };
 
   return {
     vcs: 'subversion',
@@ -110,12 +116,12 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
       const found =
         url.protocol === 'svn:'
           ? await detectSvnProtocol(url, access, guard, options.probeTimeoutMs)
-          : await detectHttp(url, access, guard, options.probeTimeoutMs);
+          : await detectHttp(url, access, guard, options.probeTimeoutMs, true);
       if (found.kind !== 'found') return found;
       const home = await mkdtemp(join(tmpdir(), 'svn-detect-'));
       try {
         await prepareHome(home);
-        return await detectLayout(url.toString(), access, guard, home);
+        return await detectLayout(url.toString(), access, guard, network, home);
       } finally {
         await rm(home, { recursive: true, force: true });
       }
@@ -130,7 +136,7 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
       const state = await cursor.load(job.workDir);
       if (state.done) return { done: true, commitCount: state.commitCount, percent: 100 };
       await prepareHome(home);
-      const transport = await openTransport(url, guardFor(job));
+      const transport = await openTransport(url, guardFor(job), network);
       const credentials = job.credentials;
       const remote = (
         tool: 'svn' | 'svnrdump',
@@ -143,6 +149,8 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
           home,
           credentials,
           proxyPort: transport.proxyPort,
+          trustedCertificate: transport.trustedCertificate,
+          idleSeconds: network.idleTimeoutMs / 1000,
           timeoutMs,
           onProgress: onLine,
         });
@@ -325,95 +333,6 @@ function originUrl(job: RawJob): URL {
 }
 
 /* ------------------------------------------------------------------------------------------------
- * Transport: how svn reaches the origin through the guard
- * ---------------------------------------------------------------------------------------------- */
-
-interface Transport {
-  /** The URL svn is given (for `svn://`, the forwarder's address with the origin's path). */
-  readonly url: string;
-  readonly proxyPort: number | undefined;
-  readonly refusals: readonly Refusal[];
-  close(): Promise<void>;
-}
-
-async function openTransport(url: URL, guard: Guard): Promise<Transport> {
-  if (url.protocol === 'svn:') {
-    const forwarder = await startSvnForwarder(url.hostname, url.port === '' ? 3690 : Number(url.port), guard);
-    return {
-      url: `svn://127.0.0.1:${forwarder.port}${url.pathname}`,
-      proxyPort: undefined,
-      refusals: forwarder.refusals,
-      close: forwarder.close,
-    };
-  }
-  const proxy = await startGuardProxy(guard);
-  return { url: url.toString(), proxyPort: proxy.port, refusals: proxy.refusals, close: proxy.close };
-}
-
-export interface SvnForwarder {
-  readonly port: number;
-  readonly refusals: readonly Refusal[];
-  readonly dialled: readonly DialTarget[];
-  close(): Promise<void>;
-}
-
-/**
- * A TCP forwarder on 127.0.0.1 to one `svn://` origin: each connection is dialled through
- * `guardedConnect` (resolved once, checked, dialled by address); a refused one is closed at once
- * and recorded, so svn's failure can be explained.
- */
-export async function startSvnForwarder(host: string, port: number, guard: Guard): Promise<SvnForwarder> {
-  const refusals: Refusal[] = [];
-  const dialled: DialTarget[] = [];
-  const open = new Set<Socket>();
-  const track = (socket: Socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  };
-  const server = createServer((client) => {
-    track(client);
-    client.pause();
-    client.on('error', () => client.destroy());
-    guardedConnect(host, port, guard).then(
-      ({ socket, address }) => {
-        track(socket);
-        dialled.push({ address, port, host });
-        socket.on('error', () => client.destroy());
-        client.on('error', () => socket.destroy());
-        socket.on('close', () => client.destroy());
-        client.on('close', () => socket.destroy());
-        socket.pipe(client);
-        client.pipe(socket);
-        client.resume();
-      },
-      (error: unknown) => {
-        refusals.push(
-          error instanceof ForbiddenAddress
-            ? { host, port, reason: 'forbidden', address: error.address }
-            : { host, port, reason: 'unreachable' },
-        );
-        client.destroy();
-      },
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address !== null ? address.port : 0,
-    refusals,
-    dialled,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of open) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/* ------------------------------------------------------------------------------------------------
  * Detection
  * ---------------------------------------------------------------------------------------------- */
 
@@ -427,6 +346,7 @@ async function detectHttp(
   access: OriginAccess,
   guard: Guard,
   timeoutMs = 30_000,
+  probeRedirect = false,
 ): Promise<Detection> {
   const headers: Record<string, string> = {
     'content-type': 'text/xml',
@@ -442,9 +362,23 @@ async function detectHttp(
       body: OPTIONS_BODY,
       timeoutMs,
       maxBytes: 64 * 1024,
+      sameOriginOnly: true,
     });
   } catch (error) {
     if (error instanceof ForbiddenAddress) throw error;
+    return { kind: 'nothing' };
+  }
+  // A redirect away from the origin is not followed (svn would follow it anywhere): when it points
+  // where only Subversion goes, or at a Subversion server, the user is told to import from there.
+  const location = response.headers.location;
+  const away = location === undefined ? undefined : redirectAway(url, location);
+  if (away) {
+    if (away.protocol !== 'http:' && away.protocol !== 'https:') throw redirectRefused(away.href);
+    if (!probeRedirect) return { kind: 'nothing' };
+    const target = await detectHttp(away, { ...access, credentials: undefined }, guard, timeoutMs).catch(
+      () => ({ kind: 'nothing' }) as const,
+    );
+    if (target.kind === 'found') throw redirectRefused(away.href);
     return { kind: 'nothing' };
   }
   if (response.status === 401) return { kind: 'needs_auth' };
@@ -592,12 +526,13 @@ async function detectLayout(
   url: string,
   access: OriginAccess,
   guard: Guard,
+  network: SvnNetwork,
   home: string,
 ): Promise<Detection> {
   const found: Detection = { kind: 'found', vcs: 'subversion' };
   let transport: Transport;
   try {
-    transport = await openTransport(new URL(url), guard);
+    transport = await openTransport(new URL(url), guard, network);
   } catch {
     return found;
   }
@@ -608,6 +543,8 @@ async function detectLayout(
       home,
       credentials: access.credentials,
       proxyPort: transport.proxyPort,
+      trustedCertificate: transport.trustedCertificate,
+      idleSeconds: network.idleTimeoutMs / 1000,
       timeoutMs: 60_000,
       maxStdoutBytes: 16 * 1024 * 1024,
     }).then((out) => listedDirectories(out.toString('utf8')));
@@ -624,8 +561,8 @@ async function detectLayout(
       choices: projects.map((child) => ({ vcs: 'subversion' as const, humanName: child, path: child })),
     };
   } catch (error) {
-    if (transport.refusals.some((entry) => entry.reason === 'forbidden'))
-      throw new ForbiddenAddress(transport.refusals[0]?.address ?? new URL(url).hostname);
+    const refused = guardRefusal(transport);
+    if (refused) throw refused;
     if (error instanceof SvnFailed && isAuthError(error.stderr) && !access.credentials)
       return { kind: 'needs_auth' };
     return found;
@@ -872,8 +809,8 @@ const isAuthError = (text: string) =>
  * to a few plain cases; never a credential (runSvn already removed the password).
  */
 function classify(error: unknown, transport: Transport, job: RawJob, url: URL): Error {
-  const refusal = transport.refusals.find((entry) => entry.reason === 'forbidden');
-  if (refusal) return new ForbiddenAddress(refusal.address ?? refusal.host);
+  const refused = guardRefusal(transport);
+  if (refused) return refused;
   if (error instanceof OriginFailed || error instanceof OriginAuthFailed) return error;
   if (error instanceof GitFailed) return new OriginFailed('Converting the Subversion history failed');
   if (!(error instanceof SvnFailed)) return new OriginFailed('The import failed unexpectedly');
@@ -898,6 +835,8 @@ function classify(error: unknown, transport: Transport, job: RawJob, url: URL): 
     /E210005|E000002|E175003|[EW]170000|E200009|E160013|No repository found|non-existent|\b404\b/.test(text)
   )
     return new OriginFailed(`No Subversion repository was found at ${shown.toString()}`);
+  // svn's http-timeout: as the guard's idle limit.
+  if (/E000110|E670008|timed out|timeout/i.test(text)) return idleFailure(transport);
   // Connection refused, reset, timed out, host or network unreachable, name not resolved, closed.
   if (/E000111|E000104|E000110|E000113|E000101|E670002|E670008|E210002|E120108|E175012/.test(text))
     return new OriginFailed(`The origin ${url.host} could not be reached`);
@@ -908,7 +847,7 @@ function classify(error: unknown, transport: Transport, job: RawJob, url: URL): 
       .filter((entry) => /^svn\w*: E\d+/.test(entry))
       .at(-1) ?? 'svn failed';
   if (job.credentials) line = line.split(job.credentials.password).join('***');
-  return new OriginFailed(`Reading from the origin failed: ${line.slice(0, 300)}`);
+  return new OriginFailed(`Reading from the origin failed: ${publicLine(line, job.workDir).slice(0, 300)}`);
 }
 
 const svnCursor = (mode: SvnState['mode'], plan: SvnChunkPlan) =>

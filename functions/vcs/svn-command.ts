@@ -8,13 +8,19 @@
  * is cached between calls or users. Credentials never appear in arguments: the password is written
  * to the tool's stdin (`--password-from-stdin`), the username is the `username` setting of that
  * private `servers` file (mode 600), which svn's simple auth provider uses as the default username
- * for every realm. The same file points http(s) at the guard proxy with no exceptions, so loopback
- * is not bypassed.
+ * for every realm (the guard proxy, pinned to the origin, is what keeps them to the origin).
+ *
+ * Every connection goes through the guard proxy: http(s) by the `servers` file's proxy with no
+ * exceptions (so loopback is not bypassed), `svn://` as `svn+guard://` whose `[tunnels]` agent is
+ * the guard's tunnel program; `svn+ssh://` runs `false`, never ssh. An https origin is intercepted
+ * by the proxy: svn trusts only the job's certificate (`ssl-authority-files`, no default CAs).
+ * `http-timeout` is the guard's idle limit.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { redactCredentials, runBounded } from './bounded-process.ts';
+import { TUNNEL_PROGRAM } from './network-guard.ts';
 import type { OriginCredentials } from './origin.ts';
 
 export type SvnTool = 'svn' | 'svnrdump' | 'svnadmin' | 'svnlook' | 'svn-all-fast-export';
@@ -26,8 +32,12 @@ export interface SvnRun {
   readonly timeoutMs: number;
   /** Network tools only: sent as the username setting and on stdin, never as arguments. */
   readonly credentials?: OriginCredentials | undefined;
-  /** Network tools only: the guard proxy's port on 127.0.0.1, for http(s) URLs. */
+  /** Network tools only: the guard proxy's port on 127.0.0.1 (http(s), and `svn+guard://`). */
   readonly proxyPort?: number | undefined;
+  /** Network tools only: the one certificate svn trusts (the proxy's, for an intercepted https origin). */
+  readonly trustedCertificate?: string | undefined;
+  /** Network tools only: svn's `http-timeout`, seconds without a byte from the server (default 60). */
+  readonly idleSeconds?: number | undefined;
   /** Each line the tool writes to stderr. */
   readonly onProgress?: ((line: string) => void) | undefined;
   readonly maxStdoutBytes?: number | undefined;
@@ -81,29 +91,46 @@ export async function runSvn(tool: SvnTool, args: readonly string[], options: Sv
 
   const configDir = join(options.home, `svn-config-${randomBytes(6).toString('hex')}`);
   await mkdir(configDir, { recursive: true, mode: 0o700 });
-  const servers = ['[global]', 'store-passwords = no', 'store-auth-creds = no', 'http-timeout = 600'];
-  if (options.proxyPort !== undefined)
+  const servers = [
+    '[global]',
+    'store-passwords = no',
+    'store-auth-creds = no',
+    `http-timeout = ${Math.max(1, Math.round(options.idleSeconds ?? 60))}`,
+  ];
+  const env = { ...base.env };
+  const tunnel = join(configDir, 'guard-tunnel.mjs');
+  let tunnels = 'ssh = false\n';
+  if (options.proxyPort !== undefined) {
     servers.push(
       'http-proxy-host = 127.0.0.1',
       `http-proxy-port = ${options.proxyPort}`,
       'http-proxy-exceptions =',
     );
+    env.IMPORT_GUARD_PROXY = `127.0.0.1:${options.proxyPort}`;
+    tunnels += `guard = ${tunnel}\n`;
+  }
+  if (options.trustedCertificate !== undefined)
+    servers.push('ssl-trust-default-ca = no', `ssl-authority-files = ${join(configDir, 'guard-ca.pem')}`);
   if (options.credentials) servers.push(`username = ${configValue(options.credentials.username)}`);
   try {
     await writeFile(join(configDir, 'servers'), `${servers.join('\n')}\n`, { mode: 0o600 });
-    // No password stores (keyrings, gpg-agent), no ssh tunnels, no auto-props from a global config.
+    // No password stores (keyrings, gpg-agent), no tunnel but the guard's, no auto-props.
     await writeFile(
       join(configDir, 'config'),
-      '[auth]\npassword-stores =\n[tunnels]\n[miscellany]\nenable-auto-props = no\n',
+      `[auth]\npassword-stores =\n[tunnels]\n${tunnels}[miscellany]\nenable-auto-props = no\n`,
       { mode: 0o600 },
     );
+    if (options.proxyPort !== undefined)
+      await writeFile(tunnel, TUNNEL_PROGRAM(process.execPath), { mode: 0o700 });
+    if (options.trustedCertificate !== undefined)
+      await writeFile(join(configDir, 'guard-ca.pem'), options.trustedCertificate, { mode: 0o600 });
     const fixed = ['--non-interactive', '--no-auth-cache', '--config-dir', configDir];
     if (password !== undefined) fixed.push('--password-from-stdin');
     const [command, ...rest] = args;
     return await runBounded(
       tool,
       command === undefined ? fixed : [command, ...fixed, ...rest],
-      { ...base, input: password !== undefined ? `${password}\n` : '' },
+      { ...base, env, input: password !== undefined ? `${password}\n` : '' },
       fail,
     );
   } finally {

@@ -3,7 +3,8 @@
  * process, its own config, pid file, error log and runtime dir in a temp dir) with `mod_dav_svn`
  * serving every repository under `parentPath` (`SVNParentPath`) at `/svn` without credentials and,
  * when users are given, at `/private` behind Basic auth (an `AuthUserFile` of `{SHA}` hashes, which
- * Apache accepts and Node can make without the `htpasswd` binary).
+ * Apache accepts and Node can make without the `htpasswd` binary). With `tls`, it serves https
+ * (`mod_ssl`) with the given key and certificate.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -22,7 +23,7 @@ export interface SvnHttpServer {
   readonly port: number;
   /** Apache's process id (the whole server with `-X`). */
   readonly pid: number;
-  /** `http://127.0.0.1:<port>/<location>/<repoName>` (`repoName` may be empty for the location itself). */
+  /** `http(s)://127.0.0.1:<port>/<location>/<repoName>` (`repoName` may be empty for the location itself). */
   url(repoName: string, location?: SvnHttpLocation): string;
   /** Stops Apache (its process group) and removes its temp dir; nothing of it keeps running. */
   close(): Promise<void>;
@@ -33,6 +34,8 @@ export interface SvnHttpOptions {
   readonly parentPath: string;
   /** username → password for `/private`; without users there is no `/private`. */
   readonly users?: Readonly<Record<string, string>>;
+  /** PEM key and certificate (for 127.0.0.1): serve https instead of http. */
+  readonly tls?: { readonly key: string; readonly cert: string };
 }
 
 const MODULES = [
@@ -73,6 +76,14 @@ function httpdConf(dir: string, port: number, options: SvnHttpOptions): string {
     `Mutex file:${dir} default`,
     'LogLevel error',
     ...MODULES.map(([name, so]) => `LoadModule ${name} "${join(APACHE_MODULES, so)}"`),
+    ...(options.tls
+      ? [
+          `LoadModule ssl_module "${join(APACHE_MODULES, 'mod_ssl.so')}"`,
+          'SSLEngine on',
+          `SSLCertificateFile "${join(dir, 'tls-cert.pem')}"`,
+          `SSLCertificateKeyFile "${join(dir, 'tls-key.pem')}"`,
+        ]
+      : []),
     // Tests start several imports at once; a dump of a big revision range is one long request.
     'ThreadsPerChild 16',
     'Timeout 600',
@@ -106,6 +117,10 @@ export async function serveSvnHttp(options: SvnHttpOptions): Promise<SvnHttpServ
     const lines = Object.entries(options.users).map(([user, password]) => shaPasswordLine(user, password));
     await writeFile(join(dir, 'users'), `${lines.join('\n')}\n`, { mode: 0o600 });
   }
+  if (options.tls) {
+    await writeFile(join(dir, 'tls-key.pem'), options.tls.key, { mode: 0o600 });
+    await writeFile(join(dir, 'tls-cert.pem'), options.tls.cert);
+  }
   const conf = join(dir, 'httpd.conf');
   await writeFile(conf, httpdConf(dir, port, options));
   // -X: one process in the foreground, so the spawned pid is Apache itself and no worker is left.
@@ -133,7 +148,7 @@ export async function serveSvnHttp(options: SvnHttpOptions): Promise<SvnHttpServ
     port,
     pid: child.pid ?? 0,
     url: (repoName, location = 'svn') =>
-      `http://127.0.0.1:${port}/${location}/${repoName.replace(/^\/+/, '')}`,
+      `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}/${location}/${repoName.replace(/^\/+/, '')}`,
     close: stop,
   };
 }

@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +16,7 @@ import {
   guardedRequest,
   type Resolver,
   startGuardProxy,
+  TUNNEL_PROGRAM,
   tcpDialer,
 } from '#vcs/network-guard';
 import { ForbiddenAddress, OriginFailed } from '#vcs/origin';
@@ -178,6 +181,49 @@ describe('the guard proxy', () => {
       await proxy.close();
     }
     expect(forbiddenDials).toEqual([]);
+  });
+});
+
+describe('the tunnel program', () => {
+  it('copies both ways until both are done: an origin that ends first still gets the rest (git and svn forms)', async () => {
+    const received: string[] = [];
+    const server = createServer({ allowHalfOpen: true }, (socket) => {
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk;
+      });
+      socket.on('end', () => {
+        received.push(text);
+        socket.destroy();
+      });
+      socket.end('greeting\n');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const port = (server.address() as { port: number }).port;
+    const proxy = await startGuardProxy(guard);
+    const program = join(root, 'tunnel.mjs');
+    await writeFile(program, TUNNEL_PROGRAM(process.execPath), { mode: 0o700 });
+    try {
+      for (const args of [
+        ['good.example', String(port)],
+        [`good.example:${port}`, 'svnserve', '-t'],
+      ]) {
+        const child = spawn(program, args, { env: { IMPORT_GUARD_PROXY: `127.0.0.1:${proxy.port}` } });
+        let out = '';
+        const exited = new Promise((done) => child.on('close', done));
+        // Sent only after the origin has ended its side.
+        child.stdout.on('data', (chunk) => {
+          out += chunk;
+          if (out === 'greeting\n') child.stdin.end('after the end\n');
+        });
+        expect(await exited).toBe(0);
+        expect(out).toBe('greeting\n');
+      }
+      expect(received).toEqual(['after the end\n', 'after the end\n']);
+    } finally {
+      await proxy.close();
+      server.close();
+    }
   });
 });
 
