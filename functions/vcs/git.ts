@@ -90,14 +90,15 @@ const USER_AGENT = 'git/2.39 (source-import)';
 
 export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
   const plan: ChunkPlan = { ...DEFAULT_CHUNK_PLAN, ...options.plan };
-  const { maxBytes, maxObjects, guardFor } = adapterSetup(options);
+  const { maxBytes, maxObjects, guardFor, idleTimeoutMs } = adapterSetup(options);
 
   return {
     vcs: 'git',
 
     async detect(access) {
       const url = checkedUrl(access);
-      if (url.protocol === 'git:') return detectGitProtocol(access, guardFor(access), options.probeTimeoutMs);
+      if (url.protocol === 'git:')
+        return detectGitProtocol(access, guardFor(access), idleTimeoutMs, options.probeTimeoutMs);
       return detectHttp(url, access, guardFor(access), options.probeTimeoutMs);
     },
 
@@ -112,7 +113,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
       await prepareGitHome(home);
       await ensureBareRepository(repo, home);
 
-      const session = await openSession(home, guardFor(job), job);
+      const session = await openSession(home, guardFor(job), job, idleTimeoutMs);
       try {
         // A whole fetch is a `clone --bare`, which records the origin's HEAD itself.
         if (state.defaultBranch === undefined && state.mode === 'depth') {
@@ -280,12 +281,17 @@ function looksLikeDumbRefs(text: string, truncated: boolean): boolean {
   return lines.every((line) => /^(?:[0-9a-f]{40}|[0-9a-f]{64})\trefs\/\S+$/.test(line));
 }
 
-async function detectGitProtocol(access: OriginAccess, guard: Guard, timeoutMs = 30_000): Promise<Detection> {
+async function detectGitProtocol(
+  access: OriginAccess,
+  guard: Guard,
+  idleTimeoutMs: number,
+  timeoutMs = 30_000,
+): Promise<Detection> {
   const scratch = await mkdtemp(join(tmpdir(), 'git-detect-'));
   const home = join(scratch, 'home');
   try {
     await prepareGitHome(home);
-    const session = await openSession(home, guard, access);
+    const session = await openSession(home, guard, access, idleTimeoutMs);
     try {
       await runGit([...session.args, 'ls-remote', '--heads', '--', access.url], {
         cwd: scratch,
@@ -319,6 +325,8 @@ interface Session {
   /** What every call of the session runs with: the tunnel's proxy, the credentials' descriptor. */
   readonly run: Pick<GitRun, 'env' | 'secret'>;
   readonly home: string;
+  /** The guard closes an origin connection quiet this long (refusal `idle`). */
+  readonly idleTimeoutMs: number;
   /** To scrub from what git printed. */
   readonly password?: string | undefined;
   close(): Promise<void>;
@@ -330,14 +338,20 @@ async function prepareGitHome(home: string): Promise<void> {
 }
 
 /** The guard proxy for one job's git calls, and the options and environment that use it. */
-async function openSession(home: string, guard: Guard, access: OriginAccess): Promise<Session> {
-  const proxy = await startGuardProxy(guard);
+async function openSession(
+  home: string,
+  guard: Guard,
+  access: OriginAccess,
+  idleTimeoutMs: number,
+): Promise<Session> {
+  const proxy = await startGuardProxy(guard, { idleTimeoutMs });
   const credentials = access.credentials
     ? originCredentials(home, access.url, access.credentials)
     : undefined;
   return {
     proxy,
     home,
+    idleTimeoutMs,
     password: access.credentials?.password,
     args: [
       '-c',
@@ -514,6 +528,10 @@ function classify(error: unknown, session: Session, access: Pick<OriginAccess, '
   const refusal = session.proxy.refusals.find((entry) => entry.reason === 'forbidden');
   if (refusal) return new ForbiddenAddress(refusal.address ?? refusal.host);
   if (error instanceof OriginFailed || error instanceof OriginAuthFailed) return error;
+  if (session.proxy.refusals.some((entry) => entry.reason === 'idle'))
+    return new OriginFailed(
+      `The origin ${hostOf(access.url)} sent nothing for ${session.idleTimeoutMs / 1000} seconds`,
+    );
   if (!(error instanceof GitFailed)) return new OriginFailed('The import failed unexpectedly');
   if (error.timedOut) return new OriginFailed('The origin timed out');
   const text = error.stderr;

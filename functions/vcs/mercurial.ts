@@ -12,7 +12,7 @@
  * Network: Node's probes use `guardedRequest` (the revision-count probe follows no redirect); hg
  * (Python, it cannot take our resolver) talks only through the guard proxy, and its `importguard`
  * extension (`hg-import-guard.ts`) keeps it on the origin's scheme, host and port, without clone
- * bundles or stream clones, gives up on an origin that sends nothing for `inactivityTimeoutMs`, and
+ * bundles or stream clones, gives up on an origin that sends nothing for `idleTimeoutMs`, and
  * takes the credentials on a file descriptor for that call only.
  */
 import { mkdir, rm, stat } from 'node:fs/promises';
@@ -70,8 +70,6 @@ export interface MercurialAdapterOptions extends AdapterOptions {
   readonly probeTimeoutMs?: number;
   /** hg's progress bar refresh (default 0.1 s), which paces the pull's progress reports. */
   readonly progressRefreshSeconds?: number;
-  /** An origin that sends nothing for this long fails the import (default 60 s, as for Git). */
-  readonly inactivityTimeoutMs?: number;
   // `maxBytes` bounds `raw.hg` and `raw.git`; `maxObjects` is checked after each conversion range,
   // and a changeset becomes at least one Git object, so more revisions than that fail early.
 }
@@ -98,8 +96,6 @@ interface HgState {
   done: boolean;
 }
 
-export const DEFAULT_HG_INACTIVITY_MS = 60_000;
-
 const HG_TYPE = 'application/mercurial-0.1';
 const USER_AGENT = 'mercurial/proto-1.0 (Mercurial 6.3.2; source-import)';
 /** Percent of the raw step the pull takes; the conversion takes the rest up to 99. */
@@ -109,8 +105,7 @@ export const rawHgPath = (workDir: string): string => join(workDir, 'raw.hg');
 
 export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginAdapter {
   const plan: HgChunkPlan = { ...DEFAULT_HG_CHUNK_PLAN, ...options.hgPlan };
-  const { maxBytes, maxObjects, guardFor } = adapterSetup(options);
-  const inactivityMs = options.inactivityTimeoutMs ?? DEFAULT_HG_INACTIVITY_MS;
+  const { maxBytes, maxObjects, guardFor, idleTimeoutMs: inactivityMs } = adapterSetup(options);
 
   return {
     vcs: 'mercurial',

@@ -74,8 +74,6 @@ export const DEFAULT_SVN_CHUNK_PLAN: SvnChunkPlan = {
 export interface SubversionAdapterOptions extends AdapterOptions {
   readonly svnPlan?: Partial<SvnChunkPlan>;
   readonly probeTimeoutMs?: number;
-  /** How long the origin may send nothing before the import fails (default 60 s, as Git's). */
-  readonly idleTimeoutMs?: number;
   /** Test hook: CAs the guard trusts for an https origin besides the system's. */
   readonly extraCa?: readonly string[];
 }
@@ -104,8 +102,8 @@ const OUTPUT_NAME = 'raw.git';
 
 export function subversionAdapter(options: SubversionAdapterOptions = {}): OriginAdapter {
   const plan: SvnChunkPlan = { ...DEFAULT_SVN_CHUNK_PLAN, ...options.svnPlan };
-  const { maxBytes, maxObjects, guardFor } = adapterSetup(options);
-  const network: SvnNetwork = { idleTimeoutMs: options.idleTimeoutMs ?? 60_000, extraCa: options.extraCa };
+  const { maxBytes, maxObjects, guardFor, idleTimeoutMs } = adapterSetup(options);
+  const network: SvnNetwork = { idleTimeoutMs, extraCa: options.extraCa };
 
   return {
     vcs: 'subversion',

@@ -193,7 +193,7 @@ describe('Mercurial origins that point the client elsewhere', () => {
   }, 30_000);
 
   it('fails readably, without halving and retrying, when the origin sends nothing', async () => {
-    const adapter = mercurialAdapter({ inactivityTimeoutMs: 1500, probeTimeoutMs: 300 });
+    const adapter = mercurialAdapter({ idleTimeoutMs: 1500, probeTimeoutMs: 300 });
     const started = Date.now();
     const error = await failure(
       adapter.importRawChunk(await job(`http://127.0.0.1:${silent.port}/`), 600_000, () => undefined),

@@ -10,7 +10,7 @@ import { OriginFailed, type RawJob } from '#vcs/origin';
 import { tfvcAdapter } from '#vcs/tfvc';
 
 /**
- * Origins that redirect where the importer must not follow: to `ftp://` and `file://` (a listener
+ * Origins that misbehave at a hop. Some redirect where the importer must not follow: to `ftp://` and `file://` (a listener
  * and a real file on this machine stand for what a hostile origin would aim at), and to another
  * port or host name, which may be followed but never with the user's credentials. The Git and TFVC
  * adapters; Mercurial and Subversion have the same cases in their own adapter tests.
@@ -25,6 +25,8 @@ let secretFile: string;
 let target = '';
 /** Connections the ftp stand-in accepted. */
 let ftpConnections = 0;
+/** Accepts connections and never sends a byte. */
+let silent: Server;
 /** The headers of every request that reached another port or host name. */
 const elsewhere: IncomingHttpHeaders[] = [];
 let ftp: Server;
@@ -56,10 +58,12 @@ beforeAll(async () => {
     res.writeHead(302, { location: target.replace('{path}', req.url ?? '/') }).end();
   });
   other = createHttpServer((req, res) => recordElsewhere(req.headers, res));
-  await Promise.all([listen(ftp), listen(front), listen(other)]);
+  silent = createTcpServer((socket) => socket.on('error', () => undefined));
+  await Promise.all([listen(ftp), listen(front), listen(other), listen(silent)]);
 });
 
 afterAll(async () => {
+  silent.unref();
   await Promise.all([close(ftp), close(front), close(other)]);
   await rm(work, { recursive: true, force: true });
 });
@@ -104,5 +108,38 @@ describe.each(adapters)('%s origins that redirect', (_name, adapter) => {
       .catch(() => undefined);
     expect(elsewhere.length).toBeGreaterThan(0);
     expect(elsewhere.map((headers) => headers.authorization)).not.toContain(BASIC);
+  });
+});
+
+describe('origins that send nothing', () => {
+  it.each([
+    ['Git over HTTP', () => `http://127.0.0.1:${portOf(silent)}/project.git`, 'sent nothing for 1.5 seconds'],
+    [
+      'Git over git://',
+      () => `git://127.0.0.1:${portOf(silent)}/project.git`,
+      'sent nothing for 1.5 seconds',
+    ],
+  ])('fail a %s import readably within the idle deadline', async (_what, url, message) => {
+    const started = Date.now();
+    const failure = await gitAdapter({ idleTimeoutMs: 1500 })
+      .importRawChunk(await job({ url: url() }), 600_000, () => undefined)
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OriginFailed);
+    expect((failure as Error).message).toContain(message);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('fail a TFVC import readably within the request deadline', async () => {
+    const started = Date.now();
+    const failure = await tfvcAdapter({ requestTimeoutMs: 1500 })
+      .importRawChunk(
+        await job({ url: `http://127.0.0.1:${portOf(silent)}/Collection` }),
+        600_000,
+        () => undefined,
+      )
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(OriginFailed);
+    expect((failure as Error).message).toMatch(/did not answer in time/);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
