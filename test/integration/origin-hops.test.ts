@@ -10,10 +10,11 @@ import { OriginFailed, type RawJob } from '#vcs/origin';
 import { tfvcAdapter } from '#vcs/tfvc';
 
 /**
- * Origins that misbehave at a hop. Some redirect where the importer must not follow: to `ftp://` and `file://` (a listener
- * and a real file on this machine stand for what a hostile origin would aim at), and to another
- * port or host name, which may be followed but never with the user's credentials. The Git and TFVC
- * adapters; Mercurial and Subversion have the same cases in their own adapter tests.
+ * Origins that misbehave at a hop, for the Git and TFVC adapters (Mercurial and Subversion have the
+ * same cases in their own guard tests): redirects to `ftp://` and `file://` (a listener and a real
+ * file on this machine stand for what a hostile origin would aim at), refused; redirects to another
+ * port or host name, which may be followed but never with the user's credentials; and origins that
+ * accept a connection and send nothing, which fail within the idle deadline.
  */
 const ALLOWED = ['127.0.0.1'];
 const CREDENTIALS = { username: 'importer', password: 'pw-Redirect-never-sent' };
