@@ -580,7 +580,7 @@ function originTls(socket: Socket, host: string, extraCa: readonly string[] = []
  * never resolves or dials the origin itself.
  */
 export const TUNNEL_PROGRAM = (nodePath: string): string => `#!${nodePath}
-import { createWriteStream } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { connect } from 'node:net';
 const args = process.argv.slice(2);
 let host = args[0] ?? '';
@@ -590,9 +590,13 @@ if (args[1] === 'svnserve') {
   host = (match?.[1] ?? '').replace(/^\\[|\\]$/g, '');
   port = match?.[2] ?? '3690';
 }
-// Our own stream on fd 1: ending it closes the descriptor, so the tool sees the origin's end.
-const out = createWriteStream('', { fd: 1 });
+// fd 1 through Node's stdout (an fs stream on it fails with EAGAIN once the pipe is non-blocking).
+// A write's callback runs once it and every write before it are in the pipe: \`flushed\` waits for
+// that. When the origin has sent all it will, fd 1 is closed, so the tool sees the end.
+const out = process.stdout;
 out.on('error', () => process.exit(1));
+let outClosed = false;
+const flushed = (then) => (outClosed ? then() : out.write('', then));
 const fail = (message) => {
   process.stderr.write(\`fatal: import guard: \${message}\\n\`);
   process.exit(1);
@@ -613,14 +617,20 @@ const onData = (chunk) => {
   if (!/^HTTP\\/1\\.[01] 200/.test(status)) fail(\`refused \${target}: \${status}\`);
   const rest = head.subarray(end + 4);
   if (rest.length > 0) out.write(rest);
-  socket.pipe(out);
-  socket.on('end', () => { received = true; });
+  socket.pipe(out, { end: false });
+  socket.on('end', () => {
+    received = true;
+    flushed(() => {
+      outClosed = true;
+      closeSync(1);
+    });
+  });
   process.stdin.pipe(socket);
 };
 socket.on('data', onData);
 socket.on('error', (error) => fail(error.message));
 // Both directions are done (or the proxy dropped the connection): exit once fd 1 is flushed.
-socket.on('close', () => (out.writableFinished ? process.exit(received ? 0 : 1) : out.end(() => process.exit(received ? 0 : 1))));
+socket.on('close', () => flushed(() => process.exit(received ? 0 : 1)));
 `;
 
 /** The same program: git's name for it. */

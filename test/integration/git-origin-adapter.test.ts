@@ -179,6 +179,26 @@ describe('Git raw import', () => {
     }
   }, 60_000);
 
+  it('imports a history over 50 MB with thousands of commits over git:// whole, refs identical', async () => {
+    // The git:// tunnel once ended with its socket and dropped what it had not yet written: packs
+    // beyond a few hundred KiB failed with "fetch-pack: invalid index-pack output".
+    const origin = join(root, 'large.git');
+    await makeFixtureRepository(origin, {
+      commits: 3000,
+      branches: 3,
+      annotatedTags: 6,
+      bytesPerCommit: 18 * 1024,
+    });
+    const { stdout } = await exec('du', ['-sk', origin]);
+    expect(Number(stdout.split('\t')[0])).toBeGreaterThan(50 * 1024);
+
+    const raw = await job(`${daemon.url}/large.git`);
+    const chunk = await gitAdapter().importRawChunk(raw, 600_000, () => undefined);
+
+    expect(chunk).toEqual({ done: true, commitCount: 3000, percent: 100 });
+    expect(await refsOf(rawRepositoryPath(raw.workDir))).toBe(await refsOf(origin));
+  }, 120_000);
+
   it('falls back from depth steps to a whole fetch for dumb HTTP', async () => {
     const adapter = gitAdapter({ plan: { firstDepth: 5 } });
     const raw = await job(`${dumb.url}/small.git`);
