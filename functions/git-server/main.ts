@@ -7,8 +7,12 @@ import { config } from '#shared/config';
 import { log } from '#shared/log';
 import { startGitServer } from './server.ts';
 
-/** ECS waits 30 s after SIGTERM before SIGKILL (`stopTimeout`): pushes under way get most of it. */
-const STOP_GRACE_MS = 25_000;
+/**
+ * After SIGTERM, requests under way get this long before their connections are closed: within
+ * the task's `stopTimeout` (120 s, lib/cdk; ECS then sends SIGKILL), after the load balancer's
+ * draining has let most of them finish.
+ */
+const STOP_GRACE_MS = 110_000;
 
 // A misconfigured task fails here, at start, rather than on its first request.
 config();

@@ -78,8 +78,8 @@ const contentLengthOf = (request: IncomingMessage): number | undefined => {
 };
 
 async function send(request: IncomingMessage, response: ServerResponse, reply: GitReply): Promise<void> {
-  // An answer given before the body was read (a refusal) closes the connection rather than read on.
-  const closing = !request.complete ? { Connection: 'close' } : {};
+  // A refusal given before the body was read closes the connection rather than read the rest.
+  const closing = reply.status >= 400 && !request.complete ? { Connection: 'close' } : {};
   response.writeHead(reply.status, { ...reply.headers, ...closing });
   if (reply.body instanceof Readable) await pipeline(reply.body, response);
   else response.end(reply.body ?? '');
@@ -101,9 +101,21 @@ async function serve(
   response.on('close', () => {
     if (!response.writableFinished) abort.abort();
   });
+  // One line per request, as an access log: the route's template, never the path or the query
+  // (`?access_token=` may be there), and the outcome.
+  const started = Date.now();
+  response.on('close', () =>
+    log('info', 'git request', {
+      requestId,
+      method: request.method,
+      route: route?.path,
+      status: response.statusCode,
+      completed: response.writableFinished,
+      durationMs: Date.now() - started,
+    }),
+  );
   try {
     if (!matched || !route || !pathParametersValid(route, matched.pathParameters)) throw notFound();
-    log('debug', 'request', { method: route.method, route: route.path, requestId });
     const headers = headersOf(request);
     const query = Object.fromEntries(url.searchParams);
     const source = {

@@ -250,7 +250,9 @@ function forward(request: IncomingMessage, response: ServerResponse, frontEnd: s
     new URL(request.url ?? '/', frontEnd),
     { method: request.method, headers: endToEnd(request.headers) },
     (answer) => {
-      response.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
+      // A refusal before the whole body was sent ends the client's connection too.
+      const closing = answer.headers.connection === 'close' ? { connection: 'close' } : {};
+      response.writeHead(answer.statusCode ?? 502, { ...endToEnd(answer.headers), ...closing });
       pipeline(answer, response).catch(() => response.destroy());
     },
   );
