@@ -19,6 +19,7 @@ console.log(
   [
     `REST API:  ${stack.baseUrl}`,
     `Web pages: ${stack.webUrl}`,
+    `Git:       ${stack.webUrl}/<owner>/<repo>.git (forwarded to the Git front end at ${stack.gitFrontendUrl})`,
     `DynamoDB Local: ${stack.dynamodbEndpoint} (table ${stack.tableName}${inMemory ? ', in memory' : ', data in .data/'})`,
     `Step Functions: ${stack.stepFunctionsEndpoint}`,
     `Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Press Ctrl-C to stop.`,

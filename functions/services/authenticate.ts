@@ -1,4 +1,3 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { getApp, withoutSecret } from '#data/apps';
 import { getAppAndToken, lookupToken, recordTokenUse, type TokenLookup } from '#data/authorizations';
 import { now } from '#data/client';
@@ -10,7 +9,7 @@ import { hashToken, hasValidChecksum } from '#domain/tokens';
 import type { User } from '#domain/users';
 import { signIn } from '#services/sign-in';
 import { config, vendorHeader } from '#shared/config';
-import { header, presentedCredentials } from '#shared/credentials';
+import { type CredentialSource, header, presentedCredentials } from '#shared/credentials';
 import { badCredentials, HttpError, notFound, requiresAuthentication } from '#shared/errors';
 import type { Route } from '#shared/routes';
 import { matchesParamRule } from '#shared/validate';
@@ -45,7 +44,7 @@ const passwordOnly = (): HttpError =>
   new HttpError(401, 'This API can only be accessed with username and password Basic Auth');
 
 /** Basic authentication with a password (and, for two-factor users, the OTP header). */
-async function userByPassword(event: APIGatewayProxyEvent, login: string, password: string): Promise<Caller> {
+async function userByPassword(event: CredentialSource, login: string, password: string): Promise<Caller> {
   const result = await signIn(
     login,
     password,
@@ -92,7 +91,7 @@ async function userByToken(token: string): Promise<Caller> {
  * `client_secret` query parameters (Octokit sends them that way). GitHub answers failures here
  * with 404, not 401, so as not to confirm which client ids exist.
  */
-async function appByCredentials(event: APIGatewayProxyEvent): Promise<Caller> {
+async function appByCredentials(event: CredentialSource): Promise<Caller> {
   const presented = presentedCredentials(event);
   const query = event.queryStringParameters ?? {};
   const [clientId, secret] =
@@ -124,9 +123,10 @@ function tokenInBasic(username: string, password: string): string | undefined {
 /**
  * Checks the request's credentials against what its route accepts. Credentials that are sent are
  * always verified (a wrong password is 401 even on an anonymous route, as on GitHub); routes that
- * need a user answer 401 `Requires authentication` when none was sent.
+ * need a user answer 401 `Requires authentication` when none was sent. `event` is an API Gateway
+ * proxy event or the Git front end's request in its shape.
  */
-export async function authenticate(event: APIGatewayProxyEvent, route: Pick<Route, 'auth'>): Promise<Caller> {
+export async function authenticate(event: CredentialSource, route: Pick<Route, 'auth'>): Promise<Caller> {
   if (route.auth === 'app') return appByCredentials(event);
   const presented = presentedCredentials(event);
   let caller: Caller;

@@ -2,6 +2,8 @@
  * Hosted repositories over Git smart HTTP: who may fetch and push (GitHub's rules), serving by
  * `git http-backend`, and recording the owner's pushes.
  */
+
+import { pipeline, type Readable, Transform } from 'node:stream';
 import { getRepository, recordPush } from '#data/repositories';
 import { getUser } from '#data/users';
 import { sameAsciiCaseless } from '#domain/ascii-case';
@@ -16,7 +18,7 @@ import {
   ensureBareRepository,
   exists,
   repositoryStats,
-  runHttpBackend,
+  startHttpBackend,
 } from '#vcs/http-backend';
 import { type Caller, callerHasScope } from './authenticate.ts';
 
@@ -84,8 +86,15 @@ export interface SmartHttpRequest {
   readonly contentType?: string | undefined;
   readonly contentEncoding?: string | undefined;
   readonly gitProtocol?: string | undefined;
-  readonly body: Buffer;
+  /** The request body as it arrives; `contentLength` when the client announced one. */
+  readonly body: Readable;
+  readonly contentLength?: number | undefined;
+  /** Aborted when the client has gone. */
+  readonly signal?: AbortSignal | undefined;
 }
+
+/** A smart-HTTP answer: status and headers, then the body as git writes it. */
+export type SmartHttpResponse = Pick<BackendResponse, 'status' | 'headers' | 'body'>;
 
 /** Which access a smart-HTTP request needs: pushing, and its ref advertisement, write. */
 const accessFor = (request: SmartHttpRequest): Access =>
@@ -94,23 +103,27 @@ const accessFor = (request: SmartHttpRequest): Access =>
     ? 'write'
     : 'read';
 
+/** Git probes with a bare flush packet (`0000`) before a large push: nothing is pushed by it. */
+const FLUSH_PACKET_BYTES = 4;
+
 /**
- * Serves one smart-HTTP request of `{owner}/{repo}` for the caller. A repository never pushed to
- * is served as an empty repository; its bare repository is made on the owner's first push. A
- * receive-pack that carried commands is recorded (`recordPush`).
+ * Serves one smart-HTTP request of `{owner}/{repo}` for the caller, streamed both ways. A
+ * repository never pushed to is served as an empty repository; its bare repository is made on the
+ * owner's first push. A receive-pack that carried commands is recorded (`recordPush`) once git has
+ * finished with it and before the response ends, so the client's push returns after the record.
  */
 export async function serveSmartHttp(
   caller: Caller,
   ownerLogin: string,
   repoParam: string,
   request: SmartHttpRequest,
-): Promise<BackendResponse> {
+): Promise<SmartHttpResponse> {
   const hosted = await hostedRepository(caller, ownerLogin, repoParam, accessFor(request));
   let repositoryPath = hosted.path;
   if (hosted.pusher !== undefined) await ensureBareRepository(hosted.path, hosted.repository.defaultBranch);
   else if (!(await exists(hosted.path))) repositoryPath = await emptyRepositoryPath();
   const service = request.query.service;
-  const response = await runHttpBackend({
+  const response = await startHttpBackend({
     repositoryPath,
     method: request.service === '/info/refs' ? 'GET' : 'POST',
     service: request.service,
@@ -119,15 +132,26 @@ export async function serveSmartHttp(
     contentEncoding: request.contentEncoding,
     gitProtocol: request.gitProtocol,
     body: request.body,
+    contentLength: request.contentLength,
     pusher: hosted.pusher,
+    signal: request.signal,
   });
-  // Git probes with a bare flush packet (`0000`) before a large push: nothing was pushed yet.
-  if (request.service === '/git-receive-pack' && response.status === 200 && request.body.length > 4) {
-    const stats = await repositoryStats(hosted.path);
-    await recordPush(hosted.owner.login, hosted.repository.name, {
-      size: stats.sizeKiB,
-      hasContent: stats.hasContent,
-    });
-  }
-  return response;
+  if (request.service !== '/git-receive-pack' || response.status !== 200) return response;
+  const recorded = new Transform({
+    transform: (chunk: Buffer, _encoding, done) => done(null, chunk),
+    // The last bytes wait for the bookkeeping: git has exited, its refs are in place.
+    flush: (done) => {
+      response.finished
+        .then(async ({ requestBytes }) => {
+          if (requestBytes <= FLUSH_PACKET_BYTES) return;
+          const stats = await repositoryStats(hosted.path);
+          await recordPush(hosted.owner.login, hosted.repository.name, {
+            size: stats.sizeKiB,
+            hasContent: stats.hasContent,
+          });
+        })
+        .then(() => done(), done);
+    },
+  });
+  return { ...response, body: pipeline(response.body, recorded, () => undefined) };
 }

@@ -2,6 +2,7 @@
  * The Git LFS API of hosted repositories (https://github.com/git-lfs/git-lfs/blob/main/docs/api/batch.md):
  * the batch endpoint with the `basic` transfer, and the object route of the local store.
  */
+import type { Readable } from 'node:stream';
 import { HttpError, notFound } from '#shared/errors';
 import { isLfsOid } from '#vcs/hosted-paths';
 import { type ActionContext, LFS_ACTION_SECONDS, type LfsAction, LfsObjectMismatch } from '#vcs/lfs-store';
@@ -116,34 +117,34 @@ export async function lfsBatch(
 }
 
 /**
- * An object's bytes (the local store's download href); 422 for a malformed oid, 404 when the
- * repository lacks it, and always where objects live in S3 (no action points here then).
+ * An object's size and bytes, streamed (the local store's download href); 422 for a malformed oid,
+ * 404 when the repository lacks it, and always where objects live in S3 (no action points here
+ * then).
  */
 export async function lfsDownload(
   caller: Caller,
   ownerLogin: string,
   repoParam: string,
   oid: string,
-): Promise<Buffer> {
+): Promise<{ size: number; stream: Readable }> {
   checkedOid(oid);
   const hosted = await hostedRepository(caller, ownerLogin, repoParam, 'read');
-  const bytes = await localObjectStore()?.read(hosted.owner.login, hosted.repository.name, oid);
-  if (!bytes) throw notFound();
-  return bytes;
+  const found = await localObjectStore()?.open(hosted.owner.login, hosted.repository.name, oid);
+  if (!found) throw notFound();
+  return found;
 }
 
 /**
- * Stores an uploaded object (the local store's upload href) by the owner: its oid well-formed, its
- * SHA-256 its oid and its length the size the batch announced (`?size=`), else 422 and nothing is
- * stored.
- * 404 where objects live in S3.
+ * Stores an uploaded object (the local store's upload href) by the owner, streamed: its oid
+ * well-formed, its SHA-256 its oid and its length the size the batch announced (`?size=`), else
+ * 422 and nothing is stored. 404 where objects live in S3.
  */
 export async function lfsUpload(
   caller: Caller,
   ownerLogin: string,
   repoParam: string,
   oid: string,
-  bytes: Buffer,
+  body: Readable,
   announcedSize: string | undefined,
 ): Promise<void> {
   checkedOid(oid);
@@ -154,7 +155,7 @@ export async function lfsUpload(
   const store = localObjectStore();
   if (!store) throw notFound();
   try {
-    await store.write(hosted.owner.login, hosted.repository.name, oid, bytes, expectedSize);
+    await store.write(hosted.owner.login, hosted.repository.name, oid, body, expectedSize);
   } catch (error) {
     if (error instanceof LfsObjectMismatch) throw validation(error.message);
     throw error;

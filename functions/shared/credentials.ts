@@ -1,5 +1,14 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 
+/**
+ * The parts of a request credentials are read from: an API Gateway proxy event has them, and the
+ * Git front end builds the same three from its HTTP request, so both authenticate with one code.
+ */
+export type CredentialSource = Pick<
+  APIGatewayProxyEvent,
+  'headers' | 'queryStringParameters' | 'pathParameters'
+>;
+
 /** What a request presented to prove who it is, before anything is looked up. */
 export type PresentedCredentials =
   | { readonly kind: 'none' }
@@ -8,7 +17,7 @@ export type PresentedCredentials =
   | { readonly kind: 'malformed' };
 
 /** Case-insensitive header lookup (API Gateway keeps the client's spelling). */
-export function header(event: APIGatewayProxyEvent, name: string): string | undefined {
+export function header(event: Pick<APIGatewayProxyEvent, 'headers'>, name: string): string | undefined {
   const wanted = name.toLowerCase();
   for (const [key, value] of Object.entries(event.headers ?? {})) {
     if (key.toLowerCase() === wanted && value !== undefined) return value;
@@ -20,7 +29,7 @@ export function header(event: APIGatewayProxyEvent, name: string): string | unde
  * Reads `Authorization: Basic|token|Bearer ...` or the `access_token` query parameter, the forms
  * GitHub's API accepts. The header wins when both are sent.
  */
-export function presentedCredentials(event: APIGatewayProxyEvent): PresentedCredentials {
+export function presentedCredentials(event: Omit<CredentialSource, 'pathParameters'>): PresentedCredentials {
   const authorization = header(event, 'authorization');
   if (authorization === undefined) {
     const queryToken = event.queryStringParameters?.access_token;

@@ -34,11 +34,23 @@ export type MediaKind = 'json' | 'html' | 'oauth' | 'git';
  */
 export type Capability = 'repositories' | 'import-workflow' | 'lfs-objects';
 
+/**
+ * Where a route is served. `api`: API Gateway invokes the route's own zip Lambda function
+ * (`functions/http/<handler>.ts`), within API Gateway's and Lambda's limits and without git on the
+ * PATH. `git-frontend`: the Git front end (`functions/git-server/`, a container service with git
+ * behind the load balancer, reached under the web origin by path), which streams bodies of any
+ * size; its `handler` names an entry of `functions/git-server/handlers.ts`.
+ */
+export type ServedBy = 'api' | 'git-frontend';
+
 export interface Route {
   readonly method: HttpMethod;
   /** Full request path in API Gateway syntax: `/api/v3/users/{login}`. */
   readonly path: string;
-  /** Handler module under `functions/http/`, without extension; also the route's stable id. */
+  /**
+   * Handler module under `functions/http/`, without extension (for the Git front end's routes, its
+   * entry in `functions/git-server/handlers.ts`); also the route's stable id.
+   */
   readonly handler: string;
   readonly auth: AuthKind;
   /** Scopes the action accepts (`X-Accepted-OAuth-Scopes`); empty means any token will do. */
@@ -50,6 +62,8 @@ export interface Route {
   readonly preview?: string;
   /** Resources beyond the table (none when absent). */
   readonly uses?: readonly Capability[];
+  /** `api` when absent. */
+  readonly servedBy?: ServedBy;
 }
 
 const API = '/api/v3';
@@ -144,13 +158,14 @@ export const ROUTES: readonly Route[] = [
 
   // Hosted repositories: Git smart HTTP and the Git LFS API at {web}/{owner}/{repo}.git.
   // (hosted repository rows)
-  // `{repo}` carries `name.git`; the git stack requires and strips the suffix (anything else is 404).
-  { method: 'GET', path: '/{owner}/{repo}/info/refs', handler: 'git/info-refs', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
-  { method: 'POST', path: '/{owner}/{repo}/git-upload-pack', handler: 'git/upload-pack', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
-  { method: 'POST', path: '/{owner}/{repo}/git-receive-pack', handler: 'git/receive-pack', auth: 'none', scopes: [], media: 'git', table: 'RW', uses: ['repositories'] },
-  { method: 'POST', path: '/{owner}/{repo}/info/lfs/objects/batch', handler: 'git/lfs-batch', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories', 'lfs-objects'] },
-  { method: 'GET', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-download', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
-  { method: 'PUT', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-upload', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
+  // `{repo}` carries `name.git`; the services require and strip the suffix (anything else is 404).
+  // Served by the Git front end: packs and LFS objects of any size, streamed, with git at hand.
+  { method: 'GET', path: '/{owner}/{repo}/info/refs', handler: 'git/info-refs', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'], servedBy: 'git-frontend' },
+  { method: 'POST', path: '/{owner}/{repo}/git-upload-pack', handler: 'git/upload-pack', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'], servedBy: 'git-frontend' },
+  { method: 'POST', path: '/{owner}/{repo}/git-receive-pack', handler: 'git/receive-pack', auth: 'none', scopes: [], media: 'git', table: 'RW', uses: ['repositories'], servedBy: 'git-frontend' },
+  { method: 'POST', path: '/{owner}/{repo}/info/lfs/objects/batch', handler: 'git/lfs-batch', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories', 'lfs-objects'], servedBy: 'git-frontend' },
+  { method: 'GET', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-download', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'], servedBy: 'git-frontend' },
+  { method: 'PUT', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-upload', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'], servedBy: 'git-frontend' },
 
   // Import progress pages at {import_url}/{owner}/{repo}/import.
   // (progress page rows)
@@ -213,6 +228,9 @@ export function routeId(route: Pick<Route, 'handler'>): string {
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
 }
+
+/** Where a route is served (`api` unless its row says otherwise). */
+export const servedBy = (route: Pick<Route, 'servedBy'>): ServedBy => route.servedBy ?? 'api';
 
 /** Routes an OAuth token may call; their functions record the token's last use. */
 export const acceptsTokens = (route: Pick<Route, 'auth'>): boolean =>

@@ -11,12 +11,17 @@ export interface PublicUrls {
   readonly import: string;
 }
 
+/** What an origin is derived from: an API Gateway proxy event, or the Git front end's headers. */
+export type UrlSource = Pick<APIGatewayProxyEvent, 'headers'> & {
+  readonly requestContext?: Partial<Pick<APIGatewayProxyEvent['requestContext'], 'domainName' | 'stage'>>;
+};
+
 /**
  * Configured URLs win. A deployment without a custom domain cannot know its own address at deploy
  * time (the function would depend on the API that depends on it), so the origin is then taken
  * from API Gateway's request context: `https://<id>.execute-api.<region>.amazonaws.com/<stage>`.
  */
-export function publicUrls(config: Config, event: APIGatewayProxyEvent): PublicUrls {
+export function publicUrls(config: Config, event: UrlSource): PublicUrls {
   const domain =
     event.requestContext?.domainName ?? event.headers?.Host ?? event.headers?.host ?? 'localhost';
   const stage = event.requestContext?.stage;

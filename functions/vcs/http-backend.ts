@@ -1,6 +1,6 @@
 /**
  * Git smart HTTP by the real `git http-backend` (CGI), one process per request, over the hosted
- * bare repositories. Git runs with a clean environment: no system or global configuration, an
+ * bare repositories, streamed both ways (the Git front end runs it; no zip function may). Git runs with a clean environment: no system or global configuration, an
  * empty HOME, no hooks, and receive-pack enabled only when the caller asks for it (the service
  * decides who may push; http-backend never sees a user database). A push passes git's own object
  * checks (`receive.fsckObjects`, strict as for a fetch: no `..` or `.git` lookalike in a tree) or
@@ -11,14 +11,14 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { fsckLeniency } from './fsck-policy.ts';
 
 const run = promisify(execFile);
 
-/** Within API Gateway's 29 s integration timeout, with time left to answer. */
-const BACKEND_TIMEOUT_MS = 25_000;
-/** Where git lives locally and in a Lambda layer; nothing else is on the PATH. */
+/** Where git lives locally and in the worker image; nothing else is on the PATH. */
 const GIT_PATH = '/usr/local/bin:/usr/bin:/bin:/opt/bin';
 
 export interface BackendRequest {
@@ -33,12 +33,38 @@ export interface BackendRequest {
   readonly contentEncoding?: string | undefined;
   /** The `Git-Protocol` header (protocol v2 negotiation). */
   readonly gitProtocol?: string | undefined;
-  readonly body: Buffer;
+  /** The request body, piped into http-backend's standard input as it arrives. */
+  readonly body: Readable;
+  /**
+   * The client's `Content-Length`; absent for a chunked body (git sends large pushes chunked),
+   * which http-backend then reads to its end.
+   */
+  readonly contentLength?: number | undefined;
   /** Set for an authorised push: enables receive-pack and names the pusher in the reflog. */
   readonly pusher?: string | undefined;
+  /** Aborted when the client has gone: the process is killed. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** How a http-backend process ended, once it has. */
+export interface BackendOutcome {
+  /** Bytes of the request body it was given. */
+  readonly requestBytes: number;
+  /** Exit code, or the signal that ended it. */
+  readonly exit: number | NodeJS.Signals | null;
 }
 
 export interface BackendResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** The rest of http-backend's output (the pack, the push's report), streamed as it is written. */
+  readonly body: Readable;
+  /** Settles (never rejects) when the process has exited and its output is read. */
+  readonly finished: Promise<BackendOutcome>;
+}
+
+/** The CGI header block parsed, and the bytes of the body that came with it. */
+export interface CgiHead {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
@@ -140,8 +166,19 @@ const configEnvironment = (pairs: readonly (readonly [string, string])[]): Recor
     ]),
   ]);
 
-/** Runs `git http-backend` for one request and parses its CGI response. */
-export async function runHttpBackend(request: BackendRequest): Promise<BackendResponse> {
+/** A CGI header block longer than this is not git's: the process is refused. */
+const MAX_CGI_HEAD_BYTES = 64 * 1024;
+/** What is kept of the process's standard error for the failure message. */
+const MAX_STDERR_BYTES = 4 * 1024;
+
+/**
+ * Starts `git http-backend` for one request: the request body is piped into it as it arrives
+ * (with backpressure), its CGI header block is parsed, and the body after it is handed back as a
+ * stream, so neither a push nor a clone is ever held in memory whole. Rejects when the process
+ * fails before writing a header block (git missing, a crash); after that, the outcome is in
+ * `finished`.
+ */
+export async function startHttpBackend(request: BackendRequest): Promise<BackendResponse> {
   const receivePack = request.pusher !== undefined;
   const env: NodeJS.ProcessEnv = {
     ...gitEnvironment(await home()),
@@ -151,7 +188,7 @@ export async function runHttpBackend(request: BackendRequest): Promise<BackendRe
     REQUEST_METHOD: request.method,
     QUERY_STRING: request.query,
     CONTENT_TYPE: request.contentType ?? '',
-    CONTENT_LENGTH: String(request.body.length),
+    ...(request.contentLength === undefined ? {} : { CONTENT_LENGTH: String(request.contentLength) }),
     ...configEnvironment([
       ['http.receivepack', receivePack ? 'true' : 'false'],
       ['core.hooksPath', '/dev/null'],
@@ -167,36 +204,74 @@ export async function runHttpBackend(request: BackendRequest): Promise<BackendRe
       ? { HTTP_GIT_PROTOCOL: request.gitProtocol }
       : {}),
   };
-  const output = await new Promise<Buffer>((resolve, reject) => {
-    const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const chunks: Buffer[] = [];
-    const errors: Buffer[] = [];
-    const timer = setTimeout(() => child.kill('SIGKILL'), BACKEND_TIMEOUT_MS);
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => errors.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const out = Buffer.concat(chunks);
-      // http-backend exits non-zero after writing its own error response (e.g. 403 for a
-      // disabled service); a process that wrote nothing failed.
-      if (out.length === 0 && (code !== 0 || signal))
-        reject(
-          new Error(
-            `git http-backend failed (${signal ?? code}): ${Buffer.concat(errors).toString().slice(0, 500)}`,
-          ),
-        );
-      else resolve(out);
-    });
-    // A client that hangs up early closes stdin under us; the exit status reports the outcome.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(request.body);
+  const child = spawn('git', ['http-backend'], {
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...(request.signal ? { signal: request.signal, killSignal: 'SIGKILL' as const } : {}),
   });
-  return parseCgiResponse(output);
+  let requestBytes = 0;
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    if (stderr.length < MAX_STDERR_BYTES) stderr += chunk.toString('utf8', 0, MAX_STDERR_BYTES);
+  });
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve(signal ?? code));
+  });
+  const finished = exited.then(
+    (exit): BackendOutcome => ({ requestBytes, exit }),
+    (): BackendOutcome => ({ requestBytes, exit: null }),
+  );
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      requestBytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+  // http-backend may answer without reading the body (a refused service): the pipe then breaks,
+  // and the answer it wrote and its exit status say what happened.
+  pipeline(request.body, counted, child.stdin).catch(() => undefined);
+
+  const head = await readCgiHead(child.stdout);
+  if (!head) {
+    const exit = await exited;
+    throw new Error(`git http-backend failed (${exit}): ${stderr.slice(0, 500)}`);
+  }
+  if (head.body.length > 0) child.stdout.unshift(head.body);
+  return { status: head.status, headers: head.headers, body: child.stdout, finished };
+}
+
+/**
+ * Reads a CGI output stream up to the end of its header block and leaves the stream paused there
+ * (the bytes after the block are in `body`, for the caller to put back); undefined when the
+ * stream ended first.
+ */
+function readCgiHead(stdout: Readable): Promise<CgiHead | undefined> {
+  return new Promise((resolve, reject) => {
+    let read = Buffer.alloc(0);
+    const finish = (result: CgiHead | undefined, error?: Error) => {
+      stdout.off('data', onData);
+      stdout.off('end', onEnd);
+      stdout.off('error', onEnd);
+      stdout.pause();
+      if (error) reject(error);
+      else resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      read = Buffer.concat([read, chunk]);
+      if (read.includes('\n\n') || read.includes('\r\n\r\n')) return finish(parseCgiResponse(read));
+      if (read.length > MAX_CGI_HEAD_BYTES)
+        finish(undefined, new Error('git http-backend wrote no CGI header block'));
+    };
+    const onEnd = () => finish(undefined);
+    stdout.on('data', onData);
+    stdout.on('end', onEnd);
+    stdout.on('error', onEnd);
+  });
 }
 
 /** Splits a CGI response into its `Status`, headers and body. */
-export function parseCgiResponse(output: Buffer): BackendResponse {
+export function parseCgiResponse(output: Buffer): CgiHead {
   let end = output.indexOf('\r\n\r\n');
   let separator = 4;
   const lf = output.indexOf('\n\n');

@@ -3,15 +3,16 @@
  * client should take (`href` + headers); the import worker puts objects into it directly.
  *
  * - `localLfsStore` (here): objects under each hosted bare repository (`lfsObjectPath`), the
- *   actions point at the service's own object route, which streams through the function. Used
- *   locally and, in AWS, only where objects stay under API Gateway's and Lambda's payload limits.
+ *   actions point at the service's own object route on the Git front end, which streams them. Used
+ *   locally (AWS keeps objects in S3).
  * - `s3LfsStore` (`lfs-store-s3.ts`): objects in an S3 bucket, the actions are presigned S3 URLs,
  *   so large objects never pass through API Gateway or Lambda. Chosen where `LFS_BUCKET` is set.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hostedRepositoryPath, isLfsOid, lfsObjectPath } from './hosted-paths.ts';
 
@@ -52,11 +53,15 @@ export interface LfsStore {
   put(owner: string, repo: string, oid: string, file: string): Promise<void>;
 }
 
-/** The local store's own object route serves these two (`GET`/`PUT …/info/lfs/objects/{oid}`). */
+/**
+ * The local store's own object route serves these two (`GET`/`PUT …/info/lfs/objects/{oid}`),
+ * streamed: an object is never held in memory whole.
+ */
 export interface LocalLfsStore extends LfsStore {
-  read(owner: string, repo: string, oid: string): Promise<Buffer | undefined>;
-  /** Stores bytes after checking SHA-256 = `oid` and, when given, the announced size. */
-  write(owner: string, repo: string, oid: string, bytes: Buffer, expectedSize?: number): Promise<void>;
+  /** The object's size and a stream of its bytes, when the repository has it. */
+  open(owner: string, repo: string, oid: string): Promise<{ size: number; stream: Readable } | undefined>;
+  /** Stores a stream after checking SHA-256 = `oid` and, when given, the announced size. */
+  write(owner: string, repo: string, oid: string, body: Readable, expectedSize?: number): Promise<void>;
 }
 
 /** The object route's href: `{web}/{owner}/{repo}.git/info/lfs/objects/{oid}`. */
@@ -118,20 +123,31 @@ export function localLfsStore(repositoriesDir: string): LocalLfsStore {
         throw new LfsObjectMismatch(`content of ${file} does not hash to ${oid}`);
       await commit(target, (temporary) => copyFile(file, temporary));
     },
-    async read(owner, repo, oid) {
-      return readFile(pathOf(owner, repo, oid)).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return undefined;
-        throw error;
-      });
+    async open(owner, repo, oid) {
+      const path = pathOf(owner, repo, oid);
+      const found = await this.has(owner, repo, oid);
+      return found && { size: found.size, stream: createReadStream(path) };
     },
-    async write(owner, repo, oid, bytes, expectedSize) {
+    async write(owner, repo, oid, body, expectedSize) {
       const target = pathOf(owner, repo, oid);
-      if (expectedSize !== undefined && bytes.length !== expectedSize)
-        throw new LfsObjectMismatch(`size ${bytes.length} is not the announced ${expectedSize}`);
-      if (createHash('sha256').update(bytes).digest('hex') !== oid)
-        throw new LfsObjectMismatch('content does not hash to its oid');
-      if (await this.has(owner, repo, oid)) return;
-      await commit(target, (temporary) => writeFile(temporary, bytes));
+      const hash = createHash('sha256');
+      let size = 0;
+      // Past the announced size nothing more is kept: the rest is read and dropped, so the client
+      // still gets its answer (422) rather than a broken connection.
+      const checked = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.length;
+          if (expectedSize !== undefined && size > expectedSize) return done();
+          hash.update(chunk);
+          done(null, chunk);
+        },
+      });
+      await commit(target, async (temporary) => {
+        await pipeline(body, checked, createWriteStream(temporary));
+        if (expectedSize !== undefined && size !== expectedSize)
+          throw new LfsObjectMismatch(`size ${size} is not the announced ${expectedSize}`);
+        if (hash.digest('hex') !== oid) throw new LfsObjectMismatch('content does not hash to its oid');
+      });
     },
   };
 }

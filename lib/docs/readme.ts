@@ -1,5 +1,5 @@
 import { ACCESS_PATTERNS, type Gsi1Key, type Key, type Read } from '#data/keys';
-import { ROUTES, routeId } from '#shared/routes';
+import { ROUTES, type Route, routeId, servedBy } from '#shared/routes';
 import { stateMachineMermaid } from './state-machine.ts';
 
 const AUTH_TEXT = {
@@ -12,11 +12,17 @@ const AUTH_TEXT = {
   public: 'none (public document)',
 } as const;
 
+/** Where a route's handler is: its Lambda function's module, or the Git front end's table. */
+const handlerText = (route: Route): string =>
+  servedBy(route) === 'api'
+    ? `\`functions/http/${route.handler}.ts\` (${routeId(route)})`
+    : `\`functions/git-server/handlers.ts\` (\`${route.handler}\`, Git front end)`;
+
 /** The route table as Markdown: one row per route-table entry. */
 export function routeTableMarkdown(): string {
   const rows = ROUTES.map(
     (route) =>
-      `| ${route.method} | \`${route.path}\` | ${AUTH_TEXT[route.auth]} | ${route.scopes.join(', ') || '–'} | ${route.table} | \`functions/http/${route.handler}.ts\` (${routeId(route)}) |`,
+      `| ${route.method} | \`${route.path}\` | ${AUTH_TEXT[route.auth]} | ${route.scopes.join(', ') || '–'} | ${route.table} | ${handlerText(route)} |`,
   );
   return [
     '| Method | Path | Auth | Scopes | Table | Handler (function) |',

@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pipeline } from 'node:stream/promises';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { isBinaryMediaType } from '#shared/binary-media';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
-import { type Route, routeId } from '#shared/routes';
+import { byPrecedence, type CompiledRoute, compile, matchRoute } from '#shared/route-match';
+import { type Route, routeId, servedBy } from '#shared/routes';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -33,51 +41,10 @@ export const API_GATEWAY_LIMITS: GatewayLimits = Object.freeze({
   integrationTimeoutMs: 29_000,
 });
 
-/**
- * Routes that carry locally what never passes through API Gateway in AWS: the Git LFS object
- * routes stand in for S3 (deployed, the batch API hands out presigned S3 URLs and these routes
- * answer 404), so objects of any size go through them, as S3 takes single PUTs of up to 5 GB.
- */
-const S3_STAND_INS: ReadonlySet<string> = new Set(['git/lfs-download', 'git/lfs-upload']);
 const HANDLERS_DIR = new URL('../../functions/http/', import.meta.url);
 
-interface CompiledRoute<H = Handler> {
-  readonly route: Route;
-  readonly pattern: RegExp;
-  readonly params: readonly string[];
-  readonly handler: H;
-}
-
-/** `/api/v3/users/{login}` → a regex with one capture per parameter, as API Gateway matches. */
-export function compile<H>(route: Route, handler: H): CompiledRoute<H> {
-  const params: string[] = [];
-  const source = route.path
-    .split('/')
-    .map((segment) => {
-      const param = /^\{(\w+)\}$/.exec(segment);
-      if (!param?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      params.push(param[1]);
-      return '([^/]+)';
-    })
-    .join('/');
-  return { route, pattern: new RegExp(`^${source}$`), params, handler };
-}
-
-/**
- * API Gateway prefers a static path segment over a `{param}` at the same position; sorting the
- * routes this way lets first-match give the same answer.
- */
-export function byPrecedence(a: Pick<CompiledRoute, 'route'>, b: Pick<CompiledRoute, 'route'>): number {
-  const rank = (route: Route) => route.path.split('/').map((segment) => (segment.startsWith('{') ? 1 : 0));
-  const left = rank(a.route);
-  const right = rank(b.route);
-  for (let i = 0; i < Math.min(left.length, right.length); i++)
-    if (left[i] !== right[i]) return (left[i] ?? 0) - (right[i] ?? 0);
-  return left.length - right.length;
-}
-
 /** Imports every route's real handler module, so a broken handler fails the start, not a request. */
-export async function loadRoutes(routes: readonly Route[]): Promise<CompiledRoute[]> {
+export async function loadRoutes(routes: readonly Route[]): Promise<CompiledRoute<Handler>[]> {
   const compiled = await Promise.all(
     routes.map(async (route) => {
       const module = (await import(new URL(`${route.handler}.ts`, HANDLERS_DIR).href)) as {
@@ -89,27 +56,6 @@ export async function loadRoutes(routes: readonly Route[]): Promise<CompiledRout
     }),
   );
   return compiled.sort(byPrecedence);
-}
-
-/** The route API Gateway would pick for a request, with its decoded path parameters. */
-export function matchRoute<T extends Pick<CompiledRoute, 'route' | 'pattern' | 'params'>>(
-  compiled: readonly T[],
-  method: string,
-  pathname: string,
-): { compiled: T; pathParameters: Record<string, string> } | undefined {
-  for (const candidate of compiled) {
-    if (candidate.route.method !== method) continue;
-    const match = candidate.pattern.exec(pathname);
-    if (!match) continue;
-    const pathParameters: Record<string, string> = {};
-    for (const [index, name] of candidate.params.entries()) {
-      const value = safeDecode(match[index + 1] ?? '');
-      if (value === undefined) return undefined;
-      pathParameters[name] = value;
-    }
-    return { compiled: candidate, pathParameters };
-  }
-  return undefined;
 }
 
 function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | 'too-large'> {
@@ -125,20 +71,12 @@ function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | 
   });
 }
 
-function safeDecode(value: string): string | undefined {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The REST API (v1) proxy event API Gateway would send for this request. */
 function toEvent(
   request: IncomingMessage,
   url: URL,
   body: Buffer,
-  compiled: CompiledRoute,
+  compiled: CompiledRoute<Handler>,
   pathParameters: Record<string, string>,
 ): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
@@ -219,7 +157,10 @@ function send(response: ServerResponse, result: APIGatewayProxyResult): void {
 }
 
 /** The route's function, run in this process as Lambda would run it. */
-const invoke = (compiled: CompiledRoute, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
+const invoke = (
+  compiled: CompiledRoute<Handler>,
+  event: APIGatewayProxyEvent,
+): Promise<APIGatewayProxyResult> =>
   compiled.handler(event, lambdaContext(compiled.route, event.requestContext.requestId));
 
 /** A Lambda payload's size as Lambda counts it: its serialized JSON. */
@@ -237,7 +178,7 @@ const gatewayFailure = (status: 500 | 502 | 504): APIGatewayProxyResult => ({
  * request's contents) as API Gateway's execution log would record it.
  */
 async function invokeBehindGateway(
-  compiled: CompiledRoute,
+  compiled: CompiledRoute<Handler>,
   event: APIGatewayProxyEvent,
   limits: GatewayLimits,
 ): Promise<APIGatewayProxyResult> {
@@ -286,29 +227,75 @@ export interface LocalHttpServer {
   stop(): Promise<void>;
 }
 
+/** Hop-by-hop headers (and `Expect`, which this hop has answered): not forwarded. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+]);
+const endToEnd = (headers: IncomingHttpHeaders): IncomingHttpHeaders =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())));
+
+/**
+ * What the CDN's path behaviour does in AWS for the Git front end's paths: the request as it came
+ * (method, path, query, headers) streamed to the front end and its answer streamed back, past API
+ * Gateway and its limits. A front end that cannot be reached is 502, as CloudFront answers.
+ */
+function forward(request: IncomingMessage, response: ServerResponse, frontEnd: string): void {
+  const upstream = httpRequest(
+    new URL(request.url ?? '/', frontEnd),
+    { method: request.method, headers: endToEnd(request.headers) },
+    (answer) => {
+      // A refusal before the whole body was sent ends the client's connection too.
+      const closing = answer.headers.connection === 'close' ? { connection: 'close' } : {};
+      response.writeHead(answer.statusCode ?? 502, { ...endToEnd(answer.headers), ...closing });
+      pipeline(answer, response).catch(() => response.destroy());
+    },
+  );
+  upstream.on('error', () => {
+    if (response.headersSent) response.destroy();
+    else sendJson(response, 502, GATEWAY_ERROR_BODIES.serverError);
+  });
+  response.on('close', () => {
+    if (!response.writableFinished) upstream.destroy();
+  });
+  pipeline(request, upstream).catch(() => upstream.destroy());
+}
+
 /**
  * Serves the route table on 127.0.0.1 the way API Gateway does: match the route, build the proxy
  * event, invoke the real handler in-process within API Gateway's and Lambda's limits, write its
- * result. Unknown routes get the same 404 body as the deployed API's gateway response.
+ * result. Unknown routes get the same 404 body as the deployed API's gateway response. The paths of
+ * the Git front end's routes (`servedBy: 'git-frontend'`, whatever the method) go to `gitFrontend`
+ * instead, as the CDN sends them there in AWS, without those limits.
  */
 export async function startHttpServer(options: {
   routes: readonly Route[];
   port: number;
   /** API Gateway's limits; tests may lower one to reach it with little data or time. */
   limits?: GatewayLimits;
+  /** The Git front end's URL; without one its paths are unknown routes here. */
+  gitFrontend?: string;
 }): Promise<LocalHttpServer> {
   const limits = options.limits ?? API_GATEWAY_LIMITS;
-  const compiled = await loadRoutes(options.routes);
+  const compiled = await loadRoutes(options.routes.filter((route) => servedBy(route) === 'api'));
+  const frontEndPaths = options.routes
+    .filter((route) => servedBy(route) === 'git-frontend')
+    .map((route) => compile(route, undefined));
   const server = createServer(async (request, response) => {
     try {
       const url = new URL(request.url ?? '/', 'http://localhost');
+      if (options.gitFrontend && matchRoute(frontEndPaths, undefined, url.pathname))
+        return forward(request, response, options.gitFrontend);
       const matched = matchRoute(compiled, request.method ?? 'GET', url.pathname);
-      const standsInForS3 = matched !== undefined && S3_STAND_INS.has(matched.compiled.route.handler);
-      const body = await readBody(request, standsInForS3 ? Number.POSITIVE_INFINITY : limits.maxRequestBytes);
+      const body = await readBody(request, limits.maxRequestBytes);
       if (body === 'too-large') return sendJson(response, 413, GATEWAY_ERROR_BODIES.payloadTooLarge);
       if (!matched) return sendJson(response, 404, GATEWAY_ERROR_BODIES.unknownRoute);
       const event = toEvent(request, url, body, matched.compiled, matched.pathParameters);
-      if (standsInForS3) return send(response, await invoke(matched.compiled, event));
       send(response, await invokeBehindGateway(matched.compiled, event, limits));
     } catch (error) {
       // A handler that throws past its middleware stack: API Gateway answers 502 in that case.

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startGitServer } from '#git-server/server';
 import { ENV } from '#shared/config';
 import { ROUTES } from '#shared/routes';
 import { createTable } from './create-table.ts';
@@ -65,12 +66,14 @@ export interface LocalStackOptions {
 }
 
 export interface LocalStack extends LocalEndpoints {
+  /** The Git front end's own address (the web URL forwards Git paths to it). */
+  readonly gitFrontendUrl: string;
   stop(): Promise<void>;
 }
 
 /**
- * The whole service on this machine: DynamoDB Local, the Step Functions endpoint, and the HTTP
- * server running the real handlers. Configuration reaches the handlers through the same
+ * The whole service on this machine: DynamoDB Local, the Step Functions endpoint, the HTTP
+ * server running the real handlers and the Git front end behind it. Configuration reaches the handlers through the same
  * environment variables the CDK construct sets in AWS.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
@@ -103,10 +106,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // Import working directories and hosted repositories next to the endpoints file (`.data/` for `npm start`).
     process.env[ENV.repositoriesDir] = join(dirname(endpointsFile()), 'repositories');
     process.env[ENV.importWorkDir] = join(dirname(endpointsFile()), 'imports');
+    // The Git front end runs beside API Gateway as in AWS, from the same code as its container.
+    const gitFrontend = await startGitServer({ port: 0, host: '127.0.0.1' });
+    stops.push(() => gitFrontend.stop());
     const http = await startHttpServer({
       routes: ROUTES,
       port: options.port,
       limits: { ...API_GATEWAY_LIMITS, ...options.gatewayLimits },
+      gitFrontend: gitFrontend.url,
     });
     stops.push(() => http.stop());
     // Known only now that the port is bound; the handlers read config lazily on first request.
@@ -126,7 +133,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await mkdir(dirname(file), { recursive: true });
       await writeFile(file, `${JSON.stringify(endpoints, null, 2)}\n`);
     }
-    return { ...endpoints, stop };
+    return { ...endpoints, gitFrontendUrl: gitFrontend.url, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freshTable } from '#test/dynamodb';
@@ -70,10 +72,26 @@ describe('local LFS store', () => {
     const stored = lfsObjectPath(hostedRepositoryPath(root, 'owner', 'repo'), oid);
     expect(await readFile(stored)).toEqual(content);
     await expect(store.put('owner', 'repo', 'a'.repeat(64), file)).rejects.toBeInstanceOf(LfsObjectMismatch);
-    await expect(store.write('owner', 'repo', oid, content, content.length + 1)).rejects.toBeInstanceOf(
-      LfsObjectMismatch,
+    for (const announced of [content.length + 1, content.length - 1])
+      await expect(
+        store.write('owner', 'repo', 'b'.repeat(64), Readable.from([content]), announced),
+      ).rejects.toBeInstanceOf(LfsObjectMismatch);
+    await expect(
+      store.write('owner', 'repo', 'b'.repeat(64), Readable.from([content])),
+    ).rejects.toBeInstanceOf(LfsObjectMismatch);
+    expect(await store.has('owner', 'repo', 'b'.repeat(64))).toBeUndefined();
+    // A stream in pieces, of an object already there: stored again, the same bytes.
+    await store.write(
+      'owner',
+      'repo',
+      oid,
+      Readable.from([content.subarray(0, 5), content.subarray(5)]),
+      content.length,
     );
-    await expect(store.read('owner', 'repo', '../../x'.padEnd(64, 'a'))).rejects.toBeInstanceOf(
+    const opened = await store.open('owner', 'repo', oid);
+    expect(opened?.size).toBe(content.length);
+    expect(await buffer(opened?.stream ?? Readable.from([]))).toEqual(content);
+    await expect(store.open('owner', 'repo', '../../x'.padEnd(64, 'a'))).rejects.toBeInstanceOf(
       LfsObjectMismatch,
     );
   });

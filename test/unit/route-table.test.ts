@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { byPrecedence, compile, matchRoute } from '#local/http-server';
+import { GIT_HANDLERS } from '#git-server/handlers';
+import { byPrecedence, compile, matchRoute } from '#shared/route-match';
 import {
   API_PREFIX,
   PATH_PARAMETERS,
@@ -10,6 +11,7 @@ import {
   ROUTES,
   routeId,
   routeOf,
+  servedBy,
 } from '#shared/routes';
 import { matchesParamRule, pathParametersValid } from '#shared/validate';
 
@@ -27,11 +29,19 @@ describe('route table', () => {
   });
 
   it.each(ROUTES.map((route) => [`${route.method} ${route.path}`, route] as const))(
-    '%s has a handler module',
+    '%s has a handler where it is served (a Lambda module, or an entry of the Git front end)',
     (_, route) => {
-      expect(existsSync(handlerFile(route.handler))).toBe(true);
+      const lambda = existsSync(handlerFile(route.handler));
+      if (servedBy(route) === 'api') expect(lambda).toBe(true);
+      else expect([lambda, route.handler in GIT_HANDLERS]).toEqual([false, true]);
     },
   );
+
+  it('gives the Git front end a handler for its rows and for nothing else', () => {
+    const rows = ROUTES.filter((route) => servedBy(route) === 'git-frontend').map((route) => route.handler);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(Object.keys(GIT_HANDLERS).sort()).toEqual(rows.sort());
+  });
 
   it('puts REST routes under the API prefix and gives them JSON', () => {
     for (const route of ROUTES.filter((candidate) => candidate.media === 'json')) {

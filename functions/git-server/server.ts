@@ -1,0 +1,190 @@
+/**
+ * The Git front end: one Node HTTP server for the route table's `git-frontend` rows (Git smart
+ * HTTP and the Git LFS API), in AWS a container service from the worker image behind the load
+ * balancer, locally a server of its own that the local API Gateway forwards those paths to. Each
+ * request goes path parameters → credentials (`authenticate`, as every route) → the handler's one
+ * service call → the answer, with bodies streamed both ways: no size or time limit, and memory that
+ * does not grow with a pack or an LFS object.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { authenticate } from '#services/authenticate';
+import { config } from '#shared/config';
+import { header } from '#shared/credentials';
+import { HttpError, notFound } from '#shared/errors';
+import { log, logUnhandled } from '#shared/log';
+import { byPrecedence, type CompiledRoute, compile, matchRoute } from '#shared/route-match';
+import { ROUTES, type Route, servedBy } from '#shared/routes';
+import { publicUrls } from '#shared/urls';
+import { pathParametersValid } from '#shared/validate';
+import { GIT_HANDLERS, type GitHandler } from './handlers.ts';
+import { errorReply } from './replies.ts';
+import type { GitReply } from './request.ts';
+
+/** The load balancer's health check: answered without touching the table or the file system. */
+export const HEALTH_PATH = '/_health';
+
+/**
+ * Longer than the load balancer's idle timeout (60 s by default), so the balancer, not the
+ * server, closes idle keep-alive connections (a server that closes first makes it answer 502).
+ */
+const KEEP_ALIVE_MS = 65_000;
+/** A connection with no bytes either way for this long is dead (git sends keepalives meanwhile). */
+const IDLE_SOCKET_MS = 10 * 60_000;
+
+export interface GitServerOptions {
+  /** 0 picks a free port. */
+  readonly port: number;
+  /** `0.0.0.0` in the container; the local stack and tests use 127.0.0.1. */
+  readonly host: string;
+}
+
+export interface GitServer {
+  readonly url: string;
+  readonly port: number;
+  /**
+   * Stops accepting connections; requests under way get `graceMs` to finish (ECS's SIGTERM),
+   * then every connection is closed.
+   */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** The front end's rows of the route table, each with its handler; a row without one fails the start. */
+export function frontEndRoutes(routes: readonly Route[] = ROUTES): CompiledRoute<GitHandler>[] {
+  return routes
+    .filter((route) => servedBy(route) === 'git-frontend')
+    .map((route) => {
+      const handler = GIT_HANDLERS[route.handler];
+      if (!handler) throw new Error(`The Git front end has no handler for ${route.handler}`);
+      return compile(route, handler);
+    })
+    .sort(byPrecedence);
+}
+
+/** Request headers as API Gateway hands them over (the client's spelling; the last of repeats). */
+function headersOf(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i + 1 < request.rawHeaders.length; i += 2)
+    headers[request.rawHeaders[i] ?? ''] = request.rawHeaders[i + 1] ?? '';
+  return headers;
+}
+
+const contentLengthOf = (request: IncomingMessage): number | undefined => {
+  const value = request.headers['content-length'];
+  return value === undefined || request.headers['transfer-encoding'] ? undefined : Number(value);
+};
+
+async function send(request: IncomingMessage, response: ServerResponse, reply: GitReply): Promise<void> {
+  // A refusal given before the body was read closes the connection rather than read the rest.
+  const closing = reply.status >= 400 && !request.complete ? { Connection: 'close' } : {};
+  response.writeHead(reply.status, { ...reply.headers, ...closing });
+  if (reply.body instanceof Readable) await pipeline(reply.body, response);
+  else response.end(reply.body ?? '');
+}
+
+async function serve(
+  routes: readonly CompiledRoute<GitHandler>[],
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  if (url.pathname === HEALTH_PATH && request.method === 'GET')
+    return send(request, response, { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'ok' });
+  const matched = matchRoute(routes, request.method ?? 'GET', url.pathname);
+  const route = matched?.compiled.route;
+  const requestId = randomUUID();
+  // The client hung up before the answer was out: stop git and anything else under way.
+  const abort = new AbortController();
+  response.on('close', () => {
+    if (!response.writableFinished) abort.abort();
+  });
+  // One line per request, as an access log: the route's template, never the path or the query
+  // (`?access_token=` may be there), and the outcome.
+  const started = Date.now();
+  response.on('close', () =>
+    log('info', 'git request', {
+      requestId,
+      method: request.method,
+      route: route?.path,
+      status: response.statusCode,
+      completed: response.writableFinished,
+      durationMs: Date.now() - started,
+    }),
+  );
+  try {
+    if (!matched || !route || !pathParametersValid(route, matched.pathParameters)) throw notFound();
+    const headers = headersOf(request);
+    const query = Object.fromEntries(url.searchParams);
+    const source = {
+      headers,
+      queryStringParameters: Object.keys(query).length > 0 ? query : null,
+      pathParameters: matched.pathParameters,
+    };
+    const caller = await authenticate(source, route);
+    const reply = await matched.compiled.handler({
+      route,
+      params: matched.pathParameters,
+      query,
+      caller,
+      urls: publicUrls(config(), source),
+      header: (name) => header(source, name),
+      body: request,
+      contentLength: contentLengthOf(request),
+      signal: abort.signal,
+    });
+    await send(request, response, reply);
+  } catch (error) {
+    if (response.headersSent || abort.signal.aborted) {
+      // Mid-body: nothing can be said any more but a broken connection.
+      if (!abort.signal.aborted) logUnhandled(route?.handler ?? 'git-server', requestId, error);
+      response.destroy();
+      return;
+    }
+    if (error instanceof HttpError)
+      return send(request, response, errorReply(route, error.status, error.message, error.details.headers));
+    logUnhandled(route?.handler ?? 'git-server', requestId, error);
+    await send(request, response, errorReply(route, 500, 'Server Error'));
+  }
+}
+
+/** Starts the Git front end on `host:port`. Configuration is read (lazily) as the handlers read it. */
+export async function startGitServer(options: GitServerOptions): Promise<GitServer> {
+  const routes = frontEndRoutes();
+  const server = createServer((request, response) => {
+    serve(routes, request, response).catch((error: unknown) => {
+      logUnhandled('git-server', undefined, error);
+      response.destroy();
+    });
+  });
+  // Node's 5-minute limit on receiving a whole request would cut a large push short.
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1000;
+  server.setTimeout(IDLE_SOCKET_MS, (socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    port,
+    stop: (graceMs = 0) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+        if (graceMs === 0) server.closeAllConnections();
+      }),
+  };
+}
