@@ -50,6 +50,8 @@ export interface Route {
   readonly preview?: string;
   /** Resources beyond the table (none when absent). */
   readonly uses?: readonly Capability[];
+  /** What serves the route: a Lambda function behind API Gateway (`api`, the default) or the Git front end. */
+  readonly servedBy?: 'git-frontend' | 'api';
 }
 
 const API = '/api/v3';
@@ -145,12 +147,12 @@ export const ROUTES: readonly Route[] = [
   // Hosted repositories: Git smart HTTP and the Git LFS API at {web}/{owner}/{repo}.git.
   // (hosted repository rows)
   // `{repo}` carries `name.git`; the git stack requires and strips the suffix (anything else is 404).
-  { method: 'GET', path: '/{owner}/{repo}/info/refs', handler: 'git/info-refs', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
-  { method: 'POST', path: '/{owner}/{repo}/git-upload-pack', handler: 'git/upload-pack', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
-  { method: 'POST', path: '/{owner}/{repo}/git-receive-pack', handler: 'git/receive-pack', auth: 'none', scopes: [], media: 'git', table: 'RW', uses: ['repositories'] },
-  { method: 'POST', path: '/{owner}/{repo}/info/lfs/objects/batch', handler: 'git/lfs-batch', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories', 'lfs-objects'] },
-  { method: 'GET', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-download', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
-  { method: 'PUT', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-upload', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'] },
+  { method: 'GET', path: '/{owner}/{repo}/info/refs', handler: 'git/info-refs', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'], servedBy: 'git-frontend' },
+  { method: 'POST', path: '/{owner}/{repo}/git-upload-pack', handler: 'git/upload-pack', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'], servedBy: 'git-frontend' },
+  { method: 'POST', path: '/{owner}/{repo}/git-receive-pack', handler: 'git/receive-pack', auth: 'none', scopes: [], media: 'git', table: 'RW', uses: ['repositories'], servedBy: 'git-frontend' },
+  { method: 'POST', path: '/{owner}/{repo}/info/lfs/objects/batch', handler: 'git/lfs-batch', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories', 'lfs-objects'], servedBy: 'git-frontend' },
+  { method: 'GET', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-download', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'], servedBy: 'git-frontend' },
+  { method: 'PUT', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-upload', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'], servedBy: 'git-frontend' },
 
   // Import progress pages at {import_url}/{owner}/{repo}/import.
   // (progress page rows)
