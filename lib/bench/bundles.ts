@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { App, NestedStack } from 'aws-cdk-lib';
+import { API_ROUTES } from '#cdk/rest-api';
 import { defineService } from '#cdk/service-app';
-import { ROUTES, routeId } from '#shared/routes';
+import { routeId } from '#shared/routes';
 import { median } from './measure.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -70,7 +71,7 @@ export function measureBundles(runs: number): BundleMeasurement[] {
     const functions = templates
       .flatMap((template) => Object.values(template.Resources))
       .filter((resource) => resource.Type === 'AWS::Lambda::Function');
-    return ROUTES.map((route) => {
+    return API_ROUTES.map((route) => {
       const id = routeId(route);
       const fn = functions.find((candidate) => candidate.Metadata?.['aws:cdk:path']?.includes(`/${id}/`));
       const asset = fn?.Metadata?.['aws:asset:path'];

@@ -4,9 +4,9 @@ import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2'
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { FileSystem as LambdaFileSystem, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Construct } from 'constructs';
+import type { Construct, IConstruct } from 'constructs';
 import { ENV } from '#shared/config';
-import type { Route } from '#shared/routes';
+import { API_PREFIX, type Route } from '#shared/routes';
 
 /**
  * The house decisions every function of the service shares, whether zip-bundled (`ApiFunction`)
@@ -101,13 +101,30 @@ export function bindTable(fn: LambdaFunction, role: Role, table: ITable, access:
   fn.addEnvironment(ENV.tableName, table.tableName);
   if (access === 'RW') table.grantReadWriteData(fn);
   else table.grantReadData(fn);
+  acknowledgeTableIndexes(role, table);
+}
 
-  // The grants also name `<table arn>/index/*` (a table with indexes, or imported with them).
+/** The grants of `table.grant*Data` also name `<table arn>/index/*` (a table with indexes, or imported with them). */
+export function acknowledgeTableIndexes(role: IConstruct, table: ITable): void {
   Validations.of(role).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::${nagReference(stack.resolve(table.tableArn))}/index/*]`,
+    id: `AwsSolutions-IAM5[Resource::${nagReference(Stack.of(role).resolve(table.tableArn))}/index/*]`,
     reason:
       'The wildcard spans only the indexes of this one table (data/table.ts), which the data layer queries by name; the actions are the read-only or read-write data set the route needs.',
   });
+}
+
+/**
+ * The public URL variables every function and the Git front end get, from the service's web
+ * origin (`https://host`: the custom domain, or the web distribution's own name). One origin serves
+ * the REST API under `API_PREFIX`, the pages and the hosted repositories.
+ */
+export function publicUrlEnvironment(origin: string): Record<string, string> {
+  return {
+    [ENV.baseUrl]: `${origin}${API_PREFIX}`,
+    [ENV.authUrl]: origin,
+    [ENV.settingsUrl]: origin,
+    [ENV.importUrl]: origin,
+  };
 }
 
 /**

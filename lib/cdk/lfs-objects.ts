@@ -7,15 +7,24 @@ import {
   type IBucket,
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { ENV } from '#shared/config';
-import type { ApiFunction } from './api-function.ts';
 import { nagReference } from './function-defaults.ts';
-import type { WorkerImageFunction } from './worker-function.ts';
 
 export interface LfsObjectsProps {
   /** RETAIN for anything holding real repositories; a DESTROY stack's buckets must be emptied first. */
   readonly removalPolicy: RemovalPolicy;
+}
+
+/**
+ * What `grantObjects` configures: a function (`ApiFunction`, `WorkerImageFunction`) or the Git
+ * front end's task (its container's environment and its task role).
+ */
+export interface LfsObjectsUser {
+  addEnvironment(name: string, value: string): unknown;
+  addToRolePolicy(statement: PolicyStatement): unknown;
+  /** The role the code runs as: a function's execution role, a task's task role. */
+  readonly executionRole: IConstruct;
 }
 
 /** How long S3 server access logs are kept. */
@@ -63,13 +72,13 @@ export class LfsObjects extends Construct {
   }
 
   /**
-   * What a function that uses the LFS store gets (the batch route, which presigns, and the import
-   * workers' Push step, which puts): `LFS_BUCKET`, GetObject and PutObject on the bucket's objects
+   * What code that uses the LFS store gets (the Git front end, whose batch API presigns, and the
+   * import workers' Push step, which puts): `LFS_BUCKET`, GetObject and PutObject on the bucket's objects
    * (a presigned URL acts with these; HeadObject is authorised by GetObject), and ListBucket on the
    * bucket itself so that HeadObject answers a missing object with 404 instead of 403. No delete,
    * no ACLs, no other bucket. A function in a nested stack passes the bucket as its stack sees it.
    */
-  grantObjects(fn: ApiFunction | WorkerImageFunction, seenFrom: IBucket = this.bucket): void {
+  grantObjects(fn: LfsObjectsUser, seenFrom: IBucket = this.bucket): void {
     fn.addEnvironment(ENV.lfsBucket, seenFrom.bucketName);
     const objects = seenFrom.arnForObjects('*');
     fn.addToRolePolicy(
@@ -77,7 +86,7 @@ export class LfsObjects extends Construct {
     );
     fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [seenFrom.bucketArn] }));
     Validations.of(fn.executionRole).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagReference(Stack.of(fn).resolve(objects))}]`,
+      id: `AwsSolutions-IAM5[Resource::${nagReference(Stack.of(fn.executionRole).resolve(objects))}]`,
       reason:
         'Git LFS objects are keyed <owner>/<repo>/<oid> for every hosted repository, so the object wildcard spans this one bucket; the batch API checks access to the repository before presigning, and the actions are only GetObject and PutObject.',
     });

@@ -30,12 +30,18 @@ export interface ServiceRestApiProps {
   readonly table: ITable;
   /** Seals TOTP seeds; granted only to the functions that sign users in. */
   readonly secretsKey: IKey;
-  /** @default ROUTES */
+  /** Rows served by the Git front end (`servedBy: 'git-frontend'`) are left out. @default ROUTES */
   readonly routes?: readonly Route[];
   /** Which nested stack holds which routes' functions. @default ROUTE_GROUPS */
   readonly groups?: readonly RouteGroup[];
   /** Configuration variables every route function gets (names from `ENV`). */
   readonly environment: Readonly<Record<string, string>>;
+  /**
+   * The service's web origin (`https://host`), from which every function gets the public URL
+   * variables (`publicUrlEnvironment`); a token reaches the nested stacks as their `WebOrigin`
+   * parameter. Unset (tests of the construct alone): handlers derive the URLs per request.
+   */
+  readonly webOrigin?: string;
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
   /** For the API's and the functions' log groups. */
   readonly logRemovalPolicy: RemovalPolicy;
@@ -51,8 +57,14 @@ export interface ServiceRestApiProps {
   readonly lfsObjects?: LfsObjects;
 }
 
-/** Part of every URL on the execute-api domain; hidden behind a custom domain's base path mapping. */
+/** Part of every URL on the execute-api domain; the web distribution's origin path. */
 export const STAGE_NAME = 'prod';
+
+/** Whether API Gateway serves a route (with a Lambda function), rather than the Git front end. */
+export const servedByApi = (route: Pick<Route, 'servedBy'>): boolean => (route.servedBy ?? 'api') === 'api';
+
+/** The rows of the route table the REST API serves. */
+export const API_ROUTES: readonly Route[] = ROUTES.filter(servedByApi);
 
 /** API Gateway's own error responses, in GitHub's JSON error shape. */
 const GATEWAY_RESPONSES = [
@@ -134,7 +146,7 @@ export function assertDeployableRoutes(routes: readonly Route[]): void {
 }
 
 /**
- * The REST API: one API Gateway method and one `ApiFunction` per route-table row (Lambda proxy
+ * The REST API: one API Gateway method and one `ApiFunction` per route-table row it serves (Lambda proxy
  * integration, so the handler sees the raw request and shapes the whole response), access and
  * execution logging, X-Ray tracing, stage throttling and GitHub-shaped gateway errors. The
  * functions are in nested stacks, one per route group (`RouteFunctions`, `route-groups.ts`); the
@@ -150,7 +162,7 @@ export class ServiceRestApi extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceRestApiProps) {
     super(scope, id);
-    const routes = props.routes ?? ROUTES;
+    const routes = (props.routes ?? ROUTES).filter(servedByApi);
     assertDeployableRoutes(routes);
 
     this.accessLogs = new LogGroup(this, 'AccessLogs', {
@@ -200,6 +212,7 @@ export class ServiceRestApi extends Construct {
         restApi: this.api,
         stageName: STAGE_NAME,
         environment: props.environment,
+        ...(props.webOrigin === undefined ? {} : { webOrigin: props.webOrigin }),
         logRemovalPolicy: props.logRemovalPolicy,
         ...(props.importWorkflow === undefined ? {} : { importWorkflow: props.importWorkflow }),
         ...(props.network === undefined ? {} : { network: props.network }),

@@ -15,6 +15,7 @@ import { Bucket, type IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { acceptsTokens, type Route, routeId, signsIn } from '#shared/routes';
 import { ApiFunction } from './api-function.ts';
+import { publicUrlEnvironment } from './function-defaults.ts';
 import type { ImportWorkflow } from './import-workflow.ts';
 import type { LfsObjects } from './lfs-objects.ts';
 import { httpHandlerEntry } from './paths.ts';
@@ -31,6 +32,8 @@ export interface RouteFunctionsProps {
   readonly restApi: IRestApi;
   readonly stageName: string;
   readonly environment: Readonly<Record<string, string>>;
+  /** The web origin the public URL variables are built from (`ServiceRestApiProps.webOrigin`). */
+  readonly webOrigin?: string;
   readonly logRemovalPolicy: RemovalPolicy;
   readonly importWorkflow?: ImportWorkflow;
   readonly network?: WorkerNetwork;
@@ -42,8 +45,9 @@ export interface RouteFunctionsProps {
  * policy, log group) and the permission letting its API Gateway method invoke it. The API's
  * resources and methods stay in the parent stack.
  *
- * What crosses the boundary is named: parameters `TableName` and `RestApiId`, `SecretsKeyArn`,
- * `ImportStateMachineArn` and `LfsBucketName` (only when a route of the group needs them), and one output per route,
+ * What crosses the boundary is named: parameters `TableName` and `RestApiId`, `WebOrigin` (unless a
+ * literal custom domain), `SecretsKeyArn`, `ImportStateMachineArn` and `LfsBucketName` (only when a
+ * route of the group needs them), and one output per route,
  * `<RouteId>Arn`, the function's ARN for its method's integration. Named parameters also keep the
  * cdk-nag acknowledgements stable: the table's index wildcard reads `…:table/<TableName>/index/*`. Functions in
  * the VPC reach the network's subnets, security group and file system through references CDK
@@ -91,6 +95,15 @@ export class RouteFunctions extends NestedStack {
       'The REST API invoking the functions',
     );
 
+    const webOrigin =
+      props.webOrigin === undefined || !Token.isUnresolved(props.webOrigin)
+        ? props.webOrigin
+        : this.fromParent('WebOrigin', props.webOrigin, 'The service web origin (https://host)');
+    const environment = {
+      ...props.environment,
+      ...(webOrigin === undefined ? {} : publicUrlEnvironment(webOrigin)),
+    };
+
     const functions = new Map<string, ApiFunction>();
     for (const route of props.routes) {
       const id = routeId(route);
@@ -98,7 +111,7 @@ export class RouteFunctions extends NestedStack {
       const fn = new ApiFunction(this, id, {
         entry: httpHandlerEntry(route.handler),
         description: `${route.method} ${route.path}`,
-        environment: props.environment,
+        environment,
         logRemovalPolicy: props.logRemovalPolicy,
         ...(uses.has('repositories') ? { network: required(props.network, route, 'network').api } : {}),
       });

@@ -38,11 +38,7 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     folders: ['imports', 'import-page'],
     description: 'Source import API and the import page',
   },
-  {
-    name: 'Git',
-    folders: ['git'],
-    description: 'Git smart HTTP and Git LFS on the hosted repositories',
-  },
+  // No group for `git/`: the Git front end serves those rows (`servedBy: 'git-frontend'`).
 ];
 
 /** The nested stack of a group (construct id and logical id). */

@@ -1,14 +1,17 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Lazy, Stack, type StackProps } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { ENV } from '#shared/config';
 import { API_PREFIX } from '#shared/routes';
 import { DataTable } from './data-table.ts';
+import { publicUrlEnvironment } from './function-defaults.ts';
+import { GIT_FRONTEND_ROUTES, GitFrontend } from './git-frontend.ts';
 import { ImportWorkflow } from './import-workflow.ts';
 import { LfsObjects } from './lfs-objects.ts';
 import { IMPORT_ASL_FILE } from './paths.ts';
-import { ServiceRestApi } from './rest-api.ts';
+import { API_ROUTES, ServiceRestApi, STAGE_NAME } from './rest-api.ts';
 import type { ServiceSettings } from './settings.ts';
+import { WebDistribution } from './web-distribution.ts';
 import { WorkerNetwork } from './worker-network.ts';
 
 export interface ServiceStackProps extends StackProps {
@@ -16,27 +19,20 @@ export interface ServiceStackProps extends StackProps {
 }
 
 /**
- * Configuration variables every function gets. The public URLs are set only for a custom domain:
- * without one, handlers derive them per request from the API Gateway domain and stage, because
- * setting them from the RestApi's URL would make every function depend on the API that depends on
- * every function.
+ * Configuration variables every function and the Git front end get besides the public URLs
+ * (`publicUrlEnvironment` of the web origin).
  */
 export function functionEnvironment(settings: ServiceSettings): Record<string, string> {
-  const environment: Record<string, string> = { [ENV.vendor]: settings.vendor };
-  if (settings.publicUrl !== undefined) {
-    environment[ENV.baseUrl] = `${settings.publicUrl}${API_PREFIX}`;
-    environment[ENV.authUrl] = settings.publicUrl;
-    environment[ENV.settingsUrl] = settings.publicUrl;
-    environment[ENV.importUrl] = settings.publicUrl;
-  }
-  return environment;
+  return { [ENV.vendor]: settings.vendor };
 }
 
 /**
- * The whole service: the table, the REST API with one function per route, and the source import
- * workflow with its Git workers, their VPC and the file system holding the hosted repositories.
- * The route functions are in nested stacks, one per route group (`route-groups.ts`), which keeps
- * every stack far below CloudFormation's 500 resources; everything else is in this stack.
+ * The whole service: the table, the REST API with one function per route, the source import
+ * workflow with its Git workers, their VPC and the file system holding the hosted repositories,
+ * the Git front end serving those repositories, and the web distribution in front of the API and
+ * the front end. The route functions are in nested stacks, one per route group
+ * (`route-groups.ts`), which keeps every stack far below CloudFormation's 500 resources;
+ * everything else is in this stack.
  */
 export class ServiceStack extends Stack {
   public readonly table: DataTable;
@@ -46,6 +42,10 @@ export class ServiceStack extends Stack {
   public readonly network: WorkerNetwork;
   public readonly lfsObjects: LfsObjects;
   public readonly importWorkflow: ImportWorkflow;
+  public readonly gitFrontend: GitFrontend;
+  public readonly web: WebDistribution;
+  /** `https://host`: the custom domain, or the distribution's own name. */
+  public readonly webOrigin: string;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, {
@@ -53,6 +53,18 @@ export class ServiceStack extends Stack {
       ...props,
     });
     const { settings } = props;
+    // Every function's public URLs name the distribution, which is built last (it fronts the API
+    // and the Git front end); CloudFormation orders it before the functions, which it does not need.
+    let web: WebDistribution | undefined;
+    this.webOrigin =
+      settings.publicUrl ??
+      Lazy.string({
+        produce: () => {
+          if (web === undefined) throw new Error('the web distribution was never built');
+          return web.defaultOrigin;
+        },
+      });
+    const environment = { ...functionEnvironment(settings), ...publicUrlEnvironment(this.webOrigin) };
 
     this.table = new DataTable(this, 'Table', { removalPolicy: settings.removalPolicy });
     this.secretsKey = new Key(this, 'SecretsKey', {
@@ -72,7 +84,7 @@ export class ServiceStack extends Stack {
       secretsKey: this.secretsKey,
       network: this.network,
       lfsObjects: this.lfsObjects,
-      environment: functionEnvironment(settings),
+      environment,
       importChunkSeconds: settings.importChunkSeconds,
       largeFileBytes: settings.largeFileBytes,
       logRemovalPolicy: settings.removalPolicy,
@@ -84,19 +96,53 @@ export class ServiceStack extends Stack {
       table: this.table,
       secretsKey: this.secretsKey,
       environment: functionEnvironment(settings),
+      webOrigin: this.webOrigin,
       throttling: settings.throttling,
       logRemovalPolicy: settings.removalPolicy,
       manageCloudWatchRole: settings.apiGatewayCloudWatchRole,
       ...(settings.webAclArn === undefined ? {} : { webAclArn: settings.webAclArn }),
     });
+    this.gitFrontend = new GitFrontend(this, 'GitFrontend', {
+      network: this.network,
+      table: this.table,
+      secretsKey: this.secretsKey,
+      lfsObjects: this.lfsObjects,
+      environment,
+      minTasks: settings.gitFrontendTasks.min,
+      maxTasks: settings.gitFrontendTasks.max,
+      logRemovalPolicy: settings.removalPolicy,
+    });
+    web = new WebDistribution(this, 'Web', {
+      restApi: this.restApi.api,
+      stageName: STAGE_NAME,
+      gitFrontend: this.gitFrontend,
+      gitRoutes: GIT_FRONTEND_ROUTES,
+      apiRoutes: API_ROUTES,
+      ...(settings.publicUrl === undefined || settings.certificateArn === undefined
+        ? {}
+        : {
+            domain: { name: new URL(settings.publicUrl).hostname, certificateArn: settings.certificateArn },
+          }),
+      ...(settings.distributionWebAclArn === undefined ? {} : { webAclArn: settings.distributionWebAclArn }),
+      logRemovalPolicy: settings.removalPolicy,
+    });
+    this.web = web;
 
     new CfnOutput(this, 'ApiUrl', {
-      description: 'Stage URL on the execute-api domain',
+      description: 'Stage URL on the execute-api domain (the distribution is the way in)',
       value: this.restApi.api.url,
+    });
+    new CfnOutput(this, 'WebUrl', {
+      description: 'The web origin: pages, and git clone <WebUrl>/<owner>/<repo>.git',
+      value: this.webOrigin,
     });
     new CfnOutput(this, 'BaseUrl', {
       description: 'The {base_url} for GitHub clients (Octokit baseUrl, GHE host + /api/v3)',
-      value: settings.publicUrl === undefined ? this.restApi.baseUrl : `${settings.publicUrl}${API_PREFIX}`,
+      value: `${this.webOrigin}${API_PREFIX}`,
+    });
+    new CfnOutput(this, 'DistributionDomainName', {
+      description: "The web distribution's own name: the target of publicUrl's DNS record",
+      value: web.distribution.distributionDomainName,
     });
     new CfnOutput(this, 'TableName', { description: 'The service table', value: this.table.tableName });
     new CfnOutput(this, 'SecretsKeyArn', {

@@ -14,14 +14,21 @@ export const CONTEXT = {
   removalPolicy: 'removalPolicy',
   /** Lower-case vendor name handlers report (ENV.vendor). */
   vendor: 'vendor',
-  /** Public origin of a custom domain, e.g. `https://api.example.com`; sets the URL variables. */
+  /**
+   * Public origin of a custom domain, e.g. `https://api.example.com` (no path): the web
+   * distribution's name and the URL variables. Needs `certificateArn`.
+   */
   publicUrl: 'publicUrl',
+  /** ACM certificate for the host of `publicUrl`, in us-east-1 (CloudFront reads it from there). */
+  certificateArn: 'certificateArn',
   /** Stage-wide steady-state requests per second. */
   throttlingRateLimit: 'throttlingRateLimit',
   /** Stage-wide burst of requests. */
   throttlingBurstLimit: 'throttlingBurstLimit',
   /** ARN of an existing regional WAFv2 web ACL to associate with the API stage. */
   webAclArn: 'webAclArn',
+  /** ARN of an existing WAFv2 web ACL of scope CLOUDFRONT (us-east-1) for the web distribution. */
+  distributionWebAclArn: 'distributionWebAclArn',
   /**
    * Whether this stack sets the region's account-wide API Gateway CloudWatch Logs role (needed for
    * access and execution logs). `false` when the platform already manages that setting.
@@ -36,6 +43,10 @@ export const CONTEXT = {
   importChunkSeconds: 'importChunkSeconds',
   /** Files larger than this many bytes are large files (default 100 MiB). */
   largeFileBytes: 'largeFileBytes',
+  /** Fewest tasks of the Git front end (default 1; 2 keeps Git up through the loss of a zone). */
+  gitFrontendMinTasks: 'gitFrontendMinTasks',
+  /** Most tasks the Git front end scales out to (default 10). */
+  gitFrontendMaxTasks: 'gitFrontendMaxTasks',
 } as const;
 
 /** Lambda's 15-minute cap, the worker functions' timeout. */
@@ -49,14 +60,18 @@ export interface ServiceSettings {
   readonly stackName: string;
   readonly removalPolicy: RemovalPolicy;
   readonly vendor: string;
-  /** Without a trailing slash; undefined when handlers derive URLs from each request. */
+  /** An origin (`https://host`); undefined: the web distribution's own `*.cloudfront.net` name. */
   readonly publicUrl: string | undefined;
+  /** Set exactly when `publicUrl` is. */
+  readonly certificateArn: string | undefined;
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
   readonly webAclArn: string | undefined;
+  readonly distributionWebAclArn: string | undefined;
   readonly apiGatewayCloudWatchRole: boolean;
   readonly natGateways: number;
   readonly importChunkSeconds: number;
   readonly largeFileBytes: number;
+  readonly gitFrontendTasks: { readonly min: number; readonly max: number };
 }
 
 export const DEFAULT_SETTINGS = {
@@ -67,6 +82,8 @@ export const DEFAULT_SETTINGS = {
   natGateways: 1,
   importChunkSeconds: 600,
   largeFileBytes: DEFAULT_LARGE_FILE_BYTES,
+  gitFrontendMinTasks: 1,
+  gitFrontendMaxTasks: 10,
 } as const;
 
 function text(node: Node, key: string): string | undefined {
@@ -121,7 +138,44 @@ function publicUrl(node: Node): string | undefined {
       `context ${CONTEXT.publicUrl} must be an https URL without query, fragment or credentials`,
     );
   }
-  return url.toString().replace(/\/+$/, '');
+  // The web distribution answers for a host on 443; it has no way to strip a path prefix.
+  if (url.pathname !== '/' || url.port !== '') {
+    throw new Error(
+      `context ${CONTEXT.publicUrl} must be https://<host>, without port or path, got '${value}'`,
+    );
+  }
+  return url.origin;
+}
+
+/** The certificate CloudFront serves `publicUrl` with: required with it, meaningless without it. */
+function certificateArn(node: Node, publicUrl: string | undefined): string | undefined {
+  const value = text(node, CONTEXT.certificateArn);
+  if (publicUrl === undefined) {
+    if (value !== undefined) throw new Error(`context ${CONTEXT.certificateArn} needs ${CONTEXT.publicUrl}`);
+    return undefined;
+  }
+  if (value === undefined) {
+    throw new Error(
+      `context ${CONTEXT.publicUrl} needs ${CONTEXT.certificateArn}: an ACM certificate in us-east-1 for ${new URL(publicUrl).hostname}`,
+    );
+  }
+  if (!/^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[\w-]+$/.test(value)) {
+    throw new Error(
+      `context ${CONTEXT.certificateArn} must be an ACM certificate ARN in us-east-1, got '${value}'`,
+    );
+  }
+  return value;
+}
+
+function gitFrontendTasks(node: Node): ServiceSettings['gitFrontendTasks'] {
+  const min = positiveInteger(node, CONTEXT.gitFrontendMinTasks, DEFAULT_SETTINGS.gitFrontendMinTasks);
+  const max = positiveInteger(node, CONTEXT.gitFrontendMaxTasks, DEFAULT_SETTINGS.gitFrontendMaxTasks);
+  if (min > max) {
+    throw new Error(
+      `context ${CONTEXT.gitFrontendMinTasks} (${min}) must be at most ${CONTEXT.gitFrontendMaxTasks} (${max})`,
+    );
+  }
+  return { min, max };
 }
 
 export function readSettings(node: Node): ServiceSettings {
@@ -134,13 +188,16 @@ export function readSettings(node: Node): ServiceSettings {
     rateLimit: positiveInteger(node, CONTEXT.throttlingRateLimit, DEFAULT_SETTINGS.throttlingRateLimit),
     burstLimit: positiveInteger(node, CONTEXT.throttlingBurstLimit, DEFAULT_SETTINGS.throttlingBurstLimit),
   };
+  const origin = publicUrl(node);
   return Object.freeze({
     stackName: text(node, CONTEXT.stackName) ?? DEFAULT_SETTINGS.stackName,
     removalPolicy: removalPolicy(node),
     vendor,
-    publicUrl: publicUrl(node),
+    publicUrl: origin,
+    certificateArn: certificateArn(node, origin),
     throttling,
     webAclArn: text(node, CONTEXT.webAclArn),
+    distributionWebAclArn: text(node, CONTEXT.distributionWebAclArn),
     apiGatewayCloudWatchRole: flag(node, CONTEXT.apiGatewayCloudWatchRole, true),
     natGateways: atMost(
       CONTEXT.natGateways,
@@ -155,5 +212,6 @@ export function readSettings(node: Node): ServiceSettings {
       "a minute below the workers' 15-minute timeout",
     ),
     largeFileBytes: positiveInteger(node, CONTEXT.largeFileBytes, DEFAULT_SETTINGS.largeFileBytes),
+    gitFrontendTasks: gitFrontendTasks(node),
   });
 }

@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { type Duration, IgnoreMode, type RemovalPolicy, Size, SymlinkFollowMode } from 'aws-cdk-lib';
+import { type Duration, type RemovalPolicy, Size } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import type { Role } from 'aws-cdk-lib/aws-iam';
 import { Architecture, DockerImageCode, DockerImageFunction, Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
@@ -13,7 +11,7 @@ import {
   functionExecution,
   type TableAccess,
 } from './function-defaults.ts';
-import { PROJECT_ROOT, WORKER_DOCKERFILE, WORKER_DOCKERIGNORE } from './paths.ts';
+import { WORKER_IMAGE_CONTEXT, workerImageAsset } from './worker-image.ts';
 
 export interface WorkerImageFunctionProps {
   /** Module under `functions/workflow/` (bundled into the image by `worker/bundle.ts`). */
@@ -29,14 +27,6 @@ export interface WorkerImageFunctionProps {
   readonly logRemovalPolicy?: RemovalPolicy;
 }
 
-/** The build context's filter, read from the file Docker itself reads (one list, two readers). */
-function contextExcludes(): string[] {
-  return readFileSync(WORKER_DOCKERIGNORE, 'utf8')
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
-}
-
 /**
  * A Git step of the import workflow: a container-image function from `lib/cdk/worker/Dockerfile`
  * (git, git-lfs, git-filter-repo, hg, svn, svn-all-fast-export), built by `cdk deploy` (synthesis
@@ -50,14 +40,9 @@ export class WorkerImageFunction extends DockerImageFunction {
   constructor(scope: Construct, id: string, props: WorkerImageFunctionProps) {
     const { logGroup, role } = functionExecution(scope, id, props);
     super(scope, id, {
-      code: DockerImageCode.fromImageAsset(PROJECT_ROOT, {
-        file: WORKER_DOCKERFILE.slice(PROJECT_ROOT.length + 1),
+      code: DockerImageCode.fromImageAsset(WORKER_IMAGE_CONTEXT, {
+        ...workerImageAsset(),
         cmd: [`${props.handler}.handler`],
-        platform: Platform.LINUX_ARM64,
-        exclude: contextExcludes(),
-        ignoreMode: IgnoreMode.DOCKER,
-        // node_modules may be a link out of the checkout; the image installs its own.
-        followSymlinks: SymlinkFollowMode.NEVER,
       }),
       description: props.description,
       architecture: Architecture.ARM_64,

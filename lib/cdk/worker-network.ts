@@ -9,6 +9,7 @@ import {
   SubnetType,
   Vpc,
 } from 'aws-cdk-lib/aws-ec2';
+import type { EfsVolumeConfiguration } from 'aws-cdk-lib/aws-ecs';
 import { type AccessPoint, FileSystem, PerformanceMode, ThroughputMode } from 'aws-cdk-lib/aws-efs';
 import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FileSystem as LambdaFileSystem } from 'aws-cdk-lib/aws-lambda';
@@ -17,6 +18,19 @@ import { Construct } from 'constructs';
 import { ENV } from '#shared/config';
 import type { FunctionNetwork } from './function-defaults.ts';
 import { MAX_AVAILABILITY_ZONES } from './settings.ts';
+
+/** The file system as an ECS task mounts it (the Git front end): what `FunctionNetwork` is to a function. */
+export interface ContainerMount {
+  /** The task's EFS volume: through the access point, over TLS, with IAM authorization. */
+  readonly volume: EfsVolumeConfiguration;
+  readonly mountPath: string;
+  /** `uid:gid` the container runs as: the access point's POSIX user. */
+  readonly user: string;
+  /** The directories on the mount (`ENV.importWorkDir`, `ENV.repositoriesDir`). */
+  readonly environment: Readonly<Record<string, string>>;
+  /** What the task role needs to mount and write: the statements a function mounting it gets. */
+  readonly policies: readonly PolicyStatement[];
+}
 
 export interface WorkerNetworkProps {
   /** One per availability zone at most; 1 is a single point of failure for imports only. */
@@ -155,16 +169,40 @@ export class WorkerNetwork extends Construct {
     return this.functionNetwork(this.apiSecurityGroup);
   }
 
+  /**
+   * The same access point, path, user and IAM statements for an ECS task; the caller lets its
+   * security group reach the file system (`fileSystem.connections`).
+   */
+  get container(): ContainerMount {
+    return {
+      volume: {
+        fileSystemId: this.fileSystem.fileSystemId,
+        transitEncryption: 'ENABLED',
+        authorizationConfig: { accessPointId: this.accessPoint.accessPointId, iam: 'ENABLED' },
+      },
+      mountPath: MOUNT_PATH,
+      user: `${FILE_SYSTEM_USER.uid}:${FILE_SYSTEM_USER.gid}`,
+      environment: this.mountEnvironment(),
+      // Exactly what Lambda grants a function mounting the access point (ClientMount conditioned on
+      // it, ClientWrite on the file system), taken from the same CDK call so the two cannot drift.
+      policies: LambdaFileSystem.fromEfsAccessPoint(this.accessPoint, MOUNT_PATH).config.policies ?? [],
+    };
+  }
+
   private functionNetwork(securityGroup: SecurityGroup): FunctionNetwork {
     return {
       vpc: this.vpc,
       vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
       securityGroups: [securityGroup],
       filesystem: LambdaFileSystem.fromEfsAccessPoint(this.accessPoint, MOUNT_PATH),
-      environment: {
-        [ENV.importWorkDir]: `${MOUNT_PATH}/imports`,
-        [ENV.repositoriesDir]: `${MOUNT_PATH}/repositories`,
-      },
+      environment: this.mountEnvironment(),
+    };
+  }
+
+  private mountEnvironment(): Record<string, string> {
+    return {
+      [ENV.importWorkDir]: `${MOUNT_PATH}/imports`,
+      [ENV.repositoriesDir]: `${MOUNT_PATH}/repositories`,
     };
   }
 }

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ESM_REQUIRE_BANNER, RUNTIME_PROVIDED_MODULES } from '#cdk/bundling';
-import { bundleWorkerHandlers, IMAGE_HANDLERS } from '#cdk/worker/bundle';
+import { API_ROUTES } from '#cdk/rest-api';
+import { bundleWorkerHandlers, GIT_SERVER_BUNDLE, IMAGE_HANDLERS } from '#cdk/worker/bundle';
 import { WORKFLOW_TASKS } from '#cdk/workflow-tasks';
-import { ROUTES } from '#shared/routes';
 import { runtimeImports } from '#test/bundle-imports';
 import { loadDeployment } from '#test/deployment';
 
@@ -63,10 +63,10 @@ describe('the zip functions of the one cdk synth of the infra project', () => {
     }
   });
 
-  it('are every route and every zip-packaged workflow step, each one ESM file with its source map that defines require', () => {
+  it('are every route on the API and every zip-packaged workflow step, each one ESM file with its source map that defines require', () => {
     expect([...bundles.keys()].sort()).toEqual(
       [
-        ...ROUTES.map((route) => `${route.method} ${route.path}`),
+        ...API_ROUTES.map((route) => `${route.method} ${route.path}`),
         ...WORKFLOW_TASKS.filter((task) => task.packaging === 'zip').map(
           (task) => `Import workflow: ${task.name}`,
         ),
@@ -117,11 +117,17 @@ describe('the worker image build stage (lib/cdk/worker/bundle.ts), run here with
     }
   });
 
+  it("bundles the Git front end's server into the one file the task's command names", () => {
+    const bundle = readFileSync(join(outdir, `${GIT_SERVER_BUNDLE}.mjs`), 'utf8');
+    expect(bundle.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+    expect(existsSync(join(outdir, `${GIT_SERVER_BUNDLE}.mjs.map`))).toBe(true);
+  });
+
   it('imports nothing but Node built-ins: the image is not a Lambda base image and ships no AWS SDK', async () => {
     const missing: string[] = [];
-    for (const handler of IMAGE_HANDLERS)
-      for (const specifier of missingAtRunTime(await runtimeImports(join(outdir, `${handler}.mjs`)), []))
-        missing.push(`${handler}: ${specifier}`);
+    for (const name of [...IMAGE_HANDLERS, GIT_SERVER_BUNDLE])
+      for (const specifier of missingAtRunTime(await runtimeImports(join(outdir, `${name}.mjs`)), []))
+        missing.push(`${name}: ${specifier}`);
     expect(missing).toEqual([]);
   });
 });

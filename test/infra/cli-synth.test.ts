@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { ROUTES } from '#shared/routes';
+import { API_ROUTES } from '#cdk/rest-api';
 
 describe('cdk synth (the CLI)', () => {
   it('produces the template offline, with no AWS credentials or configuration', async () => {
@@ -10,7 +10,9 @@ describe('cdk synth (the CLI)', () => {
     const out = inject('cdkOut');
     const template = JSON.parse(await readFile(join(out, 'OAuthImportService.template.json'), 'utf8'));
     const resources = Object.values(template.Resources) as Array<{ Type: string }>;
-    expect(resources.filter((r) => r.Type === 'AWS::ApiGateway::Method')).toHaveLength(ROUTES.length);
+    expect(resources.filter((r) => r.Type === 'AWS::ApiGateway::Method')).toHaveLength(API_ROUTES.length);
+    expect(resources.filter((r) => r.Type === 'AWS::ECS::Service')).toHaveLength(1);
+    expect(resources.filter((r) => r.Type === 'AWS::CloudFront::Distribution')).toHaveLength(1);
     expect(resources.filter((r) => r.Type === 'AWS::DynamoDB::Table')).toHaveLength(1);
   });
 });

@@ -201,7 +201,7 @@ describe('ImportWorkflow in the service stack (the one cdk synth of the infra pr
     }
   });
 
-  it('encrypts the file system, requires TLS, and accepts NFS only from the security groups of functions that mount it', () => {
+  it('encrypts the file system, requires TLS, and accepts NFS only from the security groups of functions and tasks that mount it', () => {
     const [[fsId, fileSystem] = ['', undefined as never]] = ofType(resources, 'AWS::EFS::FileSystem');
     expect(fileSystem.Properties.Encrypted).toBe(true);
     expect(JSON.stringify(fileSystem.Properties.FileSystemPolicy)).toContain('"aws:SecureTransport":"false"');
@@ -230,13 +230,23 @@ describe('ImportWorkflow in the service stack (the one cdk synth of the infra pr
       ([, fn]) => fn.Properties.FileSystemConfigs !== undefined,
     );
     expect(mounting.length).toBeGreaterThan(IMAGE_TASKS.length);
-    const mountingGroups = new Set(
-      mounting.flatMap(([, fn]) =>
+    // And the Git front end's tasks (test/infra/git-frontend.test.ts).
+    const services = ofType(resources, 'AWS::ECS::Service');
+    expect(services).toHaveLength(1);
+    const mountingGroups = new Set([
+      ...mounting.flatMap(([, fn]) =>
         (fn.Properties.VpcConfig.SecurityGroupIds as { 'Fn::GetAtt': [string] }[]).map(
           (group) => group['Fn::GetAtt'][0],
         ),
       ),
-    );
+      ...services.flatMap(([, service]) =>
+        (
+          service.Properties.NetworkConfiguration.AwsvpcConfiguration.SecurityGroups as {
+            'Fn::GetAtt': [string];
+          }[]
+        ).map((group) => group['Fn::GetAtt'][0]),
+      ),
+    ]);
     expect(ingress.length).toBeGreaterThan(0);
     for (const [, rule] of ingress) {
       expect(rule.Properties).toMatchObject({ IpProtocol: 'tcp', FromPort: 2049, ToPort: 2049 });

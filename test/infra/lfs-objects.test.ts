@@ -94,23 +94,40 @@ describe('the Git LFS objects bucket (the one cdk synth of the infra project)', 
     }
   });
 
-  it('names the bucket in LFS_BUCKET of exactly the LFS batch route and the Push worker', () => {
+  /** The Git front end's container (it serves the LFS batch route, `servedBy: 'git-frontend'`). */
+  const frontEnd = () => {
+    const [[, task] = ['', undefined as never], ...others] = ofType(resources, 'AWS::ECS::TaskDefinition');
+    expect(others).toEqual([]);
+    const [container] = task.Properties.ContainerDefinitions as {
+      Environment: { Name: string; Value: unknown }[];
+    }[];
+    return { task, container };
+  };
+
+  it('names the bucket in LFS_BUCKET of exactly the Push worker and the Git front end, which serves the LFS batch route', () => {
     const batch = ROUTES.find((route) => route.handler === 'git/lfs-batch');
     expect(batch?.uses).toContain('lfs-objects');
+    expect(batch?.servedBy).toBe('git-frontend');
     const withBucket = ofType(resources, 'AWS::Lambda::Function')
       .filter(([, fn]) => fn.Properties.Environment?.Variables?.[ENV.lfsBucket] !== undefined)
       .map(([, fn]) => {
         expect(fn.Properties.Environment.Variables[ENV.lfsBucket]).toEqual({ Ref: bucketId });
         return fn.Properties.Description;
       });
-    expect(withBucket.sort()).toEqual(['Import workflow: Push', `POST ${batch?.path}`].sort());
+    expect(withBucket).toEqual(['Import workflow: Push']);
+    expect(frontEnd().container?.Environment).toContainEqual({
+      Name: ENV.lfsBucket,
+      Value: { Ref: bucketId },
+    });
   });
 
   it('grants those two Get/PutObject on the objects and ListBucket on the bucket, and no other role anything of S3', () => {
     const granted = [
-      ...functionsWith('POST /{owner}/{repo}/info/lfs/objects/batch'),
-      ...functionsWith('Import workflow: Push'),
-    ].map(([, fn]) => (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]);
+      ...functionsWith('Import workflow: Push').map(
+        ([, fn]) => (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0],
+      ),
+      (frontEnd().task.Properties.TaskRoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0],
+    ];
     expect(granted).toHaveLength(2);
     for (const role of ofType(resources, 'AWS::IAM::Role').map(([id]) => id)) {
       const s3 = statementsOf(resources, role)

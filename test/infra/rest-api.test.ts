@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertDeployableRoutes, STAGE_NAME } from '#cdk/rest-api';
+import { API_ROUTES, assertDeployableRoutes, STAGE_NAME } from '#cdk/rest-api';
 import { groupRoutes, routeStackId } from '#cdk/route-groups';
 import { WORKFLOW_TASKS } from '#cdk/workflow-tasks';
 import { ENV } from '#shared/config';
@@ -85,12 +85,14 @@ describe('ServiceRestApi', () => {
   }
   const functionResource = (route: Route): CfnResource => get(resources, synth.logicalId(functionOf(route)));
 
-  it('creates exactly one function per route, bundled from the route handler module', () => {
-    // Besides the import workflow's one function per Task (test/infra/import-workflow.test.ts).
+  it('creates exactly one function per route it serves, bundled from the route handler module', () => {
+    expect(API_ROUTES.length).toBeLessThan(ROUTES.length);
+    // Besides the import workflow's one function per Task (test/infra/import-workflow.test.ts) and
+    // CDK's provider that looks up CloudFront's prefix list (test/infra/git-frontend.test.ts).
     expect(synth.deployment.ofType('AWS::Lambda::Function')).toHaveLength(
-      ROUTES.length + WORKFLOW_TASKS.length,
+      API_ROUTES.length + WORKFLOW_TASKS.length + 1,
     );
-    for (const route of ROUTES) {
+    for (const route of API_ROUTES) {
       const fn = functionOf(route);
       expect(fn.entry).toBe(handlerModule(route));
       expect(existsSync(fn.entry)).toBe(true);
@@ -103,8 +105,8 @@ describe('ServiceRestApi', () => {
     const methods = Object.values(resources).filter(
       (resource) => resource.Type === 'AWS::ApiGateway::Method',
     );
-    expect(methods).toHaveLength(ROUTES.length);
-    for (const route of ROUTES) {
+    expect(methods).toHaveLength(API_ROUTES.length);
+    for (const route of API_ROUTES) {
       const method = methods.find(
         (candidate) =>
           candidate.Properties.HttpMethod === route.method &&
@@ -126,7 +128,7 @@ describe('ServiceRestApi', () => {
   });
 
   it('lets API Gateway invoke each function from its own method only', () => {
-    for (const route of ROUTES) {
+    for (const route of API_ROUTES) {
       const permissions = Object.values(resources).filter(
         (resource) =>
           resource.Type === 'AWS::Lambda::Permission' &&
@@ -145,7 +147,7 @@ describe('ServiceRestApi', () => {
   });
 
   it("puts each route's function, role, policy, log group and invoke permission in its group's nested stack", () => {
-    const groups = groupRoutes(ROUTES);
+    const groups = groupRoutes(API_ROUTES);
     for (const [group, routes] of groups) {
       const prefix = `${routeStackId(group)}/`;
       expect(get(resources, routeStackId(group)).Type).toBe('AWS::CloudFormation::Stack');
@@ -176,11 +178,12 @@ describe('ServiceRestApi', () => {
     for (const [id, resource] of Object.entries(resources)) {
       if (resource.Type.startsWith('AWS::ApiGateway::')) expect(id, resource.Type).not.toContain('/');
     }
-    expect([...groups.values()].flat()).toHaveLength(ROUTES.length);
+    expect([...groups.values()].flat()).toHaveLength(API_ROUTES.length);
   });
 
   it('gives every function the house runtime, logging, tracing and configuration', () => {
-    for (const route of ROUTES) {
+    const distributionId = synth.logicalId(synth.stack.web.distribution);
+    for (const route of API_ROUTES) {
       const fn = functionResource(route).Properties;
       expect(fn).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -192,8 +195,14 @@ describe('ServiceRestApi', () => {
       });
       const variables = (fn.Environment as { Variables: Record<string, unknown> }).Variables;
       const uses = new Set(route.uses ?? []);
+      // The public URLs name the web distribution (a nested stack's WebOrigin parameter, followed).
+      const origin = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }]] };
       expect(variables, route.handler).toEqual({
         [ENV.vendor]: 'github',
+        [ENV.baseUrl]: { 'Fn::Join': ['', [origin, '/api/v3']] },
+        [ENV.authUrl]: origin,
+        [ENV.settingsUrl]: origin,
+        [ENV.importUrl]: origin,
         [ENV.tableName]: { Ref: synth.logicalId(synth.stack.table) },
         AWS_NODEJS_CONNECTION_REUSE_ENABLED: '1',
         NODE_OPTIONS: '--enable-source-maps',
@@ -221,7 +230,7 @@ describe('ServiceRestApi', () => {
   });
 
   it('grants read-only routes no write actions and read-write routes the write actions', () => {
-    for (const route of ROUTES) {
+    for (const route of API_ROUTES) {
       const role = (functionResource(route).Properties.Role as { 'Fn::GetAtt': [string, string] })[
         'Fn::GetAtt'
       ][0];
@@ -241,7 +250,7 @@ describe('ServiceRestApi', () => {
   });
 
   it("lets read-only routes that accept tokens update nothing but a token's lastUsedAt", () => {
-    for (const route of ROUTES.filter((candidate) => candidate.table === 'RO')) {
+    for (const route of API_ROUTES.filter((candidate) => candidate.table === 'RO')) {
       const role = (functionResource(route).Properties.Role as { 'Fn::GetAtt': [string, string] })[
         'Fn::GetAtt'
       ][0];
@@ -267,7 +276,7 @@ describe('ServiceRestApi', () => {
   });
 
   it('lets read-only sign-in routes update only the failed-login, OTP-step, password-hash and seed attributes', () => {
-    for (const route of ROUTES.filter((candidate) => candidate.table === 'RO')) {
+    for (const route of API_ROUTES.filter((candidate) => candidate.table === 'RO')) {
       const role = (functionResource(route).Properties.Role as { 'Fn::GetAtt': [string, string] })[
         'Fn::GetAtt'
       ][0];
@@ -299,18 +308,18 @@ describe('ServiceRestApi', () => {
     }
   });
 
-  it('has one KMS key for secrets, with rotation, usable only by the functions that sign users in or drive imports (and the Git workers)', () => {
+  it('has one KMS key for secrets, with rotation, usable only by the functions that sign users in or drive imports (and the Git workers and front end)', () => {
     expect(synth.deployment.ofType('AWS::KMS::Key')).toHaveLength(1);
     synth.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
     const keyId = synth.logicalId(synth.stack.secretsKey);
     const keyArn = { 'Fn::GetAtt': [keyId, 'Arn'] };
-    const expectedSigners = ROUTES.filter(signsIn).map((route) => route.handler);
+    const expectedSigners = API_ROUTES.filter(signsIn).map((route) => route.handler);
     expect(expectedSigners).toEqual(
       expect.arrayContaining(['pages/login', 'pages/two-factor', 'users/get-authenticated']),
     );
     expect(expectedSigners).not.toContain('applications/check-token');
     expect(expectedSigners).not.toContain('oauth/access-token');
-    for (const route of ROUTES) {
+    for (const route of API_ROUTES) {
       const role = (functionResource(route).Properties.Role as { 'Fn::GetAtt': [string, string] })[
         'Fn::GetAtt'
       ][0];
@@ -348,7 +357,7 @@ describe('ServiceRestApi', () => {
       .filter(([, resource]) => resource.Type === 'AWS::IAM::Policy')
       .filter(([, resource]) => JSON.stringify(resource.Properties).includes(`"${keyId}"`))
       .map(([, resource]) => JSON.stringify(resource.Properties.Roles));
-    const signerRoles = ROUTES.filter(
+    const signerRoles = API_ROUTES.filter(
       (route) => signsIn(route) || (route.uses ?? []).includes('import-workflow'),
     ).map((route) =>
       JSON.stringify([
@@ -371,7 +380,11 @@ describe('ServiceRestApi', () => {
         { Ref: (worker.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0] },
       ]);
     });
-    expect(new Set(others)).toEqual(new Set([...signerRoles, ...workerRoles]));
+    // The Git front end signs Git clients in (asserted in test/infra/git-frontend.test.ts).
+    const frontEndRole = JSON.stringify([
+      { Ref: synth.logicalId(synth.stack.gitFrontend.taskDefinition.taskRole) },
+    ]);
+    expect(new Set(others)).toEqual(new Set([...signerRoles, ...workerRoles, frontEndRole]));
   });
 
   it('answers unknown paths and methods with GitHub 404 JSON', () => {
@@ -431,16 +444,19 @@ describe('ServiceRestApi', () => {
     });
   });
 
-  it('outputs the API URL, the base URL ending in /api/v3, the table name, the import state machine and the LFS bucket', () => {
+  it('outputs the API URL, the web URL and base URL on the distribution, the table name, the import state machine and the LFS bucket', () => {
     const outputs = synth.template.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(Object.keys(outputs).sort()).toEqual([
       'ApiUrl',
       'BaseUrl',
+      'DistributionDomainName',
       'ImportStateMachineArn',
       'LfsBucketName',
       'SecretsKeyArn',
       'TableName',
+      'WebUrl',
     ]);
+    expect(JSON.stringify(outputs.BaseUrl?.Value)).toContain(synth.logicalId(synth.stack.web.distribution));
     expect(JSON.stringify(outputs.BaseUrl?.Value)).toMatch(/"\/api\/v3"\]\]\}$/);
     expect(outputs.TableName?.Value).toEqual({ Ref: synth.logicalId(synth.stack.table) });
   });

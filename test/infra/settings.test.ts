@@ -7,6 +7,8 @@ import { type SynthesizedService, synthService } from '#test/synth';
 
 const settingsOf = (context: Record<string, unknown>) => readSettings(new App({ context }).node);
 
+const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789';
+
 describe('readSettings', () => {
   it('defaults to a retained github stack named OAuthImportService with no public URL', () => {
     expect(settingsOf({})).toEqual({
@@ -14,12 +16,15 @@ describe('readSettings', () => {
       removalPolicy: RemovalPolicy.RETAIN,
       vendor: 'github',
       publicUrl: undefined,
+      certificateArn: undefined,
       throttling: { rateLimit: 100, burstLimit: 200 },
       webAclArn: undefined,
+      distributionWebAclArn: undefined,
       apiGatewayCloudWatchRole: true,
       natGateways: 1,
       importChunkSeconds: 600,
       largeFileBytes: 104_857_600,
+      gitFrontendTasks: { min: 1, max: 10 },
     });
   });
 
@@ -30,11 +35,16 @@ describe('readSettings', () => {
       [CONTEXT.apiGatewayCloudWatchRole]: 'false',
       [CONTEXT.removalPolicy]: 'destroy',
       [CONTEXT.publicUrl]: 'https://api.example.com/',
+      [CONTEXT.certificateArn]: CERTIFICATE,
       [CONTEXT.natGateways]: '2',
       [CONTEXT.importChunkSeconds]: '840',
       [CONTEXT.largeFileBytes]: '1024',
+      [CONTEXT.gitFrontendMinTasks]: '2',
+      [CONTEXT.gitFrontendMaxTasks]: '4',
     });
     expect(settings).toMatchObject({
+      certificateArn: CERTIFICATE,
+      gitFrontendTasks: { min: 2, max: 4 },
       natGateways: 2,
       importChunkSeconds: 840,
       largeFileBytes: 1024,
@@ -57,8 +67,38 @@ describe('readSettings', () => {
     [CONTEXT.natGateways, '3', /at most 2 \(one per availability zone\)/],
     [CONTEXT.importChunkSeconds, '841', /at most 840/],
     [CONTEXT.largeFileBytes, '1.5', /positive integer/],
+    [CONTEXT.gitFrontendMinTasks, '0', /positive integer/],
+    [
+      CONTEXT.gitFrontendMinTasks,
+      '11',
+      /gitFrontendMinTasks \(11\) must be at most gitFrontendMaxTasks \(10\)/,
+    ],
+    [
+      CONTEXT.publicUrl,
+      'https://api.example.com',
+      /needs certificateArn: an ACM certificate in us-east-1 for api.example.com/,
+    ],
+    [CONTEXT.certificateArn, CERTIFICATE, /certificateArn needs publicUrl/],
   ])('rejects %s=%s', (key, value, message) => {
     expect(() => settingsOf({ [key]: value })).toThrow(message);
+  });
+
+  it.each([
+    ['https://example.com/github', /without port or path/],
+    ['https://example.com:8443', /without port or path/],
+  ])('rejects publicUrl=%s: the distribution serves a host', (value, message) => {
+    expect(() => settingsOf({ [CONTEXT.publicUrl]: value, [CONTEXT.certificateArn]: CERTIFICATE })).toThrow(
+      message,
+    );
+  });
+
+  it('rejects a certificate outside us-east-1, where CloudFront cannot read it', () => {
+    expect(() =>
+      settingsOf({
+        [CONTEXT.publicUrl]: 'https://api.example.com',
+        [CONTEXT.certificateArn]: CERTIFICATE.replace('us-east-1', 'eu-west-1'),
+      }),
+    ).toThrow(/ACM certificate ARN in us-east-1/);
   });
 });
 
@@ -74,6 +114,9 @@ describe('ServiceStack with deployment context', () => {
           [CONTEXT.stackName]: 'OAuthImportDev',
           [CONTEXT.vendor]: 'acme-git',
           [CONTEXT.publicUrl]: 'https://api.example.com',
+          [CONTEXT.certificateArn]: CERTIFICATE,
+          [CONTEXT.distributionWebAclArn]: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/web/4e5f6a7b',
+          [CONTEXT.gitFrontendMinTasks]: '2',
           [CONTEXT.removalPolicy]: 'destroy',
           [CONTEXT.throttlingRateLimit]: '10',
           [CONTEXT.throttlingBurstLimit]: '20',
@@ -98,20 +141,51 @@ describe('ServiceStack with deployment context', () => {
     expect(synth.stack.stackName).toBe('OAuthImportDev');
   });
 
-  it('gives every function the vendor and the public URLs of the custom domain', () => {
-    // Route functions (nested stacks) and the workflow's (parent) alike.
-    const functions = synth.deployment.ofType('AWS::Lambda::Function').map(([, fn]) => fn);
+  it('gives every function and the Git front end the vendor and the public URLs of the custom domain', () => {
+    const custom = {
+      [ENV.vendor]: 'acme-git',
+      [ENV.baseUrl]: 'https://api.example.com/api/v3',
+      [ENV.authUrl]: 'https://api.example.com',
+      [ENV.settingsUrl]: 'https://api.example.com',
+      [ENV.importUrl]: 'https://api.example.com',
+    };
+    // Route functions (nested stacks) and the workflow's (parent) alike; not CDK's own provider.
+    const functions = synth.deployment
+      .ofType('AWS::Lambda::Function')
+      .map(([, fn]) => fn)
+      .filter((fn) => fn.Properties.Environment !== undefined);
     expect(functions.length).toBeGreaterThan(0);
-    for (const fn of functions) {
-      expect(fn.Properties.Environment.Variables).toMatchObject({
-        [ENV.vendor]: 'acme-git',
-        [ENV.baseUrl]: 'https://api.example.com/api/v3',
-        [ENV.authUrl]: 'https://api.example.com',
-        [ENV.settingsUrl]: 'https://api.example.com',
-        [ENV.importUrl]: 'https://api.example.com',
-      });
-    }
+    for (const fn of functions) expect(fn.Properties.Environment.Variables).toMatchObject(custom);
+    const [task] = synth.deployment.ofType('AWS::ECS::TaskDefinition').map(([, resource]) => resource);
+    const variables = task?.Properties.ContainerDefinitions[0].Environment as {
+      Name: string;
+      Value: unknown;
+    }[];
+    expect(Object.fromEntries(variables.map(({ Name, Value }) => [Name, Value]))).toMatchObject(custom);
     expect(synth.template.toJSON().Outputs.BaseUrl.Value).toBe('https://api.example.com/api/v3');
+    expect(synth.template.toJSON().Outputs.WebUrl.Value).toBe('https://api.example.com');
+  });
+
+  it('serves the custom domain from the web distribution with its certificate and web ACL', () => {
+    synth.template.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: {
+        Aliases: ['api.example.com'],
+        ViewerCertificate: {
+          AcmCertificateArn: CERTIFICATE,
+          MinimumProtocolVersion: 'TLSv1.2_2021',
+          SslSupportMethod: 'sni-only',
+        },
+        WebACLId: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/web/4e5f6a7b',
+      },
+    });
+  });
+
+  it('keeps at least the context number of Git front end tasks', () => {
+    synth.template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', {
+      MinCapacity: 2,
+      MaxCapacity: 10,
+    });
+    synth.template.hasResourceProperties('AWS::ECS::Service', { DesiredCount: 2 });
   });
 
   it('lets a development stack delete its table and log groups', () => {

@@ -1,9 +1,9 @@
 /**
- * Bundles the image-packaged workflow handlers (`WORKFLOW_TASKS` with `packaging: 'image'`) into
- * `<out>/<handler>.mjs`, with the zip functions' esbuild options (`../bundling.ts`) but nothing
- * external. Run by the worker image's build stage (`npx tsx lib/cdk/worker/bundle.ts /build/dist`)
- * and by the infra test that proves the build stage works without Docker. Imports nothing of
- * aws-cdk-lib.
+ * Bundles what the worker image runs into `<out>/<name>.mjs`: the image-packaged workflow handlers
+ * (`WORKFLOW_TASKS` with `packaging: 'image'`) and the Git front end's server (`git-server.mjs`),
+ * with the zip functions' esbuild options (`../bundling.ts`) but nothing external. Run by the worker
+ * image's build stage (`npx tsx lib/cdk/worker/bundle.ts /build/dist`) and by the infra test that
+ * proves the build stage works without Docker. Imports nothing of aws-cdk-lib.
  */
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -17,14 +17,23 @@ export const IMAGE_HANDLERS: readonly string[] = WORKFLOW_TASKS.filter(
   (task) => task.packaging === 'image',
 ).map((task) => task.handler);
 
+/**
+ * The Git front end's entry point in the image, `/var/task/git-server.mjs`: an HTTP server, not a
+ * Lambda handler; the ECS task runs it with `node` (`../git-frontend.ts`).
+ */
+export const GIT_SERVER_BUNDLE = 'git-server';
+
 export async function bundleWorkerHandlers(outdir: string): Promise<void> {
   await build({
-    entryPoints: Object.fromEntries(
-      IMAGE_HANDLERS.map((handler) => [
-        handler,
-        fileURLToPath(new URL(`functions/workflow/${handler}.ts`, ROOT)),
-      ]),
-    ),
+    entryPoints: {
+      ...Object.fromEntries(
+        IMAGE_HANDLERS.map((handler) => [
+          handler,
+          fileURLToPath(new URL(`functions/workflow/${handler}.ts`, ROOT)),
+        ]),
+      ),
+      [GIT_SERVER_BUNDLE]: fileURLToPath(new URL('functions/git-server/main.ts', ROOT)),
+    },
     outdir,
     outExtension: { '.js': '.mjs' },
     bundle: true,

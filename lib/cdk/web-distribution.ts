@@ -1,0 +1,231 @@
+import { Aws, Duration, Fn, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { IRestApi } from 'aws-cdk-lib/aws-apigateway';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import {
+  AllowedMethods,
+  type BehaviorOptions,
+  CachePolicy,
+  Distribution,
+  HttpVersion,
+  OriginProtocolPolicy,
+  OriginRequestPolicy,
+  OriginSslPolicy,
+  PriceClass,
+  SecurityPolicyProtocol,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { HttpOrigin, VpcOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { Peer, Port } from 'aws-cdk-lib/aws-ec2';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
+import { Construct } from 'constructs';
+import type { Route } from '#shared/routes';
+import type { GitFrontend } from './git-frontend.ts';
+
+/** AWS's managed prefix list of the addresses CloudFront connects to origins from. */
+const CLOUDFRONT_ORIGIN_FACING = 'com.amazonaws.global.cloudfront.origin-facing';
+
+/**
+ * How long CloudFront waits for the next bytes from the Git front end. Git sends keep-alive
+ * packets every 5 s while `pack-objects` or `index-pack` works (`uploadpack.keepAlive`,
+ * `receive.keepAlive`), so a long transfer never idles this long; there is no limit on a whole
+ * response (no response completion timeout is set).
+ */
+const GIT_READ_TIMEOUT = Duration.seconds(60);
+
+export interface WebDistributionProps {
+  /** The REST API (regional), reached on its execute-api domain at `stageName`. */
+  readonly restApi: IRestApi;
+  readonly stageName: string;
+  readonly gitFrontend: GitFrontend;
+  /** Paths the Git front end serves, from the route table (`GIT_FRONTEND_ROUTES`). */
+  readonly gitRoutes: readonly Route[];
+  /** Every other route: checked not to match a Git path pattern. */
+  readonly apiRoutes: readonly Route[];
+  /** A custom domain: its host name and an ACM certificate for it in us-east-1. */
+  readonly domain?: { readonly name: string; readonly certificateArn: string };
+  /** A WAFv2 web ACL of scope CLOUDFRONT. */
+  readonly webAclArn?: string;
+  /** For the log group of the prefix-list lookup. */
+  readonly logRemovalPolicy: RemovalPolicy;
+}
+
+/**
+ * A route path as a CloudFront path pattern: every `{parameter}` becomes `*` (which also spans
+ * `/`, so a pattern can only be wider than its route, never narrower).
+ */
+export const pathPattern = (route: Pick<Route, 'path'>): string => route.path.replace(/\{\w+\}/g, '*');
+
+/** Whether a CloudFront path pattern (`*` any characters, `?` one) matches a request path. */
+export function patternMatches(pattern: string, path: string): boolean {
+  const regex = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
+  return new RegExp(`^${regex}$`).test(path);
+}
+
+/**
+ * The Git path patterns, one per distinct path; throws when one would also take an API route
+ * (its path with each parameter a plain segment), which would then answer 404 from the front end.
+ */
+export function gitPathPatterns(gitRoutes: readonly Route[], apiRoutes: readonly Route[]): string[] {
+  const patterns = [...new Set(gitRoutes.map(pathPattern))];
+  for (const route of apiRoutes) {
+    const sample = route.path.replace(/\{\w+\}/g, 'x');
+    const taken = patterns.find((pattern) => patternMatches(pattern, sample));
+    if (taken !== undefined) {
+      throw new Error(`${route.method} ${route.path} would go to the Git front end (path pattern ${taken})`);
+    }
+  }
+  return patterns;
+}
+
+/**
+ * The service's one web origin in AWS: a CloudFront distribution whose default behaviour is the
+ * REST API on API Gateway (the API, the pages, import control) and whose Git paths, one behaviour
+ * per path of the route table's Git rows, go to the Git front end's internal load balancer as a
+ * VPC origin, so the load balancer has no public address. TLS ends here: on `*.cloudfront.net`
+ * without a custom domain (synthesis needs no domain), or on `publicUrl`'s host with its
+ * certificate. Nothing is cached; every header, cookie and query string is passed on (the Host
+ * header only to the Git front end: API Gateway needs its own).
+ */
+export class WebDistribution extends Construct {
+  public readonly distribution: Distribution;
+
+  constructor(scope: Construct, id: string, props: WebDistributionProps) {
+    super(scope, id);
+
+    const apiOrigin = new HttpOrigin(
+      // The API's id, not its URL: the URL names the stage, which depends on every method.
+      Fn.join('', [props.restApi.restApiId, '.execute-api.', Aws.REGION, '.', Aws.URL_SUFFIX]),
+      {
+        originPath: `/${props.stageName}`,
+        protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+        originSslProtocols: [OriginSslPolicy.TLS_V1_2],
+        // API Gateway's integration timeout is 29 s.
+        readTimeout: Duration.seconds(30),
+      },
+    );
+    const gitOrigin = VpcOrigin.withApplicationLoadBalancer(props.gitFrontend.loadBalancer, {
+      // Inside the VPC, from CloudFront's network interfaces: the load balancer has no certificate
+      // without a domain, and TLS already ended at the edge.
+      protocolPolicy: OriginProtocolPolicy.HTTP_ONLY,
+      httpPort: 80,
+      readTimeout: GIT_READ_TIMEOUT,
+    });
+    const passThrough = {
+      viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: AllowedMethods.ALLOW_ALL,
+      // With caching disabled the AllViewer policies may forward Authorization as well.
+      cachePolicy: CachePolicy.CACHING_DISABLED,
+      compress: false,
+    } as const;
+    const gitBehavior: BehaviorOptions = {
+      origin: gitOrigin,
+      ...passThrough,
+      originRequestPolicy: OriginRequestPolicy.ALL_VIEWER,
+    };
+
+    this.distribution = new Distribution(this, 'Distribution', {
+      comment: 'Web origin: the REST API, the pages and the hosted repositories over Git',
+      defaultBehavior: {
+        origin: apiOrigin,
+        ...passThrough,
+        originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+      },
+      additionalBehaviors: Object.fromEntries(
+        gitPathPatterns(props.gitRoutes, props.apiRoutes).map((pattern) => [pattern, gitBehavior]),
+      ),
+      httpVersion: HttpVersion.HTTP2_AND_3,
+      enableIpv6: true,
+      // North America and Europe edges only: the cheapest class; other viewers reach those.
+      priceClass: PriceClass.PRICE_CLASS_100,
+      ...(props.domain === undefined
+        ? {}
+        : {
+            domainNames: [props.domain.name],
+            certificate: Certificate.fromCertificateArn(this, 'Certificate', props.domain.certificateArn),
+            minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
+          }),
+      ...(props.webAclArn === undefined ? {} : { webAclId: props.webAclArn }),
+    });
+    this.acknowledge(props);
+    this.admitToGitFrontend(props);
+  }
+
+  /** `https://` and the distribution's own domain name (without a custom domain). */
+  get defaultOrigin(): string {
+    return `https://${this.distribution.distributionDomainName}`;
+  }
+
+  /**
+   * Lets the distribution's VPC origin reach the load balancer, and nothing else: the origin-facing
+   * prefix list, looked up at deployment (its id differs by region, and synthesis stays offline).
+   */
+  private admitToGitFrontend(props: WebDistributionProps): void {
+    const logGroup = new LogGroup(this, 'OriginFacingPrefixListLogs', {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    // Its own role rather than the default one with AWSLambdaBasicExecutionRole: it writes only
+    // to its log group and describes prefix lists.
+    const role = new Role(this, 'OriginFacingPrefixListRole', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: "Looks up the id of CloudFront's origin-facing prefix list",
+    });
+    logGroup.grantWrite(role);
+    const lookup = new AwsCustomResource(this, 'OriginFacingPrefixList', {
+      onUpdate: {
+        service: 'EC2',
+        action: 'describeManagedPrefixLists',
+        parameters: { Filters: [{ Name: 'prefix-list-name', Values: [CLOUDFRONT_ORIGIN_FACING] }] },
+        physicalResourceId: PhysicalResourceId.of(CLOUDFRONT_ORIGIN_FACING),
+        outputPaths: ['PrefixLists.0.PrefixListId'],
+      },
+      policy: AwsCustomResourcePolicy.fromSdkCalls({ resources: AwsCustomResourcePolicy.ANY_RESOURCE }),
+      installLatestAwsSdk: false,
+      role,
+      logGroup,
+    });
+    Validations.of(lookup.node.findChild('CustomResourcePolicy')).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ec2:DescribeManagedPrefixLists supports no resource-level permissions (AWS documents it with Resource "*"); the role can only read prefix lists and write its own log group.',
+    });
+    props.gitFrontend.loadBalancerSecurityGroup.addIngressRule(
+      Peer.prefixList(lookup.getResponseField('PrefixLists.0.PrefixListId')),
+      Port.tcp(80),
+      'CloudFront (the web distribution as a VPC origin)',
+    );
+  }
+
+  private acknowledge(props: WebDistributionProps): void {
+    const validations = Validations.of(this.distribution);
+    validations.acknowledge({
+      id: 'AwsSolutions-CFR1',
+      reason:
+        'A developer service for users anywhere, as GitHub is: there is no country to refuse. A platform that must can attach a web ACL with geographic rules (context distributionWebAclArn).',
+    });
+    validations.acknowledge({
+      id: 'AwsSolutions-CFR3',
+      reason:
+        "CloudFront's standard logs always record each request's query string, and GitHub's clients may send credentials there (?access_token=, client_id and client_secret on the application endpoints); the service writes no secret to any log. The API stage's access log records API requests by path, and the Git front end logs its own.",
+    });
+    if (props.webAclArn === undefined) {
+      validations.acknowledge({
+        id: 'AwsSolutions-CFR2',
+        reason:
+          'No CLOUDFRONT-scope web ACL given (context distributionWebAclArn, a web ACL in us-east-1). API requests still pass the stage throttling and its regional web ACL (webAclArn) behind the distribution; Git requests authenticate per request.',
+      });
+    }
+    if (props.domain === undefined) {
+      validations.acknowledge({
+        id: 'AwsSolutions-CFR4',
+        reason:
+          "Without a custom domain the distribution serves *.cloudfront.net with CloudFront's default certificate, whose minimum protocol CloudFront fixes; with publicUrl and certificateArn it requires TLSv1.2_2021.",
+      });
+    }
+  }
+}
