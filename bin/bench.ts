@@ -7,7 +7,8 @@
  * flow in Chromium), `login` (password sign-in: scrypt cost and Basic-auth latency), `import` (a
  * 10,000-commit source import against git alone), `hg` (a 2,000-changeset Mercurial import against
  * `hg clone`), `svn` (a 1,000-revision Subversion import against `git svn clone`; the baseline alone
- * takes about 15 minutes).
+ * takes about 15 minutes), `git` (a clone and a push of 1 GiB through the Git front end against plain
+ * `git http-backend`).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
@@ -15,6 +16,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { measureBundles } from '#bench/bundles';
 import { deviceReport, measureDevicePolls } from '#bench/device';
+import { gitReport, measureGit } from '#bench/git';
 import { importReport, measureImport } from '#bench/import';
 import { hgImportReport, measureHgImport } from '#bench/import-hg';
 import { introspectReport, measureIntrospect } from '#bench/introspect';
@@ -39,6 +41,7 @@ const SECTIONS = [
   'import',
   'hg',
   'svn',
+  'git',
 ] as const;
 const wanted = new Set(process.argv.slice(2));
 
@@ -174,5 +177,11 @@ if (run('svn')) {
   const result = await measureSvn(options);
   const markdown = svnReport(result, machine, options);
   await writeSection('svn', markdown);
+  console.log(markdown);
+}
+
+if (run('git')) {
+  const markdown = gitReport(await measureGit(), machine);
+  await writeSection('git', markdown);
   console.log(markdown);
 }

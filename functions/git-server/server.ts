@@ -7,10 +7,12 @@
  * does not grow with a pack or an LFS object.
  */
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { authenticate } from '#services/authenticate';
 import { config } from '#shared/config';
 import { header } from '#shared/credentials';
@@ -77,8 +79,24 @@ const contentLengthOf = (request: IncomingMessage): number | undefined => {
   return value === undefined || request.headers['transfer-encoding'] ? undefined : Number(value);
 };
 
+/**
+ * A body of up to this size is read and dropped before a refusal (as a lingering close would):
+ * closing a connection with unread bytes makes the kernel reset it, and the client, or the load
+ * balancer in front, may lose the answer with it. Git itself probes before a large push (a bare
+ * flush packet, or \`Expect: 100-continue\`), so only other clients send more unasked.
+ */
+const DRAINED_BYTES = 1024 * 1024;
+
+async function drainSmallBody(request: IncomingMessage): Promise<void> {
+  const length = contentLengthOf(request);
+  if (request.complete || length === undefined || length > DRAINED_BYTES) return;
+  request.resume();
+  await Promise.race([once(request, 'end'), delay(5000)]).catch(() => undefined);
+}
+
 async function send(request: IncomingMessage, response: ServerResponse, reply: GitReply): Promise<void> {
-  // A refusal given before the body was read closes the connection rather than read the rest.
+  if (reply.status >= 400) await drainSmallBody(request);
+  // A refusal given before a large body was read closes the connection rather than read the rest.
   const closing = reply.status >= 400 && !request.complete ? { Connection: 'close' } : {};
   response.writeHead(reply.status, { ...reply.headers, ...closing });
   if (reply.body instanceof Readable) await pipeline(reply.body, response);

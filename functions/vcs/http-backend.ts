@@ -12,7 +12,6 @@ import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { fsckLeniency } from './fsck-policy.ts';
 
@@ -228,9 +227,15 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
       done(null, chunk);
     },
   });
-  // http-backend may answer without reading the body (a refused service): the pipe then breaks,
-  // and the answer it wrote and its exit status say what happened.
-  pipeline(request.body, counted, child.stdin).catch(() => undefined);
+  // http-backend may answer without reading the body (a refused service, a malformed request):
+  // the pipe then breaks, and the answer it wrote and its exit status say what happened. The rest
+  // of the body is read and dropped: destroying the request would reset the connection under
+  // that answer.
+  child.stdin.on('error', () => {
+    request.body.unpipe();
+    request.body.resume();
+  });
+  request.body.pipe(counted).pipe(child.stdin);
 
   const head = await readCgiHead(child.stdout);
   if (!head) {

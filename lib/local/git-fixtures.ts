@@ -11,10 +11,12 @@
  * only in history. `commits` is the total over all branches. HEAD names `main`.
  */
 import { execFile, spawn } from 'node:child_process';
-import { createCipheriv } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 
 export interface FixtureAuthor {
@@ -196,4 +198,43 @@ function fastImport(dir: string, home: string, stream: Iterable<Buffer | string>
     child.stdin.on('error', reject);
     pump();
   });
+}
+
+/**
+ * One commit on `main` of `bytes` of random (incompressible) content in 10 MiB files, written by
+ * `git fast-import` into the repository at `gitDir` (it must exist). Packed, uncompressed and
+ * without deltas, so git serves and receives it without recompressing: a transfer of it measures
+ * the transfer, not zlib.
+ */
+export async function writeLargeCommit(gitDir: string, bytes: number, home: string): Promise<void> {
+  const part = 10 * 1024 * 1024;
+  const files = Math.ceil(bytes / part);
+  async function* stream() {
+    for (let i = 1; i <= files; i++) {
+      const content = randomBytes(Math.min(part, bytes - (i - 1) * part));
+      yield Buffer.from(`blob\nmark :${i}\ndata ${content.length}\n`);
+      yield content;
+      yield Buffer.from('\n');
+    }
+    const paths = Array.from({ length: files }, (_, i) => `M 100644 :${i + 1} part-${i + 1}.bin\n`);
+    yield Buffer.from(
+      `commit refs/heads/main\ncommitter Test <test@example.com> 1700000000 +0000\ndata 4\nbig\n${paths.join('')}\n`,
+    );
+  }
+  const options = [
+    '-c',
+    'pack.compression=0',
+    '-c',
+    'fastimport.unpackLimit=0',
+    '-c',
+    'core.bigFileThreshold=1m',
+  ];
+  const child = spawn('git', [...options, 'fast-import', '--quiet'], {
+    env: { PATH: process.env.PATH, GIT_DIR: gitDir, GIT_CONFIG_NOSYSTEM: '1', HOME: home },
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  await pipeline(Readable.from(stream()), child.stdin);
+  const code = await exited;
+  if (code !== 0) throw new Error(`git fast-import exited with ${code}`);
 }

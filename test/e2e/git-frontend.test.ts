@@ -3,10 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeLargeCommit } from '#local/git-fixtures';
 import { freePort } from '#local/ports';
 import { ENV } from '#shared/config';
 import { createUser, personalToken } from '#test/fixtures';
@@ -77,42 +76,7 @@ async function growthDuring(transfer: () => Promise<void>): Promise<number> {
   return after.peak - before.rss;
 }
 
-/**
- * A commit of `bytes` of random (incompressible) content in 10 MB files on `main`, written by
- * `git fast-import` into `gitDir`.
- */
-async function fastImport(gitDir: string, bytes: number): Promise<void> {
-  const files = Math.ceil(bytes / (10 * MB));
-  async function* stream() {
-    for (let i = 1; i <= files; i++) {
-      const content = randomBytes(Math.min(10 * MB, bytes - (i - 1) * 10 * MB));
-      yield Buffer.from(`blob\nmark :${i}\ndata ${content.length}\n`);
-      yield content;
-      yield Buffer.from('\n');
-    }
-    const paths = Array.from({ length: files }, (_, i) => `M 100644 :${i + 1} part-${i + 1}.bin\n`);
-    yield Buffer.from(
-      `commit refs/heads/main\ncommitter Test <test@example.com> 1700000000 +0000\ndata 4\nbig\n${paths.join('')}\n`,
-    );
-  }
-  // Packed (not loose), uncompressed and without deltas: git serves and pushes it without
-  // recompressing, so the time goes to the transfer under test.
-  const options = [
-    '-c',
-    'pack.compression=0',
-    '-c',
-    'fastimport.unpackLimit=0',
-    '-c',
-    'core.bigFileThreshold=1m',
-  ];
-  const child = spawn('git', [...options, 'fast-import', '--quiet'], {
-    env: { PATH: process.env.PATH, GIT_DIR: gitDir, GIT_CONFIG_NOSYSTEM: '1', HOME: work },
-    stdio: ['pipe', 'ignore', 'inherit'],
-  });
-  const exited = new Promise((resolve) => child.on('close', resolve));
-  await pipeline(Readable.from(stream()), child.stdin);
-  expect(await exited).toBe(0);
-}
+const fastImport = async (gitDir: string, bytes: number) => writeLargeCommit(gitDir, bytes, work);
 
 const head = async (gitDir: string) => (await git(['--git-dir', gitDir, 'rev-parse', 'main'])).stdout.trim();
 
