@@ -7,6 +7,7 @@
  */
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { toolPath } from '#shared/tool-path';
 import { runBounded } from './bounded-process.ts';
 
 /** Which transports a call may use: the origin's network protocols, or local paths only. */
@@ -79,7 +80,7 @@ export function gitEnvironment(
   extra: Readonly<Record<string, string>> = {},
 ): NodeJS.ProcessEnv {
   return {
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    PATH: toolPath(),
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
     GIT_CONFIG_NOSYSTEM: '1',

@@ -6,6 +6,7 @@
  * on a file descriptor, never in arguments, the environment or a file.
  */
 import { join } from 'node:path';
+import { toolPath } from '#shared/tool-path';
 import { runBounded } from './bounded-process.ts';
 import { type HgNetwork, hgGuardArgs } from './hg-import-guard.ts';
 
@@ -43,7 +44,7 @@ export class HgFailed extends Error {
 /** The whole environment of an hg call (also of the conversion program, which loads Mercurial): nothing inherited but PATH. */
 export function hgEnvironment(home: string): Record<string, string> {
   return {
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    PATH: toolPath(),
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
     HGRCPATH: '',

@@ -13,12 +13,10 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { promisify } from 'node:util';
+import { toolPath } from '#shared/tool-path';
 import { fsckLeniency } from './fsck-policy.ts';
 
 const run = promisify(execFile);
-
-/** Where git lives locally and in the worker image; nothing else is on the PATH. */
-const GIT_PATH = '/usr/local/bin:/usr/bin:/bin:/opt/bin';
 
 export interface BackendRequest {
   /** The bare repository to serve. */
@@ -72,7 +70,7 @@ export interface CgiHead {
 /** A clean environment for every git process the service runs itself. */
 export function gitEnvironment(home: string): NodeJS.ProcessEnv {
   return {
-    PATH: GIT_PATH,
+    PATH: toolPath(),
     HOME: home,
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',

@@ -12,6 +12,7 @@ import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { toolPath } from '#shared/tool-path';
 
 export interface PinnedOrigin {
   /** `svn:` is reached by CONNECT only (svn's guard tunnel), `http:` by absolute-URI requests only. */
@@ -92,7 +93,7 @@ export async function interceptionCertificate(host: string): Promise<{ key: stri
         '-out',
         join(dir, 'cert.pem'),
       ],
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeout: 30_000 },
+      { env: { PATH: toolPath() }, timeout: 30_000 },
     );
     return {
       key: await readFile(join(dir, 'key.pem'), 'utf8'),

@@ -19,6 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { toolPath } from '#shared/tool-path';
 import { redactCredentials, runBounded } from './bounded-process.ts';
 import { TUNNEL_PROGRAM } from './network-guard.ts';
 import type { OriginCredentials } from './origin.ts';
@@ -63,7 +64,7 @@ export class SvnFailed extends Error {
 /** The whole environment of a Subversion tool call: nothing inherited but PATH. */
 export function svnEnvironment(home: string): Record<string, string> {
   return {
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    PATH: toolPath(),
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
     LC_ALL: 'C',

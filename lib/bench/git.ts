@@ -57,7 +57,7 @@ async function watched(pid: number, transfer: () => Promise<unknown>): Promise<[
   return [ms, (await memory(pid)).peak - before.rss];
 }
 
-async function startFrontEnd(): Promise<{ process: ChildProcess; url: string }> {
+async function startFrontEnd(): Promise<{ process: ChildProcess; url: string; authUrl: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
@@ -71,7 +71,8 @@ async function startFrontEnd(): Promise<{ process: ChildProcess; url: string }> 
       () => false,
     );
   }
-  return { process: child, url };
+  // The user in the URL, the password from the askpass: as a user's git would have them.
+  return { process: child, url, authUrl: `http://bench@127.0.0.1:${port}` };
 }
 
 export async function measureGit(bytes = 1024 * MiB, runs = 2): Promise<GitBench> {
@@ -125,7 +126,7 @@ export async function measureGit(bytes = 1024 * MiB, runs = 2): Promise<GitBench
       );
       await createRepository(`pushed-${run}`);
       const [ms, growth] = await watched(pid, () =>
-        git(['push', '-q', `${frontEnd.url}/bench/pushed-${run}.git`, 'main'], source),
+        git(['push', '-q', `${frontEnd.authUrl}/bench/pushed-${run}.git`, 'main'], source),
       );
       push.frontEndMs.push(ms);
       push.growthBytes.push(growth);
@@ -138,7 +139,7 @@ export async function measureGit(bytes = 1024 * MiB, runs = 2): Promise<GitBench
       );
       await rm(target, { recursive: true, force: true });
       const [ms, growth] = await watched(pid, () =>
-        git(['clone', '-q', '--bare', `${frontEnd.url}/bench/pushed-0.git`, target]),
+        git(['clone', '-q', '--bare', `${frontEnd.authUrl}/bench/pushed-0.git`, target]),
       );
       clone.frontEndMs.push(ms);
       clone.growthBytes.push(growth);

@@ -13,6 +13,7 @@ import { isBinaryMediaType } from '#shared/binary-media';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 import { byPrecedence, type CompiledRoute, compile, matchRoute } from '#shared/route-match';
 import { type Route, routeId, servedBy } from '#shared/routes';
+import { asZipFunction } from './zip-runtime.ts';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -156,12 +157,12 @@ function send(response: ServerResponse, result: APIGatewayProxyResult): void {
   response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-/** The route's function, run in this process as Lambda would run it. */
+/** The route's function, run in this process as Lambda would run it: a zip function, without git. */
 const invoke = (
   compiled: CompiledRoute<Handler>,
   event: APIGatewayProxyEvent,
 ): Promise<APIGatewayProxyResult> =>
-  compiled.handler(event, lambdaContext(compiled.route, event.requestContext.requestId));
+  asZipFunction(() => compiled.handler(event, lambdaContext(compiled.route, event.requestContext.requestId)));
 
 /** A Lambda payload's size as Lambda counts it: its serialized JSON. */
 const payloadBytes = (payload: unknown): number => Buffer.byteLength(JSON.stringify(payload));

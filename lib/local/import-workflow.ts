@@ -1,11 +1,12 @@
 /**
  * The import workflow on this machine: the very ASL file CDK deploys, with each task placeholder
  * routed to the real task handler in this process (loaded like the HTTP server loads route
- * handlers), running against DynamoDB Local and the machine's git.
+ * handlers), running against DynamoDB Local and the machine's git, where AWS would have it.
  */
 import { fileURLToPath } from 'node:url';
 import { placeholderOf, WORKFLOW_TASKS } from '#cdk/workflow-tasks';
 import type { LocalStateMachine, LocalTask } from './step-functions.ts';
+import { asImageFunction, asZipFunction } from './zip-runtime.ts';
 
 export const IMPORT_ASL_FILE = fileURLToPath(new URL('../../statemachines/import.asl.json', import.meta.url));
 const TASKS_DIR = new URL('../../functions/workflow/', import.meta.url);
@@ -21,7 +22,9 @@ export async function importStateMachine(): Promise<LocalStateMachine> {
     const { handler } = module;
     if (typeof handler !== 'function')
       throw new Error(`functions/workflow/${task.handler}.ts exports no handler`);
-    tasks[placeholderOf(task.name)] = (input) => handler(input as never);
+    // Each task where AWS runs it: a zip function without git, or the worker image with it.
+    const runtime = task.packaging === 'image' ? asImageFunction : asZipFunction;
+    tasks[placeholderOf(task.name)] = (input) => runtime(() => handler(input as never));
   }
   return { name: LOCAL_IMPORT_STATE_MACHINE, definitionFile: IMPORT_ASL_FILE, tasks };
 }
