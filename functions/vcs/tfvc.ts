@@ -145,7 +145,7 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
       state.replayed = await replayedSoFar(repo, home, job.workDir, listing, state.replayed);
 
       const tree = await filesOf(repo, home);
-      const paging: Paging = { size: pageSize, largest: 0 };
+      const paging: Paging = { size: pageSize, tokens: false };
       const percent = () =>
         state.total ? Math.min(99, Math.floor((state.replayed / state.total) * 100)) : 0;
       let batches = 0;
@@ -234,13 +234,15 @@ function checkedUrl(raw: string, access: Pick<OriginAccess, 'allowedAddresses'>)
  * ---------------------------------------------------------------------------------------------- */
 
 interface ApiClient {
-  /** GET `url` with the API version and Basic auth; the raw answer (transport failures throw). */
-  get(url: string, maxBytes?: number): Promise<GuardedResponse>;
+  /**
+   * GET `url` with Basic auth, accepting `accept` (JSON unless told); the raw answer (transport
+   * failures throw).
+   */
+  get(url: string, maxBytes?: number, accept?: string): Promise<GuardedResponse>;
 }
 
 function apiClient(access: OriginAccess, guard: Guard, timeoutMs: number): ApiClient {
-  const headers: Record<string, string> = {
-    accept: 'application/json',
+  const common: Record<string, string> = {
     'user-agent': 'source-import (tfvc)',
     ...(access.credentials
       ? {
@@ -249,7 +251,8 @@ function apiClient(access: OriginAccess, guard: Guard, timeoutMs: number): ApiCl
       : {}),
   };
   return {
-    async get(url, maxBytes = 16 * 1024 * 1024) {
+    async get(url, maxBytes = 16 * 1024 * 1024, accept = 'application/json') {
+      const headers = { ...common, accept };
       for (let attempt = 0; ; attempt++) {
         const response = await guardedRequest(url, guard, { headers, timeoutMs, maxBytes });
         if (!THROTTLED.has(response.status) || attempt >= 3) return response;
@@ -369,11 +372,12 @@ async function detectTfvc(
 const projectRootUrl = (collection: string, project: string) =>
   apiUrl(collection, '_apis/tfvc/items', { scopePath: `$/${project}`, recursionLevel: 'None' });
 
-/** The answer for `$/{project}` with recursion None: one folder item with that path. */
+/** The answer for `$/{project}` with recursion None holds a folder item with that path (at any place). */
 function isProjectRoot(value: unknown, project: string): boolean {
-  const items = listOf(value);
-  const root = items?.[0] ?? (isRecord(value) ? value : undefined);
-  return typeof root?.path === 'string' && root.path.toLowerCase() === `$/${project}`.toLowerCase();
+  const items = listOf(value) ?? (isRecord(value) ? [value] : []);
+  return items.some(
+    (item) => typeof item.path === 'string' && item.path.toLowerCase() === `$/${project}`.toLowerCase(),
+  );
 }
 
 /** `{collection}/{project}` → both (the project's name decoded), or undefined for a bare host. */
@@ -534,13 +538,18 @@ interface Change {
 }
 
 /**
- * `$top` asked for, and the longest page the server sent so far: a server may cap pages below
- * `$top`, so only a page shorter than what it has sent before (or an empty one) ends a list.
+ * `$top` asked for, and whether this server pages with `x-ms-continuationtoken`. The specification
+ * promises neither full pages nor a page size: a server that sends the token while more remain
+ * has ended a list when a page comes without one; one that never sends it is read with `$skip`
+ * until a page is empty.
  */
 interface Paging {
   readonly size: number;
-  largest: number;
+  tokens: boolean;
 }
+
+/** Long enough for any comment: `GET changesets/{id}` cuts at 2,000 characters unless told. */
+const MAX_COMMENT_LENGTH = 2 ** 31 - 1;
 
 interface Changeset extends ListedChangeset {
   readonly changes: readonly Change[];
@@ -579,8 +588,14 @@ async function readChangeset(
 ): Promise<Changeset> {
   let comment = listed.comment;
   if (listed.truncated) {
-    const full = await call(api, apiUrl(collection, `_apis/tfvc/changesets/${listed.id}`, {}), access);
+    const full = await call(
+      api,
+      apiUrl(collection, `_apis/tfvc/changesets/${listed.id}`, { maxCommentLength: MAX_COMMENT_LENGTH }),
+      access,
+    );
     if (isRecord(full) && typeof full.comment === 'string') comment = full.comment;
+    if (isRecord(full) && full.commentTruncated === true)
+      throw new OriginFailed(`The origin sent the comment of changeset ${listed.id} cut short`);
   }
   const raw: Record<string, unknown>[] = [];
   let continuation: string | undefined;
@@ -596,13 +611,12 @@ async function readChangeset(
     if (page === undefined)
       throw new OriginFailed(`The origin sent changes of changeset ${listed.id} the importer cannot read`);
     raw.push(...page);
+    if (page.length === 0) break;
     const token = response.headers['x-ms-continuationtoken'];
     continuation = typeof token === 'string' && token !== '' ? token : undefined;
-    if (page.length === 0) break;
-    skip += page.length;
-    paging.largest = Math.max(paging.largest, page.length);
-    // A page shorter than the longest this server sent is its last (no empty page needed).
-    if (continuation === undefined && page.length < paging.largest) break;
+    if (continuation !== undefined) paging.tokens = true;
+    else if (paging.tokens) break;
+    else skip += page.length;
   }
 
   const deletes: Change[] = [];
@@ -611,13 +625,17 @@ async function readChangeset(
   for (const entry of raw) {
     const item = isRecord(entry.item) ? entry.item : {};
     const path = relative(item.path, project);
-    if (path === undefined) continue;
     const types = String(entry.changeType ?? '')
       .toLowerCase()
       .split(',')
       .map((type) => type.trim());
     const folder = item.isFolder === true;
     const source = types.includes('rename') ? relative(entry.sourceServerItem, project) : undefined;
+    if (path === undefined) {
+      // Moved out of the project: listed as a rename at its new path, with no delete beside it.
+      if (source !== undefined) deletes.push({ kind: 'delete', path: source });
+      continue;
+    }
     if (types.includes('delete')) {
       deletes.push({ kind: 'delete', path });
       continue;
@@ -644,7 +662,11 @@ async function readChangeset(
   };
 }
 
-/** A file's bytes at a changeset (`download=true`: the raw content, whatever its type). */
+/**
+ * A file's bytes at a changeset. The server picks the format from `$format`, then `Accept`, and
+ * answers the item's JSON metadata by default (`download=true` only asks for an attachment), so
+ * both ask for an octet stream, and a JSON answer is refused rather than stored as the file.
+ */
 async function itemContent(
   api: ApiClient,
   collection: string,
@@ -657,9 +679,10 @@ async function itemContent(
       path: serverPath,
       'versionDescriptor.version': changeset,
       'versionDescriptor.versionType': 'changeset',
-      download: 'true',
+      $format: 'octetStream',
     }),
     MAX_FILE_BYTES,
+    'application/octet-stream',
   );
   if (wantsCredentials(response) || response.status === 403) throw authError(access);
   if (response.truncated)
@@ -669,6 +692,10 @@ async function itemContent(
   if (response.status !== 200)
     throw new OriginFailed(
       `The origin answered ${response.status} for ${serverPath} at changeset ${changeset}`,
+    );
+  if (contentType(response) === 'application/json')
+    throw new OriginFailed(
+      `The origin sent JSON instead of the content of ${serverPath} at changeset ${changeset} (asked for $format=octetStream)`,
     );
   return response.body;
 }

@@ -1,19 +1,30 @@
 /**
  * A TFVC stand-in for tests: a node:http server on 127.0.0.1 that answers the Azure DevOps / TFS
- * REST endpoints the TFVC adapter uses, in the real API's shapes, from an in-memory history (no
- * TFVC server can run here). Served under `/{collection}`:
+ * REST endpoints the TFVC adapter uses as Microsoft's published specification says
+ * (`MicrosoftDocs/vsts-rest-api-specs`, `specification/tfvc/6.0/tfvc.json` and its recorded
+ * `httpExamples/`; two of them are in `test/fixtures/tfvc/`, and a test compares this server's
+ * answers with them), from an in-memory history (no TFVC server can run here). It promises no more
+ * than the specification does, so an adapter that leans on anything else fails against it.
+ * Served under `/{collection}` (and `/{collection}/{project}` where the spec allows a project):
  * - `_apis/projects` → `{count, value: [{id, name, url, state, visibility}]}`;
- * - `[{project}/]_apis/tfvc/changesets?searchCriteria.itemPath&searchCriteria.fromId&$orderby&$top&$skip`
- *   → `{count, value: [{changesetId, author, checkedInBy, createdDate, comment, commentTruncated?}]}`
- *   (comments over 80 characters are cut in lists, as the service does);
- * - `_apis/tfvc/changesets/{id}` (the full comment) and `…/{id}/changes?$top&$skip`
- *   → `{count, value: [{item: {version, path, isFolder?, url}, changeType, sourceServerItem?}]}`;
- * - `_apis/tfvc/items?path&versionDescriptor.version&download=true` → the file's bytes at that
- *   changeset (octet stream), and `?scopePath=$/{project}&recursionLevel=None` → the folder item.
+ * - `_apis/tfvc/changesets?searchCriteria.itemPath&searchCriteria.fromId&$orderby&$top&$skip&maxCommentLength`
+ *   → `{count, value: [TfvcChangesetRef]}`, newest first unless `$orderby=id asc`; comments over
+ *   80 characters are cut (`commentTruncated: true`) unless `maxCommentLength` says otherwise;
+ * - `_apis/tfvc/changesets/{id}?maxCommentLength` → the changeset, its comment cut at 2,000
+ *   characters by default (no `comment` when it is empty);
+ * - `…/{id}/changes?$top&$skip&continuationToken` → `{count, value: [TfvcChange]}` sorted by server
+ *   path (not in the order they were made), `changeType` as .NET writes a flags enum (`add, edit,
+ *   encoding`: lowest flag first, `, `-joined), a move's `sourceServerItem`; `x-ms-continuationtoken`
+ *   while more remain;
+ * - `_apis/tfvc/items?path&versionDescriptor.version` → the item at that changeset: its JSON
+ *   metadata (`TfvcItem`) unless `$format` (first) or `Accept` (then) asks for `octetStream` /
+ *   `text` bytes; `download=true` only adds `Content-Disposition: attachment`;
+ *   `?scopePath&recursionLevel=None` → `{count, value: [the folder item]}`.
  * `$top` is capped by `maxPage` so clients must page. With `pat`, every request needs Basic auth
  * with any username and the PAT as password; otherwise 401 (TFS) or 203 with an HTML sign-in page
  * (Azure DevOps), per `authStyle`.
  */
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { OriginServer } from './git-origins.ts';
 
@@ -23,14 +34,14 @@ export interface TfvcUser {
 }
 
 export interface TfvcChangeSpec {
-  /** Relative to `$/{project}/`. */
+  /** Relative to `$/{project}/`, or a whole server path (`$/Other/x`) outside the project. */
   readonly path: string;
-  /** As the API spells it: `add`, `edit`, `delete`, `rename`, `rename, edit`, `add, edit, encoding`… */
+  /** Flags in any order (`rename, edit`); answered in .NET's order (`edit, rename`). */
   readonly changeType: string;
   readonly folder?: boolean;
   /** The file's content after this change (a rename without one keeps the old content). */
   readonly content?: string | Buffer;
-  /** A rename's old path, relative to the project. */
+  /** A rename's old path, relative to the project or a whole server path. */
   readonly source?: string;
 }
 
@@ -61,6 +72,8 @@ export interface TfvcServeOptions {
   readonly maxPage?: number;
   /** Every Nth request is throttled: 429 with `Retry-After` (fractional seconds, to keep tests quick). */
   readonly throttleEvery?: number;
+  /** A server (or proxy) that answers an item's JSON metadata whatever `$format` and `Accept` ask. */
+  readonly metadataOnly?: boolean;
 }
 
 export interface TfvcServer extends OriginServer {
@@ -75,6 +88,54 @@ interface Version {
 }
 
 const json = (body: unknown) => Buffer.from(JSON.stringify(body));
+
+/** `VersionControlChangeType`'s flags by value, as .NET's `Enum.ToString` lists them. */
+const CHANGE_FLAGS = [
+  'add',
+  'edit',
+  'encoding',
+  'rename',
+  'delete',
+  'undelete',
+  'branch',
+  'merge',
+  'lock',
+  'rollback',
+  'sourceRename',
+  'targetRename',
+  'property',
+] as const;
+
+const flagsOf = (changeType: string) => changeType.split(',').map((flag) => flag.trim());
+
+/** The spec's spelling of a set of flags: lowest value first, joined with `, `. */
+export function dotNetChangeType(changeType: string): string {
+  const flags = flagsOf(changeType);
+  const unknown = flags.filter((flag) => !(CHANGE_FLAGS as readonly string[]).includes(flag));
+  if (unknown.length > 0) throw new Error(`unknown change type ${unknown.join(', ')}`);
+  return CHANGE_FLAGS.filter((flag) => flags.includes(flag)).join(', ');
+}
+
+/** A spec path (relative to the project, or a whole `$/…` path) as a server path. */
+const serverPath = (project: string, path: string) => (path.startsWith('$/') ? path : `$/${project}/${path}`);
+
+/** The recorded defaults: lists cut comments at 80 characters, one changeset at 2,000. */
+const LIST_COMMENT_LENGTH = 80;
+const ONE_COMMENT_LENGTH = 2000;
+
+function cutComment(comment: string, asked: string | null, fallback: number) {
+  const limit = asked === null || !/^\d+$/.test(asked) ? fallback : Number(asked);
+  if (comment === '') return {};
+  if (comment.length <= limit) return { comment };
+  return { comment: comment.slice(0, limit), commentTruncated: true };
+}
+
+/** A file item's bytes are asked for by `$format` first, then by `Accept`; JSON otherwise. */
+function wantsBytes(format: string | null, accept: string | undefined): boolean {
+  if (format !== null) return ['octetstream', 'text'].includes(format.toLowerCase());
+  const types = (accept ?? '').split(',').map((type) => type.split(';')[0]?.trim().toLowerCase());
+  return types.includes('application/octet-stream') || types.includes('text/plain');
+}
 
 export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> {
   const collection = options.collection ?? 'DefaultCollection';
@@ -95,15 +156,15 @@ export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> 
     if (project.tfvc !== false && !at(`$/${project.name}`, changeset.id))
       record(`$/${project.name}`, { changeset: changeset.id, content: null, folder: true });
     for (const change of changeset.changes) {
-      const path = `$/${project.name}/${change.path}`;
-      const types = change.changeType.split(',').map((type) => type.trim());
+      const path = serverPath(project.name, change.path);
+      const types = flagsOf(change.changeType);
       if (types.includes('delete')) {
         for (const key of [...versions.keys()])
           if (key === path.toLowerCase() || key.startsWith(`${path.toLowerCase()}/`))
             record(key, { changeset: changeset.id, content: null, folder: false });
         continue;
       }
-      const source = change.source === undefined ? undefined : `$/${project.name}/${change.source}`;
+      const source = change.source === undefined ? undefined : serverPath(project.name, change.source);
       if (change.folder) {
         record(path, { changeset: changeset.id, content: null, folder: true });
         continue;
@@ -222,8 +283,7 @@ export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> 
         author: identity(changeset.author),
         checkedInBy: identity(changeset.checkedInBy ?? changeset.author),
         createdDate: changeset.date,
-        comment: changeset.comment.length > 80 ? changeset.comment.slice(0, 80) : changeset.comment,
-        ...(changeset.comment.length > 80 ? { commentTruncated: true } : {}),
+        ...cutComment(changeset.comment, url.searchParams.get('maxCommentLength'), LIST_COMMENT_LENGTH),
       }));
       return send(200, json({ count: value.length, value }));
     }
@@ -233,32 +293,53 @@ export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> 
       const found = changesets.find(({ changeset }) => changeset.id === Number(one[1]));
       if (!found) return notFound(`TF14045: The changeset ${one[1]} does not exist.`);
       const { project, changeset } = found;
+      const self = `${base}/_apis/tfvc/changesets/${changeset.id}`;
+      const people = `https://vssps.dev.azure.com/${collection}/_apis/Identities`;
       if (!one[2])
         return send(
           200,
           json({
             changesetId: changeset.id,
-            url: `${base}/_apis/tfvc/changesets/${changeset.id}`,
+            url: self,
             author: identity(changeset.author),
             checkedInBy: identity(changeset.checkedInBy ?? changeset.author),
             createdDate: changeset.date,
-            comment: changeset.comment,
+            ...cutComment(changeset.comment, url.searchParams.get('maxCommentLength'), ONE_COMMENT_LENGTH),
+            _links: {
+              self: { href: self },
+              changes: { href: `${self}/changes` },
+              workItems: { href: `${self}/workItems` },
+              author: { href: `${people}/${identity(changeset.author).id}` },
+              checkedInBy: { href: `${people}/${identity(changeset.checkedInBy ?? changeset.author).id}` },
+            },
           }),
         );
-      const value = page(changeset.changes).map((change) => {
-        const path = `$/${project.name}/${change.path}`;
+      // The specification promises no order: the service sorts changes by server path.
+      const changes = changeset.changes
+        .map((change) => ({ change, path: serverPath(project.name, change.path) }))
+        .sort((a, b) => (a.path.toLowerCase() < b.path.toLowerCase() ? -1 : 1));
+      const token = url.searchParams.get('continuationToken');
+      const from = token === null ? skip : Number(Buffer.from(token, 'base64url').toString()) || 0;
+      const value = changes.slice(from, from + top).map(({ change, path }) => {
         const content = at(path, changeset.id)?.content;
         return {
           item: {
             version: changeset.id,
-            ...(change.folder ? { isFolder: true } : { size: content?.length ?? 0 }),
+            ...(change.folder ? { isFolder: true } : {}),
+            ...(!change.folder && content
+              ? { size: content.length, hashValue: createHash('md5').update(content).digest('base64') }
+              : {}),
             path,
             url: `${base}/_apis/tfvc/items/${path}?versionType=Changeset&version=${changeset.id}`,
           },
-          changeType: change.changeType,
-          ...(change.source === undefined ? {} : { sourceServerItem: `$/${project.name}/${change.source}` }),
+          changeType: dotNetChangeType(change.changeType),
+          ...(change.source === undefined
+            ? {}
+            : { sourceServerItem: serverPath(project.name, change.source) }),
         };
       });
+      if (from + top < changes.length)
+        res.setHeader('x-ms-continuationtoken', Buffer.from(String(from + top)).toString('base64url'));
       return send(200, json({ count: value.length, value }));
     }
 
@@ -288,7 +369,34 @@ export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> 
       const item = at(path, version);
       if (!item || item.folder || item.content === null)
         return notFound(`TF401174: The item ${path} could not be found in the repository`);
-      return send(200, item.content, 'application/octet-stream');
+      const name = path.split('/').at(-1) ?? '';
+      if (url.searchParams.get('download')?.toLowerCase() === 'true')
+        res.setHeader('content-disposition', `attachment; filename="${encodeURIComponent(name)}"`);
+      if (!options.metadataOnly && wantsBytes(url.searchParams.get('$format'), req.headers.accept))
+        return send(200, item.content, 'application/octet-stream');
+      const binary = item.content.includes(0);
+      const encoding = binary ? -1 : 65001;
+      const self = `${base}/_apis/tfvc/items/${path}?versionType=Changeset&version=${item.changeset}`;
+      return send(
+        200,
+        json({
+          version: item.changeset,
+          changeDate: changesets.find(({ changeset }) => changeset.id === item.changeset)?.changeset.date,
+          size: item.content.length,
+          hashValue: createHash('md5').update(item.content).digest('base64'),
+          encoding,
+          path,
+          contentMetadata: {
+            encoding,
+            contentType: binary ? 'application/octet-stream' : 'text/plain',
+            fileName: name,
+            extension: name.includes('.') ? name.slice(name.lastIndexOf('.')) : '',
+            vsLink: `vsweb://vs/?Product=Visual_Studio&Gen=2013&EncFormat=UTF8&tfslink=${Buffer.from(path).toString('base64')}`,
+          },
+          url: `${base}/_apis/tfvc/items/${path}?versionType=Latest&versionOptions=None`,
+          _links: { self: { href: self } },
+        }),
+      );
     }
     return notFound(`No API resource at ${url.pathname}`);
   });
@@ -317,14 +425,18 @@ export const TFVC_USERS = {
 /** 256 bytes 0..255: a binary file must arrive byte for byte. */
 export const TFVC_BINARY = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 
-export const TFVC_LONG_COMMENT =
-  'Rename util to helpers and rewrite it\r\n\r\nThe helpers grew beyond what a util file should hold; this comment is long enough to be cut in lists.';
+/** Over 2,000 characters: cut in lists (80) and, unless `maxCommentLength` is sent, alone (2,000). */
+export const TFVC_LONG_COMMENT = `Rename util to helpers and rewrite it\r\n\r\n${Array.from(
+  { length: 40 },
+  (_, i) => `Line ${i + 1}: the helpers grew beyond what a util file should hold, so they move.`,
+).join('\r\n')}`;
 
 /**
  * Two TFVC projects sharing the collection's changeset numbers. Alpha's history (ids 1, 3, 4, 6,
- * 7, 8, 9, 10): folders, add, edit, an empty comment, rename, delete, rename+edit, a re-added file,
- * a deleted folder (listed with its child), a binary file, a path with a space and non-ASCII
- * letters, a folder rename (listed with its child). Its files at the end: `ALPHA_FINAL_TREE`.
+ * 7, 8, 9, 10): folders, add, edit, an empty comment, rename, delete, rename+edit with a comment
+ * over 2,000 characters, a re-added file, a deleted folder (listed with its child), a binary file,
+ * a path with a space and non-ASCII letters, a folder rename (listed with its child), a file moved
+ * out of the project (listed as a rename only). Its files at the end: `ALPHA_FINAL_TREE`.
  */
 export function tfvcHistory(): TfvcProjectSpec[] {
   const { ada, bob } = TFVC_USERS;
@@ -354,6 +466,8 @@ export function tfvcHistory(): TfvcProjectSpec[] {
               changeType: 'add, edit, encoding',
               content: 'export const one = 1;\n',
             },
+            { path: 'tools', changeType: 'add', folder: true },
+            { path: 'tools/build.cmd', changeType: 'add, edit, encoding', content: '@echo build\r\n' },
           ],
         },
         {
@@ -420,6 +534,7 @@ export function tfvcHistory(): TfvcProjectSpec[] {
           changes: [
             { path: 'src/core', changeType: 'rename', folder: true, source: 'src/lib' },
             { path: 'src/core/helpers.ts', changeType: 'rename', source: 'src/lib/helpers.ts' },
+            { path: '$/Archive/build.cmd', changeType: 'rename', source: 'tools/build.cmd' },
           ],
         },
       ],

@@ -2,15 +2,21 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALPHA_FINAL_TREE, serveTfvc, type TfvcServer, tfvcHistory } from '#local/tfvc-origin';
+import {
+  ALPHA_FINAL_TREE,
+  serveTfvc,
+  TFVC_LONG_COMMENT,
+  type TfvcServer,
+  tfvcHistory,
+} from '#local/tfvc-origin';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
 import { importApiCall } from '#test/import-api';
 import { startTestStack } from '#test/stack';
 
 /**
- * TFVC imports through the API and the real workflow against the TFVC stand-in (the REST API's
- * shapes on 127.0.0.1), checked with `git clone` of the hosted repository.
+ * TFVC imports through the API and the real workflow against the TFVC stand-in (the REST API as
+ * Microsoft's specification describes it, on 127.0.0.1), checked with `git clone` of the hosted repository.
  */
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
@@ -94,6 +100,10 @@ describe('a TFVC import through the API and the workflow', () => {
     for (const [path, content] of Object.entries(ALPHA_FINAL_TREE))
       expect(await readFile(join(dir, path))).toEqual(Buffer.from(content));
     expect((await git(['rev-list', '--count', 'HEAD'], { cwd: dir })).stdout.trim()).toBe('8');
+    // A comment over 2,000 characters arrives whole.
+    expect((await git(['log', '-1', '--format=%B', 'HEAD~3'], { cwd: dir })).stdout).toBe(
+      `${TFVC_LONG_COMMENT.replace(/\r\n/g, '\n')}\n\n`,
+    );
     expect((await git(['symbolic-ref', 'HEAD'], { cwd: dir })).stdout.trim()).toBe('refs/heads/main');
 
     const authors = (await api('GET', `/repos/octocat/${repo}/import/authors`)).body as {

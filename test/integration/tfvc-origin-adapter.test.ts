@@ -172,17 +172,22 @@ describe('TFVC raw import', () => {
       `${bob}|${bob}|${at('2024-01-08T14:00:00Z')}|Unicode`,
       `${ada}|${ada}|${at('2024-01-09T15:00:00Z')}|Move lib to core`,
     ]);
-    // The long comment is whole (lists cut it), with LF line ends.
+    // The long comment is whole (lists cut it at 80, the changeset alone at 2,000), with LF line ends.
+    expect(TFVC_LONG_COMMENT.length).toBeGreaterThan(2000);
     expect(await git(repo, 'log', '-1', '--format=%B', 'main~3')).toBe(
       `${TFVC_LONG_COMMENT.replace(/\r\n/g, '\n')}\n\n`,
     );
     // The history in between: the rename kept content, the deleted folder is gone after changeset 8.
     expect(await git(repo, 'show', 'main~4:docs/guide.txt')).toBe('notes\r\n');
     expect(await git(repo, 'ls-tree', '--name-only', 'main~2')).not.toContain('docs');
+    // A file moved out of $/Alpha (listed as a rename only, at its new path) leaves the tree.
+    expect(await git(repo, 'show', 'main~1:tools/build.cmd')).toBe('@echo build\r\n');
 
     const seen = two.requests.slice(before);
     expect(seen.some((line) => /\/Alpha\/_apis\/tfvc\/changesets\?.*\$skip=4/.test(line))).toBe(true);
-    expect(seen.some((line) => /_apis\/tfvc\/changesets\/3\/changes\?.*\$skip=4/.test(line))).toBe(true);
+    expect(seen.some((line) => /_apis\/tfvc\/changesets\/3\/changes\?.*continuationToken=/.test(line))).toBe(
+      true,
+    );
     expect(seen.some((line) => /_apis\/tfvc\/changesets\/7\?/.test(line))).toBe(true);
     // Beta's changesets are not replayed.
     expect(seen.some((line) => /changesets\/[25]\//.test(line))).toBe(false);
@@ -282,6 +287,22 @@ describe('TFVC raw import', () => {
       expect(tooLarge.message).toBe('The repository is larger than the import limit of 1 MiB');
     } finally {
       await big.close();
+    }
+  });
+
+  it("refuses a server that answers an item's JSON metadata for its content, naming the item and changeset", async () => {
+    const [alpha] = tfvcHistory();
+    const metadataOnly = await serveTfvc({ projects: alpha ? [alpha] : [], metadataOnly: true });
+    try {
+      const raw = await job(metadataOnly.collectionUrl);
+      const error = (await tfvcAdapter()
+        .importRawChunk(raw, 600_000, () => undefined)
+        .catch((caught: unknown) => caught)) as Error;
+      expect(error).toBeInstanceOf(OriginFailed);
+      expect(error.message).toMatch(/sent JSON instead of the content of \$\/Alpha\/\S+ at changeset 3/);
+      expect(error.message).not.toContain(raw.workDir);
+    } finally {
+      await metadataOnly.close();
     }
   });
 });
