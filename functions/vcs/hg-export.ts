@@ -11,22 +11,31 @@
  *
  * Refs (written once, after the last range): the `default` branch is `main` (unless a bookmark is
  * named `main`, then `branches/default`), every other named branch `branches/<name>`, every other
- * head of a branch `hg/<branch>/<12 hex>` (so no changeset is lost), every bookmark its own name,
- * every tag a lightweight tag. Authors are `name <email>`; a user without an email gets a made-up
+ * head of a branch (closed ones too) `hg/<branch>/<12 hex>` (so no changeset is lost), every
+ * bookmark its own name, every tag a lightweight tag. A name Git refuses, or one that clashes with
+ * a ref taken before it, is renamed by the one scheme of `#domain/ref-names` (readable form plus a
+ * hash suffix); the renames are returned for the job's `renamed-refs.json`. Authors are `name <email>`; a user without an email gets a made-up
  * valid one (`hgUserIdentity` in mercurial.ts computes the same), so no rewrite is needed for it.
  */
 import { readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import {
+  type AssignedRef,
+  assignRefNames,
+  type RefRename,
+  type RefRequest,
+  refRenames,
+} from '#domain/ref-names';
 import { runBounded } from './bounded-process.ts';
 import { GitFailed, gitEnvironment, runGit } from './git-command.ts';
 import { hgEnvironment, runHg } from './hg-command.ts';
+import { OriginFailed } from './origin.ts';
 
 const PROGRAM = String.raw`
-import re, sys
+import json, re, sys
 from mercurial import hg, ui as uimod, manifest as manifestmod, node as nodemod
 
 USER = re.compile(rb'^(.*?)\s*<([^>]*)>\s*$', re.S)
-BAD_REF = re.compile(rb'[\x00-\x20\x7f~^:?*\[\\]+')
 
 def clean(text):
     return re.sub(rb'[<>\n]', b'', text).strip()
@@ -96,28 +105,23 @@ def commits(repo, start, end, domain, out, err):
             err.write(b'converted %d/%d\n' % (i + 1, total))
             err.flush()
 
-def refname(name):
-    name = BAD_REF.sub(b'_', name).strip(b'/.')
-    name = re.sub(rb'\.\.+', b'.', re.sub(rb'/+', b'/', name))
-    name = re.sub(rb'\.lock(/|$)', rb'_lock\1', name).replace(b'@{', b'@_')
-    return name or b'_'
-
 def refs(repo, out):
-    targets = {}
-    books = {refname(k): v for k, v in repo._bookmarks.items()}
+    # Names as the origin spells them (UTF-8; other bytes as lone surrogates, which JSON keeps).
+    text = lambda name: name.decode('utf-8', 'surrogateescape')
+    rev = repo.changelog.rev
+    entries = []
     for branch, heads, tip, closed in repo.branchmap().iterbranches():
-        base = b'main' if branch == b'default' and b'main' not in books else b'branches/' + refname(branch)
-        targets[b'refs/heads/' + base] = tip
+        entries.append({'kind': 'branch', 'name': text(branch), 'mark': rev(tip) + 1})
         for head in heads:
             if head != tip:
-                targets[b'refs/heads/hg/%s/%s' % (refname(branch), nodemod.hex(head)[:12])] = head
-    for name, node in books.items():
-        targets[b'refs/heads/' + name] = node
+                entries.append({'kind': 'head', 'name': text(branch), 'node': nodemod.hex(head)[:12].decode(), 'mark': rev(head) + 1})
+    for name, node in repo._bookmarks.items():
+        if node in repo:
+            entries.append({'kind': 'bookmark', 'name': text(name), 'mark': rev(node) + 1})
     for tag, node in repo.tags().items():
         if tag != b'tip' and node in repo:
-            targets[b'refs/tags/' + refname(tag)] = node
-    for ref, node in sorted(targets.items()):
-        out.write(b'reset %s\nfrom :%d\n\n' % (ref, repo.changelog.rev(node) + 1))
+            entries.append({'kind': 'tag', 'name': text(tag), 'mark': rev(node) + 1})
+    out.write(json.dumps(entries).encode())
 
 def main():
     repo = hg.repository(uimod.ui.load(), sys.argv[1].encode()).unfiltered()
@@ -126,7 +130,7 @@ def main():
         refs(repo, out)
     else:
         commits(repo, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5].encode(), out, sys.stderr.buffer)
-    out.write(b'done\n')
+        out.write(b'done\n')
     out.flush()
 
 main()
@@ -215,12 +219,88 @@ export async function exportHgRevisions(run: HgExportRun, from: number, to: numb
   await pipeline(run, [run.hgRepo, 'commits', String(from), String(to), run.emailDomain]);
 }
 
-/** Writes the branch, bookmark and tag refs (see the module comment), HEAD, and drops the conversion's own state. */
-export async function exportHgRefs(run: HgExportRun): Promise<void> {
+/** A ref the conversion program found: a branch's tip, another head of it, a bookmark or a tag. */
+export interface HgRefEntry {
+  readonly kind: 'branch' | 'head' | 'bookmark' | 'tag';
+  readonly name: string;
+  /** The head's short changeset id (`head` only). */
+  readonly node?: string;
+  /** The fast-import mark of its commit (revision + 1). */
+  readonly mark: number;
+}
+
+type HgRefRequest = RefRequest<HgRefEntry['kind']> & { readonly mark: number };
+
+const byName = (a: HgRefEntry, b: HgRefEntry) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : (a.node ?? '') < (b.node ?? '') ? -1 : 1;
+
+/**
+ * The refs the module comment names, in the order that decides who keeps a readable name two ask
+ * for (the default branch, branch tips, bookmarks, other heads, tags; each sorted by name), made
+ * unique and valid by `assignRefNames`.
+ */
+export function hgRefNames(entries: readonly HgRefEntry[]): AssignedRef<HgRefRequest>[] {
+  const of = (kind: HgRefEntry['kind']) => entries.filter((entry) => entry.kind === kind).sort(byName);
+  const mainTaken = entries.some((entry) => entry.kind === 'bookmark' && entry.name === 'main');
+  const branches = of('branch');
+  const main = mainTaken ? undefined : branches.find((entry) => entry.name === 'default');
+  const request = (entry: HgRefEntry, prefix: string, path = entry.name): HgRefRequest => ({
+    kind: entry.kind,
+    name: entry.name,
+    prefix,
+    path,
+    mark: entry.mark,
+  });
+  const requests = [
+    ...(main ? [request(main, 'refs/heads/', 'main')] : []),
+    ...branches.filter((entry) => entry !== main).map((entry) => request(entry, 'refs/heads/branches/')),
+    ...of('bookmark').map((entry) => request(entry, 'refs/heads/')),
+    ...of('head').map((entry) => request(entry, 'refs/heads/hg/', `${entry.name}/${entry.node ?? ''}`)),
+    ...of('tag').map((entry) => request(entry, 'refs/tags/')),
+  ];
+  return assignRefNames(requests);
+}
+
+/** git's own words, without the service's paths (the user sees the origin's problem, not our disk). */
+const gitWords = (error: GitFailed) =>
+  (
+    error.stderr
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => /^(?:error|fatal):/.test(line))
+      .at(0) ?? `git exited with ${error.exitCode}`
+  )
+    .replace(/(^|[\s'"`(=])\/[^\s'"`)]*/g, '$1<path>')
+    .slice(0, 300);
+
+/**
+ * Writes the branch, bookmark and tag refs (see the module comment and `hgRefNames`), HEAD, and
+ * drops the conversion's own state; returns the renames (origin name → ref) for `renamed-refs.json`.
+ */
+export async function exportHgRefs(run: HgExportRun): Promise<RefRename[]> {
   await initBare(run); // an empty origin converts no range
-  await pipeline(run, [run.hgRepo, 'refs', '0', '0', run.emailDomain]);
-  const local = (args: readonly string[]) =>
-    runGit(args, { cwd: run.gitRepo, home: run.home, transport: 'local', timeoutMs: 600_000 });
+  const listing = await runBounded(
+    await hgPython(run.home),
+    ['-c', PROGRAM, run.hgRepo, 'refs'],
+    { cwd: run.gitRepo, env: hgEnvironment(run.home), timeoutMs: run.timeoutMs },
+    (code, stderr, timedOut) => new GitFailed(['hg-export', 'refs'], code, stderr, timedOut),
+  );
+  const assigned = hgRefNames(JSON.parse(listing.toString('utf8')) as HgRefEntry[]);
+  const local = (args: readonly string[], input?: string) =>
+    runGit(args, { cwd: run.gitRepo, home: run.home, transport: 'local', timeoutMs: run.timeoutMs, input });
+  const stream = assigned.map((entry) => `reset ${entry.ref}\nfrom :${entry.mark}\n\n`).join('');
+  try {
+    await local(
+      ['fast-import', '--quiet', '--done', '--force', `--import-marks-if-exists=${marksFile(run.gitRepo)}`],
+      `${stream}done\n`,
+    );
+  } catch (error) {
+    if (!(error instanceof GitFailed) || error.timedOut) throw error;
+    throw new OriginFailed(
+      `Writing the Git refs of the Mercurial branches, bookmarks and tags failed: ${gitWords(error)}`,
+      { cause: error },
+    );
+  }
   await local(['update-ref', '-d', 'refs/hg/convert']).catch(() => undefined);
   const heads = (await local(['for-each-ref', '--format=%(refname)', 'refs/heads/']))
     .toString()
@@ -229,4 +309,5 @@ export async function exportHgRefs(run: HgExportRun): Promise<void> {
   const head = heads.includes('refs/heads/main') ? 'refs/heads/main' : heads[0];
   if (head) await local(['symbolic-ref', 'HEAD', head]);
   await rm(marksFile(run.gitRepo), { force: true });
+  return refRenames(assigned);
 }

@@ -2,8 +2,8 @@
  * The Mercurial origin adapter: detects a repository (or an hgweb index of several) over HTTP(S),
  * asks the origin how many revisions it has (for progress and the object limit), pulls the whole
  * history into `<workDir>/raw.hg` in bounded steps, then converts it into `<workDir>/raw.git` in
- * bounded, resumable ranges (`hg-export.ts`, which also says how refs are named). Every later
- * step works on `raw.git` as for Git.
+ * bounded, resumable ranges (`hg-export.ts`, which also says how refs are named; the renames go to
+ * `renamed-refs.json`, see `renamed-refs.ts`). Every later step works on `raw.git` as for Git.
  *
  * Limits: `maxBytes` bounds raw.hg (checked before and after each pull step, and watched during
  * it) and raw.git (after each conversion range); `maxObjects` bounds raw.git's objects (after each
@@ -39,6 +39,7 @@ import {
   type RawJob,
   rawRepositoryPath,
 } from './origin.ts';
+import { saveRenamedRefs } from './renamed-refs.ts';
 
 /**
  * How the pull is cut: with a large budget the whole history in one pull; otherwise `hg pull -r N`
@@ -296,13 +297,14 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
         await cursor.save(job.workDir, state);
       }
       try {
-        await exportHgRefs({
+        const renames = await exportHgRefs({
           hgRepo,
           gitRepo,
           home,
           emailDomain: emailDomain(url),
           timeoutMs: Math.max(budgetMs, plan.minStepTimeoutMs),
         });
+        await saveRenamedRefs(job.workDir, renames);
       } catch (error) {
         throw conversionFailed(error);
       }
