@@ -6,20 +6,18 @@
  * the same content, in the same run, alternating. Also the front end's peak resident
  * memory growth during each transfer (`VmHWM`, reset before it).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { writeLargeCommit } from '#local/git-fixtures';
+import { type FrontEndProcess, startFrontEndProcess } from '#local/git-frontend-process';
 import { serveGitHttp } from '#local/git-origins';
-import { freePort } from '#local/ports';
-import { config, ENV } from '#shared/config';
+import { config } from '#shared/config';
 import { median } from './measure.ts';
 import { admin, BENCH_PASSWORD, basicAuth, startBenchStack } from './support.ts';
 
-const MAIN = fileURLToPath(new URL('../../functions/git-server/main.ts', import.meta.url));
 const MiB = 1024 * 1024;
 
 export interface GitTransfer {
@@ -37,50 +35,29 @@ export interface GitBench {
 
 const exec = promisify(execFile);
 
+/** A front-end transfer's duration and the front end's memory growth during it. */
+async function timedGrowth(
+  frontEnd: FrontEndProcess,
+  transfer: () => Promise<unknown>,
+): Promise<[number, number]> {
+  let ms = 0;
+  const growth = await frontEnd.growthDuring(async () => {
+    ms = await timed(transfer);
+  });
+  return [ms, growth];
+}
+
 async function timed(run: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
   await run();
   return performance.now() - started;
 }
 
-async function memory(pid: number): Promise<{ rss: number; peak: number }> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1]) * 1024;
-  return { rss: kib('VmRSS'), peak: kib('VmHWM') };
-}
-
-/** Runs `transfer` with the front end's peak reset first; its duration and the memory growth. */
-async function watched(pid: number, transfer: () => Promise<unknown>): Promise<[number, number]> {
-  await writeFile(`/proc/${pid}/clear_refs`, '5');
-  const before = await memory(pid);
-  const ms = await timed(transfer);
-  return [ms, (await memory(pid)).peak - before.rss];
-}
-
-async function startFrontEnd(): Promise<{ process: ChildProcess; url: string; authUrl: string }> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { ...process.env, PORT: String(port), LISTEN_ADDRESS: '127.0.0.1', [ENV.authUrl]: url },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let ready = false; !ready; await new Promise((resolve) => setTimeout(resolve, 100))) {
-    if (child.exitCode !== null) throw new Error(`the front end exited with ${child.exitCode}`);
-    ready = await fetch(`${url}/_health`).then(
-      (response) => response.status === 200,
-      () => false,
-    );
-  }
-  // The user in the URL, the password from the askpass: as a user's git would have them.
-  return { process: child, url, authUrl: `http://bench@127.0.0.1:${port}` };
-}
-
 export async function measureGit(bytes = 1024 * MiB, runs = 2): Promise<GitBench> {
   const { stack, endpointsFile, stop } = await startBenchStack('git');
   const work = await mkdtemp(join(tmpdir(), 'bench-git-'));
   let closeFloor = async (): Promise<void> => undefined;
-  const frontEnd = await startFrontEnd();
-  const pid = frontEnd.process.pid as number;
+  const frontEnd = await startFrontEndProcess();
   try {
     await admin(endpointsFile, 'user', 'create', 'bench', '--password', BENCH_PASSWORD);
     const auth = basicAuth('bench', BENCH_PASSWORD);
@@ -125,8 +102,11 @@ export async function measureGit(bytes = 1024 * MiB, runs = 2): Promise<GitBench
         await timed(() => git(['push', '-q', `${floorServer.url}/pushed-${run}.git`, 'main'], source)),
       );
       await createRepository(`pushed-${run}`);
-      const [ms, growth] = await watched(pid, () =>
-        git(['push', '-q', `${frontEnd.authUrl}/bench/pushed-${run}.git`, 'main'], source),
+      const [ms, growth] = await timedGrowth(frontEnd, () =>
+        git(
+          ['push', '-q', `http://bench@127.0.0.1:${frontEnd.port}/bench/pushed-${run}.git`, 'main'],
+          source,
+        ),
       );
       push.frontEndMs.push(ms);
       push.growthBytes.push(growth);
@@ -138,8 +118,8 @@ export async function measureGit(bytes = 1024 * MiB, runs = 2): Promise<GitBench
         await timed(() => git(['clone', '-q', '--bare', `${floorServer.url}/pushed-0.git`, target])),
       );
       await rm(target, { recursive: true, force: true });
-      const [ms, growth] = await watched(pid, () =>
-        git(['clone', '-q', '--bare', `${frontEnd.authUrl}/bench/pushed-0.git`, target]),
+      const [ms, growth] = await timedGrowth(frontEnd, () =>
+        git(['clone', '-q', '--bare', `http://bench@127.0.0.1:${frontEnd.port}/bench/pushed-0.git`, target]),
       );
       clone.frontEndMs.push(ms);
       clone.growthBytes.push(growth);

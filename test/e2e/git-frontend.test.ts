@@ -1,13 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeLargeCommit } from '#local/git-fixtures';
-import { freePort } from '#local/ports';
-import { ENV } from '#shared/config';
+import { type FrontEndProcess, startFrontEndProcess } from '#local/git-frontend-process';
 import { createUser, personalToken } from '#test/fixtures';
 import { type GitResult, gitClient } from '#test/git-client';
 import { json, startTestStack } from '#test/stack';
@@ -30,13 +27,11 @@ const LFS_BYTES = size('GIT_FRONTEND_LFS_MB', 150);
 /** The issue's bound on a front-end process's growth, whatever the size of what passes through. */
 const MAX_GROWTH_BYTES = 150 * MB;
 
-const MAIN = fileURLToPath(new URL('../../functions/git-server/main.ts', import.meta.url));
-
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 let stack: Stack;
 let work: string;
 let git: Awaited<ReturnType<typeof gitClient>>;
-let frontEnd: ChildProcess;
+let frontEnd: FrontEndProcess;
 let frontEndUrl: string;
 let owner: { login: string; auth: string };
 let other: { login: string; auth: string };
@@ -56,25 +51,8 @@ async function createRepository(name: string, isPrivate = false): Promise<void> 
   expect(response.status).toBe(201);
 }
 
-/** Resident memory of a process from /proc: now, and the peak since the last `resetPeak`. */
-async function memory(pid: number): Promise<{ rss: number; peak: number }> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1]) * 1024;
-  return { rss: kib('VmRSS'), peak: kib('VmHWM') };
-}
-
-/** Resets the process's peak resident size to its current one (Linux `clear_refs` 5). */
-const resetPeak = (pid: number) => writeFile(`/proc/${pid}/clear_refs`, '5');
-
 /** How much the front end's resident memory grew at its peak while `transfer` ran. */
-async function growthDuring(transfer: () => Promise<void>): Promise<number> {
-  const pid = frontEnd.pid as number;
-  await resetPeak(pid);
-  const before = await memory(pid);
-  await transfer();
-  const after = await memory(pid);
-  return after.peak - before.rss;
-}
+const growthDuring = (transfer: () => Promise<void>) => frontEnd.growthDuring(transfer);
 
 const fastImport = async (gitDir: string, bytes: number) => writeLargeCommit(gitDir, bytes, work);
 
@@ -90,31 +68,12 @@ beforeAll(async () => {
   narrowToken = (await personalToken(stack.baseUrl, owner.auth, ['user'])).token;
   otherToken = (await personalToken(stack.baseUrl, other.auth, ['repo'])).token;
 
-  // The front end's own process, configured like the handlers (the stack's environment), with its
-  // own address as the web origin so that LFS actions point back at it.
-  const port = await freePort();
-  frontEndUrl = `http://127.0.0.1:${port}`;
-  frontEnd = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      LISTEN_ADDRESS: '127.0.0.1',
-      [ENV.authUrl]: frontEndUrl,
-      [ENV.logLevel]: 'silent',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let ready = false; !ready; await new Promise((resolve) => setTimeout(resolve, 100))) {
-    if (frontEnd.exitCode !== null) throw new Error(`the front end exited with ${frontEnd.exitCode}`);
-    ready = await fetch(`${frontEndUrl}/_health`).then(
-      (response) => response.status === 200,
-      () => false,
-    );
-  }
+  frontEnd = await startFrontEndProcess();
+  frontEndUrl = frontEnd.url;
 }, 60_000);
 
 afterAll(async () => {
-  if (frontEnd?.exitCode === null) frontEnd.kill('SIGKILL');
+  if (frontEnd?.process.exitCode === null) frontEnd.process.kill('SIGKILL');
   await stack?.stop();
   if (work) await rm(work, { recursive: true, force: true });
   if (stack) await rm(repositoriesDir(), { recursive: true, force: true });
@@ -254,8 +213,8 @@ describe('the Git front end in a process of its own', () => {
   });
 
   it('stops on SIGTERM once its requests are done', async () => {
-    const exited = new Promise<number | null>((resolve) => frontEnd.once('exit', resolve));
-    frontEnd.kill('SIGTERM');
+    const exited = new Promise<number | null>((resolve) => frontEnd.process.once('exit', resolve));
+    frontEnd.process.kill('SIGTERM');
     expect(await exited).toBe(0);
   });
 });
