@@ -33,7 +33,7 @@ import { OriginFailed } from './origin.ts';
 
 const PROGRAM = String.raw`
 import json, re, sys
-from mercurial import hg, ui as uimod, manifest as manifestmod, node as nodemod
+from mercurial import hg, ui as uimod, manifest as manifestmod, node as nodemod, pathutil
 
 USER = re.compile(rb'^(.*?)\s*<([^>]*)>\s*$', re.S)
 
@@ -63,11 +63,34 @@ def quote(path):
 def mode(flags):
     return b'120000' if b'l' in flags else b'100755' if b'x' in flags else b'100644'
 
+def unstorable(path, m, folders):
+    # Git cannot hold an absolute path, an empty, '.' or '..' component, a '.git' component (git
+    # refuses it in any case) or a file beneath a file; the first one found ends the conversion
+    # with a line the caller reads: the path, and the file it lies beneath (or null).
+    parts = path.split(b'/')
+    if any(part in (b'', b'.', b'..') or part.lower() == b'.git' for part in parts):
+        return path, None
+    for i in range(1, len(parts)):
+        above = b'/'.join(parts[:i])
+        if above in m:
+            return path, above
+    if path in folders:
+        return next(other for other in m if other.startswith(path + b'/')), path
+    return None
+
+def refuse(rev, node, found, err):
+    text = lambda name: None if name is None else name.decode('utf-8', 'surrogateescape')
+    err.write(b'hg-export: unstorable %d %s %s\n'
+              % (rev, nodemod.hex(node), json.dumps([text(found[0]), text(found[1])]).encode()))
+    err.flush()
+    sys.exit(3)
+
 def commits(repo, start, end, domain, out, err):
     cl = repo.changelog
     ml = repo.manifestlog
     filelogs = {}
     cache = {}
+    folders = {}
     total = end - start
     empty = manifestmod.manifestdict(repo.nodeconstants.nodelen)
     w = out.write
@@ -79,6 +102,17 @@ def commits(repo, start, end, domain, out, err):
         if base is None:
             base = ml[cl.changelogrevision(p1).manifest].read()
         cache = {rev: m}
+        # The folders of m, kept up to date from the parent's (a full scan only where history forks).
+        here = folders.get(p1) if p1 >= 0 else None
+        if here is None:
+            here = pathutil.dirs(base)
+        changes = sorted(base.diff(m).items())
+        for path, ((n1, f1), (n2, f2)) in changes:
+            if n2 is None:
+                here.delpath(path)
+            elif n1 is None:
+                here.addpath(path)
+        folders = {rev: here}
         if p1 < 0:
             w(b'reset refs/hg/convert\n')
         desc = c.description + b'\n'
@@ -89,10 +123,14 @@ def commits(repo, start, end, domain, out, err):
             w(b'from :%d\n' % (p1 + 1))
         if p2 >= 0:
             w(b'merge :%d\n' % (p2 + 1))
-        for path, ((n1, f1), (n2, f2)) in sorted(base.diff(m).items()):
+        for path, ((n1, f1), (n2, f2)) in changes:
             if n2 is None:
                 w(b'D %s\n' % quote(path))
                 continue
+            if n1 is None:
+                found = unstorable(path, m, here)
+                if found:
+                    refuse(rev, cl.node(rev), found, err)
             log = filelogs.get(path)
             if log is None:
                 log = filelogs[path] = repo.file(path)
@@ -198,9 +236,46 @@ async function pipeline(
         if (match) run.onConverted?.(Number(match[1]));
       },
     },
-    (code, stderr, timedOut) => new GitFailed(['fast-import'], code, stderr, timedOut),
+    (code, stderr, timedOut) =>
+      (!timedOut && unstorablePath(stderr)) || new GitFailed(['fast-import'], code, stderr, timedOut),
   );
   await rename(`${marks}.new`, marks);
+}
+
+/** The failure of a changeset with a path Git cannot store, from the program's `unstorable` line. */
+function unstorablePath(stderr: string): OriginFailed | undefined {
+  const match = /^hg-export: unstorable (\d+) ([0-9a-f]{40}) (.*)$/m.exec(stderr);
+  if (!match) return undefined;
+  const [path, above] = JSON.parse(match[3] ?? '[]') as [string, string | null];
+  return new OriginFailed(
+    `${CONVERSION_FAILED}: changeset ${match[2]?.slice(0, 12)} (revision ${match[1]}) has a path Git cannot store: ${JSON.stringify(path)}${above === null ? '' : ` (beneath the file ${JSON.stringify(above)})`}`,
+  );
+}
+
+/** The step a conversion failure names. */
+export const CONVERSION_FAILED = 'Converting the Mercurial history to Git failed';
+
+/**
+ * Text for the user without the service's own paths (work directory, HOME, `raw.hg`): what the
+ * user sees names the origin's problem, not our disk.
+ */
+export const hideLocalPaths = (text: string) => text.replace(/(^|[\s'"`(=])\/[^\s'"`)]*/g, '$1<path>');
+
+/**
+ * The conversion's own last words: the Python program's last exception or abort line, else git's
+ * first error, else the last line; without local paths.
+ */
+export function conversionWords(error: GitFailed): string {
+  const lines = error.stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && line !== '(aborted)' && !/^converted \d+\/\d+$/.test(line));
+  const words =
+    lines.filter((line) => /^(?:[\w.]*(?:Error|Exception)\b|abort:)/.test(line)).at(-1) ??
+    lines.find((line) => /^(?:error|fatal):/.test(line)) ??
+    lines.at(-1) ??
+    `the conversion exited with ${error.exitCode}`;
+  return hideLocalPaths(words).slice(0, 300);
 }
 
 /** Creates the bare repository, or leaves the one there as it is. */
@@ -263,15 +338,13 @@ export function hgRefNames(entries: readonly HgRefEntry[]): AssignedRef<HgRefReq
 
 /** git's own words, without the service's paths (the user sees the origin's problem, not our disk). */
 const gitWords = (error: GitFailed) =>
-  (
+  hideLocalPaths(
     error.stderr
       .split('\n')
       .map((line) => line.trim())
       .filter((line) => /^(?:error|fatal):/.test(line))
-      .at(0) ?? `git exited with ${error.exitCode}`
-  )
-    .replace(/(^|[\s'"`(=])\/[^\s'"`)]*/g, '$1<path>')
-    .slice(0, 300);
+      .at(0) ?? `git exited with ${error.exitCode}`,
+  ).slice(0, 300);
 
 /**
  * Writes the branch, bookmark and tag refs (see the module comment and `hgRefNames`), HEAD, and

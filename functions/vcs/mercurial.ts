@@ -24,7 +24,13 @@ import { chunkCursor } from './chunk-cursor.ts';
 import { gitAuthors } from './git.ts';
 import { GitFailed, prepareHome, runGit } from './git-command.ts';
 import { HgFailed, runHg } from './hg-command.ts';
-import { exportHgRefs, exportHgRevisions } from './hg-export.ts';
+import {
+  CONVERSION_FAILED,
+  conversionWords,
+  exportHgRefs,
+  exportHgRevisions,
+  hideLocalPaths,
+} from './hg-export.ts';
 import { guardFailure } from './hg-import-guard.ts';
 import { checkObjects, directorySize, oversizeError, tooManyObjectsError } from './limits.ts';
 import { type Guard, type GuardProxy, guardedRequest, startGuardProxy } from './network-guard.ts';
@@ -602,14 +608,17 @@ function sizeWatch(dir: string, maxBytes: number) {
   return watch;
 }
 
+/** The step, and the conversion's own last words (without our paths); all of stderr goes to the logs. */
 const conversionFailed = (error: unknown): Error =>
   error instanceof OriginFailed
     ? error
     : new OriginFailed(
-        error instanceof GitFailed && error.timedOut
-          ? 'Converting the Mercurial history to Git did not finish within the step time limit'
-          : 'Converting the Mercurial history to Git failed',
-        { cause: error }, // the program's stderr, for the logs; not shown to the user
+        !(error instanceof GitFailed)
+          ? CONVERSION_FAILED
+          : error.timedOut
+            ? 'Converting the Mercurial history to Git did not finish within the step time limit'
+            : `${CONVERSION_FAILED}: ${conversionWords(error)}`,
+        { cause: error },
       );
 
 /* ------------------------------------------------------------------------------------------------
@@ -647,7 +656,7 @@ function classify(error: unknown, proxy: GuardProxy, job: RawJob, url: string, i
       .at(-1) ?? 'hg failed';
   if (job.credentials) line = line.split(job.credentials.password).join('***');
   // hg may name a file of ours (`raw.hg`, HOME): the user gets the origin's problem, not our disk.
-  line = line.replace(/(^|[\s'"`(=])\/[^\s'"`)]*/g, '$1<path>');
+  line = hideLocalPaths(line);
   return new OriginFailed(`Pulling from the origin failed: ${line.slice(0, 300)}`);
 }
 
