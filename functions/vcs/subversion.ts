@@ -6,10 +6,11 @@
  *
  * Layout (of the URL, or of the chosen project below it): with a `trunk` directory the standard
  * layout — `trunk` → branch `main` (GitHub's default branch name), `branches/X` → branch `X`,
- * `tags/X` → annotated tag `X`, anything else beside them is dropped; without one, the whole tree
- * is branch `main`. Empty directories are not kept (Git has none), `svn:ignore` becomes
- * `.gitignore`, `svn:executable` the executable mode, a copy from another branch whose changes
- * trunk took (`svn merge`) a merge commit; a revision that touches nothing imported makes no commit.
+ * `tags/X` → annotated tag `X` (a name Git refuses renamed, see `svn-rules.ts`), anything else
+ * beside them is dropped; without one, the whole tree is branch `main`. Empty directories are not
+ * kept (Git has none), `svn:ignore` becomes `.gitignore`, `svn:executable` the executable mode, a
+ * copy from another branch whose changes trunk took (`svn merge`) a merge commit; a revision that
+ * touches nothing imported makes no commit.
  *
  * Authors: svn-all-fast-export names each commit `user <user@<repository uuid>>` (GitHub's form for
  * Subversion users, who have no email); that Git identity is the author's remote id.
@@ -41,7 +42,9 @@ import {
   rawRepositoryPath,
 } from './origin.ts';
 import { redirectAway } from './pinned-origin.ts';
-import { runSvn, SvnFailed } from './svn-command.ts';
+import { saveRenamedRefs } from './renamed-refs.ts';
+import { decodeXml, runSvn, SvnFailed } from './svn-command.ts';
+import { conversionRules, layoutNames } from './svn-rules.ts';
 import {
   guardRefusal,
   idleFailure,
@@ -569,14 +572,6 @@ async function detectLayout(
   }
 }
 
-const decodeXml = (text: string) =>
-  text
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&amp;/g, '&');
-
 /**
  * A URL as `svn` (not `svnrdump`) must be given it: svn reads the last `@` of a target as a peg
  * revision, even one percent-encoded (`team%402` is `team` at revision 2), so a path with an `@`
@@ -645,38 +640,6 @@ const youngestOf = async (mirror: string, home: string) =>
       .trim(),
   );
 
-const escapeRule = (path: string) => path.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
-
-/**
- * A branch or tag name Git accepts as a ref (no space, `~^:?*[\\`, not starting with `.` or `-`):
- * directories under `branches/` or `tags/` with other names are not imported, rather than failing
- * the whole conversion.
- */
-const REF_NAME = '([^/ ~^:?*\\[\\\\.-][^/ ~^:?*\\[\\\\]*)';
-
-/**
- * svn-all-fast-export rules for the project at `path` (repository-relative, no slashes around).
- * Rules match in order. A Subversion branch named `main` would collide with trunk: it becomes
- * `branches/main`.
- */
-export function conversionRules(path: string, standard: boolean): string {
-  const prefix = path === '' ? '/' : `/${escapeRule(path)}/`;
-  const rule = (match: string, branch: string, annotated = false) =>
-    `match ${match}\n  repository ${OUTPUT_NAME}\n  branch ${branch}\n${annotated ? '  annotated true\n' : ''}end match\n`;
-  return [
-    `create repository ${OUTPUT_NAME}\nend repository\n`,
-    ...(standard
-      ? [
-          rule(`${prefix}trunk/`, 'main'),
-          rule(`${prefix}branches/main/`, 'branches/main'),
-          rule(`${prefix}branches/${REF_NAME}/`, '\\1'),
-          rule(`${prefix}tags/${REF_NAME}/`, 'refs/tags/\\1', true),
-        ]
-      : [rule(prefix, 'main')]),
-    'match /\nend match\n',
-  ].join('\n');
-}
-
 /** Loads a dump into the mirror (`svnadmin load` commits revision by revision). */
 const loadRange = (mirror: string, dump: string, home: string, timeoutMs: number) =>
   runSvn(
@@ -698,7 +661,11 @@ const loadRange = (mirror: string, dump: string, home: string, timeoutMs: number
     { cwd: home, home, timeoutMs },
   );
 
-/** The conversion rules of the imported path: standard when it has a `trunk` at the youngest revision. */
+/**
+ * The conversion rules of the imported path (`svn-rules.ts`): standard when it has a `trunk` at the
+ * youngest revision. The renamed branches and tags go to `renamed-refs.json` at the same time, so a
+ * conversion started again rewrites both from the same complete mirror.
+ */
 async function writeRules(workDir: string, mirror: string, originPath: string, home: string): Promise<void> {
   const path = originPath.replace(/^\/+|\/+$/g, '');
   const top = (
@@ -713,7 +680,10 @@ async function writeRules(workDir: string, mirror: string, originPath: string, h
     .map((line) => line.trim());
   await rm(rawRepositoryPath(workDir), { recursive: true, force: true });
   await rm(join(workDir, `log-${OUTPUT_NAME}`), { force: true });
-  await writeFile(join(workDir, 'svn.rules'), conversionRules(path, top.includes('trunk/')));
+  const layout = top.includes('trunk/') ? await layoutNames(mirror, path, home) : undefined;
+  const { rules, renames } = conversionRules(path, layout, OUTPUT_NAME);
+  await writeFile(join(workDir, 'svn.rules'), rules);
+  await saveRenamedRefs(workDir, renames);
 }
 
 /**

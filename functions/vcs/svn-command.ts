@@ -138,3 +138,12 @@ export async function runSvn(tool: SvnTool, args: readonly string[], options: Sv
     await rm(configDir, { recursive: true, force: true });
   }
 }
+
+/** Text of svn's `--xml` output (UTF-8 whatever the locale) with its entities decoded. */
+export const decodeXml = (text: string) =>
+  text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,6 +20,17 @@ import { subversionAdapter } from '#vcs/subversion';
 
 const exec = promisify(execFile);
 const ALLOWED = ['127.0.0.1'];
+const ODD_NAMES = [
+  ['branches', 'main'],
+  ['branches', 'my branch'],
+  ['branches', '.hidden'],
+  ['branches', '-x'],
+  ['branches', 'a..b'],
+  ['branches', 'å ö#1'],
+  ['tags', 'v1.lock'],
+  ['tags', 'rel.'],
+  ['tags', 'x@{1}'],
+] as const;
 const AUTH = { username: 'ada', password: 'pw-Svn42-never-shown' };
 
 const git = async (cwd: string, ...args: string[]) =>
@@ -37,22 +48,29 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'svn-origins-'));
   work = await mkdtemp(join(tmpdir(), 'svn-work-'));
   let odd: SvnRepository;
-  let broken: SvnRepository;
-  [std, multi, , odd, broken] = await Promise.all([
+  [std, multi, , odd] = await Promise.all([
     makeSvnRepository(join(root, 'std'), { largeFileBytes: 4096 }),
     makeSvnRepository(join(root, 'multi'), { projects: ['projA', 'projB'] }),
     makeSvnRepository(join(root, 'flat'), { flat: true }),
     makeSvnRepository(join(root, 'odd')),
-    makeSvnRepository(join(root, 'broken')),
   ]);
-  // Branch names Git cannot take: skipped by the rules (a space), or failing fast-import (`..`).
-  const branch = (repo: SvnRepository, name: string) =>
-    exec('svn', ['copy', '-q', '-m', `Branch ${name}`, `${repo.url}/trunk`, `${repo.url}/branches/${name}`], {
-      env: { PATH: process.env.PATH, HOME: root },
-    });
-  await branch(odd, 'bad name');
-  await branch(odd, 'main');
-  await branch(broken, 'a..b');
+  // Branch and tag names Git refuses (skipped or fatal to the conversion before), a branch named
+  // main, and a change of its own on `my branch`.
+  const svn = (...args: string[]) =>
+    exec('svn', args, { env: { PATH: process.env.PATH, HOME: root, LC_ALL: 'C.UTF-8' } });
+  for (const [folder, name] of ODD_NAMES)
+    await svn(
+      'copy',
+      '-q',
+      '-m',
+      `Copy ${name}`,
+      `${odd.url}/trunk`,
+      `${odd.url}/${folder}/${encodeURI(name).replace('#', '%23')}@`,
+    );
+  const wc = join(root, 'odd-wc');
+  await svn('checkout', '-q', `${odd.url}/branches/my branch`, wc);
+  await writeFile(join(wc, 'README'), 'changed on my branch\n');
+  await svn('commit', '-q', '-m', 'Change my branch', wc);
   [open, locked] = await Promise.all([
     serveSvn(root),
     serveSvn(root, { users: { [AUTH.username]: AUTH.password } }),
@@ -220,20 +238,68 @@ describe('Subversion raw import', () => {
     expect(multi.uuid).toMatch(/^[0-9a-f-]{36}$/);
   }, 30_000);
 
-  it('skips branches whose names Git refuses, keeps a branch named main apart from trunk', async () => {
+  it('brings every branch and tag under its own valid ref, the renames recorded, in chunks as in one pass', async () => {
     const raw = await job(open.url('odd/repo'));
     expect((await importAll(subversionAdapter(), raw, 600_000)).last.done).toBe(true);
-    const names = (await git(rawRepositoryPath(raw.workDir), 'for-each-ref', '--format=%(refname)')).trim();
-    expect(names.split('\n')).toEqual([
-      'refs/heads/branches/main',
-      'refs/heads/feature',
-      'refs/heads/main',
-      'refs/tags/v1.0',
+    const repo = rawRepositoryPath(raw.workDir);
+    const names = (await git(repo, 'for-each-ref', '--format=%(refname)')).trim().split('\n');
+    for (const name of names) await git(repo, 'check-ref-format', name);
+    const renames = JSON.parse(await readFile(join(raw.workDir, 'renamed-refs.json'), 'utf8')) as {
+      kind: string;
+      name: string;
+      ref: string;
+      reason: string;
+    }[];
+    // Kept: trunk, feature, v1.0, main (as branches/main) and -x, which Git takes as a ref.
+    expect(renames.map(({ kind, name, reason }) => [kind, name, reason])).toEqual([
+      ['branch', '.hidden', 'invalid'],
+      ['branch', 'a..b', 'invalid'],
+      ['branch', 'my branch', 'invalid'],
+      ['branch', 'å ö#1', 'invalid'],
+      ['tag', 'rel.', 'invalid'],
+      ['tag', 'v1.lock', 'invalid'],
+      ['tag', 'x@{1}', 'invalid'],
     ]);
-    await expect(
-      subversionAdapter().importRawChunk(await job(open.url('broken/repo')), 600_000, () => undefined),
-    ).rejects.toThrow(/^Converting the Subversion history failed: .*a\.\.b/);
-  }, 20_000);
+    expect(renames.map((rename) => rename.ref)).toEqual([
+      expect.stringMatching(/^refs\/heads\/_hidden-[0-9a-f]{8}$/),
+      expect.stringMatching(/^refs\/heads\/a\.b-[0-9a-f]{8}$/),
+      expect.stringMatching(/^refs\/heads\/my_branch-[0-9a-f]{8}$/),
+      expect.stringMatching(/^refs\/heads\/å_ö_1-[0-9a-f]{8}$/),
+      expect.stringMatching(/^refs\/tags\/rel_-[0-9a-f]{8}$/),
+      expect.stringMatching(/^refs\/tags\/v1_lock-[0-9a-f]{8}$/),
+      expect.stringMatching(/^refs\/tags\/x@_1}-[0-9a-f]{8}$/),
+    ]);
+    expect(names.sort()).toEqual(
+      [
+        'refs/heads/main',
+        'refs/heads/feature',
+        'refs/heads/branches/main',
+        'refs/heads/-x',
+        'refs/tags/v1.0',
+        ...renames.map((rename) => rename.ref),
+      ].sort(),
+    );
+    // The renamed branch holds what Subversion has on it.
+    const mine = renames.find((rename) => rename.name === 'my branch')?.ref ?? '';
+    expect(await git(repo, 'show', `${mine}:README`)).toBe('changed on my branch\n');
+    const exported = join(await mkdtemp(join(work, 'export-')), 'tree');
+    await exec('svn', ['export', '-q', `${open.url('odd/repo')}/branches/my branch`, exported], {
+      env: { PATH: process.env.PATH, HOME: work },
+    });
+    const tree = (await git(repo, 'ls-tree', '-r', '--name-only', mine)).trim().split('\n').sort();
+    expect(tree.filter((path) => path !== '.gitignore')).toEqual((await readdir(exported)).sort());
+    for (const path of tree.filter((path) => path !== '.gitignore'))
+      expect(await git(repo, 'show', `${mine}:${path}`)).toBe(await readFile(join(exported, path), 'utf8'));
+
+    // In small chunks: the same refs, the same renames.
+    const chunked = await job(open.url('odd/repo'));
+    const adapter = subversionAdapter({ svnPlan: { firstRevs: 8, growth: 1, minStepTimeoutMs: 60_000 } });
+    expect((await importAll(adapter, chunked, 1)).chunks).toBeGreaterThan(2);
+    expect(await refs(rawRepositoryPath(chunked.workDir))).toBe(await refs(repo));
+    expect(await readFile(join(chunked.workDir, 'renamed-refs.json'), 'utf8')).toBe(
+      await readFile(join(raw.workDir, 'renamed-refs.json'), 'utf8'),
+    );
+  }, 40_000);
 
   it('fails readably when the mirror is over the size limit', async () => {
     const adapter = subversionAdapter({ maxBytes: 2048 });
