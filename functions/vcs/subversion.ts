@@ -749,6 +749,36 @@ async function finishConversion(workDir: string, home: string): Promise<void> {
     transport: 'local',
     timeoutMs: 60_000,
   });
+  await keepDeletedTags(gitRepo, home);
+}
+
+/**
+ * svn-all-fast-export keeps a deleted branch as the tag `backups/<name>@<rev>`, but a deleted tag
+ * (or a branch replaced in place) as `refs/backups/r<rev>/tags/<name>`, which is neither a branch
+ * nor a tag and so was never published: the tag's earlier version vanished. Those refs become
+ * `backups/<name>@<rev>` tags too, one rule for everything deleted.
+ */
+async function keepDeletedTags(gitRepo: string, home: string): Promise<void> {
+  const refs = (
+    await gitLocal(gitRepo, home, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/backups/'])
+  )
+    .toString()
+    .split('\n')
+    .filter(Boolean);
+  const moves = refs.flatMap((line) => {
+    const [ref = '', oid = ''] = line.split(' ');
+    const match = /^refs\/backups\/r(\d+)\/(?:heads|tags)\/(.+)$/.exec(ref);
+    if (!match) return [];
+    return [`create refs/tags/backups/${match[2]}@${match[1]} ${oid}`, `delete ${ref} ${oid}`];
+  });
+  if (moves.length === 0) return;
+  await runGit(['update-ref', '--stdin'], {
+    cwd: gitRepo,
+    home,
+    transport: 'local',
+    timeoutMs: 60_000,
+    input: `${moves.join('\n')}\n`,
+  });
 }
 
 const gitLocal = (repo: string, home: string, args: readonly string[]) =>

@@ -31,6 +31,11 @@ const DUMPS: Record<string, { readonly refs: readonly string[]; readonly kept: r
     refs: ['refs/heads/branch-b', 'refs/heads/branch-c'],
     kept: ['refs/tags/backups/branch-c@5'],
   },
+  // tag 1.0.1 is made at r3, deleted at r4 and made again at r6: the first one is kept too.
+  'git-t9136-svn': {
+    refs: ['refs/heads/1.0', 'refs/tags/1.0', 'refs/tags/1.0.1'],
+    kept: ['refs/tags/backups/1.0.1@4'],
+  },
   'git-t9151-svn-mergeinfo': {
     refs: [
       ...['b1', 'b2', 'bugfix', 'f1', 'f2', 'left', 'left-sub', 'partial', 'right'].map(
