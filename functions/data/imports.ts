@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { StoredReport } from '#domain/import-report';
 import type {
   FailedStep,
   Import,
@@ -19,6 +20,7 @@ import type {
   Vcs,
   WaitingFor,
 } from '#domain/imports';
+import type { RefRename } from '#domain/ref-names';
 import {
   conditionalWrite,
   db,
@@ -38,6 +40,7 @@ import {
   importItemsPrefix,
   importKey,
   importLargeFilesKey,
+  importReportKey,
   repoKey,
   repoPartition,
 } from './keys.ts';
@@ -780,6 +783,84 @@ export async function listLargeFiles(owner: string, repo: string, importId: numb
     oid: String(file.oid),
     size: Number(file.size),
   }));
+}
+
+// ---- Report ---------------------------------------------------------------------------------
+
+/**
+ * Replaces the import's report with the refs its raw step renamed (the first ones, within the
+ * same item limits as the large files; `renamedRefsCount` counts all). False when it is no longer
+ * the import's attempt.
+ */
+export async function setImportReport(
+  owner: string,
+  repo: string,
+  importId: number,
+  attempt: number,
+  renames: readonly RefRename[],
+): Promise<boolean> {
+  const listed: RefRename[] = [];
+  let bytes = 0;
+  for (const rename of renames) {
+    const entry = { kind: rename.kind, name: rename.name, ref: rename.ref, reason: rename.reason };
+    bytes += Buffer.byteLength(JSON.stringify(entry));
+    if (listed.length >= MAX_LISTED_LARGE_FILES || bytes > MAX_LISTED_BYTES) break;
+    listed.push(entry);
+  }
+  const timestamp = now();
+  const outcome = await transactWithRetry(
+    [
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...importReportKey(owner, repo, importId),
+            ...typed('ImportReport'),
+            renamedRefs: listed,
+            renamedRefsCount: renames.length,
+            createdAt: timestamp,
+            updatedAt: timestamp,
+          },
+        },
+      },
+      {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: importKey(owner, repo),
+          ConditionExpression: 'importId = :id AND attempt = :attempt',
+          ExpressionAttributeValues: { ':id': importId, ':attempt': attempt },
+        },
+      },
+    ],
+    'setImportReport',
+  );
+  return outcome === 'ok';
+}
+
+/** The import's report; undefined until its raw step has ended. */
+export async function getImportReport(
+  owner: string,
+  repo: string,
+  importId: number,
+): Promise<StoredReport | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: importReportKey(owner, repo, importId),
+      ConsistentRead: true,
+    }),
+  );
+  if (!Item) return undefined;
+  const renames = Array.isArray(Item.renamedRefs) ? (Item.renamedRefs as Record<string, unknown>[]) : [];
+  return {
+    renamedRefsCount: Number(Item.renamedRefsCount ?? renames.length),
+    renamedRefs: renames.map((entry) => ({
+      kind: String(entry.kind),
+      name: String(entry.name),
+      ref: String(entry.ref),
+      reason: entry.reason === 'clash' ? 'clash' : 'invalid',
+    })),
+  };
 }
 
 // ---- One conditional UpdateItem -----------------------------------------------------------

@@ -91,6 +91,12 @@ export const importLargeFilesKey = (owner: string, name: string, importId: numbe
   SK: `${importItemsPrefix(importId)}LARGEFILES`,
 });
 
+/** What an import's raw step could not carry over as it was (one item, written when the step ends). */
+export const importReportKey = (owner: string, name: string, importId: number): Key => ({
+  PK: repoPartition(owner, name),
+  SK: `${importItemsPrefix(importId)}REPORT`,
+});
+
 /** Atomic id counter per entity kind (UpdateItem ADD); ids are never reused. */
 export const counterKey = (entity: string): Key => ({ PK: `COUNTER#${entity}`, SK: 'COUNTER' });
 
@@ -268,6 +274,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'Import of a repository (API reads, worker progress writes conditional on the attempt)', index: 'table', read: { get: importKey(L, '<repo>') }, strong: true },
   { pattern: 'Authors of an import, in id order (`since`); author by id', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: `${importItemsPrefix(ID)}AUTHOR#` }, by: 'prefix' }, strong: true, note: `GetItem ${importAuthorKey(L, '<repo>', ID, ID).SK}; one author per origin identity: conditional put of ${importAuthorRemoteKey(L, '<repo>', ID, H).SK}` },
   { pattern: 'Large files an import found', index: 'table', read: { get: importLargeFilesKey(L, '<repo>', ID) }, strong: true },
-  { pattern: 'Everything filed under an import (cancel deletes its authors, pointers and large files)', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: importItemsPrefix(ID) }, by: 'prefix' }, strong: true, note: 'keys only, then BatchWriteItem deletes' },
+  { pattern: 'Report of an import (renamed refs; its large files are the item above)', index: 'table', read: { get: importReportKey(L, '<repo>', ID) }, strong: true },
+  { pattern: 'Everything filed under an import (cancel deletes its authors, pointers, large files and report)', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: importItemsPrefix(ID) }, by: 'prefix' }, strong: true, note: 'keys only, then BatchWriteItem deletes' },
   { pattern: 'Next id of a kind', index: 'table', read: { update: counterKey('<kind>') }, note: 'ADD, returns the new value' },
 ];

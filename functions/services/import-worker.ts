@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import * as imports from '#data/imports';
 import { recordPush } from '#data/repositories';
 import type { FailedStep, Import, ImportStatus, LargeFile, WaitingFor } from '#domain/imports';
+import type { RefRename } from '#domain/ref-names';
 import { config } from '#shared/config';
 import { countSignal, log } from '#shared/log';
 import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
@@ -23,6 +24,7 @@ import { findLargeFiles, type GitJob, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
 import { type OriginAccess, type OriginAuthor, type RawJob, rawRepositoryPath } from '#vcs/origin';
 import { publish } from '#vcs/publish';
+import { loadRenamedRefs } from '#vcs/renamed-refs';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
@@ -58,6 +60,8 @@ function writesOf(input: StepInput) {
       must(imports.enterStatus(owner, repo, attempt, status, extra)),
     largeFiles: (importId: number, files: readonly LargeFile[]) =>
       must(imports.setLargeFiles(owner, repo, importId, attempt, [...files])),
+    report: (importId: number, renames: readonly RefRename[]) =>
+      must(imports.setImportReport(owner, repo, importId, attempt, renames)),
   };
 }
 
@@ -199,6 +203,8 @@ export const importRawChunk = watchedStep(async function importRawChunk(
 
   const largeFiles = await findLargeFiles(rawDir(dir), config().largeFileBytes, await gitJob(dir));
   await write.largeFiles(record.importId, largeFiles);
+  // The API functions have no file system: the report goes where they read the import.
+  await write.report(record.importId, await loadRenamedRefs(dir));
   await write.progress({ percent: 100, commitCount: chunk.commitCount });
   const fresh = await current(input);
   return { done: true, needsLfsChoice: largeFiles.length > 0 && fresh.useLfs === 'undecided' };

@@ -12,6 +12,7 @@ import {
   enterStatus,
   getAuthor,
   getImport,
+  getImportReport,
   getSealedCredentials,
   listAuthors,
   listLargeFiles,
@@ -24,6 +25,7 @@ import {
   type TakenToken,
 } from '#data/imports';
 import { foldAsciiCase, sameAsciiCaseless } from '#domain/ascii-case';
+import { composeReport, type ImportReport } from '#domain/import-report';
 import {
   acceptsCredentials,
   acceptsHistoryChanges,
@@ -504,4 +506,17 @@ export async function importLargeFiles(
 ): Promise<{ record: Import; files: LargeFile[] }> {
   const record = await ownedImport(caller, owner, name);
   return { record, files: await listLargeFiles(record.ownerLogin, record.repoName, record.importId) };
+}
+
+// ---- Report -------------------------------------------------------------------------------
+
+/** GET …/import/report: what the import could not carry over as it was, as far as it got. */
+export async function importReport(caller: Caller, owner: string, name: string): Promise<ImportReport> {
+  const record = await ownedImport(caller, owner, name);
+  const { ownerLogin, repoName, importId } = record;
+  const [stored, files] = await Promise.all([
+    getImportReport(ownerLogin, repoName, importId),
+    listLargeFiles(ownerLogin, repoName, importId),
+  ]);
+  return composeReport(record, stored, files);
 }

@@ -1,6 +1,8 @@
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OriginServer } from '#local/git-origins';
 import { basicAuthProxy, makeHgFixture, serveHg } from '#local/hg-origins';
@@ -24,6 +26,7 @@ let origin: OriginServer;
 let large: OriginServer;
 let locked: OriginServer;
 let index: OriginServer;
+let clashing: OriginServer;
 
 const api = (method: string, path: string, body?: unknown) =>
   importApiCall(stack.baseUrl, token, method, path, body);
@@ -55,6 +58,20 @@ async function until(repo: string, done: (body: Record<string, unknown>) => bool
 const status = (wanted: string) => (body: Record<string, unknown>) => body.status === wanted;
 const hosted = (repo: string) => `${stack.webUrl}/octocat/${repo}.git`;
 
+/** Branches `a` and `a/?` (as in fast-export's smoke test): Git cannot hold both under their names. */
+async function makeClashingBranches(repo: string): Promise<void> {
+  const hg = (...args: string[]) =>
+    promisify(execFile)('hg', args, { cwd: repo, env: { ...process.env, HGPLAIN: '1', HGRCPATH: '' } });
+  await mkdir(repo, { recursive: true });
+  await hg('init');
+  for (const branch of ['default', 'a', 'a/?']) {
+    if (branch !== 'default') await hg('branch', branch);
+    await writeFile(join(repo, 'f.txt'), `${branch}\n`);
+    if (branch === 'default') await hg('add', 'f.txt');
+    await hg('commit', '-m', branch, '-u', 'Ada <ada@example.com>', '-d', '1700000000 0');
+  }
+}
+
 beforeAll(async () => {
   stack = await startTestStack();
   git = await gitClient();
@@ -67,11 +84,13 @@ beforeAll(async () => {
     makeHgFixture(join(root, 'large'), {
       largeFile: { path: 'assets/video.bin', bytes: LARGE_FILE_BYTES + 50_000 },
     }),
+    makeClashingBranches(join(root, 'clashing')),
   ]);
-  [origin, large, index] = await Promise.all([
+  [origin, large, index, clashing] = await Promise.all([
     serveHg({ repo: join(root, 'repo') }),
     serveHg({ repo: join(root, 'large') }),
     serveHg({ root: several }),
+    serveHg({ repo: join(root, 'clashing') }),
   ]);
   locked = await basicAuthProxy(origin, SECRET);
   const user = await createUser(stack.endpointsFile, 'octocat');
@@ -80,7 +99,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-  await Promise.all([origin?.close(), large?.close(), locked?.close(), index?.close()]);
+  await Promise.all([origin?.close(), large?.close(), locked?.close(), index?.close(), clashing?.close()]);
 });
 
 describe('a Mercurial import through the API and the workflow', () => {
@@ -135,6 +154,34 @@ describe('a Mercurial import through the API and the workflow', () => {
     expect((await git(['log', '--all', '--format=%an <%ae>'], { cwd: dir })).stdout).toContain(
       'bob <bob@mercurial.invalid>',
     );
+  }, 60_000);
+});
+
+describe('the import report', () => {
+  it('lists the branches that were renamed once complete; 404 without an import; preview only', async () => {
+    const repo = await newRepo();
+    expect((await api('GET', `/repos/octocat/${repo}/import/report`)).status).toBe(404);
+    const plain = await fetch(`${stack.baseUrl}/repos/octocat/${repo}/import/report`, {
+      headers: { Authorization: `token ${token}` },
+    });
+    expect(plain.status).toBe(415);
+    await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: `${clashing.url}/`, vcs: 'mercurial' });
+    await until(repo, status('complete'));
+    const report = await api('GET', `/repos/octocat/${repo}/import/report`);
+    expect(report.status).toBe(200);
+    expect(report.body).toMatchObject({
+      status: 'complete',
+      renamed_refs_count: 1,
+      large_files_action: 'none',
+      large_files_count: 0,
+      large_files: [],
+    });
+    const [renamed] = report.body.renamed_refs as Record<string, string>[];
+    expect(renamed).toMatchObject({ kind: 'branch', origin_name: 'a/?' });
+    // The ref it names is the one the hosted repository holds that history under.
+    const refs = (await git(['ls-remote', hosted(repo)])).stdout;
+    expect(refs).toContain(`\t${renamed?.ref}\n`);
+    expect(refs).toContain('\trefs/heads/branches/a\n');
   }, 60_000);
 });
 
@@ -202,6 +249,18 @@ describe('a Mercurial origin with a large file', () => {
       200,
     );
     await Promise.all([until(kept, status('complete')), until(dropped, status('complete'))]);
+    // The report says what became of the large file under each choice.
+    for (const [repo, action] of [
+      [kept, 'moved_to_lfs'],
+      [dropped, 'removed'],
+    ] as const)
+      expect((await api('GET', `/repos/octocat/${repo}/import/report`)).body).toMatchObject({
+        status: 'complete',
+        renamed_refs_count: 0,
+        large_files_action: action,
+        large_files_count: 1,
+        large_files: [expect.objectContaining({ path: 'assets/video.bin' })],
+      });
 
     const dir = await mkdtemp(join(tmpdir(), 'hg-lfs-clone-'));
     const clone = await git(['clone', '--quiet', hosted(kept), dir]);
@@ -246,6 +305,7 @@ describe('an hgweb index of several repositories', () => {
 
     // Cancel: the import and the repository's contents go; a new import works at once.
     expect((await api('DELETE', `/repos/octocat/${repo}/import`)).status).toBe(204);
+    expect((await api('GET', `/repos/octocat/${repo}/import/report`)).status).toBe(404);
     expect((await api('GET', `/repos/octocat/${repo}/import`)).status).toBe(404);
     expect((await git(['ls-remote', hosted(repo)])).stdout).toBe('');
     expect((await api('PUT', `/repos/octocat/${repo}/import`, { vcs_url: origin.url })).status).toBe(201);

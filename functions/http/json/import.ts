@@ -1,3 +1,4 @@
+import type { ImportReport } from '#domain/import-report';
 import {
   type Import,
   type ImportAuthor,
@@ -83,3 +84,33 @@ export const largeFileJson = (file: LargeFile) => ({
   oid: file.oid,
   size: file.size,
 });
+
+/**
+ * The import report (an extension: GitHub has none), shaped like the rest of the import API.
+ * Kinds the import does not know yet are omitted (README, "The import report").
+ */
+export function importReportJson(report: ImportReport) {
+  const { stored, largeFiles } = report;
+  return {
+    status: report.status,
+    ...(stored === undefined
+      ? {}
+      : {
+          renamed_refs_count: stored.renamedRefsCount,
+          renamed_refs: stored.renamedRefs.map((rename) => ({
+            kind: rename.kind,
+            origin_name: rename.name,
+            ref: rename.ref,
+            reason: rename.reason,
+          })),
+        }),
+    ...(largeFiles === undefined
+      ? {}
+      : {
+          large_files_action: largeFiles.action,
+          large_files_count: largeFiles.count,
+          large_files_size: largeFiles.size,
+          large_files: largeFiles.listed.map(largeFileJson),
+        }),
+  };
+}
