@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OriginServer } from '#local/git-origins';
 import { serveHg } from '#local/hg-origins';
+import { FAST_EXPORT_BRANCH_NAMES } from '#test/fast-export-names';
 import { mercurialAdapter } from '#vcs/mercurial';
 import { rawRepositoryPath } from '#vcs/origin';
 
@@ -26,23 +27,7 @@ const git = async (cwd: string, ...args: string[]) =>
   (await exec('git', args, { cwd, env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd } }))
     .stdout;
 
-/** fast-export's strangely named branches, in the order its smoke test makes them. */
-const ODD_BRANCHES = [
-  'a?',
-  'a/',
-  'a/b',
-  'a/?',
-  '?a',
-  'a.',
-  'a.b',
-  '.a',
-  '/',
-  '___3',
-  '__2',
-  '_1',
-  'Feature- 12V Vac "Venom"',
-  'åäö',
-];
+const ODD_BRANCHES = FAST_EXPORT_BRANCH_NAMES;
 
 let root: string;
 let work: string;

@@ -1,27 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { assignRefNames, isValidRefPath, readableRefPath, refRenames } from '#domain/ref-names';
+import { FAST_EXPORT_BRANCH_NAMES } from '#test/fast-export-names';
 
 const branches = (...names: string[]) =>
   names.map((name) => ({ kind: 'branch', name, prefix: 'refs/heads/branches/', path: name }));
 
-/** fast-export's smoke-test branch names (t/smoke-test.t, names only), and `a` beside them. */
-const SMOKE = [
-  'a?',
-  'a/',
-  'a/b',
-  'a/?',
-  '?a',
-  'a.',
-  'a.b',
-  '.a',
-  '/',
-  '___3',
-  '__2',
-  '_1',
-  'Feature- 12V Vac "Venom"',
-  'åäö',
-];
+const SMOKE = FAST_EXPORT_BRANCH_NAMES;
 
 describe('readableRefPath', () => {
   it('keeps valid names and makes every other one valid', () => {
