@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, prepareDumb, serveGitDaemon, serveGitHttp } from '#local/git-origins';
+import { LOOPBACK_ONLY, rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
 import { adapterFor, detectOrigin } from '#vcs/adapters';
 import { gitAdapter } from '#vcs/git';
@@ -19,7 +20,6 @@ import {
 } from '#vcs/origin';
 
 const exec = promisify(execFile);
-const ALLOWED = ['127.0.0.1'];
 const AUTH = { username: 'importer', password: 'pw-Zq81-never-shown' };
 const AUTHORS = [
   { name: 'Ada Lovelace', email: 'ada@example.com' },
@@ -80,13 +80,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-let jobs = 0;
-const job = async (url: string, extra: Partial<RawJob> = {}): Promise<RawJob> => ({
-  url,
-  allowedAddresses: ALLOWED,
-  workDir: await mkdtemp(join(work, `job-${++jobs}-`)),
-  ...extra,
-});
+const job = rawJobs(() => work);
 
 /** Runs chunks until done; returns every progress report and the number of chunks. */
 async function importAll(adapter: ReturnType<typeof gitAdapter>, raw: RawJob, budgetMs: number) {
@@ -105,7 +99,7 @@ describe('Git detection', () => {
   const adapter = gitAdapter();
   const access = (url: string, credentials?: typeof AUTH) => ({
     url,
-    allowedAddresses: ALLOWED,
+    allowedAddresses: LOOPBACK_ONLY,
     credentials,
   });
 

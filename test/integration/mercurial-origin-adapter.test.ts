@@ -12,6 +12,7 @@ import {
   makeHgFixture,
   serveHg,
 } from '#local/hg-origins';
+import { LOOPBACK_ONLY, rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
 import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
 import { directorySize } from '#vcs/limits';
@@ -26,7 +27,6 @@ import {
 } from '#vcs/origin';
 
 const exec = promisify(execFile);
-const ALLOWED = ['127.0.0.1'];
 const AUTH = { username: 'importer', password: 'pw-Hg81-never-shown' };
 
 const git = async (cwd: string, ...args: string[]) =>
@@ -96,14 +96,12 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-let jobs = 0;
-const job = async (url: string, extra: Partial<RawJob> = {}): Promise<RawJob> => ({
+const job = rawJobs(() => work);
+const access = (url: string, credentials?: typeof AUTH) => ({
   url,
-  allowedAddresses: ALLOWED,
-  workDir: await mkdtemp(join(work, `job-${++jobs}-`)),
-  ...extra,
+  allowedAddresses: LOOPBACK_ONLY,
+  credentials,
 });
-const access = (url: string, credentials?: typeof AUTH) => ({ url, allowedAddresses: ALLOWED, credentials });
 
 describe('Mercurial detection', () => {
   const adapter = mercurialAdapter();

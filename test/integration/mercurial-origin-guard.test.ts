@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hgFront, makeHgFixture, serveHg, tcpTrap } from '#local/hg-origins';
+import { rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
 import { mercurialAdapter } from '#vcs/mercurial';
 import { OriginFailed, type RawJob, rawRepositoryPath } from '#vcs/origin';
@@ -15,7 +16,6 @@ import { OriginFailed, type RawJob, rawRepositoryPath } from '#vcs/origin';
  * the password is nowhere another process or a file could show it.
  */
 const exec = promisify(execFile);
-const ALLOWED = ['127.0.0.1'];
 const AUTH = { username: 'importer', password: 'pw-Guard-93-never-seen' };
 const HG_ENV = { PATH: process.env.PATH, HGRCPATH: '', HGPLAIN: '1' };
 const FIXTURE_REFS = [
@@ -106,13 +106,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-let jobs = 0;
-const job = async (url: string, extra: Partial<RawJob> = {}): Promise<RawJob> => ({
-  url,
-  allowedAddresses: ALLOWED,
-  workDir: await mkdtemp(join(work, `job-${++jobs}-`)),
-  ...extra,
-});
+const job = rawJobs(() => work);
 
 const refs = async (raw: RawJob) =>
   (await git(rawRepositoryPath(raw.workDir), 'for-each-ref', '--format=%(refname)')).trim().split('\n');

@@ -4,6 +4,7 @@ import { createServer as createTcpServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
 import { gitAdapter } from '#vcs/git';
 import { OriginFailed, type RawJob } from '#vcs/origin';
@@ -16,7 +17,6 @@ import { tfvcAdapter } from '#vcs/tfvc';
  * port or host name, which may be followed but never with the user's credentials; and origins that
  * accept a connection and send nothing, which fail within the idle deadline.
  */
-const ALLOWED = ['127.0.0.1'];
 const CREDENTIALS = { username: 'importer', password: 'pw-Redirect-never-sent' };
 const BASIC = `Basic ${Buffer.from(`${CREDENTIALS.username}:${CREDENTIALS.password}`).toString('base64')}`;
 
@@ -69,13 +69,8 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-let jobs = 0;
-const job = async (extra: Partial<RawJob> = {}): Promise<RawJob> => ({
-  url: `http://127.0.0.1:${portOf(front)}/project`,
-  allowedAddresses: ALLOWED,
-  workDir: await mkdtemp(join(work, `job-${++jobs}-`)),
-  ...extra,
-});
+const jobIn = rawJobs(() => work);
+const job = (extra: Partial<RawJob> = {}) => jobIn(`http://127.0.0.1:${portOf(front)}/project`, extra);
 
 const network = stubNetwork({ 'mirror.test': ['127.0.0.1'] });
 const adapters = [

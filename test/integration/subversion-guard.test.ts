@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SvnHttpServer, serveSvnHttp } from '#local/svn-http-origins';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
+import { LOOPBACK_ONLY, rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
 import type { RawJob } from '#vcs/origin';
 import { interceptionCertificate } from '#vcs/pinned-origin';
@@ -20,7 +21,6 @@ import { subversionAdapter } from '#vcs/subversion';
  * disk without the guard. Every origin and listener is on 127.0.0.1.
  */
 const exec = promisify(execFile);
-const ALLOWED = ['127.0.0.1'];
 const USER = { username: 'ada', password: 'pw-Redirected-never-sent' };
 
 let root: string;
@@ -108,13 +108,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-let jobs = 0;
-const job = async (url: string, extra: Partial<RawJob> = {}): Promise<RawJob> => ({
-  url,
-  allowedAddresses: ALLOWED,
-  workDir: await mkdtemp(join(root, `job-${++jobs}-`)),
-  ...extra,
-});
+const job = rawJobs(() => root);
 const importError = async (adapter: ReturnType<typeof subversionAdapter>, raw: RawJob) =>
   adapter
     .importRawChunk(raw, 600_000, () => undefined)
@@ -140,7 +134,7 @@ describe('Subversion redirects behind the guard', () => {
     for (const [name, message] of cases) {
       const url = `${origin}/${name}/repo`;
       expect((await importError(adapter, await job(url))).message).toBe(message);
-      await expect(adapter.detect({ url, allowedAddresses: ALLOWED })).rejects.toThrow(message);
+      await expect(adapter.detect({ url, allowedAddresses: LOOPBACK_ONLY })).rejects.toThrow(message);
     }
     expect(tcpConnections).toBe(0);
   }, 30_000);
@@ -155,7 +149,7 @@ describe('Subversion redirects behind the guard', () => {
       for (const url of [`${origin}/${name}/repo`, `${origin}/locked/${name}/repo`]) {
         const error = await importError(adapter, await job(url, { credentials: USER }));
         expect(error.message).toBe(refusedTo(target));
-        const detection = await adapter.detect({ url, allowedAddresses: ALLOWED, credentials: USER });
+        const detection = await adapter.detect({ url, allowedAddresses: LOOPBACK_ONLY, credentials: USER });
         expect(detection.kind).toBe('nothing');
       }
     }

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSvnRepository, type SvnRepository } from '#local/svn-fixtures';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
+import { LOOPBACK_ONLY, rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
 import { detectionCandidates, detectOrigin } from '#vcs/adapters';
 import {
@@ -19,7 +20,6 @@ import {
 import { subversionAdapter } from '#vcs/subversion';
 
 const exec = promisify(execFile);
-const ALLOWED = ['127.0.0.1'];
 const ODD_NAMES = [
   ['branches', 'main'],
   ['branches', 'my branch'],
@@ -83,14 +83,12 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-let jobs = 0;
-const job = async (url: string, extra: Partial<RawJob> = {}): Promise<RawJob> => ({
+const job = rawJobs(() => work);
+const access = (url: string, credentials?: typeof AUTH) => ({
   url,
-  allowedAddresses: ALLOWED,
-  workDir: await mkdtemp(join(work, `job-${++jobs}-`)),
-  ...extra,
+  allowedAddresses: LOOPBACK_ONLY,
+  credentials,
 });
-const access = (url: string, credentials?: typeof AUTH) => ({ url, allowedAddresses: ALLOWED, credentials });
 
 /** Runs chunks until done; returns the last chunk and how many chunks it took. */
 async function importAll(

@@ -12,6 +12,7 @@ import {
   type TfvcServer,
   tfvcHistory,
 } from '#local/tfvc-origin';
+import { LOOPBACK_ONLY, rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
 import { detectionCandidates, detectOrigin } from '#vcs/adapters';
 import {
@@ -24,7 +25,6 @@ import {
 import { tfvcAdapter } from '#vcs/tfvc';
 
 const exec = promisify(execFile);
-const ALLOWED = ['127.0.0.1'];
 const PAT = 'pat-Tfvc42-never-shown';
 
 const gitEnv = (cwd: string) => ({ PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd });
@@ -64,19 +64,13 @@ afterAll(async () => {
   await rm(gitRoot, { recursive: true, force: true });
 });
 
-let jobs = 0;
-const job = async (url: string, extra: Partial<RawJob> = {}): Promise<RawJob> => ({
-  url,
-  allowedAddresses: ALLOWED,
-  workDir: await mkdtemp(join(work, `job-${++jobs}-`)),
-  ...extra,
-});
+const job = rawJobs(() => work);
 const access = (
   url: string,
   extra: { credentials?: { username: string; password: string }; tfvcProject?: string } = {},
 ) => ({
   url,
-  allowedAddresses: ALLOWED,
+  allowedAddresses: LOOPBACK_ONLY,
   ...extra,
 });
 const withPat = (password = PAT) => ({ credentials: { username: 'anything', password } });
