@@ -249,9 +249,7 @@ const endToEnd = (headers: IncomingHttpHeaders): IncomingHttpHeaders =>
 function forward(request: IncomingMessage, response: ServerResponse, frontEnd: string): void {
   const upstream = httpRequest(
     new URL(request.url ?? '/', frontEnd),
-    // A connection of its own per request: a reused one the front end is closing (after a refusal
-    // with \`Connection: close\`) would fail the next request's body with EPIPE.
-    { method: request.method, headers: endToEnd(request.headers), agent: false },
+    { method: request.method, headers: endToEnd(request.headers) },
     (answer) => {
       // A refusal before the whole body was sent ends the client's connection too.
       const closing = answer.headers.connection === 'close' ? { connection: 'close' } : {};
