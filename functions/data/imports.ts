@@ -8,7 +8,14 @@
  */
 import { createHash } from 'node:crypto';
 import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { StoredReport } from '#domain/import-report';
+import {
+  type Finding,
+  type FindingEntry,
+  type FindingKind,
+  isFindingKind,
+  MAX_LISTED_FINDINGS,
+  type StoredReport,
+} from '#domain/import-report';
 import type {
   FailedStep,
   Import,
@@ -20,7 +27,6 @@ import type {
   Vcs,
   WaitingFor,
 } from '#domain/imports';
-import type { RefRename } from '#domain/ref-names';
 import {
   conditionalWrite,
   db,
@@ -788,24 +794,29 @@ export async function listLargeFiles(owner: string, repo: string, importId: numb
 // ---- Report ---------------------------------------------------------------------------------
 
 /**
- * Replaces the import's report with the refs its raw step renamed (the first ones, within the
- * same item limits as the large files; `renamedRefsCount` counts all). False when it is no longer
- * the import's attempt.
+ * Replaces the import's report with the raw step's findings so far (each kind's first entries,
+ * within one item's limits: the listed entries of all kinds share `MAX_LISTED_BYTES`, each kind's
+ * `count` still counts every one). False when it is no longer the import's attempt.
  */
 export async function setImportReport(
   owner: string,
   repo: string,
   importId: number,
   attempt: number,
-  renames: readonly RefRename[],
+  report: StoredReport,
 ): Promise<boolean> {
-  const listed: RefRename[] = [];
-  let bytes = 0;
-  for (const rename of renames) {
-    const entry = { kind: rename.kind, name: rename.name, ref: rename.ref, reason: rename.reason };
-    bytes += Buffer.byteLength(JSON.stringify(entry));
-    if (listed.length >= MAX_LISTED_LARGE_FILES || bytes > MAX_LISTED_BYTES) break;
-    listed.push(entry);
+  const kinds = Object.entries(report.findings) as [FindingKind, Finding][];
+  const share = MAX_LISTED_BYTES / Math.max(1, kinds.length);
+  const findings: Record<string, Finding> = {};
+  for (const [kind, finding] of kinds) {
+    const listed: FindingEntry[] = [];
+    let bytes = 0;
+    for (const entry of finding.listed) {
+      bytes += Buffer.byteLength(JSON.stringify(entry));
+      if (listed.length >= MAX_LISTED_FINDINGS || bytes > share) break;
+      listed.push(entry);
+    }
+    findings[kind] = { count: finding.count, listed };
   }
   const timestamp = now();
   const outcome = await transactWithRetry(
@@ -816,8 +827,8 @@ export async function setImportReport(
           Item: {
             ...importReportKey(owner, repo, importId),
             ...typed('ImportReport'),
-            renamedRefs: listed,
-            renamedRefsCount: renames.length,
+            rawDone: report.rawDone,
+            findings,
             createdAt: timestamp,
             updatedAt: timestamp,
           },
@@ -837,7 +848,7 @@ export async function setImportReport(
   return outcome === 'ok';
 }
 
-/** The import's report; undefined until its raw step has ended. */
+/** The import's report; undefined until its raw step has recorded one. */
 export async function getImportReport(
   owner: string,
   repo: string,
@@ -851,16 +862,14 @@ export async function getImportReport(
     }),
   );
   if (!Item) return undefined;
-  const renames = Array.isArray(Item.renamedRefs) ? (Item.renamedRefs as Record<string, unknown>[]) : [];
-  return {
-    renamedRefsCount: Number(Item.renamedRefsCount ?? renames.length),
-    renamedRefs: renames.map((entry) => ({
-      kind: String(entry.kind),
-      name: String(entry.name),
-      ref: String(entry.ref),
-      reason: entry.reason === 'clash' ? 'clash' : 'invalid',
-    })),
-  };
+  const stored = (Item.findings ?? {}) as Record<string, { count?: unknown; listed?: unknown }>;
+  const findings: Partial<Record<FindingKind, Finding>> = {};
+  for (const [kind, finding] of Object.entries(stored)) {
+    if (!isFindingKind(kind)) continue;
+    const listed = Array.isArray(finding.listed) ? (finding.listed as FindingEntry[]) : [];
+    findings[kind] = { count: Number(finding.count ?? listed.length), listed };
+  }
+  return { rawDone: Item.rawDone === true, findings };
 }
 
 // ---- One conditional UpdateItem -----------------------------------------------------------

@@ -13,18 +13,18 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as imports from '#data/imports';
 import { recordPush } from '#data/repositories';
+import type { StoredReport } from '#domain/import-report';
 import type { FailedStep, Import, ImportStatus, LargeFile, WaitingFor } from '#domain/imports';
-import type { RefRename } from '#domain/ref-names';
 import { config } from '#shared/config';
 import { countSignal, log } from '#shared/log';
 import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
 import { redactCredentials } from '#vcs/bounded-process';
+import { loadFindings } from '#vcs/findings';
 import { prepareHome } from '#vcs/git-command';
 import { findLargeFiles, type GitJob, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
 import { type OriginAccess, type OriginAuthor, type RawJob, rawRepositoryPath } from '#vcs/origin';
 import { publish } from '#vcs/publish';
-import { loadRenamedRefs } from '#vcs/renamed-refs';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
@@ -60,8 +60,8 @@ function writesOf(input: StepInput) {
       must(imports.enterStatus(owner, repo, attempt, status, extra)),
     largeFiles: (importId: number, files: readonly LargeFile[]) =>
       must(imports.setLargeFiles(owner, repo, importId, attempt, [...files])),
-    report: (importId: number, renames: readonly RefRename[]) =>
-      must(imports.setImportReport(owner, repo, importId, attempt, renames)),
+    report: (importId: number, report: StoredReport) =>
+      must(imports.setImportReport(owner, repo, importId, attempt, report)),
   };
 }
 
@@ -199,12 +199,16 @@ export const importRawChunk = watchedStep(async function importRawChunk(
   progress.report({ percent: chunk.percent, commitCount: chunk.commitCount });
   await progress.flush();
   await recordNewAuthors(input, record, await adapter.authors(job));
-  if (!chunk.done) return { done: false, needsLfsChoice: false };
+  // The API functions have no file system: the findings so far go where they read the import,
+  // after every chunk, so that an import that fails later still reports what it found.
+  if (!chunk.done) {
+    await write.report(record.importId, { rawDone: false, findings: await loadFindings(dir) });
+    return { done: false, needsLfsChoice: false };
+  }
 
   const largeFiles = await findLargeFiles(rawDir(dir), config().largeFileBytes, await gitJob(dir));
   await write.largeFiles(record.importId, largeFiles);
-  // The API functions have no file system: the report goes where they read the import.
-  await write.report(record.importId, await loadRenamedRefs(dir));
+  await write.report(record.importId, { rawDone: true, findings: await loadFindings(dir) });
   await write.progress({ percent: 100, commitCount: chunk.commitCount });
   const fresh = await current(input);
   return { done: true, needsLfsChoice: largeFiles.length > 0 && fresh.useLfs === 'undecided' };

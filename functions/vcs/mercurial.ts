@@ -21,6 +21,7 @@ import { gitRemoteId } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
 import { type AdapterOptions, adapterSetup } from './adapter-options.ts';
 import { chunkCursor } from './chunk-cursor.ts';
+import { saveRenamedRefs } from './findings.ts';
 import { gitAuthors } from './git.ts';
 import { GitFailed, prepareHome, runGit } from './git-command.ts';
 import { HgFailed, runHg } from './hg-command.ts';
@@ -45,7 +46,6 @@ import {
   type RawJob,
   rawRepositoryPath,
 } from './origin.ts';
-import { saveRenamedRefs } from './renamed-refs.ts';
 
 /**
  * How the pull is cut: with a large budget the whole history in one pull; otherwise `hg pull -r N`

@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { checkOriginUrl } from '#domain/origin-url';
 import { type AdapterOptions, adapterSetup } from './adapter-options.ts';
 import { chunkCursor } from './chunk-cursor.ts';
+import { saveRenamedRefs } from './findings.ts';
 import { gitAuthors } from './git.ts';
 import { GitFailed, prepareHome, runGit } from './git-command.ts';
 import { checkObjects, checkSize, fileSize, oversizeError } from './limits.ts';
@@ -42,7 +43,6 @@ import {
   rawRepositoryPath,
 } from './origin.ts';
 import { redirectAway } from './pinned-origin.ts';
-import { saveRenamedRefs } from './renamed-refs.ts';
 import { decodeXml, runSvn, SvnFailed } from './svn-command.ts';
 import { conversionRules, layoutNames } from './svn-rules.ts';
 import {

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
+import { loadFindings } from '#vcs/findings';
 import { type RawJob, rawRepositoryPath } from '#vcs/origin';
-import { loadRenamedRefs } from '#vcs/renamed-refs';
 import { subversionAdapter } from '#vcs/subversion';
 
 const exec = promisify(execFile);
@@ -122,10 +122,11 @@ describe('real Subversion dumps', () => {
       const url = `file://${join(root, 'repos', name)}`;
       const expected = await svnBranches(url);
       // A renamed branch or tag is compared under the ref it arrived as.
-      for (const { kind, name: origin, ref } of await loadRenamedRefs(work)) {
-        const path = `${kind === 'tag' ? 'tags' : 'branches'}/${origin}`;
+      for (const { kind, origin_name: origin, ref } of (await loadFindings(work)).renamed_refs?.listed ??
+        []) {
+        const path = `${kind === 'tag' ? 'tags' : 'branches'}/${String(origin)}`;
         for (const [key, value] of expected) if (value === path) expected.delete(key);
-        expected.set(ref, path);
+        expected.set(String(ref), path);
       }
       const refs = (await run('git', ['for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/tags'], git))
         .split('\n')

@@ -1,4 +1,4 @@
-import type { ImportReport } from '#domain/import-report';
+import { FINDING_KINDS, type ImportReport } from '#domain/import-report';
 import {
   type Import,
   type ImportAuthor,
@@ -86,31 +86,24 @@ export const largeFileJson = (file: LargeFile) => ({
 });
 
 /**
- * The import report (an extension: GitHub has none), shaped like the rest of the import API.
- * Kinds the import does not know yet are omitted (README, "The import report").
+ * The import report (an extension: GitHub has none), shaped like the rest of the import API: each
+ * kind of finding as `<kind>_count` and `<kind>` (its first entries). Kinds the import did not look
+ * for are omitted (README, "The import report").
  */
 export function importReportJson(report: ImportReport) {
-  const { stored, largeFiles } = report;
-  return {
-    status: report.status,
-    ...(stored === undefined
-      ? {}
-      : {
-          renamed_refs_count: stored.renamedRefsCount,
-          renamed_refs: stored.renamedRefs.map((rename) => ({
-            kind: rename.kind,
-            origin_name: rename.name,
-            ref: rename.ref,
-            reason: rename.reason,
-          })),
-        }),
-    ...(largeFiles === undefined
-      ? {}
-      : {
-          large_files_action: largeFiles.action,
-          large_files_count: largeFiles.count,
-          large_files_size: largeFiles.size,
-          large_files: largeFiles.listed.map(largeFileJson),
-        }),
-  };
+  const { findings, largeFiles } = report;
+  const body: Record<string, unknown> = { status: report.status };
+  for (const kind of FINDING_KINDS) {
+    const finding = findings[kind];
+    if (!finding) continue;
+    body[`${kind}_count`] = finding.count;
+    body[kind] = finding.listed;
+  }
+  if (largeFiles) {
+    body.large_files_action = largeFiles.action;
+    body.large_files_count = largeFiles.count;
+    body.large_files_size = largeFiles.size;
+    body.large_files = largeFiles.listed.map(largeFileJson);
+  }
+  return body;
 }
