@@ -54,6 +54,22 @@ export interface ProjectChoice {
   readonly path?: string;
 }
 
+/**
+ * What the owner chose where an import could carry something over in more than one way (an
+ * extension of `PUT …/import`; the report lists them). Absent fields take the defaults below.
+ */
+export interface ImportChoices {
+  /** Keep each empty directory (Subversion, TFVC) as a directory holding an empty `.gitkeep`. */
+  readonly keepEmptyDirectories: boolean;
+  /** Keep each deleted Subversion branch or tag as the tag `backups/<name>@<revision>`. */
+  readonly keepDeletedRefs: boolean;
+}
+
+export const DEFAULT_IMPORT_CHOICES: ImportChoices = Object.freeze({
+  keepEmptyDirectories: false,
+  keepDeletedRefs: true,
+});
+
 export interface Import {
   readonly ownerLogin: string;
   readonly repoName: string;

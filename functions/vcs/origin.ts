@@ -9,7 +9,7 @@
  * them in `ErrorEquals`.
  */
 import { join } from 'node:path';
-import type { ProjectChoice, Vcs } from '#domain/imports';
+import type { ImportChoices, ProjectChoice, Vcs } from '#domain/imports';
 
 export interface OriginCredentials {
   readonly username: string;
@@ -37,6 +37,8 @@ export interface RawJob extends OriginAccess {
   readonly workDir: string;
   /** The chosen project, for origins where detection found several. */
   readonly choice?: ProjectChoice;
+  /** The owner's choices (`DEFAULT_IMPORT_CHOICES` when absent). */
+  readonly choices?: ImportChoices;
 }
 
 export interface RawProgress {
