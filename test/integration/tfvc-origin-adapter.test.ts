@@ -22,7 +22,7 @@ import {
   type RawJob,
   rawRepositoryPath,
 } from '#vcs/origin';
-import { tfvcAdapter } from '#vcs/tfvc';
+import { tfvcAdapter } from '#vcs/tfvc/adapter';
 
 const exec = promisify(execFile);
 const PAT = 'pat-Tfvc42-never-shown';
