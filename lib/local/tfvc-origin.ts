@@ -19,7 +19,10 @@
  * - `_apis/tfvc/items?path&versionDescriptor.version` → the item at that changeset: its JSON
  *   metadata (`TfvcItem`) unless `$format` (first) or `Accept` (then) asks for `octetStream` /
  *   `text` bytes; `download=true` only adds `Content-Disposition: attachment`;
- *   `?scopePath&recursionLevel=None` → `{count, value: [the folder item]}`.
+ *   `?scopePath&recursionLevel=None` → `{count, value: [the folder item]}`; an item listed in
+ *   `failContent` fails as Azure DevOps fails: its status with a JSON error body whose `message`
+ *   holds the server's words;
+ * - labels, shelvesets and branches: `tfvc-origin-extras.ts`.
  * `$top` is capped by `maxPage` so clients must page. With `pat`, every request needs Basic auth
  * with any username and the PAT as password; otherwise 401 (TFS) or 203 with an HTML sign-in page
  * (Azure DevOps), per `authStyle`.
@@ -27,11 +30,15 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { OriginServer } from './git-origins.ts';
+import {
+  answerExtras,
+  type TfvcBranchSpec,
+  type TfvcLabelSpec,
+  type TfvcShelvesetSpec,
+  type TfvcUser,
+} from './tfvc-origin-extras.ts';
 
-export interface TfvcUser {
-  readonly displayName: string;
-  readonly uniqueName: string;
-}
+export type { TfvcBranchSpec, TfvcLabelSpec, TfvcShelvesetSpec, TfvcUser };
 
 export interface TfvcChangeSpec {
   /** Relative to `$/{project}/`, or a whole server path (`$/Other/x`) outside the project. */
@@ -60,6 +67,19 @@ export interface TfvcProjectSpec {
   /** False: a Git-only project (its `$/{name}` does not exist). */
   readonly tfvc?: boolean;
   readonly changesets: readonly TfvcChangesetSpec[];
+  readonly labels?: readonly TfvcLabelSpec[];
+  readonly branches?: readonly TfvcBranchSpec[];
+}
+
+/** An item whose content the server fails to send, answering as Azure DevOps does: a JSON error body. */
+export interface TfvcItemFailure {
+  /** A whole server path. */
+  readonly path: string;
+  readonly changeset: number;
+  readonly status: number;
+  /** The error body's `message`, the server's own words. */
+  readonly message: string;
+  readonly typeKey?: string;
 }
 
 export interface TfvcServeOptions {
@@ -74,6 +94,10 @@ export interface TfvcServeOptions {
   readonly throttleEvery?: number;
   /** A server (or proxy) that answers an item's JSON metadata whatever `$format` and `Accept` ask. */
   readonly metadataOnly?: boolean;
+  /** The collection's shelvesets (they belong to no project). */
+  readonly shelvesets?: readonly TfvcShelvesetSpec[];
+  /** Items whose content fails. */
+  readonly failContent?: readonly TfvcItemFailure[];
 }
 
 export interface TfvcServer extends OriginServer {
@@ -199,19 +223,21 @@ export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> 
     const base = `http://${req.headers.host}/${collection}`;
     const send = (status: number, body: Buffer, type = 'application/json; charset=utf-8; api-version=6.0') =>
       res.writeHead(status, { 'content-type': type, 'content-length': body.length }).end(body);
-    const notFound = (message: string) =>
+    // Azure DevOps' error body: `message` holds the server's own words.
+    const failure = (status: number, message: string, typeKey: string) =>
       send(
-        404,
+        status,
         json({
           $id: '1',
           innerException: null,
           message,
-          typeName: 'Microsoft.TeamFoundation.Core.WebApi.ProjectDoesNotExistWithNameException',
-          typeKey: 'ProjectDoesNotExistWithNameException',
+          typeName: `Microsoft.TeamFoundation.Core.WebApi.${typeKey}`,
+          typeKey,
           errorCode: 0,
           eventId: 3000,
         }),
       );
+    const notFound = (message: string) => failure(404, message, 'ProjectDoesNotExistWithNameException');
 
     if (options.pat !== undefined) {
       const expected = Buffer.from(`:${options.pat}`);
@@ -366,6 +392,11 @@ export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> 
         );
       }
       const path = url.searchParams.get('path') ?? '';
+      const failing = options.failContent?.find(
+        (entry) => entry.path.toLowerCase() === path.toLowerCase() && entry.changeset === version,
+      );
+      if (failing)
+        return failure(failing.status, failing.message, failing.typeKey ?? 'TeamFoundationServiceException');
       const item = at(path, version);
       if (!item || item.folder || item.content === null)
         return notFound(`TF401174: The item ${path} could not be found in the repository`);
@@ -398,6 +429,21 @@ export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> 
         }),
       );
     }
+    const extra = answerExtras({
+      route,
+      url,
+      project: scope?.name,
+      projects: options.projects,
+      shelvesets: options.shelvesets ?? [],
+      base,
+      identity,
+      page,
+      send: (status, body) => send(status, body),
+      notFound,
+      cutComment,
+      dotNetChangeType,
+    });
+    if (extra) return;
     return notFound(`No API resource at ${url.pathname}`);
   });
 

@@ -5,12 +5,15 @@
  * first, into `<workDir>/raw.git` with `git fast-import`, a bounded batch at a time.
  *
  * What is imported: the whole `$/{project}` tree becomes the branch `main`, with paths relative to
- * `$/{project}/`. TFVC branches are folders and stay folders (no Git branches are made); folders
- * themselves are not imported (Git has no empty directories). One commit per changeset: author =
+ * `$/{project}/`. TFVC branches are folders and stay folders (no Git branches are made). Git has
+ * no empty directories: an empty folder holds an empty `.gitkeep` when the owner chose
+ * `keepEmptyDirectories`, else it is left out (`working-tree.ts`). One commit per changeset: author =
  * the changeset's author, committer = who checked it in, date = its creation date (UTC), message =
  * its comment (CRLF → LF, ending with a newline; an empty comment becomes `Changeset N`).
  * Shelvesets, labels, check-in notes, work item links and changes outside `$/{project}` are not
- * imported. Identities: `authors.ts`.
+ * imported; the import report lists the labels, shelvesets, branch relations and empty folders
+ * (`server-findings.ts`, `#vcs/findings`). Identities: `authors.ts`. A failure names its step,
+ * the changeset and path where known, and the server's own words (`api-client.ts`).
  *
  * Network: every request goes through `guardedRequest`; credentials (any username, a personal
  * access token as password) travel only in a Basic `Authorization` header, which is never logged
@@ -19,7 +22,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DEFAULT_IMPORT_CHOICES } from '#domain/imports';
 import { type AdapterOptions, adapterSetup } from '#vcs/adapter-options';
+import { saveFinding } from '#vcs/findings';
 import { prepareHome } from '#vcs/git-command';
 import { directorySize, objectCount, oversizeError, tooManyObjectsError } from '#vcs/limits';
 import { type OriginAccess, type OriginAdapter, rawRepositoryPath } from '#vcs/origin';
@@ -35,6 +40,7 @@ import {
   filesOf,
   replayedSoFar,
 } from './replay.ts';
+import { saveServerFindings } from './server-findings.ts';
 import {
   cursor,
   LISTING_FILE,
@@ -43,6 +49,7 @@ import {
   type TfvcState,
   writeWhole,
 } from './state.ts';
+import { commitFolders, loadWorkingTree, saveNextFolders } from './working-tree.ts';
 
 export interface TfvcAdapterOptions extends AdapterOptions {
   /** `$top` of a changeset or change listing (default 100, the API's documented default page). */
@@ -102,7 +109,21 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
       // A chunk killed after fast-import finished but before the cursor was saved: raw.git knows.
       state.replayed = await replayedSoFar(repo, home, job.workDir, listing, state.replayed);
 
-      const tree = await filesOf(repo, home);
+      if (!state.serverFindings) {
+        await saveServerFindings(job.workDir, { api, access: job, collection, project, pageSize });
+        state.serverFindings = true;
+        await cursor.save(job.workDir, state);
+      }
+
+      const keepEmpty = (job.choices ?? DEFAULT_IMPORT_CHOICES).keepEmptyDirectories;
+      const tip = listing[state.replayed - 1]?.id ?? null;
+      const tree = await loadWorkingTree(job.workDir, tip, await filesOf(repo, home));
+      const saveEmptyDirectories = () =>
+        saveFinding(
+          job.workDir,
+          'empty_directories',
+          tree.emptyFolders().map((path) => ({ path, branch: 'main', kept: keepEmpty })),
+        );
       const paging: Paging = { size: pageSize, tokens: false };
       const percent = () =>
         state.total ? Math.min(99, Math.floor((state.replayed / state.total) * 100)) : 0;
@@ -118,7 +139,8 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
           const listed = listing[next];
           if (listed === undefined) break;
           const changeset = await readChangeset(api, job, collection, project, listed, paging);
-          const commit = commitCommands(changeset, next > 0 ? listing[next - 1]?.id : undefined, host, tree);
+          const previous = next > 0 ? listing[next - 1]?.id : undefined;
+          const commit = commitCommands(changeset, previous, host, tree, keepEmpty);
           stream.push(...commit.parts);
           streamBytes += commit.bytes;
           objects += commit.objects;
@@ -129,13 +151,18 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
         if (size + streamBytes > maxBytes) throw oversizeError(maxBytes);
         if ((await objectCount(repo, home)) + objects > maxObjects) throw tooManyObjectsError();
         stream.push(Buffer.from('done\n'));
+        const last = listing[next - 1];
+        if (last !== undefined) await saveNextFolders(job.workDir, last.id, tree);
         await fastImport(repo, home, join(job.workDir, MARKS_FILE), Buffer.concat(stream));
         state.replayed = next;
         batches += 1;
         await cursor.save(job.workDir, state);
+        await commitFolders(job.workDir);
+        await saveEmptyDirectories();
         onProgress({ commitCount: state.replayed, percent: percent() });
       }
       state.done = state.replayed >= listing.length;
+      if (state.done) await saveEmptyDirectories();
       await cursor.save(job.workDir, state);
       return {
         done: state.done,

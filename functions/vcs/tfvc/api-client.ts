@@ -3,8 +3,9 @@
  * answered as told, and the readers of its JSON answers (`{count, value}` lists). Credentials
  * travel only in the `Authorization` header, never in a URL, a log or a message.
  */
+import { redactCredentials } from '#vcs/bounded-process';
 import { type Guard, type GuardedResponse, guardedRequest } from '#vcs/network-guard';
-import { type OriginAccess, OriginAuthFailed, OriginFailed } from '#vcs/origin';
+import { ForbiddenAddress, type OriginAccess, OriginAuthFailed, OriginFailed } from '#vcs/origin';
 
 export const TFVC_API_VERSION = '6.0';
 
@@ -84,6 +85,26 @@ export function listOf(value: unknown): Record<string, unknown>[] | undefined {
 }
 
 /**
+ * A GET made by an import step (`step` names it for the user: "Reading the content of $/p/x at
+ * changeset 4"): the answer, or an `OriginFailed` naming the step when the request itself fails.
+ */
+export async function request(
+  api: ApiClient,
+  url: string,
+  step: string,
+  maxBytes?: number,
+  accept?: string,
+): Promise<GuardedResponse> {
+  try {
+    return await api.get(url, maxBytes, accept);
+  } catch (error) {
+    if (error instanceof OriginFailed && !(error instanceof ForbiddenAddress))
+      throw new OriginFailed(`${step} failed: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
  * One API call during the import: its JSON, or an error the user may read. With `missingOk`, a
  * 404 (or another non-JSON answer) is undefined instead of an error.
  */
@@ -91,22 +112,60 @@ export async function call(
   api: ApiClient,
   url: string,
   access: OriginAccess,
+  step: string,
   missingOk = false,
 ): Promise<unknown> {
-  const response = await api.get(url);
+  const response = await request(api, url, step);
   if (wantsCredentials(response) || response.status === 403) throw authError(access);
-  if (response.truncated) throw new OriginFailed('The origin sent an answer larger than the importer reads');
+  if (response.truncated)
+    throw new OriginFailed(`${step} failed: the answer is larger than the importer reads`);
   const json = jsonOf(response);
   if (json !== undefined) return json;
   if (missingOk) return undefined;
-  const where = new URL(url);
-  if (response.status === 404)
-    throw new OriginFailed(
-      `The origin ${where.host} answered 404 for ${where.pathname}: not a TFVC collection`,
-    );
-  throw new OriginFailed(
-    `The origin ${where.host} answered ${response.status} ${contentType(response) || 'without a type'} for ${where.pathname}, not the TFVC API's JSON`,
+  throw answerError(step, response, access);
+}
+
+/**
+ * A step's failure on an answer that is not what it asked for: the status and the server's own
+ * words (its JSON error body's `message`, or a short plain-text body), credentials removed.
+ */
+export function answerError(step: string, response: GuardedResponse, access: OriginAccess): OriginFailed {
+  const words = originWords(response, access);
+  if (words !== undefined)
+    return new OriginFailed(`${step} failed: the origin answered ${response.status}: ${words}`);
+  const where = new URL(response.url);
+  const kind = contentType(response) || 'without a type';
+  return new OriginFailed(
+    response.status === 404
+      ? `${step} failed: the origin ${where.host} answered 404 for ${where.pathname}: not a TFVC collection`
+      : `${step} failed: the origin ${where.host} answered ${response.status} ${kind} for ${where.pathname}, not the TFVC API's JSON`,
   );
+}
+
+const MAX_WORDS = 300;
+
+/** The server's own words in an error answer, fit to show: no credentials, one line, bounded. */
+function originWords(response: GuardedResponse, access: OriginAccess): string | undefined {
+  const type = contentType(response);
+  let words: string | undefined;
+  if (type === 'application/json') {
+    try {
+      const body = JSON.parse(response.body.toString('utf8')) as unknown;
+      if (isRecord(body) && typeof body.message === 'string') words = body.message;
+    } catch {
+      // not the API's error body
+    }
+  } else if (type === 'text/plain') words = response.body.toString('utf8');
+  if (words === undefined) return undefined;
+  let text = redactCredentials(words).replace(/\s+/g, ' ').trim();
+  const password = access.credentials?.password;
+  if (password) {
+    const basic = Buffer.from(`${access.credentials?.username}:${password}`).toString('base64');
+    for (const secret of [password, encodeURIComponent(password), basic])
+      text = text.split(secret).join('***');
+  }
+  if (text === '') return undefined;
+  return text.length > MAX_WORDS ? `${text.slice(0, MAX_WORDS - 1)}…` : text;
 }
 
 export const authError = (access: OriginAccess) =>

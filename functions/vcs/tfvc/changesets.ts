@@ -5,6 +5,7 @@
 import { type OriginAccess, OriginFailed } from '#vcs/origin';
 import {
   type ApiClient,
+  answerError,
   apiUrl,
   authError,
   call,
@@ -12,6 +13,7 @@ import {
   isRecord,
   jsonOf,
   listOf,
+  request,
   wantsCredentials,
 } from './api-client.ts';
 import type { ListedChangeset, TfvcIdentity } from './state.ts';
@@ -46,10 +48,13 @@ export async function listChangesets(
           $skip: skip,
         }),
         access,
+        `Listing the changesets of $/${project}`,
       ),
     );
     if (page === undefined)
-      throw new OriginFailed('The origin sent a changeset list the importer cannot read');
+      throw new OriginFailed(
+        `Listing the changesets of $/${project} failed: the origin sent a list the importer cannot read`,
+      );
     for (const entry of page) {
       const id = entry.changesetId;
       if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) continue;
@@ -70,7 +75,8 @@ export async function listChangesets(
 }
 
 export interface Change {
-  readonly kind: 'delete' | 'rename-folder' | 'write';
+  /** `folder`: the folder exists after this changeset (added, branched, undeleted, renamed to). */
+  readonly kind: 'delete' | 'rename-folder' | 'folder' | 'write';
   /** Relative to `$/{project}/`. */
   readonly path: string;
   /** A rename's old path, relative; undefined when it came from outside the project. */
@@ -97,7 +103,7 @@ export interface Changeset extends ListedChangeset {
 }
 
 /** The project-relative path of a server path, or undefined outside the project (or the root itself). */
-function relative(serverPath: unknown, project: string): string | undefined {
+export function relative(serverPath: unknown, project: string): string | undefined {
   if (typeof serverPath !== 'string') return undefined;
   const prefix = `$/${project}/`;
   if (
@@ -116,8 +122,8 @@ function relative(serverPath: unknown, project: string): string | undefined {
 
 /**
  * A changeset's changes in the order they are applied: folder renames (their files move along),
- * then deletions and renamed files' old paths, then files written with their content at this
- * changeset. A folder rename may or may not list its files as renames too; both work.
+ * then deletions and renamed files' old paths, then the folders that exist afterwards, then files
+ * written with their content at this changeset. A folder rename may or may not list its files as renames too; both work.
  */
 export async function readChangeset(
   api: ApiClient,
@@ -133,6 +139,7 @@ export async function readChangeset(
       api,
       apiUrl(collection, `_apis/tfvc/changesets/${listed.id}`, { maxCommentLength: MAX_COMMENT_LENGTH }),
       access,
+      `Reading changeset ${listed.id}`,
     );
     if (isRecord(full) && typeof full.comment === 'string') comment = full.comment;
     if (isRecord(full) && full.commentTruncated === true)
@@ -140,17 +147,21 @@ export async function readChangeset(
   }
   const raw: Record<string, unknown>[] = [];
   let continuation: string | undefined;
+  const step = `Reading the changes of changeset ${listed.id}`;
   for (let skip = 0; ; ) {
-    const response = await api.get(
+    const response = await request(
+      api,
       apiUrl(collection, `_apis/tfvc/changesets/${listed.id}/changes`, {
         $top: paging.size,
         ...(continuation === undefined ? { $skip: skip } : { continuationToken: continuation }),
       }),
+      step,
     );
     if (wantsCredentials(response) || response.status === 403) throw authError(access);
+    if (response.status !== 200) throw answerError(step, response, access);
     const page = listOf(jsonOf(response));
     if (page === undefined)
-      throw new OriginFailed(`The origin sent changes of changeset ${listed.id} the importer cannot read`);
+      throw new OriginFailed(`${step} failed: the origin sent a list the importer cannot read`);
     raw.push(...page);
     if (page.length === 0) break;
     const token = response.headers['x-ms-continuationtoken'];
@@ -162,6 +173,7 @@ export async function readChangeset(
 
   const deletes: Change[] = [];
   const folderRenames: Change[] = [];
+  const folders: Change[] = [];
   const writes: { path: string; serverPath: string }[] = [];
   for (const entry of raw) {
     const item = isRecord(entry.item) ? entry.item : {};
@@ -184,6 +196,7 @@ export async function readChangeset(
     if (folder) {
       if (source !== undefined && source !== path)
         folderRenames.push({ kind: 'rename-folder', path, from: source });
+      folders.push({ kind: 'folder', path });
       continue;
     }
     if (source !== undefined && source !== path) deletes.push({ kind: 'delete', path: source });
@@ -198,6 +211,7 @@ export async function readChangeset(
     changes: [
       ...folderRenames,
       ...deletes,
+      ...folders,
       ...writes.map((write, i): Change => ({ kind: 'write', path: write.path, content: contents[i] })),
     ],
   };
@@ -215,25 +229,25 @@ async function itemContent(
   changeset: number,
   access: OriginAccess,
 ): Promise<Buffer> {
-  const response = await api.get(
+  const step = `Reading the content of ${serverPath} at changeset ${changeset}`;
+  const response = await request(
+    api,
     apiUrl(collection, '_apis/tfvc/items', {
       path: serverPath,
       'versionDescriptor.version': changeset,
       'versionDescriptor.versionType': 'changeset',
       $format: 'octetStream',
     }),
+    step,
     MAX_FILE_BYTES,
     'application/octet-stream',
   );
   if (wantsCredentials(response) || response.status === 403) throw authError(access);
   if (response.truncated)
     throw new OriginFailed(
-      `${serverPath} is larger than the importer reads (${MAX_FILE_BYTES / 1024 ** 3} GiB)`,
+      `${step} failed: the file is larger than the importer reads (${MAX_FILE_BYTES / 1024 ** 3} GiB)`,
     );
-  if (response.status !== 200)
-    throw new OriginFailed(
-      `The origin answered ${response.status} for ${serverPath} at changeset ${changeset}`,
-    );
+  if (response.status !== 200) throw answerError(step, response, access);
   if (contentType(response) === 'application/json')
     throw new OriginFailed(
       `The origin sent JSON instead of the content of ${serverPath} at changeset ${changeset} (asked for $format=octetStream)`,

@@ -111,7 +111,13 @@ export async function locate(
 ): Promise<{ collection: string; project: string }> {
   const wanted = job.tfvcProject ?? job.choice?.tfvcProject;
   const base = trimmed(url);
-  const projects = await call(api, apiUrl(base, '_apis/projects', { $top: 1000 }), job, true);
+  const projects = await call(
+    api,
+    apiUrl(base, '_apis/projects', { $top: 1000 }),
+    job,
+    'Listing the projects of the collection',
+    true,
+  );
   let candidates: { collection: string; project: string }[];
   if (projects !== undefined && listOf(projects)) {
     const names = (listOf(projects) ?? [])
@@ -129,7 +135,13 @@ export async function locate(
   }
   const tfvc: { collection: string; project: string }[] = [];
   for (const candidate of candidates) {
-    const root = await call(api, projectRootUrl(candidate.collection, candidate.project), job, true);
+    const root = await call(
+      api,
+      projectRootUrl(candidate.collection, candidate.project),
+      job,
+      `Reading the folder $/${candidate.project}`,
+      true,
+    );
     if (root !== undefined && isProjectRoot(root, candidate.project)) tfvc.push(candidate);
   }
   const only = tfvc[0];

@@ -12,6 +12,7 @@ import { OriginFailed } from '#vcs/origin';
 import { gitIdentity } from './authors.ts';
 import type { Changeset } from './changesets.ts';
 import { type ListedChangeset, MARKS_FILE } from './state.ts';
+import { PLACEHOLDER, type WorkingTree } from './working-tree.ts';
 
 /** fast-import's C-style quoted path (always quoted: spaces, quotes and non-ASCII stay exact). */
 const quote = (path: string) => `"${path.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
@@ -21,16 +22,21 @@ function epochSeconds(date: string): number {
   return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
 }
 
+const parentOf = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
+
 /**
  * The fast-import commands of one changeset: commit `:id` on `refs/heads/main` after `:previous`.
- * `tree` (the files of main so far) is kept current, so only what exists is moved or deleted:
- * fast-import refuses to rename a path that is not there (an empty TFVC folder, for one).
+ * `tree` (main's files and folders so far) is kept current, so only what exists is moved or
+ * deleted: fast-import refuses to rename a path that is not there (an empty TFVC folder, for one).
+ * With `keepEmpty`, each folder left empty holds an empty `.gitkeep`, removed once it has other
+ * entries.
  */
 export function commitCommands(
   changeset: Changeset,
   previous: number | undefined,
   host: string,
-  tree: Set<string>,
+  tree: WorkingTree,
+  keepEmpty: boolean,
 ): { parts: Buffer[]; bytes: number; objects: number } {
   const author = gitIdentity(changeset.author, host);
   const committer = gitIdentity(changeset.committer, host);
@@ -47,31 +53,48 @@ export function commitCommands(
   ].join('\n');
   const parts: Buffer[] = [Buffer.from(`${head}\n`), message, Buffer.from('\n')];
   if (previous !== undefined) parts.push(Buffer.from(`from :${previous}\n`));
-  const under = (path: string) =>
-    tree.has(path) ? [path] : [...tree].filter((file) => file.startsWith(`${path}/`));
+  // Folders whose entries changed: only they can have become empty, or stopped being empty.
+  const touched = new Set<string>();
   let objects = 1;
   for (const change of changeset.changes) {
     if (change.kind === 'delete') {
-      const gone = under(change.path);
-      if (gone.length === 0) continue;
-      for (const file of gone) tree.delete(file);
-      parts.push(Buffer.from(`D ${quote(change.path)}\n`));
+      const gone = tree.removeUnder(change.path);
+      touched.add(parentOf(change.path));
+      if (gone.files.length > 0) parts.push(Buffer.from(`D ${quote(change.path)}\n`));
     } else if (change.kind === 'rename-folder' && change.from !== undefined) {
       const from = change.from;
-      const moved = under(from);
-      if (moved.length === 0) continue;
-      for (const file of moved) {
-        tree.delete(file);
-        tree.add(`${change.path}${file.slice(from.length)}`);
+      const moved = tree.removeUnder(from);
+      const to = (path: string) => `${change.path}${path.slice(from.length)}`;
+      for (const folder of moved.kept) tree.kept.add(to(folder));
+      for (const folder of moved.folders) {
+        tree.addFolder(to(folder));
+        touched.add(to(folder));
       }
-      parts.push(Buffer.from(`R ${quote(from)} ${quote(change.path)}\n`));
+      for (const file of moved.files) tree.addFile(to(file));
+      touched.add(parentOf(from)).add(parentOf(change.path));
+      if (moved.files.length > 0) parts.push(Buffer.from(`R ${quote(from)} ${quote(change.path)}\n`));
+    } else if (change.kind === 'folder') {
+      tree.addFolder(change.path);
+      touched.add(change.path).add(parentOf(change.path));
     } else if (change.kind === 'write' && change.content !== undefined) {
-      tree.add(change.path);
+      const parent = parentOf(change.path);
+      if (change.path === `${parent}/${PLACEHOLDER}`) tree.adopt(parent);
+      tree.addFile(change.path);
+      touched.add(parent);
       parts.push(Buffer.from(`M 100644 inline ${quote(change.path)}\ndata ${change.content.length}\n`));
       parts.push(change.content, Buffer.from('\n'));
       objects += 1;
     }
   }
+  if (keepEmpty)
+    for (const folder of [...touched].sort()) {
+      if (folder === '') continue;
+      if (tree.isEmpty(folder) && !tree.kept.has(folder) && !tree.files.has(`${folder}/${PLACEHOLDER}`)) {
+        parts.push(Buffer.from(`M 100644 inline ${quote(tree.keep(folder))}\ndata 0\n\n`));
+        objects += 1;
+      } else if (!tree.isEmpty(folder) && tree.kept.has(folder))
+        parts.push(Buffer.from(`D ${quote(tree.unkeep(folder))}\n`));
+    }
   parts.push(Buffer.from('\n'));
   return { parts, bytes: parts.reduce((sum, part) => sum + part.length, 0), objects };
 }

@@ -12,6 +12,8 @@ export interface TfvcState {
   project?: string;
   /** Every changeset of the project is in `tfvc-changesets.json`. */
   listed: boolean;
+  /** The labels, shelvesets and branches are in the job's findings. */
+  serverFindings?: boolean;
   /** Changesets replayed into raw.git (a prefix of the listing). */
   replayed: number;
   total: number | null;
