@@ -91,6 +91,17 @@ describe('a TFVC import through the API and the workflow', () => {
     expect(started.body).toMatchObject({ vcs: 'tfvc', tfvc_project: 'Alpha' });
     const done = await until(repo, 'complete');
     expect(done).toMatchObject({ vcs: 'tfvc', tfvc_project: 'Alpha', authors_count: 2 });
+    // The report: what was looked for and not carried over (tools/ lost its only file at changeset 10).
+    const report = (await api('GET', `/repos/octocat/${repo}/import/report`)).body;
+    expect(report).toMatchObject({
+      status: 'complete',
+      empty_directories_count: 1,
+      empty_directories: [{ path: 'tools', branch: 'main', kept: false }],
+      tfvc_labels_count: 0,
+      tfvc_shelvesets_count: 0,
+      tfvc_branches_count: 0,
+    });
+    expect(report).not.toHaveProperty('authorless_commits_count');
 
     const dir = await clone(repo);
     const files = (await git(['-c', 'core.quotePath=false', 'ls-files'], { cwd: dir })).stdout
