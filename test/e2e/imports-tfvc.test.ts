@@ -2,13 +2,8 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ALPHA_FINAL_TREE,
-  serveTfvc,
-  TFVC_LONG_COMMENT,
-  type TfvcServer,
-  tfvcHistory,
-} from '#local/tfvc-origin';
+import { ALPHA_FINAL_TREE, TFVC_LONG_COMMENT, tfvcHistory } from '#local/tfvc-alpha';
+import { serveTfvc, type TfvcServer } from '#local/tfvc-origin';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
 import { importApiCall } from '#test/import-api';

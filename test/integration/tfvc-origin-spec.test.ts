@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TFVC_LONG_COMMENT, tfvcHistory } from '#local/tfvc-alpha';
 import { FABRIKAM, fabrikamProjects, fabrikamShelvesets } from '#local/tfvc-fabrikam';
-import { serveTfvc, TFVC_LONG_COMMENT, type TfvcServer, tfvcHistory } from '#local/tfvc-origin';
+import { serveTfvc, type TfvcServer } from '#local/tfvc-origin';
 
 /**
  * The TFVC stand-in answers as Microsoft's REST specification and its recorded examples say
