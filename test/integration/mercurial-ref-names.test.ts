@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OriginServer } from '#local/git-origins';
 import { serveHg } from '#local/hg-origins';
 import { FAST_EXPORT_BRANCH_NAMES } from '#test/fast-export-names';
-import { mercurialAdapter } from '#vcs/mercurial';
+import { mercurialAdapter } from '#vcs/mercurial/adapter';
 import { rawRepositoryPath } from '#vcs/origin';
 
 const exec = promisify(execFile);
