@@ -59,15 +59,21 @@ export const emailLocalPart = (name: string): string =>
     .replace(/[^a-z0-9._-]+/g, '-')
     .replace(/^-+|-+$/g, '') || 'user';
 
+/** The identity of a changeset whose user has neither a name nor an email (as for Subversion). */
+const NO_AUTHOR_NAME = '(no author)';
+const noAuthorEmail = (domain: string) => `no-author@${domain}`;
+
 /**
  * The Git identity of a Mercurial user string, exactly as the conversion program writes it:
  * `Name <email>` keeps both (without `<`, `>` and line breaks); anything else is a name that gets
- * `<local part>@<domain>`.
+ * `<local part>@<domain>`; a user with neither (empty, `<>`) is `(no author) <no-author@<domain>>`.
  */
 export function hgUserIdentity(user: string, domain: string): { name: string; email: string } {
   const clean = (text: string) => text.replace(/[<>\n]/g, '').trim();
   const match = /^(.*?)\s*<([^>]*)>\s*$/s.exec(user);
-  if (match) return { name: clean(match[1] ?? ''), email: clean(match[2] ?? '') };
-  const name = clean(user);
-  return { name, email: `${emailLocalPart(name)}@${domain}` };
+  const name = clean(match ? (match[1] ?? '') : user);
+  const email = match ? clean(match[2] ?? '') : name === '' ? '' : `${emailLocalPart(name)}@${domain}`;
+  return name === '' && email === ''
+    ? { name: NO_AUTHOR_NAME, email: noAuthorEmail(domain) }
+    : { name, email };
 }

@@ -4,12 +4,13 @@
  * `maxBytes` and `maxObjects` bound raw.git after each range.
  */
 
-import { saveRenamedRefs } from '#vcs/findings';
+import { MAX_LISTED_FINDINGS } from '#domain/import-report';
 import { GitFailed, runGit } from '#vcs/git-command';
 import { checkObjects, directorySize, oversizeError } from '#vcs/limits';
 import { OriginFailed } from '#vcs/origin';
 import { emailDomain } from './authors.ts';
 import { exportHgRevisions } from './export.ts';
+import { saveHgFindings } from './findings.ts';
 import { exportHgRefs } from './refs.ts';
 import { type HgChunk, PULL_SHARE } from './state.ts';
 import { CONVERSION_FAILED, conversionWords } from './words.ts';
@@ -68,18 +69,21 @@ export async function convertHistory(chunk: HgChunk, limits: ConvertLimits): Pro
   return true;
 }
 
-/** Writes the refs and what the conversion found; returns the commit count of raw.git. */
+/** Writes the refs and the job's findings (`findings.ts`); returns the commit count of raw.git. */
 export async function finishConversion(chunk: HgChunk): Promise<number> {
   const { job, url, home, hgRepo, gitRepo, plan, budgetMs } = chunk;
   try {
-    const renames = await exportHgRefs({
-      hgRepo,
-      gitRepo,
-      home,
-      emailDomain: emailDomain(url),
-      timeoutMs: Math.max(budgetMs, plan.minStepTimeoutMs),
-    });
-    await saveRenamedRefs(job.workDir, renames);
+    const result = await exportHgRefs(
+      {
+        hgRepo,
+        gitRepo,
+        home,
+        emailDomain: emailDomain(url),
+        timeoutMs: Math.max(budgetMs, plan.minStepTimeoutMs),
+      },
+      MAX_LISTED_FINDINGS,
+    );
+    await saveHgFindings(job.workDir, result);
   } catch (error) {
     throw conversionFailed(error);
   }

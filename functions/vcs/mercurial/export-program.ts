@@ -3,11 +3,13 @@
  * runs `hg`). `commits <repo> <from> <to> <email domain>` writes a `git fast-import` stream of
  * revisions from … to−1 (marks `:<rev + 1>`), with a `converted a/b` line on stderr every 100
  * revisions and an `hg-export: unstorable …` line for the first path Git cannot store;
- * `refs <repo>` writes the branches, heads, bookmarks and tags as JSON (`refs.ts`).
+ * `refs <repo> <email domain> <most listed>` writes the branches (closed or not), heads, bookmarks
+ * and tags, the subrepositories at the changesets they point at, and the changesets without an
+ * author, as JSON (`refs.ts`).
  */
 export const HG_EXPORT_PROGRAM = String.raw`
 import json, re, sys
-from mercurial import hg, ui as uimod, manifest as manifestmod, node as nodemod, pathutil
+from mercurial import hg, ui as uimod, manifest as manifestmod, node as nodemod, pathutil, subrepoutil
 
 USER = re.compile(rb'^(.*?)\s*<([^>]*)>\s*$', re.S)
 
@@ -15,13 +17,21 @@ def clean(text):
     return re.sub(rb'[<>\n]', b'', text).strip()
 
 def ident(user, domain):
+    # A user with neither a name nor an email (empty, as old Mercurial allowed, or "<>") gets the
+    # identity of no author, as a Subversion revision without svn:author does.
     m = USER.match(user)
     if m:
         name, email = clean(m.group(1)), clean(m.group(2))
     else:
         name = clean(user)
-        email = (re.sub(rb'[^a-z0-9._-]+', b'-', name.lower()).strip(b'-') or b'user') + b'@' + domain
+        email = (re.sub(rb'[^a-z0-9._-]+', b'-', name.lower()).strip(b'-') or b'user') + b'@' + domain if name else b''
+    if not name and not email:
+        return b'(no author) <no-author@%s>' % domain
     return b'%s <%s>' % (name, email) if name else b'<%s>' % email
+
+def authorless(user):
+    m = USER.match(user)
+    return not (clean(m.group(1)) or clean(m.group(2))) if m else not clean(user)
 
 def when(date):
     t, tz = date
@@ -117,13 +127,14 @@ def commits(repo, start, end, domain, out, err):
             err.write(b'converted %d/%d\n' % (i + 1, total))
             err.flush()
 
-def refs(repo, out):
+def refs(repo, out, domain, limit):
     # Names as the origin spells them (UTF-8; other bytes as lone surrogates, which JSON keeps).
     text = lambda name: name.decode('utf-8', 'surrogateescape')
-    rev = repo.changelog.rev
+    cl = repo.changelog
+    rev = cl.rev
     entries = []
     for branch, heads, tip, closed in repo.branchmap().iterbranches():
-        entries.append({'kind': 'branch', 'name': text(branch), 'mark': rev(tip) + 1})
+        entries.append({'kind': 'branch', 'name': text(branch), 'mark': rev(tip) + 1, 'closed': bool(closed)})
         for head in heads:
             if head != tip:
                 entries.append({'kind': 'head', 'name': text(branch), 'node': nodemod.hex(head)[:12].decode(), 'mark': rev(head) + 1})
@@ -133,13 +144,50 @@ def refs(repo, out):
     for tag, node in repo.tags().items():
         if tag != b'tip' and node in repo:
             entries.append({'kind': 'tag', 'name': text(tag), 'mark': rev(node) + 1})
-    out.write(json.dumps(entries).encode())
+    out.write(json.dumps({'refs': entries, 'subrepos': subrepos(repo, entries, text),
+                          'authorless': authorless_commits(repo, domain, limit, text)}).encode())
+
+def subrepos(repo, entries, text):
+    # The subrepositories of every changeset a ref points at (what a checkout of any ref shows),
+    # as Mercurial itself reads .hgsub and .hgsubstate; each (path, source, revision, kind) once.
+    found, seen = [], set()
+    for mark in sorted({entry['mark'] for entry in entries}):
+        ctx = repo[mark - 1]
+        if b'.hgsub' not in ctx:
+            continue
+        node = ctx.hex().decode()
+        try:
+            state = sorted(subrepoutil.state(ctx, repo.ui).items())
+        except Exception:
+            # A .hgsub Mercurial cannot read is listed as itself, once per changeset.
+            state = [(b'.hgsub', (None, None, None))]
+        for path, (source, revision, kind) in state:
+            key = (path, source, revision, kind)
+            if key in seen:
+                continue
+            seen.add(key)
+            value = lambda v: None if v is None else text(v)
+            found.append({'path': text(path), 'source': value(source), 'revision': value(revision),
+                          'kind': value(kind), 'changeset': node})
+    return found
+
+def authorless_commits(repo, domain, limit, text):
+    cl = repo.changelog
+    count, listed = 0, []
+    for r in cl:
+        user = cl.changelogrevision(r).user
+        if authorless(user):
+            count += 1
+            if len(listed) < limit:
+                listed.append({'changeset': nodemod.hex(cl.node(r)).decode(), 'user': text(user),
+                               'author': text(ident(user, domain))})
+    return {'count': count, 'listed': listed}
 
 def main():
     repo = hg.repository(uimod.ui.load(), sys.argv[1].encode()).unfiltered()
     out = sys.stdout.buffer
     if sys.argv[2] == 'refs':
-        refs(repo, out)
+        refs(repo, out, sys.argv[3].encode(), int(sys.argv[4]))
     else:
         commits(repo, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5].encode(), out, sys.stderr.buffer)
         out.write(b'done\n')

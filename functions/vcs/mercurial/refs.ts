@@ -4,17 +4,11 @@
  * other named branch `branches/<name>`, every other head of a branch (closed ones too)
  * `hg/<branch>/<12 hex>` (so no changeset is lost), every bookmark its own name, every tag a
  * lightweight tag. A name Git refuses, or one that clashes with a ref taken before it, is renamed
- * by the one scheme of `#domain/ref-names` (readable form plus a hash suffix); the renames are
- * returned for the job's findings.
+ * by the one scheme of `#domain/ref-names` (readable form plus a hash suffix). The refs, and what
+ * the conversion program lists besides them, go to the job's findings (`findings.ts`).
  */
 import { rm } from 'node:fs/promises';
-import {
-  type AssignedRef,
-  assignRefNames,
-  type RefRename,
-  type RefRequest,
-  refRenames,
-} from '#domain/ref-names';
+import { type AssignedRef, assignRefNames, type RefRequest } from '#domain/ref-names';
 import { runBounded } from '#vcs/bounded-process';
 import { GitFailed, runGit } from '#vcs/git-command';
 import { OriginFailed } from '#vcs/origin';
@@ -31,9 +25,44 @@ export interface HgRefEntry {
   readonly node?: string;
   /** The fast-import mark of its commit (revision + 1). */
   readonly mark: number;
+  /** Every head of the branch is closed (`branch` only). */
+  readonly closed?: boolean;
 }
 
-type HgRefRequest = RefRequest<HgRefEntry['kind']> & { readonly mark: number };
+export type HgRefRequest = RefRequest<HgRefEntry['kind']> & {
+  readonly mark: number;
+  readonly closed?: boolean;
+};
+
+/** What the conversion program lists besides the refs: the job's findings (`findings.ts`). */
+export interface HgListing {
+  readonly refs: readonly HgRefEntry[];
+  readonly subrepos: readonly HgSubrepo[];
+  readonly authorless: { readonly count: number; readonly listed: readonly HgAuthorless[] };
+}
+
+/** A subrepository of a changeset a ref points at; all null but `path` when `.hgsub` is unreadable. */
+export interface HgSubrepo {
+  readonly path: string;
+  readonly source: string | null;
+  readonly revision: string | null;
+  readonly kind: string | null;
+  readonly changeset: string;
+}
+
+/** A changeset without an author, and the Git identity it got. */
+export interface HgAuthorless {
+  readonly changeset: string;
+  readonly user: string;
+  readonly author: string;
+}
+
+/** The refs written, and what the program listed besides them. */
+export interface HgRefsResult {
+  readonly assigned: readonly AssignedRef<HgRefRequest>[];
+  readonly subrepos: HgListing['subrepos'];
+  readonly authorless: HgListing['authorless'];
+}
 
 const byName = (a: HgRefEntry, b: HgRefEntry) =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : (a.node ?? '') < (b.node ?? '') ? -1 : 1;
@@ -54,6 +83,7 @@ export function hgRefNames(entries: readonly HgRefEntry[]): AssignedRef<HgRefReq
     prefix,
     path,
     mark: entry.mark,
+    ...(entry.closed === undefined ? {} : { closed: entry.closed }),
   });
   const requests = [
     ...(main ? [request(main, 'refs/heads/', 'main')] : []),
@@ -77,17 +107,19 @@ const gitWords = (error: GitFailed) =>
 
 /**
  * Writes the branch, bookmark and tag refs (see the module comment and `hgRefNames`), HEAD, and
- * drops the conversion's own state; returns the renames (origin name → ref) for `renamed-refs.json`.
+ * drops the conversion's own state; returns the refs written and what the program found besides
+ * (at most `maxListed` changesets without an author are listed, all are counted).
  */
-export async function exportHgRefs(run: HgExportRun): Promise<RefRename[]> {
+export async function exportHgRefs(run: HgExportRun, maxListed: number): Promise<HgRefsResult> {
   await initBare(run); // an empty origin converts no range
   const listing = await runBounded(
     await hgPython(run.home),
-    ['-c', HG_EXPORT_PROGRAM, run.hgRepo, 'refs'],
+    ['-c', HG_EXPORT_PROGRAM, run.hgRepo, 'refs', run.emailDomain, String(maxListed)],
     { cwd: run.gitRepo, env: hgEnvironment(run.home), timeoutMs: run.timeoutMs },
     (code, stderr, timedOut) => new GitFailed(['hg-export', 'refs'], code, stderr, timedOut),
   );
-  const assigned = hgRefNames(JSON.parse(listing.toString('utf8')) as HgRefEntry[]);
+  const found = JSON.parse(listing.toString('utf8')) as HgListing;
+  const assigned = hgRefNames(found.refs);
   const local = (args: readonly string[], input?: string) =>
     runGit(args, { cwd: run.gitRepo, home: run.home, transport: 'local', timeoutMs: run.timeoutMs, input });
   const stream = assigned.map((entry) => `reset ${entry.ref}\nfrom :${entry.mark}\n\n`).join('');
@@ -111,5 +143,5 @@ export async function exportHgRefs(run: HgExportRun): Promise<RefRename[]> {
   const head = heads.includes('refs/heads/main') ? 'refs/heads/main' : heads[0];
   if (head) await local(['symbolic-ref', 'HEAD', head]);
   await rm(marksFile(run.gitRepo), { force: true });
-  return refRenames(assigned);
+  return { assigned, subrepos: found.subrepos, authorless: found.authorless };
 }
