@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asImageFunction, asZipFunction } from '#local/zip-runtime';
 import { prepareHome, runGit } from '#vcs/git-command';
-import { runHg } from '#vcs/hg-command';
+import { runHg } from '#vcs/mercurial/command';
 import { runSvn } from '#vcs/svn-command';
 
 /**
