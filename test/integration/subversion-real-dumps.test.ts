@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
 import { loadFindings } from '#vcs/findings';
 import { type RawJob, rawRepositoryPath } from '#vcs/origin';
-import { subversionAdapter } from '#vcs/subversion';
+import { subversionAdapter } from '#vcs/subversion/adapter';
 
 const exec = promisify(execFile);
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'svn');

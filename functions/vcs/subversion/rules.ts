@@ -12,7 +12,7 @@ import {
   type RefRequest,
   refRenames,
 } from '#domain/ref-names';
-import { decodeXml, runSvn, SvnFailed } from './svn-command.ts';
+import { decodeXml, runSvn, SvnFailed } from './command.ts';
 
 /** A branch or tag name the generic rules can carry as it is: `\1` into its ref. */
 const REF_NAME = '([^/ ~^:?*\\[\\\\.-][^/ ~^:?*\\[\\\\]*)';

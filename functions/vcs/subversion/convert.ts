@@ -1,0 +1,211 @@
+/**
+ * Converting: the complete mirror `raw.svn` into `raw.git` with svn-all-fast-export (local, no
+ * network), resumable by revision ranges (its `--max-rev` and `--resume-from`); the rules are
+ * fixed by the first step, when the mirror is complete.
+ */
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { saveRenamedRefs } from '../findings.ts';
+import { runGit } from '../git-command.ts';
+import { checkObjects, checkSize } from '../limits.ts';
+import { OriginFailed, rawRepositoryPath } from '../origin.ts';
+import { runSvn, SvnFailed } from './command.ts';
+import type { SvnChunk } from './mirror.ts';
+import { conversionRules, layoutNames } from './rules.ts';
+import type { SvnOrigin } from './state.ts';
+
+/** The Git repository svn-all-fast-export writes (named in the rules, created in its cwd). */
+const OUTPUT_NAME = 'raw.git';
+
+/**
+ * Converts the mirror's revisions until all are in `raw.git` or the chunk's budget is spent; true
+ * when the conversion is complete (resume files removed, HEAD `main`, commits counted). A range
+ * killed by its time limit is not resumed: the conversion starts again in smaller ranges.
+ */
+export async function convertRevisions(
+  chunk: SvnChunk,
+  origin: SvnOrigin,
+  maxObjects: number,
+): Promise<boolean> {
+  const { job, mirror, home, state, cursor, clock } = chunk;
+  const gitRepo = rawRepositoryPath(job.workDir);
+  if (state.converted === 0) {
+    await checkSize(mirror, chunk.maxBytes);
+    await writeRules(job.workDir, mirror, origin.path, home);
+  }
+  while (state.converted < origin.youngest) {
+    const remaining = clock.remaining();
+    if (!clock.mayStep()) break;
+    const to =
+      state.mode === 'whole'
+        ? origin.youngest
+        : Math.min(origin.youngest, state.converted + state.convertRevs);
+    const stepStarted = Date.now();
+    try {
+      await convertRange(job.workDir, mirror, origin.uuid, home, {
+        from: state.converted + 1,
+        to: to === origin.youngest ? undefined : to,
+        timeoutMs: Math.max(remaining, clock.plan.minStepTimeoutMs),
+      });
+    } catch (error) {
+      if (!(error instanceof SvnFailed && error.timedOut)) throw error;
+      await rm(gitRepo, { recursive: true, force: true });
+      await rm(join(job.workDir, `log-${OUTPUT_NAME}`), { force: true });
+      if (state.mode === 'ranges' && state.convertRevs <= 1)
+        throw new OriginFailed('Converting the Subversion history took too long');
+      state.convertRevs =
+        state.mode === 'whole'
+          ? Math.max(1, Math.ceil(origin.youngest / 4))
+          : Math.max(1, Math.floor(state.convertRevs / 2));
+      state.mode = 'ranges';
+      state.converted = 0;
+      await cursor.save(job.workDir, state);
+      return false;
+    }
+    clock.stepDone(stepStarted);
+    state.converted = to;
+    if (state.mode === 'ranges') state.convertRevs = Math.ceil(state.convertRevs * clock.plan.growth);
+    state.percent = Math.max(
+      state.percent,
+      90 + Math.floor((9 * state.converted) / Math.max(origin.youngest, 1)),
+    );
+    await cursor.save(job.workDir, state);
+    chunk.onProgress({ commitCount: state.commitCount, percent: state.percent });
+  }
+  if (state.converted < origin.youngest) return false;
+  await finishConversion(job.workDir, home);
+  await checkObjects(gitRepo, home, maxObjects);
+  state.commitCount = await countGitCommits(gitRepo, home);
+  return true;
+}
+
+/**
+ * The conversion rules of the imported path (`rules.ts`): standard when it has a `trunk` at the
+ * youngest revision. The renamed branches and tags go to `renamed-refs.json` at the same time, so a
+ * conversion started again rewrites both from the same complete mirror.
+ */
+async function writeRules(workDir: string, mirror: string, originPath: string, home: string): Promise<void> {
+  const path = originPath.replace(/^\/+|\/+$/g, '');
+  const top = (
+    await runSvn('svnlook', ['tree', '--non-recursive', '--', mirror, `/${path}`], {
+      cwd: home,
+      home,
+      timeoutMs: 60_000,
+    })
+  )
+    .toString('utf8')
+    .split('\n')
+    .map((line) => line.trim());
+  await rm(rawRepositoryPath(workDir), { recursive: true, force: true });
+  await rm(join(workDir, `log-${OUTPUT_NAME}`), { force: true });
+  const layout = top.includes('trunk/') ? await layoutNames(mirror, path, home) : undefined;
+  const { rules, renames } = conversionRules(path, layout, OUTPUT_NAME);
+  await writeFile(join(workDir, 'svn.rules'), rules);
+  await saveRenamedRefs(workDir, renames);
+}
+
+/**
+ * Revisions `from`..`to` (to the youngest without `to`) of raw.svn into raw.git with
+ * svn-all-fast-export (local, no network), run in the work directory so its output repository
+ * (named by the rules) lands at `raw.git` and its resume log beside it. `--identity-domain <uuid>`
+ * makes every author `user <user@uuid>`.
+ */
+async function convertRange(
+  workDir: string,
+  mirror: string,
+  uuid: string,
+  home: string,
+  range: { from: number; to: number | undefined; timeoutMs: number },
+): Promise<void> {
+  await runSvn(
+    'svn-all-fast-export',
+    [
+      '--identity-domain',
+      uuid,
+      '--rules',
+      join(workDir, 'svn.rules'),
+      '--svn-ignore',
+      '--stats',
+      // Our own time limit applies; its default kills a slow final fast-import checkpoint after 30 s.
+      '--fast-import-timeout',
+      '0',
+      ...(range.from > 1 ? ['--resume-from', String(range.from)] : []),
+      ...(range.to !== undefined ? ['--max-rev', String(range.to)] : []),
+      mirror,
+    ],
+    { cwd: workDir, home, timeoutMs: range.timeoutMs, maxStdoutBytes: 64 * 1024 * 1024 },
+  );
+  // svn-all-fast-export exits 0 even when git fast-import died; its log says so.
+  const log = await readFile(join(workDir, `log-${OUTPUT_NAME}`), 'utf8').catch(() => '');
+  const fatal =
+    /^fatal: (.*)$/m.exec(log)?.[1] ?? (/crash report/.test(log) ? 'git fast-import failed' : undefined);
+  if (fatal !== undefined)
+    throw new OriginFailed(`Converting the Subversion history failed: ${fatal.slice(0, 300)}`);
+}
+
+/** After the last range: svn-all-fast-export's resume files go, HEAD is `main`. */
+async function finishConversion(workDir: string, home: string): Promise<void> {
+  const gitRepo = rawRepositoryPath(workDir);
+  await rm(join(workDir, `log-${OUTPUT_NAME}`), { force: true });
+  for (const file of ['marks', 'annotatedTags', 'branchNotes'])
+    await rm(join(gitRepo, `${file}-${OUTPUT_NAME}`), { force: true });
+  try {
+    await stat(join(gitRepo, 'HEAD'));
+  } catch {
+    // Nothing matched the rules (an empty repository): an empty raw history.
+    await mkdir(gitRepo, { recursive: true });
+    await runGit(['init', '--bare', '--quiet', gitRepo], {
+      cwd: workDir,
+      home,
+      transport: 'local',
+      timeoutMs: 60_000,
+    });
+  }
+  await runGit(['symbolic-ref', 'HEAD', 'refs/heads/main'], {
+    cwd: gitRepo,
+    home,
+    transport: 'local',
+    timeoutMs: 60_000,
+  });
+  await keepDeletedTags(gitRepo, home);
+}
+
+/**
+ * svn-all-fast-export keeps a deleted branch as the tag `backups/<name>@<rev>`, but a deleted tag
+ * (or a branch replaced in place) as `refs/backups/r<rev>/tags/<name>`, which is neither a branch
+ * nor a tag and so was never published: the tag's earlier version vanished. Those refs become
+ * `backups/<name>@<rev>` tags too, one rule for everything deleted.
+ */
+async function keepDeletedTags(gitRepo: string, home: string): Promise<void> {
+  const refs = (
+    await gitLocal(gitRepo, home, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/backups/'])
+  )
+    .toString()
+    .split('\n')
+    .filter(Boolean);
+  const moves = refs.flatMap((line) => {
+    const [ref = '', oid = ''] = line.split(' ');
+    const match = /^refs\/backups\/r(\d+)\/(?:heads|tags)\/(.+)$/.exec(ref);
+    if (!match) return [];
+    return [`create refs/tags/backups/${match[2]}@${match[1]} ${oid}`, `delete ${ref} ${oid}`];
+  });
+  if (moves.length === 0) return;
+  await runGit(['update-ref', '--stdin'], {
+    cwd: gitRepo,
+    home,
+    transport: 'local',
+    timeoutMs: 60_000,
+    input: `${moves.join('\n')}\n`,
+  });
+}
+
+const gitLocal = (repo: string, home: string, args: readonly string[]) =>
+  runGit(args, { cwd: repo, home, transport: 'local', timeoutMs: 600_000 });
+
+const countGitCommits = async (repo: string, home: string) => {
+  const refs = (await gitLocal(repo, home, ['for-each-ref', '--count=1', '--format=%(refname)']))
+    .toString()
+    .trim();
+  if (refs === '') return 0;
+  return Number((await gitLocal(repo, home, ['rev-list', '--all', '--count'])).toString().trim());
+};
