@@ -42,6 +42,8 @@ export interface SvnRun {
   /** Each line the tool writes to stderr. */
   readonly onProgress?: ((line: string) => void) | undefined;
   readonly maxStdoutBytes?: number | undefined;
+  /** Reads stdout as it comes, instead of keeping it (`BoundedRun.onStdout`). */
+  readonly onStdout?: ((chunk: Buffer) => void) | undefined;
   readonly signal?: AbortSignal | undefined;
 }
 

@@ -5,13 +5,16 @@
  */
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DEFAULT_IMPORT_CHOICES, type ImportChoices } from '#domain/imports';
 import { saveRenamedRefs } from '../findings.ts';
 import { runGit } from '../git-command.ts';
 import { checkObjects, checkSize } from '../limits.ts';
 import { OriginFailed, rawRepositoryPath } from '../origin.ts';
 import { runSvn, SvnFailed } from './command.ts';
+import { removeResumeFiles, saveConversionFindings, settleDeletedRefs } from './finish.ts';
+import { IDENTITY_MAP, scanHistory } from './history-findings.ts';
 import type { SvnChunk } from './mirror.ts';
-import { conversionRules, layoutNames } from './rules.ts';
+import { conversionRules, type LayoutNames, layoutNames, svnRefs } from './rules.ts';
 import type { SvnOrigin } from './state.ts';
 
 /** The Git repository svn-all-fast-export writes (named in the rules, created in its cwd). */
@@ -29,9 +32,10 @@ export async function convertRevisions(
 ): Promise<boolean> {
   const { job, mirror, home, state, cursor, clock } = chunk;
   const gitRepo = rawRepositoryPath(job.workDir);
+  const choices = job.choices ?? DEFAULT_IMPORT_CHOICES;
   if (state.converted === 0) {
     await checkSize(mirror, chunk.maxBytes);
-    await writeRules(job.workDir, mirror, origin.path, home);
+    await writeRules(job.workDir, mirror, origin, home, clock.stepTimeout());
   }
   while (state.converted < origin.youngest) {
     const remaining = clock.remaining();
@@ -46,6 +50,7 @@ export async function convertRevisions(
         from: state.converted + 1,
         to: to === origin.youngest ? undefined : to,
         timeoutMs: Math.max(remaining, clock.plan.minStepTimeoutMs),
+        emptyDirs: choices.keepEmptyDirectories,
       });
     } catch (error) {
       if (!(error instanceof SvnFailed && error.timedOut)) throw error;
@@ -73,19 +78,29 @@ export async function convertRevisions(
     chunk.onProgress({ commitCount: state.commitCount, percent: state.percent });
   }
   if (state.converted < origin.youngest) return false;
-  await finishConversion(job.workDir, home);
+  await finishConversion(job.workDir, mirror, origin, home, choices);
   await checkObjects(gitRepo, home, maxObjects);
   state.commitCount = await countGitCommits(gitRepo, home);
   return true;
 }
 
+/** The layout the rules were written for, kept for the end of the conversion. */
+const LAYOUT_FILE = 'svn-layout.json';
+
 /**
  * The conversion rules of the imported path (`rules.ts`): standard when it has a `trunk` at the
- * youngest revision. The renamed branches and tags go to `renamed-refs.json` at the same time, so a
- * conversion started again rewrites both from the same complete mirror.
+ * youngest revision. The renamed branches and tags are saved at the same time, and the history
+ * scanned for the report (`history-findings.ts`), so a conversion started again rewrites all of
+ * it from the same complete mirror.
  */
-async function writeRules(workDir: string, mirror: string, originPath: string, home: string): Promise<void> {
-  const path = originPath.replace(/^\/+|\/+$/g, '');
+async function writeRules(
+  workDir: string,
+  mirror: string,
+  origin: SvnOrigin,
+  home: string,
+  timeoutMs: number,
+): Promise<void> {
+  const path = projectPath(origin);
   const top = (
     await runSvn('svnlook', ['tree', '--non-recursive', '--', mirror, `/${path}`], {
       cwd: home,
@@ -101,30 +116,46 @@ async function writeRules(workDir: string, mirror: string, originPath: string, h
   const layout = top.includes('trunk/') ? await layoutNames(mirror, path, home) : undefined;
   const { rules, renames } = conversionRules(path, layout, OUTPUT_NAME);
   await writeFile(join(workDir, 'svn.rules'), rules);
+  await writeFile(join(workDir, LAYOUT_FILE), JSON.stringify({ layout: layout ?? null }));
   await saveRenamedRefs(workDir, renames);
+  await scanHistory({
+    mirror,
+    workDir,
+    home,
+    path,
+    standard: layout !== undefined,
+    uuid: origin.uuid,
+    timeoutMs,
+  });
 }
+
+const projectPath = (origin: SvnOrigin) => origin.path.replace(/^\/+|\/+$/g, '');
 
 /**
  * Revisions `from`..`to` (to the youngest without `to`) of raw.svn into raw.git with
  * svn-all-fast-export (local, no network), run in the work directory so its output repository
  * (named by the rules) lands at `raw.git` and its resume log beside it. `--identity-domain <uuid>`
- * makes every author `user <user@uuid>`.
+ * makes every author `user <user@uuid>`; the identity map names the revisions without author.
+ * `--empty-dirs` puts an empty `.gitignore` in each empty directory.
  */
 async function convertRange(
   workDir: string,
   mirror: string,
   uuid: string,
   home: string,
-  range: { from: number; to: number | undefined; timeoutMs: number },
+  range: { from: number; to: number | undefined; timeoutMs: number; emptyDirs: boolean },
 ): Promise<void> {
   await runSvn(
     'svn-all-fast-export',
     [
       '--identity-domain',
       uuid,
+      '--identity-map',
+      join(workDir, IDENTITY_MAP),
       '--rules',
       join(workDir, 'svn.rules'),
       '--svn-ignore',
+      ...(range.emptyDirs ? ['--empty-dirs'] : []),
       '--stats',
       // Our own time limit applies; its default kills a slow final fast-import checkpoint after 30 s.
       '--fast-import-timeout',
@@ -143,12 +174,19 @@ async function convertRange(
     throw new OriginFailed(`Converting the Subversion history failed: ${fatal.slice(0, 300)}`);
 }
 
-/** After the last range: svn-all-fast-export's resume files go, HEAD is `main`. */
-async function finishConversion(workDir: string, home: string): Promise<void> {
+/**
+ * After the last range: HEAD is `main`, the findings only the converted history knows are saved,
+ * svn-all-fast-export's resume files go, and the refs of what was deleted are settled. Safe to run
+ * again: the findings are saved while the log is there, the refs settled idempotently.
+ */
+async function finishConversion(
+  workDir: string,
+  mirror: string,
+  origin: SvnOrigin,
+  home: string,
+  choices: ImportChoices,
+): Promise<void> {
   const gitRepo = rawRepositoryPath(workDir);
-  await rm(join(workDir, `log-${OUTPUT_NAME}`), { force: true });
-  for (const file of ['marks', 'annotatedTags', 'branchNotes'])
-    await rm(join(gitRepo, `${file}-${OUTPUT_NAME}`), { force: true });
   try {
     await stat(join(gitRepo, 'HEAD'));
   } catch {
@@ -161,42 +199,21 @@ async function finishConversion(workDir: string, home: string): Promise<void> {
       timeoutMs: 60_000,
     });
   }
-  await runGit(['symbolic-ref', 'HEAD', 'refs/heads/main'], {
-    cwd: gitRepo,
+  await gitLocal(gitRepo, home, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
+  const { layout } = JSON.parse(await readFile(join(workDir, LAYOUT_FILE), 'utf8')) as {
+    layout: LayoutNames | null;
+  };
+  await saveConversionFindings({
+    workDir,
+    mirror,
     home,
-    transport: 'local',
-    timeoutMs: 60_000,
+    path: projectPath(origin),
+    refs: svnRefs(layout ?? undefined),
+    log: join(workDir, `log-${OUTPUT_NAME}`),
+    keepDeletedRefs: choices.keepDeletedRefs,
   });
-  await keepDeletedTags(gitRepo, home);
-}
-
-/**
- * svn-all-fast-export keeps a deleted branch as the tag `backups/<name>@<rev>`, but a deleted tag
- * (or a branch replaced in place) as `refs/backups/r<rev>/tags/<name>`, which is neither a branch
- * nor a tag and so was never published: the tag's earlier version vanished. Those refs become
- * `backups/<name>@<rev>` tags too, one rule for everything deleted.
- */
-async function keepDeletedTags(gitRepo: string, home: string): Promise<void> {
-  const refs = (
-    await gitLocal(gitRepo, home, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/backups/'])
-  )
-    .toString()
-    .split('\n')
-    .filter(Boolean);
-  const moves = refs.flatMap((line) => {
-    const [ref = '', oid = ''] = line.split(' ');
-    const match = /^refs\/backups\/r(\d+)\/(?:heads|tags)\/(.+)$/.exec(ref);
-    if (!match) return [];
-    return [`create refs/tags/backups/${match[2]}@${match[1]} ${oid}`, `delete ${ref} ${oid}`];
-  });
-  if (moves.length === 0) return;
-  await runGit(['update-ref', '--stdin'], {
-    cwd: gitRepo,
-    home,
-    transport: 'local',
-    timeoutMs: 60_000,
-    input: `${moves.join('\n')}\n`,
-  });
+  await removeResumeFiles(workDir, OUTPUT_NAME);
+  await settleDeletedRefs(gitRepo, home, choices.keepDeletedRefs);
 }
 
 const gitLocal = (repo: string, home: string, args: readonly string[]) =>
