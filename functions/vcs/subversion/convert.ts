@@ -7,10 +7,11 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_IMPORT_CHOICES, type ImportChoices } from '#domain/imports';
 import { saveRenamedRefs } from '../findings.ts';
-import { runGit } from '../git-command.ts';
+import { GitFailed, runGit } from '../git-command.ts';
 import { checkObjects, checkSize } from '../limits.ts';
 import { OriginFailed, rawRepositoryPath } from '../origin.ts';
 import { runSvn, SvnFailed } from './command.ts';
+import { localFailure } from './errors.ts';
 import { removeResumeFiles, saveConversionFindings, settleDeletedRefs } from './finish.ts';
 import { IDENTITY_MAP, scanHistory } from './history-findings.ts';
 import type { SvnChunk } from './mirror.ts';
@@ -30,6 +31,14 @@ export async function convertRevisions(
   origin: SvnOrigin,
   maxObjects: number,
 ): Promise<boolean> {
+  try {
+    return await convertSteps(chunk, origin, maxObjects);
+  } catch (error) {
+    throw localFailure(error, 'Converting', chunk.job);
+  }
+}
+
+async function convertSteps(chunk: SvnChunk, origin: SvnOrigin, maxObjects: number): Promise<boolean> {
   const { job, mirror, home, state, cursor, clock } = chunk;
   const gitRepo = rawRepositoryPath(job.workDir);
   const choices = job.choices ?? DEFAULT_IMPORT_CHOICES;
@@ -54,6 +63,7 @@ export async function convertRevisions(
       });
     } catch (error) {
       if (!(error instanceof SvnFailed && error.timedOut)) throw error;
+      // A killed conversion is not resumed: start it again, in smaller ranges.
       await rm(gitRepo, { recursive: true, force: true });
       await rm(join(job.workDir, `log-${OUTPUT_NAME}`), { force: true });
       if (state.mode === 'ranges' && state.convertRevs <= 1)
@@ -145,33 +155,59 @@ async function convertRange(
   home: string,
   range: { from: number; to: number | undefined; timeoutMs: number; emptyDirs: boolean },
 ): Promise<void> {
-  await runSvn(
-    'svn-all-fast-export',
-    [
-      '--identity-domain',
-      uuid,
-      '--identity-map',
-      join(workDir, IDENTITY_MAP),
-      '--rules',
-      join(workDir, 'svn.rules'),
-      '--svn-ignore',
-      ...(range.emptyDirs ? ['--empty-dirs'] : []),
-      '--stats',
-      // Our own time limit applies; its default kills a slow final fast-import checkpoint after 30 s.
-      '--fast-import-timeout',
-      '0',
-      ...(range.from > 1 ? ['--resume-from', String(range.from)] : []),
-      ...(range.to !== undefined ? ['--max-rev', String(range.to)] : []),
-      mirror,
-    ],
-    { cwd: workDir, home, timeoutMs: range.timeoutMs, maxStdoutBytes: 64 * 1024 * 1024 },
-  );
+  // Where it is: each revision it starts (`Exporting revision N`) and each path it converts.
+  const at: { revision?: number; path?: string } = {};
+  let pending = '';
+  const follow = (chunk: Buffer) => {
+    const lines = (pending + chunk.toString('utf8')).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      const revision = /^Exporting revision (\d+)/.exec(line)?.[1];
+      if (revision !== undefined) {
+        at.revision = Number(revision);
+        at.path = undefined;
+      }
+      const path = / from SVN (\S.*?) to \S/.exec(line)?.[1];
+      if (path !== undefined) at.path = path;
+    }
+  };
+  try {
+    await runSvn(
+      'svn-all-fast-export',
+      [
+        '--identity-domain',
+        uuid,
+        '--identity-map',
+        join(workDir, IDENTITY_MAP),
+        '--rules',
+        join(workDir, 'svn.rules'),
+        '--svn-ignore',
+        ...(range.emptyDirs ? ['--empty-dirs'] : []),
+        '--stats',
+        // Our own time limit applies; its default kills a slow final fast-import checkpoint after 30 s.
+        '--fast-import-timeout',
+        '0',
+        ...(range.from > 1 ? ['--resume-from', String(range.from)] : []),
+        ...(range.to !== undefined ? ['--max-rev', String(range.to)] : []),
+        mirror,
+      ],
+      { cwd: workDir, home, timeoutMs: range.timeoutMs, onStdout: follow },
+    );
+  } catch (error) {
+    if (error instanceof SvnFailed && error.timedOut) throw error;
+    throw localFailure(error, 'Converting', { workDir }, at);
+  }
   // svn-all-fast-export exits 0 even when git fast-import died; its log says so.
   const log = await readFile(join(workDir, `log-${OUTPUT_NAME}`), 'utf8').catch(() => '');
   const fatal =
     /^fatal: (.*)$/m.exec(log)?.[1] ?? (/crash report/.test(log) ? 'git fast-import failed' : undefined);
   if (fatal !== undefined)
-    throw new OriginFailed(`Converting the Subversion history failed: ${fatal.slice(0, 300)}`);
+    throw localFailure(
+      new GitFailed(['fast-import'], 128, `fatal: ${fatal}`, false),
+      'Converting',
+      { workDir },
+      at,
+    );
 }
 
 /**

@@ -58,3 +58,64 @@ export function classify(error: unknown, transport: Transport, job: RawJob, url:
   if (job.credentials) line = line.split(job.credentials.password).join('***');
   return new OriginFailed(`Reading from the origin failed: ${publicLine(line, job.workDir).slice(0, 300)}`);
 }
+
+/**
+ * What a tool said about its failure, fit to show: its error lines (`svnrdump: E210002: …`,
+ * `fatal: …`, svn-all-fast-export's own complaints), the last few of them, with no credential and
+ * nothing of this machine's disk; the last line it printed when none looks like an error.
+ */
+export function toolWords(stderr: string, job: Pick<RawJob, 'workDir' | 'credentials'>): string {
+  const lines = stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !/^\(aborted\)$|^Waiting \d+ seconds/.test(line));
+  const errors = lines.filter((line) =>
+    /^(svn\w*|svn-all-fast-export): |^(fatal|error): |\bE\d{6}\b|^(Error|Failed|ERROR)\b/i.test(line),
+  );
+  let words = (errors.length > 0 ? errors.slice(-3) : lines.slice(-1)).join(' ');
+  if (job.credentials?.password) words = words.split(job.credentials.password).join('***');
+  words = publicLine(words, job.workDir);
+  return words.length > 500 ? `${words.slice(0, 497)}...` : words;
+}
+
+/**
+ * svnrdump failed while sending revision `revision`: the guard's refusal or the credentials
+ * problem as always, otherwise the step, the revision and the origin's own words.
+ */
+export function fetchFailure(
+  error: unknown,
+  transport: Transport,
+  job: RawJob,
+  url: URL,
+  revision: number,
+): Error {
+  const classified = classify(error, transport, job, url);
+  if (classified instanceof OriginAuthFailed || guardRefusal(transport) !== undefined) return classified;
+  if (!(error instanceof SvnFailed)) return classified;
+  const words = toolWords(error.stderr, job) || classified.message;
+  return new OriginFailed(`Fetching revision ${revision} from the origin failed: ${words}`);
+}
+
+/** A local step (loading the mirror, converting it) failed: which step, where, and the tool's words. */
+export function localFailure(
+  error: unknown,
+  step: 'Fetching' | 'Converting',
+  job: Pick<RawJob, 'workDir' | 'credentials'>,
+  where: { revision?: number | undefined; path?: string | undefined } = {},
+): Error {
+  if (error instanceof OriginFailed || error instanceof OriginAuthFailed) return error;
+  const place = [
+    where.revision !== undefined ? ` at revision ${where.revision}` : '',
+    where.path !== undefined ? ` (${where.path})` : '',
+  ].join('');
+  const what = `${step} the Subversion history failed${place}`;
+  if (error instanceof SvnFailed || error instanceof GitFailed) {
+    const tool = error instanceof SvnFailed ? error.tool : 'git';
+    if (error.timedOut) return new OriginFailed(`${what}: ${tool} took too long`);
+    const words = toolWords(error.stderr, job);
+    return new OriginFailed(
+      words === '' ? `${what} (${tool} exited with ${error.exitCode})` : `${what}: ${words}`,
+    );
+  }
+  return new OriginFailed(what);
+}

@@ -22,6 +22,7 @@ import { type FindingEntry, MAX_LISTED_FINDINGS } from '#domain/import-report';
 import { saveFinding } from '../findings.ts';
 import { runSvn } from './command.ts';
 import { type DumpProps, dumpReader } from './dump-reader.ts';
+import { localFailure } from './errors.ts';
 
 /** The name svn-all-fast-export is given for a revision without author (git-svn's). */
 export const NO_AUTHOR = '(no author)';
@@ -82,8 +83,12 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
   const nodeProps = new Map<string, { paths: Set<string>; revisions: Set<number> }>();
   const revisionProps = new Map<string, number>();
 
+  /** Where the dump is, for a failure's message: the revision and the path being read. */
+  const at: { revision?: number; path?: string } = {};
   const reader = dumpReader({
     revision(revision, props) {
+      at.revision = revision;
+      at.path = undefined;
       for (const name of props.set.keys())
         if (!COMMIT_PROPS.has(name)) revisionProps.set(name, (revisionProps.get(name) ?? 0) + 1);
       const author = props.set.get('svn:author');
@@ -93,6 +98,7 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
       }
     },
     node(node) {
+      at.path = shown(node.path);
       const rel = inProject(node.path);
       if (rel === undefined) return;
       if (scan.standard && rel !== '' && node.action !== 'delete') {
@@ -120,13 +126,17 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
         mergeinfo.add({ path, revision: node.revision, merged: false });
     },
   });
-  await runSvn('svnadmin', ['dump', '--deltas', '-q', '--', scan.mirror], {
-    cwd: scan.home,
-    home: scan.home,
-    timeoutMs: scan.timeoutMs,
-    onStdout: (chunk) => reader.push(chunk),
-  });
-  reader.end();
+  try {
+    await runSvn('svnadmin', ['dump', '--deltas', '-q', '--', scan.mirror], {
+      cwd: scan.home,
+      home: scan.home,
+      timeoutMs: scan.timeoutMs,
+      onStdout: (chunk) => reader.push(chunk),
+    });
+    reader.end();
+  } catch (error) {
+    throw localFailure(error, 'Converting', scan, at);
+  }
 
   const { workDir } = scan;
   await saveFinding(

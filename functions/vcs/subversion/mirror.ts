@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { checkSize, fileSize, oversizeError } from '../limits.ts';
 import { OriginFailed, type RawJob, type RawProgress } from '../origin.ts';
 import { decodeXml, runSvn, SvnFailed } from './command.ts';
-import { classify } from './errors.ts';
+import { fetchFailure, localFailure } from './errors.ts';
 import type { StepClock, SvnOrigin, SvnState, svnCursor } from './state.ts';
 import type { Transport } from './transport.ts';
 import { pegged } from './url.ts';
@@ -69,6 +69,7 @@ export async function mirrorRevisions(chunk: SvnChunk, origin: SvnOrigin): Promi
     const dump = join(job.workDir, 'chunk.dump');
     await rm(dump, { force: true }); // a killed chunk's partial dump
     const stepStarted = Date.now();
+    let dumped = from - 1;
     try {
       await chunk.remote(
         'svnrdump',
@@ -76,8 +77,9 @@ export async function mirrorRevisions(chunk: SvnChunk, origin: SvnOrigin): Promi
         Math.max(remaining, clock.plan.minStepTimeoutMs),
         (line) => {
           // Dumped is not yet loaded: a dumped revision counts a little less than a loaded one.
-          const dumped = Number(/^\* Dumped revision (\d+)\.$/.exec(line.trim())?.[1]);
-          const percent = Math.floor((85 * dumped) / Math.max(origin.youngest, 1));
+          const revision = Number(/^\* Dumped revision (\d+)\.$/.exec(line.trim())?.[1]);
+          if (revision > dumped) dumped = revision;
+          const percent = Math.floor((85 * revision) / Math.max(origin.youngest, 1));
           if (!(percent > state.percent)) return;
           state.percent = percent;
           chunk.onProgress({ commitCount: state.commitCount, percent });
@@ -85,7 +87,8 @@ export async function mirrorRevisions(chunk: SvnChunk, origin: SvnOrigin): Promi
       );
     } catch (error) {
       await rm(dump, { force: true });
-      if (!(error instanceof SvnFailed && error.timedOut)) throw classify(error, transport, job, chunk.url);
+      if (!(error instanceof SvnFailed && error.timedOut))
+        throw fetchFailure(error, transport, job, chunk.url, Math.min(dumped + 1, to));
       // The range is lost: fewer revisions per step from now on.
       if (state.mode === 'whole') state.mode = 'ranges';
       else if (state.revs > 1) state.revs = Math.max(1, Math.floor(state.revs / 2));
@@ -97,7 +100,8 @@ export async function mirrorRevisions(chunk: SvnChunk, origin: SvnOrigin): Promi
     try {
       await loadRange(mirror, dump, home, clock.stepTimeout());
     } catch (error) {
-      if (!(error instanceof SvnFailed && error.timedOut)) throw error;
+      if (!(error instanceof SvnFailed && error.timedOut))
+        throw localFailure(error, 'Fetching', job, { revision: (await youngestOf(mirror, home)) + 1 });
       // Whole revisions stay loaded (svnadmin commits one by one); the rest comes in ranges.
       state.mode = 'ranges';
       state.revs = Math.max(1, Math.floor(state.revs / 2));
