@@ -7,10 +7,12 @@
  * Layout (of the URL, or of the chosen project below it): with a `trunk` directory the standard
  * layout — `trunk` → branch `main` (GitHub's default branch name), `branches/X` → branch `X`,
  * `tags/X` → annotated tag `X` (a name Git refuses renamed, see `rules.ts`), anything else
- * beside them is dropped; without one, the whole tree is branch `main`. Empty directories are not
- * kept (Git has none), `svn:ignore` becomes `.gitignore`, `svn:executable` the executable mode, a
- * copy from another branch whose changes trunk took (`svn merge`) a merge commit; a revision that
- * touches nothing imported makes no commit.
+ * beside them is dropped; without one, the whole tree is branch `main`. `svn:ignore` becomes
+ * `.gitignore`, `svn:executable` the executable mode, a copy from another branch a merge commit;
+ * a revision that touches nothing imported makes no commit. Empty directories are dropped, or hold
+ * an empty `.gitignore` (the owner's choice); a deleted branch or tag is kept as the tag
+ * `backups/<name>@<rev>`, or dropped (the owner's choice). What Git cannot hold is listed in the
+ * import report (`history-findings.ts`, `finish.ts`).
  *
  * Authors: `authors.ts`.
  *

@@ -1,7 +1,8 @@
 /**
  * The authors of a Subversion import: the identities of `raw.git`, which svn-all-fast-export names
  * `user <user@<repository uuid>>` (GitHub's form for Subversion users, who have no email); the
- * username is the author's remote name.
+ * username is the author's remote name. A revision without author is `(no author)
+ * <no-author@<uuid>>` (`history-findings.ts`): one author like the others.
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
