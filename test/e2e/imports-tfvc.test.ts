@@ -91,7 +91,7 @@ describe('a TFVC import through the API and the workflow', () => {
     expect(report).toMatchObject({
       status: 'complete',
       empty_directories_count: 1,
-      empty_directories: [{ path: 'tools', branch: 'main', kept: false }],
+      empty_directories: [{ path: 'tools', ref: 'refs/heads/main', kept: false }],
       tfvc_labels_count: 0,
       tfvc_shelvesets_count: 0,
       tfvc_branches_count: 0,

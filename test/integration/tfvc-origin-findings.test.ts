@@ -148,32 +148,32 @@ describe('the TFVC import report', () => {
     expect(await filesAt(raw, 'main')).toEqual(FABRIKAM_FILES);
     expect((await loadFindings(raw.workDir)).empty_directories).toEqual({
       count: FABRIKAM_EMPTY_FOLDERS.length,
-      listed: FABRIKAM_EMPTY_FOLDERS.map((path) => ({ path, branch: 'main', kept: false })),
+      listed: FABRIKAM_EMPTY_FOLDERS.map((path) => ({ path, ref: 'refs/heads/main', kept: false })),
     });
   });
 
-  it('keeps each empty folder with an empty .gitkeep when the owner asks, through the whole history', async () => {
+  it('keeps each empty folder with an empty .gitignore when the owner asks, through the whole history', async () => {
     const choices = { keepEmptyDirectories: true, keepDeletedRefs: true };
     const raw = await fabrikam({ choices });
     await importAll(raw);
-    const placeholders = FABRIKAM_EMPTY_FOLDERS.map((path) => `${path}/.gitkeep`);
+    const placeholders = FABRIKAM_EMPTY_FOLDERS.map((path) => `${path}/.gitignore`);
     expect(await filesAt(raw, 'main')).toEqual([...FABRIKAM_FILES, ...placeholders].sort());
-    expect(await git(rawRepositoryPath(raw.workDir), 'cat-file', '-s', 'main:Tools/.gitkeep')).toBe('0\n');
+    expect(await git(rawRepositoryPath(raw.workDir), 'cat-file', '-s', 'main:Tools/.gitignore')).toBe('0\n');
     // Changeset 2: the folders added empty; Properties loses its placeholder at 4, Docs is renamed at 5.
     expect(await filesAt(raw, 'main~4')).toEqual(
       [
-        'Assets/Icons/.gitkeep',
+        'Assets/Icons/.gitignore',
         'AuthSample/AuthSample.sln',
         'AuthSample/Code/AuthSample.cs',
-        'AuthSample/Code/Properties/.gitkeep',
-        'AuthSample/Docs/.gitkeep',
+        'AuthSample/Code/Properties/.gitignore',
+        'AuthSample/Docs/.gitignore',
         'Tools/build.cmd',
       ].sort(),
     );
-    expect(await filesAt(raw, 'main~2')).not.toContain('AuthSample/Code/Properties/.gitkeep');
-    expect(await filesAt(raw, 'main~1')).toContain('AuthSample/Documentation/.gitkeep');
+    expect(await filesAt(raw, 'main~2')).not.toContain('AuthSample/Code/Properties/.gitignore');
+    expect(await filesAt(raw, 'main~1')).toContain('AuthSample/Documentation/.gitignore');
     expect((await loadFindings(raw.workDir)).empty_directories?.listed).toEqual(
-      FABRIKAM_EMPTY_FOLDERS.map((path) => ({ path, branch: 'main', kept: true })),
+      FABRIKAM_EMPTY_FOLDERS.map((path) => ({ path, ref: 'refs/heads/main', kept: true })),
     );
 
     // One changeset per chunk: the folders survive between chunks, to the same commits.

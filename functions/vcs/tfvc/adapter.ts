@@ -6,7 +6,7 @@
  *
  * What is imported: the whole `$/{project}` tree becomes the branch `main`, with paths relative to
  * `$/{project}/`. TFVC branches are folders and stay folders (no Git branches are made). Git has
- * no empty directories: an empty folder holds an empty `.gitkeep` when the owner chose
+ * no empty directories: an empty folder holds an empty `.gitignore` when the owner chose
  * `keepEmptyDirectories`, else it is left out (`working-tree.ts`). One commit per changeset: author =
  * the changeset's author, committer = who checked it in, date = its creation date (UTC), message =
  * its comment (CRLF → LF, ending with a newline; an empty comment becomes `Changeset N`).
@@ -122,7 +122,7 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
         saveFinding(
           job.workDir,
           'empty_directories',
-          tree.emptyFolders().map((path) => ({ path, branch: 'main', kept: keepEmpty })),
+          tree.emptyFolders().map((path) => ({ path, ref: 'refs/heads/main', kept: keepEmpty })),
         );
       const paging: Paging = { size: pageSize, tokens: false };
       const percent = () =>

@@ -28,7 +28,7 @@ const parentOf = (path: string) => (path.includes('/') ? path.slice(0, path.last
  * The fast-import commands of one changeset: commit `:id` on `refs/heads/main` after `:previous`.
  * `tree` (main's files and folders so far) is kept current, so only what exists is moved or
  * deleted: fast-import refuses to rename a path that is not there (an empty TFVC folder, for one).
- * With `keepEmpty`, each folder left empty holds an empty `.gitkeep`, removed once it has other
+ * With `keepEmpty`, each folder left empty holds an empty `.gitignore`, removed once it has other
  * entries.
  */
 export function commitCommands(

@@ -1,14 +1,15 @@
 /**
  * What `main` holds while changesets are replayed: its files (as raw.git has them, placeholders
  * included), the TFVC folders that exist (Git has no folders, so they are kept here, between chunks
- * in `tfvc-folders.json`), and the folders holding a `.gitkeep` placeholder the importer wrote
+ * in `tfvc-folders.json`), and the folders holding a `.gitignore` placeholder the importer wrote
  * (`choices.keepEmptyDirectories`). A folder is empty when nothing but its own placeholder is in it.
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeWhole } from './state.ts';
 
-export const PLACEHOLDER = '.gitkeep';
+/** git-svn's placeholder name, and what svn-all-fast-export's `--empty-dirs` writes for Subversion. */
+export const PLACEHOLDER = '.gitignore';
 
 const parentOf = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
 const isUnder = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`);
