@@ -130,21 +130,30 @@ function toEvent(
   };
 }
 
+/** Each route's function name, worked out once (`routeId` splits and joins its handler path). */
+const functionNames = new WeakMap<Route, string>();
+const ignore = (): undefined => undefined;
+
 function lambdaContext(route: Route, requestId: string): Context {
+  let functionName = functionNames.get(route);
+  if (functionName === undefined) {
+    functionName = routeId(route);
+    functionNames.set(route, functionName);
+  }
   const deadline = Date.now() + 30_000;
   return {
     callbackWaitsForEmptyEventLoop: false,
-    functionName: routeId(route),
+    functionName,
     functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${routeId(route)}`,
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
     memoryLimitInMB: '512',
     awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${routeId(route)}`,
+    logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
+    done: ignore,
+    fail: ignore,
+    succeed: ignore,
   };
 }
 
