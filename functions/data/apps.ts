@@ -1,9 +1,19 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { appTag } from '#domain/app-tag';
 import type { OAuthApp } from '#domain/apps';
-import { conditionalWrite, db, getItems, itemOf, now, tableName } from './client.ts';
+import {
+  conditionalWrite,
+  db,
+  getItems,
+  itemOf,
+  now,
+  type TransactItem,
+  tableName,
+  transactWithRetry,
+} from './client.ts';
 import { nextId } from './counters.ts';
-import { appKey, appOwnerIndexKey, type Key } from './keys.ts';
-import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
+import { appKey, appOwnerIndexKey, appStateKey, type Key } from './keys.ts';
+import { ITEM_ABSENT, ITEM_EXISTS, TABLE, typed } from './table.ts';
 
 export interface StoredApp extends OAuthApp {
   readonly secretHash: string;
@@ -61,16 +71,23 @@ export async function createApp(
     updatedAt: timestamp,
   };
   await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...appKey(clientId),
-        ...appOwnerIndexKey(input.ownerLogin, clientId),
-        ...typed('OAuthApp'),
-        ...item,
-      },
-      // 80 random bits make a collision practically impossible; the condition makes it harmless.
-      ConditionExpression: ITEM_ABSENT,
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: tableName(),
+            Item: {
+              ...appKey(clientId),
+              ...appOwnerIndexKey(input.ownerLogin, clientId),
+              ...typed('OAuthApp'),
+              ...item,
+            },
+            // 80 random bits make a collision practically impossible; the condition makes it harmless.
+            ConditionExpression: ITEM_ABSENT,
+          },
+        },
+        stateUpdate(clientId, false, timestamp),
+      ],
     }),
   );
   const app = withoutSecret(toApp(item));
@@ -100,23 +117,66 @@ export async function getAppWith<T>(
   return { ...(app ? { app: toApp(app) } : {}), ...(item ? { item: read(item) } : {}) };
 }
 
-/** Suspends or reinstates an application; `undefined` when there is no such application. */
+/**
+ * The application's line in the state item of its tag (`keys.ts` `appStateKey`), written in the
+ * same transaction as the application item so that the two always agree: `clientIds` lists the
+ * applications whose state the item holds, `suspendedClientIds` those of them suspended. String
+ * set ADD and DELETE touch only this application's entry, so applications sharing a tag never
+ * overwrite each other's. An application absent from `clientIds` (made before the item existed)
+ * is read from its own item instead.
+ */
+function stateUpdate(clientId: string, suspended: boolean, timestamp: string): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: appStateKey(appTag(clientId)),
+      UpdateExpression: `SET #type = :type, updatedAt = :now, createdAt = if_not_exists(createdAt, :now) ${
+        suspended
+          ? 'ADD clientIds :ids, suspendedClientIds :ids'
+          : 'ADD clientIds :ids DELETE suspendedClientIds :ids'
+      }`,
+      ExpressionAttributeNames: { '#type': TABLE.typeAttribute },
+      ExpressionAttributeValues: { ':type': 'AppState', ':now': timestamp, ':ids': new Set([clientId]) },
+    },
+  };
+}
+
+/** The suspension state a token-authenticated request reads with the token (see `stateUpdate`). */
+export interface AppStateItem {
+  /** Whether `clientId` is suspended; undefined when this item does not hold its state. */
+  suspended(clientId: string): boolean | undefined;
+}
+
+export const toAppState = (item: Record<string, unknown> | undefined): AppStateItem => {
+  const known = (item?.clientIds as ReadonlySet<string> | undefined) ?? new Set<string>();
+  const suspended = (item?.suspendedClientIds as ReadonlySet<string> | undefined) ?? new Set<string>();
+  return { suspended: (clientId) => (known.has(clientId) ? suspended.has(clientId) : undefined) };
+};
+
+/**
+ * Suspends or reinstates an application, and its line in its tag's state item in the same
+ * transaction; `undefined` when there is no such application.
+ */
 export async function setSuspended(clientId: string, suspended: boolean): Promise<OAuthApp | undefined> {
-  const written = await conditionalWrite(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: appKey(clientId),
-        UpdateExpression: 'SET suspended = :suspended, updatedAt = :now',
-        ConditionExpression: ITEM_EXISTS,
-        ExpressionAttributeValues: { ':suspended': suspended, ':now': now() },
-        ReturnValues: 'ALL_NEW',
-      }),
-    ),
+  const timestamp = now();
+  const outcome = await transactWithRetry(
+    [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: appKey(clientId),
+          UpdateExpression: 'SET suspended = :suspended, updatedAt = :now',
+          ConditionExpression: ITEM_EXISTS,
+          ExpressionAttributeValues: { ':suspended': suspended, ':now': timestamp },
+        },
+      },
+      stateUpdate(clientId, suspended, timestamp),
+    ],
+    'set suspended',
   );
-  if (written === false || !written.Attributes) return undefined;
-  const app = withoutSecret(toApp(written.Attributes));
-  return app;
+  if (outcome !== 'ok') return undefined;
+  const app = await getApp(clientId);
+  return app && withoutSecret(app);
 }
 
 /** An application's on/off settings, each off by default. */

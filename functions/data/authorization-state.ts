@@ -33,8 +33,9 @@ export interface UserAuthState {
 export const ownedPointers = (item: Record<string, unknown>): OwnedPointers =>
   (item.pointers as OwnedPointers | undefined) ?? {};
 
-export const toAuthorization = (item: Record<string, unknown>): Authorization => ({
-  id: Number(item.id),
+/** `id`: where the item keeps it elsewhere (a token lookup's `authorizationId`). */
+export const toAuthorization = (item: Record<string, unknown>, id: unknown = item.id): Authorization => ({
+  id: Number(id),
   login: String(item.login),
   clientId: String(item.clientId ?? ''),
   scopes: (item.scopes as Scope[] | undefined) ?? [],

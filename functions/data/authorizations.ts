@@ -25,4 +25,10 @@ export {
   readUserAuthState,
   type UserAuthState,
 } from './authorization-state.ts';
-export { getAppAndToken, lookupToken, recordTokenUse, type TokenLookup } from './token-lookup.ts';
+export {
+  getAppAndToken,
+  lookupAppToken,
+  lookupToken,
+  recordTokenUse,
+  type TokenLookup,
+} from './token-lookup.ts';

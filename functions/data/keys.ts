@@ -37,6 +37,13 @@ export const userIdIndexKey = (id: number): Gsi1Key => ({ GSI1PK: `USERID#${id}`
 /** OAuth application by client_id (GetItem). */
 export const appKey = (clientId: string): Key => ({ PK: `APP#${clientId}`, SK: 'APP' });
 
+/**
+ * Suspension state of the applications whose tag (`domain/app-tag.ts`) is `tag`: read with an app
+ * token's lookup in one strongly consistent BatchGetItem, since the token carries the tag. Written
+ * in the transaction of every write of an application's existence or suspension.
+ */
+export const appStateKey = (tag: string): Key => ({ PK: `APPSTATE#${tag}`, SK: 'APPSTATE' });
+
 /** Applications a user owns, by client_id (GSI1, begins_with `APP#`). */
 export const appOwnerIndexKey = (ownerLogin: string, clientId: string): Gsi1Key => ({
   GSI1PK: `OWNER#${lower(ownerLogin)}`,
@@ -254,6 +261,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'Application by client_id', index: 'table', read: { get: appKey(C) }, strong: true },
   { pattern: 'Applications a user owns', index: 'GSI1', read: { query: appOwnerIndexKey(L, ''), by: 'prefix' } },
   { pattern: 'Token → user, authorization, scopes (a revoked token fails at once)', index: 'table', read: { get: tokenKey(H) }, strong: true },
+  { pattern: 'OAuth app token → its lookup and its application\'s suspension state (stopped at once by a suspension), one round trip', index: 'table', read: { batchGet: [tokenKey(H), appStateKey('<tag>')] }, strong: true, note: '`<tag>`: the 6 characters after `gho_`; a token or application from before tags falls back to GetItem of the application' },
   { pattern: 'Application and the token it acts on (app-side token endpoints), one round trip', index: 'table', read: { batchGet: [appKey(C), tokenKey(H)] }, strong: true },
   { pattern: 'Authorization by id', index: 'table', read: { get: authorizationKey(L, ID) }, strong: true },
   { pattern: 'Authorizations, note and fingerprint pointers and grants of a user (lists, token limit, get-or-create, grants)', index: 'table', read: { query: { PK: userPartition(L), SK: AUTH_ITEMS_PREFIX }, by: 'prefix' }, strong: true, note: `items ${notePointerKey(L, H).SK}, ${fingerprintPointerKey(L, C, '<fingerprint>').SK}, ${grantKey(L, C).SK}, ${grantGenerationKey(L, C).SK} share the prefix` },

@@ -2,10 +2,10 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Authorization } from '#domain/authorizations';
 import type { Scope } from '#domain/scopes';
 import { log } from '#shared/log';
-import { getAppWith, type StoredApp } from './apps.ts';
+import { getAppWith, type StoredApp, toAppState } from './apps.ts';
 import { toAuthorization } from './authorization-state.ts';
-import { db, tableName, transact } from './client.ts';
-import { authorizationKey, tokenKey } from './keys.ts';
+import { db, getItems, itemOf, tableName, transact } from './client.ts';
+import { appStateKey, authorizationKey, tokenKey } from './keys.ts';
 import { ITEM_EXISTS } from './table.ts';
 
 /** What a token-authenticated request needs, in one strongly consistent GetItem. */
@@ -27,7 +27,8 @@ export const toTokenLookup = (item: Record<string, unknown>, tokenHash: string):
   scopes: (item.scopes as Scope[] | undefined) ?? [],
   tokenHash,
   lastUsedAt: (item.lastUsedAt as string | null | undefined) ?? null,
-  authorization: toAuthorization({ ...item, id: item.authorizationId }),
+  // Not `{ ...item, id }`: a spread copy then a new key is a V8 slow path (about 2 µs a request).
+  authorization: toAuthorization(item, item.authorizationId),
 });
 
 export async function lookupToken(tokenHash: string): Promise<TokenLookup | undefined> {
@@ -35,6 +36,29 @@ export async function lookupToken(tokenHash: string): Promise<TokenLookup | unde
     new GetCommand({ TableName: tableName(), Key: tokenKey(tokenHash), ConsistentRead: true }),
   );
   return Item ? toTokenLookup(Item, tokenHash) : undefined;
+}
+
+/**
+ * An OAuth app token's lookup and, in the same strongly consistent round trip, whether its
+ * application is suspended, from the state item of the tag the token carries. `appSuspended` is
+ * undefined when that item does not hold the state of the token's application (a token minted
+ * before tags, whose tag position is random; an application made before the state items): the
+ * caller then reads the application itself.
+ */
+export async function lookupAppToken(
+  tokenHash: string,
+  tag: string,
+): Promise<{ lookup?: TokenLookup; appSuspended?: boolean }> {
+  const tokenAt = tokenKey(tokenHash);
+  const stateAt = appStateKey(tag);
+  const items = await getItems([tokenAt, stateAt], true);
+  const item = itemOf(items, tokenAt);
+  if (!item) return {};
+  const lookup = toTokenLookup(item, tokenHash);
+  const appSuspended = lookup.clientId
+    ? toAppState(itemOf(items, stateAt)).suspended(lookup.clientId)
+    : undefined;
+  return { lookup, ...(appSuspended === undefined ? {} : { appSuspended }) };
 }
 
 /**

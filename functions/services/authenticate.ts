@@ -1,11 +1,17 @@
 import { getApp, withoutSecret } from '#data/apps';
-import { getAppAndToken, lookupToken, recordTokenUse, type TokenLookup } from '#data/authorizations';
+import {
+  getAppAndToken,
+  lookupAppToken,
+  lookupToken,
+  recordTokenUse,
+  type TokenLookup,
+} from '#data/authorizations';
 import { now } from '#data/client';
 import { getUserRecent } from '#data/users';
 import { type OAuthApp, secretMatches } from '#domain/apps';
 import { isExpired, isLastUseStale } from '#domain/authorizations';
 import { satisfies } from '#domain/scopes';
-import { hashToken, hasValidChecksum } from '#domain/tokens';
+import { hashToken, hasValidChecksum, tagOf } from '#domain/tokens';
 import type { User } from '#domain/users';
 import { signIn } from '#services/sign-in';
 import { config, vendorHeader } from '#shared/config';
@@ -64,23 +70,37 @@ async function userByPassword(event: CredentialSource, login: string, password: 
 }
 
 /**
- * A token authenticates while it exists and has not expired, its user exists and, for an application's token, the
- * application exists and is not suspended. The application is read strongly consistently on every
- * request, so suspending it stops all its tokens at once and reinstating it restores them (see
- * docs/decisions.md, "Suspended application").
+ * The token's lookup and, for a `gho_` token, its application's suspension state from the item
+ * named by the tag the token carries, both in one strongly consistent round trip. Well-formed
+ * tokens only: a look-alike costs no database read.
+ */
+async function readToken(token: string): Promise<{ lookup?: TokenLookup; appSuspended?: boolean }> {
+  if (!hasValidChecksum(token)) return {};
+  const tag = tagOf(token);
+  return tag ? lookupAppToken(hashToken(token), tag) : { lookup: await lookupToken(hashToken(token)) };
+}
+
+/**
+ * A token authenticates while it exists and has not expired, its user exists and, for an
+ * application's token, the application exists and is not suspended. The suspension state is read
+ * strongly consistently on every request, with the token (its tag names the state item) or, for
+ * a token or application from before tags, from the application item in a second round trip; so
+ * suspending an application stops all its tokens at once and reinstating it restores them (see
+ * docs/decisions.md, "Suspended application" and "One round trip for an OAuth app token").
  */
 async function userByToken(token: string): Promise<Caller> {
-  // Well-formed tokens only: a look-alike costs no database read.
-  const lookup = hasValidChecksum(token) ? await lookupToken(hashToken(token)) : undefined;
+  const { lookup, appSuspended } = await readToken(token);
   // An expired user token is refused like a revoked one (GitHub: 401 Bad credentials).
   if (!lookup || isExpired(lookup.authorization, Date.now())) throw badCredentials();
+  const readApp = lookup.clientId !== '' && appSuspended === undefined;
   // The profile may be up to 10 s old; the token itself was just read strongly consistently.
-  // Both reads go out together: one more round trip after the lookup, not two.
+  // Both reads go out together: at most one more round trip after the lookup, not two.
   const [user, app] = await Promise.all([
     getUserRecent(lookup.login, 10_000),
-    lookup.clientId ? getApp(lookup.clientId) : undefined,
+    readApp ? getApp(lookup.clientId) : undefined,
   ]);
-  if (!user || (lookup.clientId && (!app || app.suspended))) throw badCredentials();
+  const suspended = lookup.clientId !== '' && (appSuspended ?? (!app || app.suspended));
+  if (!user || suspended) throw badCredentials();
   // "Last used" to the hour: at most one extra write per token per hour.
   if (isLastUseStale(lookup.lastUsedAt, Date.now())) await recordTokenUse(lookup, now());
   return { kind: 'user', user, via: 'token', token: lookup };

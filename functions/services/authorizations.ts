@@ -20,7 +20,7 @@ import { deleteKeysCreatedByApp } from '#data/public-keys';
 import { secretMatches } from '#domain/apps';
 import { type Authorization, isPersonal, tokenLimit } from '#domain/authorizations';
 import { invalidScopes, normalizeScopes, type Scope } from '#domain/scopes';
-import { mintToken } from '#domain/tokens';
+import { mintAccessToken } from '#domain/tokens';
 import { type FieldError, notFound, validationFailed } from '#shared/errors';
 
 const RESOURCE = 'OauthAccess';
@@ -63,7 +63,7 @@ export async function createForUser(
   const clientId = input.clientId ?? '';
   if (clientId) await appForSecret(clientId, input.clientSecret);
   const fingerprint = input.fingerprint || null;
-  const minted = mintToken(clientId ? 'oauth' : 'personal');
+  const minted = mintAccessToken(clientId);
   const result = await createAuthorization({
     login,
     clientId,
@@ -103,7 +103,7 @@ export async function getOrCreateForApp(
   if (!(await getApp(clientId))) throw notFound();
   await appForSecret(clientId, input.clientSecret);
   const scopes = checkedScopes(input.scopes);
-  const minted = mintToken('oauth');
+  const minted = mintAccessToken(clientId);
   const result = await getOrCreateAuthorization({
     login,
     clientId,
@@ -174,8 +174,7 @@ export async function revokeGrant(login: string, clientId: string): Promise<void
 }
 
 /** A fresh token for an existing authorization (the token kind follows the authorization). */
-const mintFor = (authorization: Pick<Authorization, 'clientId'>) =>
-  mintToken(authorization.clientId ? 'oauth' : 'personal');
+const mintFor = (authorization: Pick<Authorization, 'clientId'>) => mintAccessToken(authorization.clientId);
 
 /** The user's authorizations in id order. */
 export const authorizationsOf = async (login: string): Promise<Authorization[]> =>

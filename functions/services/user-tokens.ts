@@ -16,7 +16,7 @@ import { tokenLimit } from '#domain/authorizations';
 import { isPlausibleClientId } from '#domain/authorize-request';
 import { OAuthError } from '#domain/oauth-errors';
 import type { Scope } from '#domain/scopes';
-import { hashToken, isWellFormedRefreshToken, mintToken } from '#domain/tokens';
+import { hashToken, isWellFormedRefreshToken, mintAccessToken, mintRefreshToken } from '#domain/tokens';
 import { config } from '#shared/config';
 import { checkClient } from './oauth-client.ts';
 
@@ -46,7 +46,7 @@ const epochSeconds = (ms: number): number => Math.floor(ms / 1000);
 const isoSeconds = (seconds: number): string => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
 
 function refreshFor(now: number, publicClient: boolean): NewRefreshToken & { readonly token: string } {
-  const { token, tokenHash } = mintToken('refresh');
+  const { token, tokenHash } = mintRefreshToken();
   return { token, tokenHash, expiresAt: epochSeconds(now) + config().refreshTokenSeconds, publicClient };
 }
 
@@ -64,11 +64,11 @@ export interface UserTokenGrant {
  * token calls this, then `storeUserToken`, so that the setting means the same for all of them.
  */
 export function newUserToken(
-  app: Pick<StoredApp, 'expireUserTokens'>,
+  app: Pick<StoredApp, 'clientId' | 'expireUserTokens'>,
   grant: UserTokenGrant,
   now = Date.now(),
 ): PendingUserToken {
-  const minted = mintToken('oauth');
+  const minted = mintAccessToken(app.clientId);
   if (!app.expireUserTokens) return { ...minted, expiresAt: null };
   return {
     ...minted,
@@ -161,7 +161,11 @@ export async function refreshUserToken(input: RefreshInput): Promise<IssuedToken
     await deleteAuthorization(stored.login, stored.authorizationId);
     throw bad();
   }
-  const pending = newUserToken({ expireUserTokens: true }, { publicClient: stored.publicClient }, now);
+  const pending = newUserToken(
+    { clientId, expireUserTokens: true },
+    { publicClient: stored.publicClient },
+    now,
+  );
   const refresh = pending.refresh ?? refreshFor(now, stored.publicClient);
   const rotated = await rotateRefreshToken(stored, {
     tokenHash: pending.tokenHash,

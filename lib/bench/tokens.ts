@@ -57,7 +57,7 @@ export interface TokenBenchResult {
   /** The 1-minute load average before the bench started: other work on the machine skews the numbers. */
   readonly loadAverage: number;
   readonly user: RouteResult;
-  /** `GET /user` with an OAuth application's token: the application is read too (suspension). */
+  /** `GET /user` with an OAuth application's token: its application's suspension state is read too. */
   readonly appUser: RouteResult;
   readonly check: RouteResult;
   readonly floor: RouteResult;
@@ -321,16 +321,20 @@ export function tokensReport(result: TokenBenchResult, machine: string): string 
     const spread = `${Math.min(...rps).toFixed(0)}–${Math.max(...rps).toFixed(0)}`;
     return `| ${r.label} | ${median(rps).toFixed(0)} (${spread}) | ${ms(pooled(r, 50))} | ${ms(pooled(r, 99))} | ${callsText(r.calls.usual)} |`;
   });
-  // The token is read by one strongly consistent call: a GetItem, or (check endpoint) the same
-  // BatchGetItem that reads the application.
-  const tokenLookups = (r: RouteResult) =>
-    [...r.calls.usual.byItem]
-      .filter(([call]) => /TOKEN\/TOKEN.*strong/.test(call))
-      .reduce((sum, [, n]) => sum + n, 0);
-  const lookupMet = [user, appUser, check].every((r) => tokenLookups(r) === 1);
-  const throughput = [user, appUser, check].map((r) => {
+  // Issue 19: every token-authenticated request is one DynamoDB round trip, whatever the token
+  // kind, and within these shares of the floor's throughput.
+  const targets: readonly (readonly [RouteResult, string, number])[] = [
+    [user, 'personal token', 90],
+    [appUser, 'OAuth app token', 85],
+    [check, 'app-side check', 90],
+  ];
+  const roundTrips = targets.map(
+    ([r, kind]) => `${kind} ${r.calls.usual.total}${r.calls.usual.total === 1 ? '' : ' (not met)'}`,
+  );
+  const roundTripsMet = targets.every(([r]) => r.calls.usual.total === 1);
+  const throughput = targets.map(([r, , target]) => {
     const share = shareOfFloor(r, floor);
-    return `- ${r.label}: throughput vs floor: ${share.toFixed(0)}% (target at least 50%: ${share >= 50 ? 'met' : 'not met'})`;
+    return `- ${r.label}: throughput vs floor: ${share.toFixed(0)}% (target at least ${target}%: ${share >= target ? 'met' : 'not met'})`;
   });
   return [
     `Measured ${machine}: the local stack started in the bench process (\`startLocalStack\`, its own in-memory DynamoDB Local, real handlers) ` +
@@ -347,8 +351,10 @@ export function tokensReport(result: TokenBenchResult, machine: string): string 
     ...rows,
     '',
     ...unusualCalls([user, appUser, check, floor]),
-    `- Token lookup in 1 round trip (strongly consistent: a GetItem of \`TOKEN#<hash>\`, or on the check endpoint the BatchGetItem that also reads the application): ${lookupMet ? 'met' : 'not met'} on every route; the other calls are what each route reads besides ` +
-      '(an OAuth app token also reads its application, strongly consistent, so that suspension takes effect at once: a second round trip).',
+    `- DynamoDB round trips per request, steady state (target 1 for every token kind): ${roundTrips.join(', ')}: ${roundTripsMet ? 'met' : 'not met'}. ` +
+      'The token is always read strongly consistently: a personal token by a GetItem of `TOKEN#<hash>`; an OAuth app token by one BatchGetItem with `APPSTATE#<tag>`, ' +
+      "its application's suspension state named by the tag the token carries, so that suspension takes effect on the next request; the check endpoint by one BatchGetItem with the application. " +
+      'The first request of each hour per token also records "last used" (one TransactWriteItems), as listed above.',
     ...throughput,
   ].join('\n');
 }

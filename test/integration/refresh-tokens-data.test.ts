@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenLimit } from '#domain/authorizations';
-import { hashToken, mintToken } from '#domain/tokens';
+import { hashToken, mintAccessToken, mintRefreshToken } from '#domain/tokens';
 import { freshTable } from '#test/dynamodb';
 
 let authorizations: typeof import('#data/authorizations');
@@ -16,20 +16,20 @@ beforeAll(async () => {
 
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
 const rotation = () => {
-  const access = mintToken('oauth');
+  const access = mintAccessToken('app1');
   return {
     tokenHash: access.tokenHash,
     tokenLastEight: access.tokenLastEight,
     expiresAt: '2099-01-01T00:00:00Z',
-    refresh: { tokenHash: hashToken(mintToken('refresh').token), expiresAt: inAnHour(), publicClient: false },
+    refresh: { tokenHash: hashToken(mintRefreshToken().token), expiresAt: inAnHour(), publicClient: false },
   };
 };
 
 /** An expiring app token for `login` with its refresh token, as the code exchange stores it. */
 async function issued(login: string) {
-  const access = mintToken('oauth');
+  const access = mintAccessToken('app1');
   const refresh = {
-    tokenHash: hashToken(mintToken('refresh').token),
+    tokenHash: hashToken(mintRefreshToken().token),
     expiresAt: inAnHour(),
     publicClient: false,
   };

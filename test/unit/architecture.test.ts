@@ -56,8 +56,9 @@ const ALLOWED: Record<Exclude<Layer, 'test'>, readonly Layer[]> = {
 
 /** Files of another layer that a layer may import, when the layer itself may not (exact paths). */
 const ALLOWED_FILES: Partial<Record<Layer, readonly string[]>> = {
-  // Keys (and the profile cache) fold logins with the domain's one ASCII case fold, not a copy of it.
-  data: ['functions/domain/ascii-case.ts'],
+  // Keys (and the profile cache) fold logins with the domain's one ASCII case fold, not a copy of it;
+  // an application's state item is keyed by the tag its tokens carry, by the domain's one rule.
+  data: ['functions/domain/ascii-case.ts', 'functions/domain/app-tag.ts'],
   cdk: ['functions/data/table.ts'],
   local: ['functions/data/table.ts'],
   docs: ['functions/data/table.ts', 'functions/data/keys.ts'],

@@ -10,7 +10,7 @@ describe('refresh token format', () => {
     expect(refresh).toMatch(/^ghr_[0-9A-Za-z]{36}$/);
     expect(isWellFormedRefreshToken(refresh)).toBe(true);
     expect(hasValidChecksum(refresh)).toBe(false);
-    expect(isWellFormedRefreshToken(newToken('oauth'))).toBe(false);
+    expect(isWellFormedRefreshToken(newToken('oauth', 'c1a0b2c3d4e5f6a7b8c9'))).toBe(false);
     const flipped = `${refresh.slice(0, -1)}${refresh.endsWith('A') ? 'B' : 'A'}`;
     expect(isWellFormedRefreshToken(flipped)).toBe(false);
   });
