@@ -5,17 +5,19 @@
  */
 import { nextId } from '#data/counters';
 import {
-  beginAttempt,
-  createImport,
-  deleteImport,
-  deleteImportItems,
-  enterStatus,
   getAuthor,
   getImport,
   getImportReport,
   getSealedCredentials,
   listAuthors,
   listLargeFiles,
+} from '#data/imports/items';
+import { enterStatus } from '#data/imports/progress';
+import {
+  beginAttempt,
+  createImport,
+  deleteImport,
+  deleteImportItems,
   mapAuthor,
   removeUnstartedImport,
   setExecutionArn,
@@ -23,7 +25,7 @@ import {
   storeProjectChoice,
   storeUseLfs,
   type TakenToken,
-} from '#data/imports';
+} from '#data/imports/requests';
 import { foldAsciiCase, sameAsciiCaseless } from '#domain/ascii-case';
 import { composeReport, type ImportReport } from '#domain/import-report';
 import {

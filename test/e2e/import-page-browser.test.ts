@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAuthors, getImport, listAuthors } from '#data/imports';
+import { getImport, listAuthors } from '#data/imports/items';
+import { addAuthors } from '#data/imports/progress';
 import { launchBrowser, screenshot } from '#test/browser';
 import { createUser } from '#test/fixtures';
 import { advance, createRepository, seedImport } from '#test/import-seed';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getImport, listAuthors } from '#data/imports';
+import { getImport, listAuthors } from '#data/imports/items';
 import { createUser } from '#test/fixtures';
 import { advance, createRepository, seedImport } from '#test/import-seed';
 import { json, startTestStack } from '#test/stack';

@@ -5,18 +5,15 @@ import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '#data/client';
+import { getImport, getSealedCredentials, listAuthors } from '#data/imports/items';
 import {
   addAuthors,
   enterStatus,
-  getImport,
-  getSealedCredentials,
-  listAuthors,
-  markOwnerPushed,
   recordProgress,
   setLargeFiles,
-  storeCredentials,
   waitForPerson,
-} from '#data/imports';
+} from '#data/imports/progress';
+import { markOwnerPushed, storeCredentials } from '#data/imports/requests';
 import { repoKey } from '#data/keys';
 import { MAX_VCS_PASSWORD_LENGTH } from '#domain/imports';
 import { openImportCredentials } from '#services/imports';

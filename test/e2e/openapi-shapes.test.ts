@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAuthors, getImport, listAuthors } from '#data/imports';
+import { getImport, listAuthors } from '#data/imports/items';
+import { addAuthors } from '#data/imports/progress';
 import { FINDING_KINDS } from '#domain/import-report';
 import { API_PREFIX, ROUTES } from '#shared/routes';
 import { createApp, createUser, enableOtp } from '#test/fixtures';

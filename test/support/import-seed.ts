@@ -1,12 +1,7 @@
 import { nextId } from '#data/counters';
-import {
-  addAuthors,
-  createImport,
-  enterStatus,
-  getImport,
-  recordProgress,
-  setLargeFiles,
-} from '#data/imports';
+import { getImport } from '#data/imports/items';
+import { addAuthors, enterStatus, recordProgress, setLargeFiles } from '#data/imports/progress';
+import { createImport } from '#data/imports/requests';
 import type { ImportAuthor, LargeFile } from '#domain/imports';
 import { basicAuth } from './stack.ts';
 
