@@ -24,7 +24,14 @@ import {
 } from '#data/imports/progress';
 import { recordPush } from '#data/repositories';
 import type { StoredReport } from '#domain/import-report';
-import type { FailedStep, Import, ImportStatus, LargeFile, WaitingFor } from '#domain/imports';
+import {
+  choicesOf,
+  type FailedStep,
+  type Import,
+  type ImportStatus,
+  type LargeFile,
+  type WaitingFor,
+} from '#domain/imports';
 import { config } from '#shared/config';
 import { countSignal, log } from '#shared/log';
 import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
@@ -186,6 +193,14 @@ export const detect = watchedStep(async function detect(
   return { outcome: detection.kind };
 });
 
+/** What the adapter gets for a raw chunk: the origin, the attempt's directory, the owner's choices. */
+export const rawJobOf = (record: Import, access: OriginAccess, workDir: string): RawJob => ({
+  ...access,
+  workDir,
+  ...(record.chosenProject ? { choice: record.chosenProject } : {}),
+  choices: choicesOf(record),
+});
+
 /** ImportRawHistory: one bounded chunk of the raw history, then the authors found so far. */
 export const importRawChunk = watchedStep(async function importRawChunk(
   input: StepInput,
@@ -197,11 +212,7 @@ export const importRawChunk = watchedStep(async function importRawChunk(
   await mkdir(dir, { recursive: true });
   const write = writesOf(input);
   if (record.status !== 'importing') await write.progress({ status: 'importing' });
-  const job: RawJob = {
-    ...(await originAccess(record)),
-    workDir: dir,
-    ...(record.chosenProject ? { choice: record.chosenProject } : {}),
-  };
+  const job = rawJobOf(record, await originAccess(record), dir);
   const progress = progressWriter(input);
   const chunk = await adapter.importRawChunk(job, budgetMs(), (update) =>
     progress.report({ percent: update.percent, commitCount: update.commitCount }),

@@ -39,6 +39,7 @@ const EXTENSIONS: Record<string, { readonly errorsAs: string; readonly fields: r
     errorsAs: '/repos/{owner}/{repo}/import',
     fields: [
       'status',
+      'choices',
       ...FINDING_KINDS.flatMap((kind) => [`${kind}_count`, kind]),
       'large_files_action',
       'large_files_count',

@@ -14,6 +14,7 @@ import type {
   FailedStep,
   Import,
   ImportAuthor,
+  ImportChoices,
   ImportStatus,
   LargeFile,
   ProjectChoice,
@@ -58,10 +59,25 @@ export const choiceItem = (choice: ProjectChoice): Record<string, string> => ({
   ...(choice.path === undefined ? {} : { path: choice.path }),
 });
 
+/** Stored form of the owner's choices: explicit fields, never a client's object. */
+export const choicesItem = (choices: ImportChoices): Record<string, boolean> => ({
+  keepEmptyDirectories: choices.keepEmptyDirectories,
+  keepDeletedRefs: choices.keepDeletedRefs,
+});
+
+/** The stored choices; undefined (the defaults) for an import stored before there were any. */
+function toChoices(value: unknown): ImportChoices | undefined {
+  const item = value as Record<string, unknown> | undefined;
+  if (typeof item?.keepEmptyDirectories !== 'boolean' || typeof item.keepDeletedRefs !== 'boolean')
+    return undefined;
+  return { keepEmptyDirectories: item.keepEmptyDirectories, keepDeletedRefs: item.keepDeletedRefs };
+}
+
 export function toImport(item: Record<string, unknown>): Import {
   const optional = {
     tfvcProject: optionalString(item.tfvcProject),
     chosenProject: item.chosenProject ? toChoice(item.chosenProject) : undefined,
+    choices: toChoices(item.choices),
     failedStep: optionalString(item.failedStep) as FailedStep | undefined,
     errorMessage: optionalString(item.errorMessage),
     projectChoices: Array.isArray(item.projectChoices) ? item.projectChoices.map(toChoice) : undefined,

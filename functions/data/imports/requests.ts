@@ -6,7 +6,7 @@
  * attempt condition is ever reused.
  */
 import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Import, ImportStatus, ProjectChoice, UseLfs, Vcs } from '#domain/imports';
+import type { Import, ImportChoices, ImportStatus, ProjectChoice, UseLfs, Vcs } from '#domain/imports';
 import {
   conditionalWrite,
   db,
@@ -19,7 +19,7 @@ import {
 } from '../client.ts';
 import { importAuthorKey, importItemsPrefix, importKey, repoKey, repoPartition } from '../keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, typed } from '../table.ts';
-import { choiceItem, toImport } from './items.ts';
+import { choiceItem, choicesItem, toImport } from './items.ts';
 import { type TakenToken, takeToken, update } from './update.ts';
 
 export type { TakenToken };
@@ -32,6 +32,7 @@ export interface NewImport {
   readonly vcsUrl: string;
   readonly tfvcProject?: string | undefined;
   readonly status: ImportStatus;
+  readonly choices: ImportChoices;
   readonly sealedCredentials?: string | undefined;
 }
 
@@ -69,6 +70,7 @@ export async function createImport(input: NewImport): Promise<CreateOutcome> {
     vcsUrl: input.vcsUrl,
     ...(input.tfvcProject === undefined ? {} : { tfvcProject: input.tfvcProject }),
     useLfs: 'undecided',
+    choices: choicesItem(input.choices),
     status: input.status,
     commitCount: null,
     percent: null,
@@ -168,16 +170,25 @@ export async function storeProjectChoice(
 /**
  * Starts attempt `nextAttempt` of the import in status `status` (restart, or a republish after a
  * change to a complete import's history): progress and failure cleared, the old execution's ARN
- * and token dropped. Conditional on the attempt (and status) read. False when the import changed.
+ * and token dropped; with `choices`, the owner's new choices stored with it. Conditional on the
+ * attempt (and status) read. False when the import changed.
  */
 export async function beginAttempt(
   owner: string,
   repo: string,
   read: Pick<Import, 'attempt' | 'status'>,
   status: ImportStatus,
+  choices?: ImportChoices,
 ): Promise<boolean> {
   return update(owner, repo, read.attempt, {
-    set: { attempt: read.attempt + 1, status, commitCount: null, percent: null, pushPercent: null },
+    set: {
+      attempt: read.attempt + 1,
+      status,
+      commitCount: null,
+      percent: null,
+      pushPercent: null,
+      ...(choices === undefined ? {} : { choices: choicesItem(choices) }),
+    },
     remove: ['failedStep', 'errorMessage', 'waitingFor', 'taskToken', 'executionArn', 'projectChoices'],
     status: read.status,
   });
