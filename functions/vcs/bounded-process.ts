@@ -29,8 +29,14 @@ export interface BoundedRun {
 /** The descriptor `BoundedRun.secret` arrives on. */
 export const SECRET_FD = 3;
 
-/** Why a run failed: the exit code, the tail of stderr and whether the time ran out. */
-export type Failure = (exitCode: number | null, stderr: string, timedOut: boolean) => Error;
+/**
+ * Why a run failed: the exit code, the tail of stderr, whether the time ran out, and the tail of
+ * stdout (some tools report there: `git fsck`), both with credentials in URLs removed.
+ */
+export type Failure = (exitCode: number | null, stderr: string, timedOut: boolean, stdout: string) => Error;
+
+/** How much of stdout a failure keeps. */
+const FAILED_STDOUT_TAIL = 8192;
 
 /** `scheme://user:secret@host` → `scheme://***@host` in anything a tool printed. */
 export const redactCredentials = (text: string): string => text.replace(/(\w+:\/\/)[^/@\s]*@/g, '$1***@');
@@ -45,7 +51,7 @@ export function runBounded(
   const maxStdout = options.maxStdoutBytes ?? 256 * 1024 * 1024;
   const signals = [...ambientSignals(), ...(options.signal ? [options.signal] : [])];
   // Cancelled work starts nothing more: not even a process that would be killed at once.
-  if (signals.some((signal) => signal.aborted)) return Promise.reject(fail(null, '(aborted)', false));
+  if (signals.some((signal) => signal.aborted)) return Promise.reject(fail(null, '(aborted)', false, ''));
   return new Promise((resolve, reject) => {
     const child = spawn(command, [...args], {
       cwd: options.cwd,
@@ -108,7 +114,9 @@ export function runBounded(
         : aborted
           ? `${stderrTail}\n(aborted)`
           : stderrTail;
-      reject(fail(code, why, timedOut));
+      const output = Buffer.concat(stdout);
+      const tail = redactCredentials(output.subarray(-FAILED_STDOUT_TAIL).toString('utf8'));
+      reject(fail(code, why, timedOut, tail));
     });
     child.stdin.on('error', () => undefined); // the tool may exit before reading its input
     child.stdin.end(options.input ?? '');
