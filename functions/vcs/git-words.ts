@@ -18,6 +18,13 @@ const MAX_WORDS = 400;
 const NOISE =
   /^(?:remote:\s*)?(?:$|hint:|Cloning into|Counting objects|Compressing objects|Enumerating objects|Receiving objects|Resolving deltas|Writing objects|Unpacking objects|Delta compression|Total \d|Checking connectivity|Updating files|To \S|From \S|warning: redirecting)/;
 
+/**
+ * Terminal sequences and control characters: the origin's sideband lines end in padding and a
+ * clear-to-end-of-line sequence, and an origin may send any bytes.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
+const TERMINAL_CODES = /\x1b\[[0-9;]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]/g;
+
 /** Where git's advice after a stale lock file begins: the rest is that advice, not a reason. */
 const ADVICE = /^Another git process seems to be running/;
 
@@ -28,12 +35,7 @@ export function gitWords(stderr: string, hide: readonly (string | undefined)[] =
   secrets.sort((a, b) => b.length - a.length);
   const lines: string[] = [];
   for (const raw of redactCredentials(stderr).split(/[\r\n]+/)) {
-    // The origin's sideband lines end in padding and a clear-to-end-of-line sequence.
-    let line = raw
-      .replace(/\x1b\[[0-9;]*[A-Za-z]/g, '')
-      .replace(/[\x00-\x1f\x7f]/g, ' ')
-      .replace(/\s+/g, ' ')
-      .trim();
+    let line = raw.replace(TERMINAL_CODES, '').replace(/\s+/g, ' ').trim();
     if (ADVICE.test(line)) break;
     if (NOISE.test(line)) continue;
     for (const secret of secrets) line = line.split(secret).join('…');
