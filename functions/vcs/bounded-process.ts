@@ -35,8 +35,8 @@ export const SECRET_FD = 3;
  */
 export type Failure = (exitCode: number | null, stderr: string, timedOut: boolean, stdout: string) => Error;
 
-/** How much of stdout a failure keeps. */
-const FAILED_STDOUT_TAIL = 8192;
+/** How much of stdout and of stderr a failure keeps (the end: where tools say why they stopped). */
+export const FAILURE_TAIL_CHARS = 8192;
 
 /** `scheme://user:secret@host` → `scheme://***@host` in anything a tool printed. */
 export const redactCredentials = (text: string): string => text.replace(/(\w+:\/\/)[^/@\s]*@/g, '$1***@');
@@ -93,7 +93,7 @@ export function runBounded(
     });
     child.stderr.on('data', (chunk: Buffer) => {
       const text = redactCredentials(chunk.toString('utf8'));
-      stderrTail = (stderrTail + text).slice(-8192);
+      stderrTail = (stderrTail + text).slice(-FAILURE_TAIL_CHARS);
       if (!options.onProgress) return;
       pending += text;
       const lines = pending.split(/[\r\n]/);
@@ -115,7 +115,7 @@ export function runBounded(
           ? `${stderrTail}\n(aborted)`
           : stderrTail;
       const output = Buffer.concat(stdout);
-      const tail = redactCredentials(output.subarray(-FAILED_STDOUT_TAIL).toString('utf8'));
+      const tail = redactCredentials(output.subarray(-FAILURE_TAIL_CHARS).toString('utf8'));
       reject(fail(code, why, timedOut, tail));
     });
     child.stdin.on('error', () => undefined); // the tool may exit before reading its input

@@ -6,7 +6,7 @@
  * after (`fatal: early EOF`), so a message cut to its length keeps the cause.
  */
 import { dirname } from 'node:path';
-import { redactCredentials } from './bounded-process.ts';
+import { FAILURE_TAIL_CHARS, redactCredentials } from './bounded-process.ts';
 import { GitFailed } from './git-command.ts';
 import type { GitJob } from './git-job.ts';
 import { OriginFailed } from './origin.ts';
@@ -25,6 +25,9 @@ const NOISE =
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
 const TERMINAL_CODES = /\x1b\[[0-9;]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]/g;
 
+/** A progress line, whatever its label: `… 12% (2003/16691)`. */
+const PROGRESS = /\d{1,3}% \(\d+\/\d+\)/;
+
 /** Where git's advice after a stale lock file begins: the rest is that advice, not a reason. */
 const ADVICE = /^Another git process seems to be running/;
 
@@ -34,10 +37,13 @@ export function gitWords(stderr: string, hide: readonly (string | undefined)[] =
   // Longest first, so a path inside another hidden path is not left half-replaced.
   secrets.sort((a, b) => b.length - a.length);
   const lines: string[] = [];
-  for (const raw of redactCredentials(stderr).split(/[\r\n]+/)) {
+  const printed = redactCredentials(stderr).split(/[\r\n]+/);
+  // A tail as long as a failure keeps begins mid-line: that first piece is not git's words.
+  if (stderr.length >= FAILURE_TAIL_CHARS) printed.shift();
+  for (const raw of printed) {
     let line = raw.replace(TERMINAL_CODES, '').replace(/\s+/g, ' ').trim();
     if (ADVICE.test(line)) break;
-    if (NOISE.test(line)) continue;
+    if (NOISE.test(line) || PROGRESS.test(line)) continue;
     for (const secret of secrets) line = line.split(secret).join('…');
     if (!lines.includes(line)) lines.push(line);
   }
