@@ -104,7 +104,9 @@ export function composeReport(
 ): ImportReport {
   const status = reportStatus(record);
   const choices = choicesOf(record);
-  const findings = stored?.findings ?? {};
+  const findings = Object.fromEntries(
+    Object.entries(stored?.findings ?? {}).filter(([kind]) => isFindingKind(kind)),
+  ) as Findings;
   // The large files are scanned when the raw step ends: before that nothing is known of them.
   if (!stored?.rawDone) return { status, choices, findings };
   return {

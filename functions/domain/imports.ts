@@ -59,7 +59,10 @@ export interface ProjectChoice {
  * extension of `PUT …/import`; the report lists them). Absent fields take the defaults below.
  */
 export interface ImportChoices {
-  /** Keep each empty directory (Subversion, TFVC) as a directory holding an empty `.gitkeep`. */
+  /**
+   * Keep each empty directory (Subversion, TFVC) as a directory holding an empty placeholder file:
+   * for Subversion an empty `.gitignore` (what svn-all-fast-export's `--empty-dirs` writes).
+   */
   readonly keepEmptyDirectories: boolean;
   /** Keep each deleted Subversion branch or tag as the tag `backups/<name>@<revision>`. */
   readonly keepDeletedRefs: boolean;

@@ -2,10 +2,10 @@
 import type { Vcs } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
 import { type GitAdapterOptions, gitAdapter } from './git.ts';
-import { type MercurialAdapterOptions, mercurialAdapter } from './mercurial.ts';
+import { type MercurialAdapterOptions, mercurialAdapter } from './mercurial/adapter.ts';
 import type { Detection, OriginAccess, OriginAdapter } from './origin.ts';
-import { type SubversionAdapterOptions, subversionAdapter } from './subversion.ts';
-import { type TfvcAdapterOptions, tfvcAdapter } from './tfvc.ts';
+import { type SubversionAdapterOptions, subversionAdapter } from './subversion/adapter.ts';
+import { type TfvcAdapterOptions, tfvcAdapter } from './tfvc/adapter.ts';
 
 export type AdapterOptions = GitAdapterOptions &
   MercurialAdapterOptions &

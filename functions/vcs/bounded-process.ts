@@ -19,6 +19,11 @@ export interface BoundedRun {
   /** Largest stdout kept (default 256 MiB); more fails the call. */
   readonly maxStdoutBytes?: number | undefined;
   /**
+   * Reads stdout as it comes instead of keeping it (the call then resolves with an empty buffer
+   * and `maxStdoutBytes` does not apply). What it throws kills the tool and rejects the call.
+   */
+  readonly onStdout?: ((chunk: Buffer) => void) | undefined;
+  /**
    * A secret handed to the tool on file descriptor 3 (`SECRET_FD`), written once and closed: never
    * in arguments, the environment or a file. Children inherit the descriptor; the first reader
    * drains it, so another process that reads it later gets nothing.
@@ -66,6 +71,7 @@ export function runBounded(
     let timedOut = false;
     let overflow = false;
     let aborted = false;
+    let readerError: unknown;
     const killGroup = () => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
@@ -83,6 +89,16 @@ export function runBounded(
     };
     for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
     child.stdout.on('data', (chunk: Buffer) => {
+      if (options.onStdout) {
+        if (readerError !== undefined) return;
+        try {
+          options.onStdout(chunk);
+        } catch (error) {
+          readerError = error;
+          killGroup();
+        }
+        return;
+      }
       stdoutBytes += chunk.length;
       if (stdoutBytes > maxStdout) {
         overflow = true;
@@ -108,6 +124,7 @@ export function runBounded(
     child.on('close', (code) => {
       clearTimeout(timer);
       for (const signal of signals) signal.removeEventListener('abort', onAbort);
+      if (readerError !== undefined) return reject(readerError);
       if (code === 0 && !timedOut && !overflow && !aborted) return resolve(Buffer.concat(stdout));
       const why = overflow
         ? `${stderrTail}\n(output over ${maxStdout} bytes)`

@@ -158,7 +158,7 @@ describe('a Mercurial import through the API and the workflow', () => {
 });
 
 describe('the import report', () => {
-  it('lists the branches that were renamed once complete; 404 without an import; preview only', async () => {
+  it('lists the branches that were renamed, and the Mercurial kinds looked for, once complete; 404 without an import; preview only', async () => {
     const repo = await newRepo();
     expect((await api('GET', `/repos/octocat/${repo}/import/report`)).status).toBe(404);
     const plain = await fetch(`${stack.baseUrl}/repos/octocat/${repo}/import/report`, {
@@ -172,6 +172,13 @@ describe('the import report', () => {
     expect(report.body).toMatchObject({
       status: 'complete',
       renamed_refs_count: 1,
+      // Looked for and not found in this history: listed as none, not left out.
+      closed_branches_count: 0,
+      closed_branches: [],
+      hg_subrepos_count: 0,
+      hg_subrepos: [],
+      authorless_commits_count: 0,
+      authorless_commits: [],
       large_files_action: 'none',
       large_files_count: 0,
       large_files: [],

@@ -16,7 +16,7 @@ import { LOOPBACK_ONLY, rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
 import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
 import { directorySize } from '#vcs/limits';
-import { mercurialAdapter } from '#vcs/mercurial';
+import { mercurialAdapter } from '#vcs/mercurial/adapter';
 import {
   ForbiddenAddress,
   OriginAuthFailed,

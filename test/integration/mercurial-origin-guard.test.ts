@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hgFront, makeHgFixture, serveHg, tcpTrap } from '#local/hg-origins';
 import { rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
-import { mercurialAdapter } from '#vcs/mercurial';
+import { mercurialAdapter } from '#vcs/mercurial/adapter';
 import { OriginFailed, type RawJob, rawRepositoryPath } from '#vcs/origin';
 
 /**

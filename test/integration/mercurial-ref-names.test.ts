@@ -10,7 +10,7 @@
  * ref of the branch `feature`.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,7 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OriginServer } from '#local/git-origins';
 import { serveHg } from '#local/hg-origins';
 import { FAST_EXPORT_BRANCH_NAMES } from '#test/fast-export-names';
-import { mercurialAdapter } from '#vcs/mercurial';
+import { loadFindings } from '#vcs/findings';
+import { mercurialAdapter } from '#vcs/mercurial/adapter';
 import { rawRepositoryPath } from '#vcs/origin';
 
 const exec = promisify(execFile);
@@ -98,12 +99,10 @@ describe('Mercurial ref names', () => {
       lines.map((line) => [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)]),
     );
     for (const ref of refs.keys()) await git(gitRepo, 'check-ref-format', ref);
-    const renames = JSON.parse(await readFile(join(workDir, 'renamed-refs.json'), 'utf8')) as {
-      kind: string;
-      name: string;
-      ref: string;
-    }[];
-    const renamed = new Map(renames.map((entry) => [`${entry.kind} ${entry.name}`, entry.ref]));
+    const renames = (await loadFindings(workDir)).renamed_refs?.listed ?? [];
+    const renamed = new Map(
+      renames.map((entry) => [`${String(entry.kind)} ${String(entry.origin_name)}`, String(entry.ref)]),
+    );
     const bookmarkRefs = new Set(
       renames.filter((entry) => entry.kind === 'bookmark').map((entry) => entry.ref),
     );

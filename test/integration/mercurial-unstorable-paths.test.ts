@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OriginServer } from '#local/git-origins';
 import { serveHg } from '#local/hg-origins';
-import { mercurialAdapter } from '#vcs/mercurial';
+import { mercurialAdapter } from '#vcs/mercurial/adapter';
 
 const exec = promisify(execFile);
 const BUNDLE = join(import.meta.dirname, '../fixtures/hg/tampered.hg');

@@ -13,7 +13,7 @@ import { LOOPBACK_ONLY, rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
 import type { RawJob } from '#vcs/origin';
 import { interceptionCertificate } from '#vcs/pinned-origin';
-import { subversionAdapter } from '#vcs/subversion';
+import { subversionAdapter } from '#vcs/subversion/adapter';
 
 /*
  * Subversion behind the pinned guard: svn follows an origin's redirect to any URL it can open

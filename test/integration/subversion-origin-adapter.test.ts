@@ -9,6 +9,7 @@ import { type SvnServer, serveSvn } from '#local/svn-origins';
 import { LOOPBACK_ONLY, rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
 import { detectionCandidates, detectOrigin } from '#vcs/adapters';
+import { loadFindings } from '#vcs/findings';
 import {
   ForbiddenAddress,
   OriginAuthFailed,
@@ -17,7 +18,7 @@ import {
   type RawJob,
   rawRepositoryPath,
 } from '#vcs/origin';
-import { subversionAdapter } from '#vcs/subversion';
+import { subversionAdapter } from '#vcs/subversion/adapter';
 
 const exec = promisify(execFile);
 const ODD_NAMES = [
@@ -242,12 +243,12 @@ describe('Subversion raw import', () => {
     const repo = rawRepositoryPath(raw.workDir);
     const names = (await git(repo, 'for-each-ref', '--format=%(refname)')).trim().split('\n');
     for (const name of names) await git(repo, 'check-ref-format', name);
-    const renames = JSON.parse(await readFile(join(raw.workDir, 'renamed-refs.json'), 'utf8')) as {
-      kind: string;
-      name: string;
-      ref: string;
-      reason: string;
-    }[];
+    const renames = ((await loadFindings(raw.workDir)).renamed_refs?.listed ?? []).map((entry) => ({
+      kind: entry.kind,
+      name: entry.origin_name,
+      ref: entry.ref,
+      reason: entry.reason,
+    }));
     // Kept: trunk, feature, v1.0, main (as branches/main) and -x, which Git takes as a ref.
     expect(renames.map(({ kind, name, reason }) => [kind, name, reason])).toEqual([
       ['branch', '.hidden', 'invalid'],
@@ -278,7 +279,7 @@ describe('Subversion raw import', () => {
       ].sort(),
     );
     // The renamed branch holds what Subversion has on it.
-    const mine = renames.find((rename) => rename.name === 'my branch')?.ref ?? '';
+    const mine = String(renames.find((rename) => rename.name === 'my branch')?.ref ?? '');
     expect(await git(repo, 'show', `${mine}:README`)).toBe('changed on my branch\n');
     const exported = join(await mkdtemp(join(work, 'export-')), 'tree');
     await exec('svn', ['export', '-q', `${open.url('odd/repo')}/branches/my branch`, exported], {
@@ -294,8 +295,8 @@ describe('Subversion raw import', () => {
     const adapter = subversionAdapter({ svnPlan: { firstRevs: 8, growth: 1, minStepTimeoutMs: 60_000 } });
     expect((await importAll(adapter, chunked, 1)).chunks).toBeGreaterThan(2);
     expect(await refs(rawRepositoryPath(chunked.workDir))).toBe(await refs(repo));
-    expect(await readFile(join(chunked.workDir, 'renamed-refs.json'), 'utf8')).toBe(
-      await readFile(join(raw.workDir, 'renamed-refs.json'), 'utf8'),
+    expect((await loadFindings(chunked.workDir)).renamed_refs).toEqual(
+      (await loadFindings(raw.workDir)).renamed_refs,
     );
   }, 40_000);
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asImageFunction, asZipFunction } from '#local/zip-runtime';
 import { prepareHome, runGit } from '#vcs/git-command';
-import { runHg } from '#vcs/hg-command';
-import { runSvn } from '#vcs/svn-command';
+import { runHg } from '#vcs/mercurial/command';
+import { runSvn } from '#vcs/subversion/command';
 
 /**
  * The local stand-ins run each zip function's invocation as the Node.js runtime would: with no

@@ -1,7 +1,7 @@
 /** A Mercurial conversion failure shows the program's own last words, without the service's paths. */
 import { describe, expect, it } from 'vitest';
 import { GitFailed } from '#vcs/git-command';
-import { conversionWords } from '#vcs/hg-export';
+import { conversionWords } from '#vcs/mercurial/words';
 
 const failed = (stderr: string) => new GitFailed(['fast-import'], 1, stderr, false);
 

@@ -79,8 +79,20 @@ describe('the import report in plain words', () => {
       'kept as tags named backups/&lt;name&gt;@&lt;revision&gt;. (keep_deleted_refs: true)',
     );
     const other = text(report({ findings, choices: { keepEmptyDirectories: true, keepDeletedRefs: false } }));
-    expect(other).toContain('1 empty directory was kept, each with an empty .gitkeep file: doc/.');
+    expect(other).toContain('1 empty directory was kept, each with an empty .gitignore file: doc/.');
     expect(other).toContain('deleted in the origin was not kept');
+    expect(
+      text(
+        report({
+          findings: {
+            kept_deleted_refs: findingOf([
+              { kind: 'tag', origin_name: 'v1', revision: 9, kept: false, ref: null },
+            ]),
+          },
+          choices: { keepEmptyDirectories: false, keepDeletedRefs: false },
+        }),
+      ),
+    ).toContain('1 branch or tag deleted in the origin was not kept: v1 (deleted in r9).');
     expect(other).toContain('(keep_empty_directories: true)');
     expect(other).toContain('are not kept. (keep_deleted_refs: false)');
   });
@@ -123,5 +135,42 @@ describe('the import report in plain words', () => {
     expect(label({ path: 'trunk/lib', revision: 12 })).toBe('trunk/lib@12');
     expect(label({ changeset: 'abc123' })).toBe('abc123');
     expect(label({ origin_name: 'v1', ref: 'refs/tags/v1_' })).toBe('v1 → v1_');
+  });
+
+  it('names the Subversion and Mercurial kinds by the fields the adapters record', () => {
+    const words = text(
+      report({
+        findings: {
+          svn_externals: findingOf([
+            { path: '/trunk/lib', revision: 4, definition: 'ext1 http://svn.example/ext1\next2 ^/vendor\n' },
+          ]),
+          svn_properties: findingOf([
+            { name: 'svn:keywords', scope: 'path', paths: 3, revisions: 2 },
+            { name: 'custom:rev', scope: 'revision', paths: 0, revisions: 1 },
+          ]),
+          authorless_commits: findingOf([{ revision: 7, author: '(no author) <no-author@uuid>' }]),
+          hg_subrepos: findingOf([
+            {
+              path: 'vendor',
+              source: 'https://hg.example/vendor',
+              revision: '9f3c',
+              kind: 'hg',
+              changeset: '5d2a',
+            },
+          ]),
+        },
+      }),
+    );
+    expect(words).toContain(
+      '1 svn:externals definition was not followed: /trunk/lib in r4: ext1 http://svn.example/ext1; ext2 ^/vendor.',
+    );
+    expect(words).toContain(
+      'without a Git equivalent were dropped: svn:keywords (on 3 paths), custom:rev (a revision property).',
+    );
+    expect(words).toContain(
+      '1 revision or changeset without an author was given the author “(no author)”, which you can map: r7.',
+    );
+    expect(words).toContain('1 Mercurial subrepository was not followed (.hgsub and .hgsubstate stay files)');
+    expect(words).toContain('vendor (https://hg.example/vendor).');
   });
 });

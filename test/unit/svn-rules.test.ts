@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conversionRules, svnRefNames } from '#vcs/svn-rules';
+import { conversionRules, svnRefNames } from '#vcs/subversion/rules';
 
 describe('Subversion branch and tag refs', () => {
   it('gives trunk main, keeps valid names, renames the rest (with # and whitespace), in a fixed order', () => {

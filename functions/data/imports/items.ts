@@ -3,13 +3,7 @@
  * API side (`requests.ts`) and the worker side (`progress.ts`), and the reads both make.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  type Finding,
-  type FindingEntry,
-  type FindingKind,
-  isFindingKind,
-  type StoredReport,
-} from '#domain/import-report';
+import type { Finding, FindingEntry, FindingKind, StoredReport } from '#domain/import-report';
 import type {
   FailedStep,
   Import,
@@ -217,11 +211,11 @@ export async function getImportReport(
   );
   if (!Item) return undefined;
   const stored = (Item.findings ?? {}) as Record<string, { count?: unknown; listed?: unknown }>;
+  // Kinds as stored; the domain's report keeps those it knows (`composeReport`).
   const findings: Partial<Record<FindingKind, Finding>> = {};
   for (const [kind, finding] of Object.entries(stored)) {
-    if (!isFindingKind(kind)) continue;
     const listed = Array.isArray(finding.listed) ? (finding.listed as FindingEntry[]) : [];
-    findings[kind] = { count: Number(finding.count ?? listed.length), listed };
+    findings[kind as FindingKind] = { count: Number(finding.count ?? listed.length), listed };
   }
   return { rawDone: Item.rawDone === true, findings };
 }

@@ -5,13 +5,7 @@
  * are dropped (they return `false`).
  */
 import { createHash } from 'node:crypto';
-import {
-  type Finding,
-  type FindingEntry,
-  type FindingKind,
-  MAX_LISTED_FINDINGS,
-  type StoredReport,
-} from '#domain/import-report';
+import type { Finding, FindingEntry, FindingKind, StoredReport } from '#domain/import-report';
 import type {
   FailedStep,
   ImportAuthor,
@@ -215,8 +209,8 @@ async function addFresh(
 }
 
 /**
- * At most this many large files are listed (one item holds them, and DynamoDB items end at 400 KB);
- * `large_files_count` and `large_files_size` still count every one.
+ * At most this many large files (or findings of one kind) are listed (one item holds them, and
+ * DynamoDB items end at 400 KB); `large_files_count` and `large_files_size` still count every one.
  */
 export const MAX_LISTED_LARGE_FILES = 1000;
 
@@ -298,7 +292,7 @@ export async function setImportReport(
     let bytes = 0;
     for (const entry of finding.listed) {
       bytes += Buffer.byteLength(JSON.stringify(entry));
-      if (listed.length >= MAX_LISTED_FINDINGS || bytes > share) break;
+      if (listed.length >= MAX_LISTED_LARGE_FILES || bytes > share) break;
       listed.push(entry);
     }
     findings[kind] = { count: finding.count, listed };

@@ -51,45 +51,86 @@ interface KindWords {
 
 const plain = (sentence: KindWords['sentence']): KindWords => ({ sentence, label: entryLabel });
 
+/** `r12` for a Subversion revision, the first 12 hex of a Mercurial changeset. */
+const revisionLabel = (entry: FindingEntry): string | undefined => {
+  const revision = text(entry, 'revision');
+  if (revision !== undefined && /^\d+$/.test(revision)) return `r${revision}`;
+  return text(entry, 'changeset')?.slice(0, 12) ?? revision;
+};
+
+/** A deleted branch or tag: where it was kept, or the revision that deleted it. */
+const deletedRefLabel = (entry: FindingEntry): string => {
+  const name = text(entry, 'origin_name') ?? entryLabel(entry);
+  const ref = text(entry, 'ref');
+  if (ref !== undefined) return `${name} → ${shortRef(ref)}`;
+  const at = revisionLabel(entry);
+  return at === undefined ? name : `${name} (deleted in ${at})`;
+};
+
 export const FINDING_WORDS: { readonly [K in FindingKind]: KindWords } = {
   renamed_refs: plain(
     (n) =>
       `${counted(n, 'branch, bookmark or tag', 'branches, bookmarks or tags')} ${was(n)} renamed (Git refuses their names, or they clash with another ref)`,
   ),
-  kept_deleted_refs: plain((n, choices) =>
-    choices.keepDeletedRefs
-      ? `${counted(n, 'branch or tag', 'branches and tags')} deleted in the origin ${was(n)} kept as tags`
-      : `${counted(n, 'branch or tag', 'branches and tags')} deleted in the origin ${was(n)} not kept`,
-  ),
+  kept_deleted_refs: {
+    sentence: (n, choices) =>
+      choices.keepDeletedRefs
+        ? `${counted(n, 'branch or tag', 'branches and tags')} deleted in the origin ${was(n)} kept as tags`
+        : `${counted(n, 'branch or tag', 'branches and tags')} deleted in the origin ${was(n)} not kept`,
+    label: deletedRefLabel,
+  },
   closed_branches: plain(
     (n) => `${counted(n, 'closed Mercurial branch', 'closed Mercurial branches')} ${was(n)} kept as branches`,
   ),
   empty_directories: plain((n, choices) =>
     choices.keepEmptyDirectories
-      ? `${counted(n, 'empty directory', 'empty directories')} ${was(n)} kept, each with an empty .gitkeep file`
+      ? `${counted(n, 'empty directory', 'empty directories')} ${was(n)} kept, each with an empty .gitignore file`
       : `${counted(n, 'empty directory', 'empty directories')} ${was(n)} not kept (Git stores no empty directories)`,
   ),
   outside_layout_paths: plain(
     (n) =>
       `${counted(n, 'path', 'paths')} outside the trunk, branches and tags layout ${was(n)} not imported`,
   ),
-  svn_externals: plain(
-    (n) => `${counted(n, 'svn:externals definition', 'svn:externals definitions')} ${was(n)} not followed`,
-  ),
-  svn_properties: plain(
-    (n) =>
+  svn_externals: {
+    sentence: (n) =>
+      `${counted(n, 'svn:externals definition', 'svn:externals definitions')} ${was(n)} not followed`,
+    label: (entry) => {
+      const where = [text(entry, 'path'), revisionLabel(entry)].filter(Boolean).join(' in ');
+      const definition = text(entry, 'definition')
+        ?.trim()
+        .split(/\s*\n\s*/)
+        .join('; ');
+      return definition === undefined ? where : `${where}: ${definition}`;
+    },
+  },
+  svn_properties: {
+    sentence: (n) =>
       `${counted(n, 'Subversion property', 'Subversion properties')} without a Git equivalent ${was(n)} dropped`,
-  ),
+    label: (entry) => {
+      const name = text(entry, 'name') ?? entryLabel(entry);
+      if (text(entry, 'scope') === 'revision') return `${name} (a revision property)`;
+      const paths = Number(entry.paths ?? 0);
+      return paths > 0 ? `${name} (on ${counted(paths, 'path', 'paths')})` : name;
+    },
+  },
   svn_mergeinfo: plain(
     (n) =>
-      `${counted(n, 'svn:mergeinfo record', 'svn:mergeinfo records')} ${was(n)} not turned into merge commits`,
+      `${counted(n, 'svn:mergeinfo change', 'svn:mergeinfo changes')} ${was(n)} not carried over as merge information (a merge commit is made only where a branch was copied)`,
   ),
-  authorless_commits: plain(
-    (n) => `${counted(n, 'revision', 'revisions')} without an author ${was(n)} given a placeholder author`,
-  ),
-  hg_subrepos: plain(
-    (n) => `${counted(n, 'Mercurial subrepository', 'Mercurial subrepositories')} ${was(n)} not followed`,
-  ),
+  authorless_commits: {
+    sentence: (n) =>
+      `${counted(n, 'revision or changeset', 'revisions or changesets')} without an author ${was(n)} given the author “(no author)”, which you can map`,
+    label: (entry) => revisionLabel(entry) ?? entryLabel(entry),
+  },
+  hg_subrepos: {
+    sentence: (n) =>
+      `${counted(n, 'Mercurial subrepository', 'Mercurial subrepositories')} ${was(n)} not followed (.hgsub and .hgsubstate stay files)`,
+    label: (entry) => {
+      const path = text(entry, 'path') ?? entryLabel(entry);
+      const source = text(entry, 'source');
+      return source === undefined ? path : `${path} (${source})`;
+    },
+  },
   tfvc_labels: plain((n) => `${counted(n, 'TFVC label', 'TFVC labels')} ${was(n)} not carried over`),
   tfvc_shelvesets: plain(
     (n) => `${counted(n, 'TFVC shelveset', 'TFVC shelvesets')} ${was(n)} not carried over`,
@@ -133,7 +174,7 @@ export const CHOICE_WORDS: {
 } = {
   keepEmptyDirectories: {
     field: 'keep_empty_directories',
-    yes: 'Empty directories are kept, each with an empty .gitkeep file.',
+    yes: 'Empty directories are kept, each with an empty .gitignore file.',
     no: 'Empty directories are not kept.',
   },
   keepDeletedRefs: {

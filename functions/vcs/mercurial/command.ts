@@ -1,21 +1,21 @@
 /**
- * Running `hg` on hostile input, as `git-command.ts` does for git: a clean environment (no system
+ * Running `hg` on hostile input, as `../git-command.ts` does for git: a clean environment (no system
  * or user config, `HGPLAIN`, no extensions but our own, no prompts), the job's own HOME, a time
  * limit that kills the whole process group, and a cap on what it may print. A call that talks to
- * the origin loads the `importguard` extension (`hg-import-guard.ts`); its credentials reach hg only
+ * the origin loads the `importguard` extension (`import-guard.ts`); its credentials reach hg only
  * on a file descriptor, never in arguments, the environment or a file.
  */
 import { join } from 'node:path';
 import { toolPath } from '#shared/tool-path';
-import { runBounded } from './bounded-process.ts';
-import { type HgNetwork, hgGuardArgs } from './hg-import-guard.ts';
+import { runBounded } from '#vcs/bounded-process';
+import { type HgNetwork, hgGuardArgs } from './import-guard.ts';
 
 export interface HgRun {
   readonly cwd: string;
   /** The job's private home (see `prepareHome`). */
   readonly home: string;
   readonly timeoutMs: number;
-  /** The call talks to this origin, only through the guard (see `hg-import-guard.ts`). */
+  /** The call talks to this origin, only through the guard (see `import-guard.ts`). */
   readonly network?: HgNetwork;
   /**
    * Each line hg writes to stderr (split on CR and LF). With it, hg also prints its progress bars

@@ -12,7 +12,7 @@ import {
   type RefRequest,
   refRenames,
 } from '#domain/ref-names';
-import { decodeXml, runSvn, SvnFailed } from './svn-command.ts';
+import { decodeXml, runSvn, SvnFailed } from './command.ts';
 
 /** A branch or tag name the generic rules can carry as it is: `\1` into its ref. */
 const REF_NAME = '([^/ ~^:?*\\[\\\\.-][^/ ~^:?*\\[\\\\]*)';
@@ -156,4 +156,47 @@ export async function layoutNames(mirror: string, path: string, home: string): P
     }
   }
   return { branches: [...found.branches], tags: [...found.tags] };
+}
+
+/** Where a project path lands: the ref, svn-all-fast-export's name for it, the path inside it. */
+export interface RefPlace {
+  readonly ref: string;
+  /** The `branch` of the rules (and of svn-all-fast-export's log): `X` for a branch, `refs/tags/X`. */
+  readonly branch: string;
+  readonly inner: string;
+}
+
+export interface SvnRefs {
+  /** The ref holding a project-relative path; undefined for a path the rules drop. */
+  locate(path: string): RefPlace | undefined;
+  /** The origin name of the branch or tag whose Git name is `name` (`trunk` for `main`). */
+  originName(kind: 'branch' | 'tag', name: string): string;
+}
+
+/** The refs of a project, as `conversionRules` writes them (standard layout, or the whole tree). */
+export function svnRefs(layout: LayoutNames | undefined): SvnRefs {
+  const place = (ref: string, inner: string): RefPlace => ({
+    ref,
+    branch: ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : ref,
+    inner,
+  });
+  if (layout === undefined)
+    return {
+      locate: (path) => place('refs/heads/main', path),
+      originName: (_kind, name) => name,
+    };
+  const assigned = svnRefNames(layout);
+  const byFolder = new Map(
+    assigned.filter((entry) => entry.folder).map((entry) => [`${entry.folder}/${entry.name}`, entry.ref]),
+  );
+  const byRef = new Map(assigned.map((entry) => [entry.ref, entry.name]));
+  return {
+    locate(path) {
+      const [top = '', name = '', ...rest] = path.split('/');
+      if (top === 'trunk') return place('refs/heads/main', path.split('/').slice(1).join('/'));
+      const ref = byFolder.get(`${top}/${name}`);
+      return ref === undefined ? undefined : place(ref, rest.join('/'));
+    },
+    originName: (kind, name) => byRef.get(`${kind === 'tag' ? 'refs/tags/' : 'refs/heads/'}${name}`) ?? name,
+  };
 }

@@ -20,8 +20,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SECRET_FD } from './bounded-process.ts';
-import { OriginFailed } from './origin.ts';
+import { SECRET_FD } from '#vcs/bounded-process';
+import { OriginFailed } from '#vcs/origin';
 
 export interface HgNetwork {
   /** The repository URL: hg talks only to its scheme, host and port; credentials go to its path only. */

@@ -20,9 +20,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toolPath } from '#shared/tool-path';
-import { redactCredentials, runBounded } from './bounded-process.ts';
-import { TUNNEL_PROGRAM } from './network-guard.ts';
-import type { OriginCredentials } from './origin.ts';
+import { redactCredentials, runBounded } from '../bounded-process.ts';
+import { TUNNEL_PROGRAM } from '../network-guard.ts';
+import type { OriginCredentials } from '../origin.ts';
 
 export type SvnTool = 'svn' | 'svnrdump' | 'svnadmin' | 'svnlook' | 'svn-all-fast-export';
 
@@ -42,6 +42,8 @@ export interface SvnRun {
   /** Each line the tool writes to stderr. */
   readonly onProgress?: ((line: string) => void) | undefined;
   readonly maxStdoutBytes?: number | undefined;
+  /** Reads stdout as it comes, instead of keeping it (`BoundedRun.onStdout`). */
+  readonly onStdout?: ((chunk: Buffer) => void) | undefined;
   readonly signal?: AbortSignal | undefined;
 }
 

@@ -1,0 +1,197 @@
+/**
+ * The conversion program (Python: it needs Mercurial's own library, so it runs on the Python that
+ * runs `hg`). `commits <repo> <from> <to> <email domain>` writes a `git fast-import` stream of
+ * revisions from … to−1 (marks `:<rev + 1>`), with a `converted a/b` line on stderr every 100
+ * revisions and an `hg-export: unstorable …` line for the first path Git cannot store;
+ * `refs <repo> <email domain> <most listed>` writes the branches (closed or not), heads, bookmarks
+ * and tags, the subrepositories at the changesets they point at, and the changesets without an
+ * author, as JSON (`refs.ts`).
+ */
+export const HG_EXPORT_PROGRAM = String.raw`
+import json, re, sys
+from mercurial import hg, ui as uimod, manifest as manifestmod, node as nodemod, pathutil, subrepoutil
+
+USER = re.compile(rb'^(.*?)\s*<([^>]*)>\s*$', re.S)
+
+def clean(text):
+    return re.sub(rb'[<>\n]', b'', text).strip()
+
+def ident(user, domain):
+    # A user with neither a name nor an email (empty, as old Mercurial allowed, or "<>") gets the
+    # identity of no author, as a Subversion revision without svn:author does.
+    m = USER.match(user)
+    if m:
+        name, email = clean(m.group(1)), clean(m.group(2))
+    else:
+        name = clean(user)
+        email = (re.sub(rb'[^a-z0-9._-]+', b'-', name.lower()).strip(b'-') or b'user') + b'@' + domain if name else b''
+    if not name and not email:
+        return b'(no author) <no-author@%s>' % domain
+    return b'%s <%s>' % (name, email) if name else b'<%s>' % email
+
+def authorless(user):
+    m = USER.match(user)
+    return not (clean(m.group(1)) or clean(m.group(2))) if m else not clean(user)
+
+def when(date):
+    t, tz = date
+    sign = b'-' if tz > 0 else b'+'
+    h, m = divmod(abs(int(tz)) // 60, 60)
+    return b'%d %s%02d%02d' % (int(t), sign, h, m)
+
+def quote(path):
+    if b'\n' in path or path.startswith(b'"'):
+        return b'"' + path.replace(b'\\', b'\\\\').replace(b'"', b'\\"').replace(b'\n', b'\\n') + b'"'
+    return path
+
+def mode(flags):
+    return b'120000' if b'l' in flags else b'100755' if b'x' in flags else b'100644'
+
+def unstorable(path, m, folders):
+    # Git cannot hold an absolute path, an empty, '.' or '..' component, a '.git' component (git
+    # refuses it in any case) or a file beneath a file; the first one found ends the conversion
+    # with a line the caller reads: the path, and the file it lies beneath (or null).
+    parts = path.split(b'/')
+    if any(part in (b'', b'.', b'..') or part.lower() == b'.git' for part in parts):
+        return path, None
+    for i in range(1, len(parts)):
+        above = b'/'.join(parts[:i])
+        if above in m:
+            return path, above
+    if path in folders:
+        return next(other for other in m if other.startswith(path + b'/')), path
+    return None
+
+def refuse(rev, node, found, err):
+    text = lambda name: None if name is None else name.decode('utf-8', 'surrogateescape')
+    err.write(b'hg-export: unstorable %d %s %s\n'
+              % (rev, nodemod.hex(node), json.dumps([text(found[0]), text(found[1])]).encode()))
+    err.flush()
+    sys.exit(3)
+
+def commits(repo, start, end, domain, out, err):
+    cl = repo.changelog
+    ml = repo.manifestlog
+    filelogs = {}
+    cache = {}
+    folders = {}
+    total = end - start
+    empty = manifestmod.manifestdict(repo.nodeconstants.nodelen)
+    w = out.write
+    for i, rev in enumerate(range(start, end)):
+        c = cl.changelogrevision(rev)
+        p1, p2 = cl.parentrevs(rev)
+        m = ml[c.manifest].read()
+        base = empty if p1 < 0 else cache.get(p1)
+        if base is None:
+            base = ml[cl.changelogrevision(p1).manifest].read()
+        cache = {rev: m}
+        # The folders of m, kept up to date from the parent's (a full scan only where history forks).
+        here = folders.get(p1) if p1 >= 0 else None
+        if here is None:
+            here = pathutil.dirs(base)
+        changes = sorted(base.diff(m).items())
+        for path, ((n1, f1), (n2, f2)) in changes:
+            if n2 is None:
+                here.delpath(path)
+            elif n1 is None:
+                here.addpath(path)
+        folders = {rev: here}
+        if p1 < 0:
+            w(b'reset refs/hg/convert\n')
+        desc = c.description + b'\n'
+        who = ident(c.user, domain)
+        w(b'commit refs/hg/convert\nmark :%d\nauthor %s %s\ncommitter %s %s\ndata %d\n%s\n'
+          % (rev + 1, who, when(c.date), who, when(c.date), len(desc), desc))
+        if p1 >= 0:
+            w(b'from :%d\n' % (p1 + 1))
+        if p2 >= 0:
+            w(b'merge :%d\n' % (p2 + 1))
+        for path, ((n1, f1), (n2, f2)) in changes:
+            if n2 is None:
+                w(b'D %s\n' % quote(path))
+                continue
+            if n1 is None:
+                found = unstorable(path, m, here)
+                if found:
+                    refuse(rev, cl.node(rev), found, err)
+            log = filelogs.get(path)
+            if log is None:
+                log = filelogs[path] = repo.file(path)
+            data = log.read(n2)
+            w(b'M %s inline %s\ndata %d\n' % (mode(f2), quote(path), len(data)))
+            w(data)
+            w(b'\n')
+        w(b'\n')
+        if i % 100 == 99 or i == total - 1:
+            err.write(b'converted %d/%d\n' % (i + 1, total))
+            err.flush()
+
+def refs(repo, out, domain, limit):
+    # Names as the origin spells them (UTF-8; other bytes as lone surrogates, which JSON keeps).
+    text = lambda name: name.decode('utf-8', 'surrogateescape')
+    cl = repo.changelog
+    rev = cl.rev
+    entries = []
+    for branch, heads, tip, closed in repo.branchmap().iterbranches():
+        entries.append({'kind': 'branch', 'name': text(branch), 'mark': rev(tip) + 1, 'closed': bool(closed)})
+        for head in heads:
+            if head != tip:
+                entries.append({'kind': 'head', 'name': text(branch), 'node': nodemod.hex(head)[:12].decode(), 'mark': rev(head) + 1})
+    for name, node in repo._bookmarks.items():
+        if node in repo:
+            entries.append({'kind': 'bookmark', 'name': text(name), 'mark': rev(node) + 1})
+    for tag, node in repo.tags().items():
+        if tag != b'tip' and node in repo:
+            entries.append({'kind': 'tag', 'name': text(tag), 'mark': rev(node) + 1})
+    out.write(json.dumps({'refs': entries, 'subrepos': subrepos(repo, entries, text),
+                          'authorless': authorless_commits(repo, domain, limit, text)}).encode())
+
+def subrepos(repo, entries, text):
+    # The subrepositories of every changeset a ref points at (what a checkout of any ref shows),
+    # as Mercurial itself reads .hgsub and .hgsubstate; each (path, source, revision, kind) once.
+    found, seen = [], set()
+    for mark in sorted({entry['mark'] for entry in entries}):
+        ctx = repo[mark - 1]
+        if b'.hgsub' not in ctx:
+            continue
+        node = ctx.hex().decode()
+        try:
+            state = sorted(subrepoutil.state(ctx, repo.ui).items())
+        except Exception:
+            # A .hgsub Mercurial cannot read is listed as itself, once per changeset.
+            state = [(b'.hgsub', (None, None, None))]
+        for path, (source, revision, kind) in state:
+            key = (path, source, revision, kind)
+            if key in seen:
+                continue
+            seen.add(key)
+            value = lambda v: None if v is None else text(v)
+            found.append({'path': text(path), 'source': value(source), 'revision': value(revision),
+                          'kind': value(kind), 'changeset': node})
+    return found
+
+def authorless_commits(repo, domain, limit, text):
+    cl = repo.changelog
+    count, listed = 0, []
+    for r in cl:
+        user = cl.changelogrevision(r).user
+        if authorless(user):
+            count += 1
+            if len(listed) < limit:
+                listed.append({'changeset': nodemod.hex(cl.node(r)).decode(), 'user': text(user),
+                               'author': text(ident(user, domain))})
+    return {'count': count, 'listed': listed}
+
+def main():
+    repo = hg.repository(uimod.ui.load(), sys.argv[1].encode()).unfiltered()
+    out = sys.stdout.buffer
+    if sys.argv[2] == 'refs':
+        refs(repo, out, sys.argv[3].encode(), int(sys.argv[4]))
+    else:
+        commits(repo, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5].encode(), out, sys.stderr.buffer)
+        out.write(b'done\n')
+    out.flush()
+
+main()
+`;

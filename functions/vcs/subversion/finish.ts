@@ -1,0 +1,206 @@
+/**
+ * The end of a conversion: what only the converted history can tell (issue 18's import report),
+ * saved before svn-all-fast-export's log is removed, then the refs of what Subversion deleted
+ * kept as tags or dropped, as the owner chose.
+ *
+ * - `svn_mergeinfo`: each change the history scan listed (`history-findings.ts`), `merged` when
+ *   the commit svn-all-fast-export made for that revision on that path's branch has a merge
+ *   parent (its log marks such commits `# merge from`).
+ * - `kept_deleted_refs`: each branch or tag deleted (or replaced) in Subversion, and the tag
+ *   `backups/<name>@<revision>` it is kept as, or `ref: null` when the owner chose not to keep them.
+ * - `empty_directories`: each directory that is empty at the youngest revision in a branch or tag
+ *   (`svn ls -R`), `kept` when the ref's tree has it (a placeholder `.gitignore` when the owner
+ *   chose to keep them, or the `.gitignore` made from its `svn:ignore`).
+ */
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { FindingEntry } from '#domain/import-report';
+import { saveFinding } from '../findings.ts';
+import { runGit } from '../git-command.ts';
+import { rawRepositoryPath } from '../origin.ts';
+import { decodeXml, runSvn } from './command.ts';
+import { PENDING_MERGEINFO } from './history-findings.ts';
+import type { SvnRefs } from './rules.ts';
+
+export interface Finish {
+  readonly workDir: string;
+  readonly mirror: string;
+  readonly home: string;
+  /** The imported project's path in the repository, no slashes around. */
+  readonly path: string;
+  readonly refs: SvnRefs;
+  /** svn-all-fast-export's log of this conversion (`log-raw.git`). */
+  readonly log: string;
+  readonly keepDeletedRefs: boolean;
+}
+
+/** Saves the findings of the converted history (once: while the conversion's log is there). */
+export async function saveConversionFindings(finish: Finish): Promise<void> {
+  let log: string;
+  try {
+    log = await readFile(finish.log, 'utf8');
+  } catch {
+    return; // saved by an earlier run of this step, which removed the log
+  }
+  await saveMergeinfo(finish, log);
+  await saveFinding(finish.workDir, 'kept_deleted_refs', await deletedRefs(finish));
+  await saveFinding(finish.workDir, 'empty_directories', await emptyDirectories(finish));
+}
+
+const gitLocal = (repo: string, home: string, args: readonly string[], input?: string) =>
+  runGit(args, { cwd: repo, home, transport: 'local', timeoutMs: 600_000, input });
+
+const projectRelative = (finish: Finish, shown: string) => {
+  const path = shown.replace(/^\/+/, '');
+  if (finish.path === '') return path;
+  return path === finish.path ? '' : path.slice(finish.path.length + 1);
+};
+
+async function saveMergeinfo(finish: Finish, log: string): Promise<void> {
+  const merges = new Set<string>();
+  for (const match of log.matchAll(/^progress SVN r(\d+) branch (.+) = :\d+ # merge from/gm))
+    merges.add(`${match[1]} ${match[2]}`);
+  let pending: { count: number; listed: FindingEntry[] };
+  try {
+    pending = JSON.parse(await readFile(join(finish.workDir, PENDING_MERGEINFO), 'utf8'));
+  } catch {
+    return;
+  }
+  const listed = pending.listed.map((entry) => {
+    const place = finish.refs.locate(projectRelative(finish, String(entry.path)));
+    return { ...entry, merged: place !== undefined && merges.has(`${entry.revision} ${place.branch}`) };
+  });
+  await saveFinding(finish.workDir, 'svn_mergeinfo', listed, pending.count);
+}
+
+/** A ref svn-all-fast-export kept for a deleted or replaced branch or tag. */
+interface Backup {
+  readonly ref: string;
+  readonly oid: string;
+  readonly kind: 'branch' | 'tag';
+  /** Its Git name (as a branch or tag) and the revision that deleted or replaced it. */
+  readonly name: string;
+  readonly revision: number;
+}
+
+/**
+ * svn-all-fast-export keeps a deleted branch as the tag `backups/<name>@<rev>`, but a deleted tag
+ * (or a branch replaced in place) as `refs/backups/r<rev>/tags/<name>`, which is neither a branch
+ * nor a tag and would never be published.
+ */
+async function backups(gitRepo: string, home: string): Promise<Backup[]> {
+  const lines = (
+    await gitLocal(gitRepo, home, [
+      'for-each-ref',
+      '--format=%(refname) %(objectname)',
+      'refs/backups/',
+      'refs/tags/backups/',
+    ])
+  )
+    .toString()
+    .split('\n')
+    .filter(Boolean);
+  return lines.flatMap((line): Backup[] => {
+    const [ref = '', oid = ''] = line.split(' ');
+    const moved = /^refs\/backups\/r(\d+)\/(heads|tags)\/(.+)$/.exec(ref);
+    if (moved)
+      return [
+        {
+          ref,
+          oid,
+          kind: moved[2] === 'tags' ? 'tag' : 'branch',
+          name: moved[3] ?? '',
+          revision: Number(moved[1]),
+        },
+      ];
+    const tagged = /^refs\/tags\/backups\/(.+)@(\d+)$/.exec(ref);
+    return tagged ? [{ ref, oid, kind: 'branch', name: tagged[1] ?? '', revision: Number(tagged[2]) }] : [];
+  });
+}
+
+async function deletedRefs(finish: Finish): Promise<FindingEntry[]> {
+  const found = await backups(rawRepositoryPath(finish.workDir), finish.home);
+  return found
+    .sort((a, b) => a.revision - b.revision || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((backup) => ({
+      kind: backup.kind,
+      origin_name: finish.refs.originName(backup.kind, backup.name),
+      ref: finish.keepDeletedRefs ? `refs/tags/backups/${backup.name}@${backup.revision}` : null,
+      revision: backup.revision,
+      kept: finish.keepDeletedRefs,
+    }));
+}
+
+/**
+ * Every ref of something deleted becomes the tag `backups/<name>@<rev>` (one rule for all), or
+ * goes when the owner chose not to keep them. Safe to run again.
+ */
+export async function settleDeletedRefs(gitRepo: string, home: string, keep: boolean): Promise<void> {
+  const moves = (await backups(gitRepo, home)).flatMap((backup) => {
+    const tag = `refs/tags/backups/${backup.name}@${backup.revision}`;
+    if (!keep) return [`delete ${backup.ref} ${backup.oid}`];
+    return backup.ref === tag ? [] : [`create ${tag} ${backup.oid}`, `delete ${backup.ref} ${backup.oid}`];
+  });
+  if (moves.length === 0) return;
+  await gitLocal(gitRepo, home, ['update-ref', '--stdin'], `${moves.join('\n')}\n`);
+}
+
+/**
+ * The directories with nothing in them at the youngest revision, from `svn ls -R --xml` of the
+ * project read as it streams (it lists depth first: a directory is empty when the next entry is
+ * not inside it), and whether each ref's tree has them.
+ */
+async function emptyDirectories(finish: Finish): Promise<FindingEntry[]> {
+  const base = pathToFileURL(finish.mirror).href.replace(/\/+$/, '');
+  const target = `${base}${encodeURI(`/${finish.path}`).replace(/[?#]/g, encodeURIComponent)}@`;
+  const empty: string[] = [];
+  let open: string | undefined;
+  let pending = '';
+  const entry = /<entry\s+kind="(dir|file)"\s*>\s*<name>([^<]*)<\/name>[\s\S]*?<\/entry>/g;
+  await runSvn('svn', ['list', '-R', '--xml', '--', target], {
+    cwd: finish.home,
+    home: finish.home,
+    timeoutMs: 600_000,
+    onStdout(chunk) {
+      pending += chunk.toString('utf8');
+      let consumed = 0;
+      for (const match of pending.matchAll(entry)) {
+        consumed = (match.index ?? 0) + match[0].length;
+        const name = decodeXml(match[2] ?? '');
+        if (open !== undefined && !name.startsWith(`${open}/`)) empty.push(open);
+        open = match[1] === 'dir' ? name : undefined;
+      }
+      pending = pending.slice(consumed);
+    },
+  });
+  if (open !== undefined) empty.push(open);
+  const placed = empty.flatMap((dir) => {
+    const place = finish.refs.locate(dir);
+    return place && place.inner !== '' ? [{ dir, place }] : [];
+  });
+  if (placed.length === 0) return [];
+  const answer = (
+    await gitLocal(
+      rawRepositoryPath(finish.workDir),
+      finish.home,
+      ['cat-file', '--batch-check=%(objecttype)'],
+      `${placed.map(({ place }) => `${place.ref}:${place.inner}`).join('\n')}\n`,
+    )
+  )
+    .toString('utf8')
+    .split('\n');
+  const shown = (dir: string) => `/${finish.path === '' ? dir : `${finish.path}/${dir}`}`;
+  return placed.map(({ dir, place }, index) => ({
+    path: shown(dir),
+    ref: place.ref,
+    kept: answer[index] === 'tree',
+  }));
+}
+
+/** Removes what svn-all-fast-export keeps for resuming: its log and marks. */
+export async function removeResumeFiles(workDir: string, output: string): Promise<void> {
+  await rm(join(workDir, `log-${output}`), { force: true });
+  for (const file of ['marks', 'annotatedTags', 'branchNotes'])
+    await rm(join(rawRepositoryPath(workDir), `${file}-${output}`), { force: true });
+}
