@@ -2,7 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Repository } from '#domain/repositories';
 import { conditionalWrite, db, now, tableName, transactWithRetry } from './client.ts';
 import { nextId } from './counters.ts';
-import { markOwnerPushed } from './imports.ts';
+import { markOwnerPushed } from './imports/requests.ts';
 import { repoKey, repoOwnerIndexKey, userProfileKey } from './keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 

@@ -3,7 +3,7 @@
  * finding is named by the key the API shows it under; a kind the import did not look for is
  * absent, never guessed (a kind it looked for and did not find has count 0).
  */
-import type { Import, LargeFile } from './imports.ts';
+import { choicesOf, type Import, type ImportChoices, type LargeFile } from './imports.ts';
 import type { RefRename } from './ref-names.ts';
 
 /** Final once the import is `complete` or `error`; `partial` while it runs or waits for a person. */
@@ -59,6 +59,8 @@ export type LargeFilesAction = 'none' | 'undecided' | 'moved_to_lfs' | 'removed'
 
 export interface ImportReport {
   readonly status: ReportStatus;
+  /** The choices the import runs with (known from the start). */
+  readonly choices: ImportChoices;
   /** Empty until the raw step has recorded something (nothing is known before). */
   readonly findings: Findings;
   /** Absent until the raw step has ended (the scan for large files runs at its end). */
@@ -101,13 +103,15 @@ export function composeReport(
   largeFiles: readonly LargeFile[],
 ): ImportReport {
   const status = reportStatus(record);
+  const choices = choicesOf(record);
   const findings = Object.fromEntries(
     Object.entries(stored?.findings ?? {}).filter(([kind]) => isFindingKind(kind)),
   ) as Findings;
   // The large files are scanned when the raw step ends: before that nothing is known of them.
-  if (!stored?.rawDone) return { status, findings };
+  if (!stored?.rawDone) return { status, choices, findings };
   return {
     status,
+    choices,
     findings,
     largeFiles: {
       action: largeFilesAction(record),

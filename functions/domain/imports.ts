@@ -73,6 +73,22 @@ export const DEFAULT_IMPORT_CHOICES: ImportChoices = Object.freeze({
   keepDeletedRefs: true,
 });
 
+/** The choices an import runs with: the owner's, or the defaults for an import stored without any. */
+export const choicesOf = (record: Pick<Import, 'choices'>): ImportChoices =>
+  record.choices ?? DEFAULT_IMPORT_CHOICES;
+
+/** Choices as a request sends them: each one optional. */
+export type SentImportChoices = { readonly [K in keyof ImportChoices]?: ImportChoices[K] | undefined };
+
+export const sendsChoices = (sent: SentImportChoices): boolean =>
+  sent.keepEmptyDirectories !== undefined || sent.keepDeletedRefs !== undefined;
+
+/** `base` with what the request sent instead (a field not sent keeps its value in `base`). */
+export const withSentChoices = (base: ImportChoices, sent: SentImportChoices): ImportChoices => ({
+  keepEmptyDirectories: sent.keepEmptyDirectories ?? base.keepEmptyDirectories,
+  keepDeletedRefs: sent.keepDeletedRefs ?? base.keepDeletedRefs,
+});
+
 export interface Import {
   readonly ownerLogin: string;
   readonly repoName: string;
@@ -87,6 +103,8 @@ export interface Import {
   /** The project the owner chose after `detection_found_multiple` (the worker imports that one). */
   readonly chosenProject?: ProjectChoice;
   readonly useLfs: UseLfs;
+  /** The owner's choices (`PUT …/import`, or a `PATCH` that restarts); absent: `choicesOf`. */
+  readonly choices?: ImportChoices;
   readonly status: ImportStatus;
   /** Null until the raw step knows it. */
   readonly commitCount: number | null;

@@ -6,7 +6,7 @@
  * step started is killed, process group and all (`runCancellable` → `runBounded`). The step then
  * ends with `AttemptSuperseded`, and after a cancel whatever it wrote on disk since is removed.
  */
-import * as imports from '#data/imports';
+import { getImport } from '#data/imports/items';
 import type { Import } from '#domain/imports';
 import { log } from '#shared/log';
 import { runCancellable } from '#vcs/cancellation';
@@ -47,13 +47,13 @@ export async function runWatched<T>(
   step: (record: Import) => Promise<T>,
   afterCancel: AfterCancel,
 ): Promise<T> {
-  const record = await imports.getImport(key.owner, key.repo);
+  const record = await getImport(key.owner, key.repo);
   if (record?.attempt !== key.attempt) throw superseded(key);
   const stop = new AbortController();
   let gone: { now: Import | undefined } | undefined;
   const look = async () => {
     try {
-      const now = await imports.getImport(key.owner, key.repo);
+      const now = await getImport(key.owner, key.repo);
       if (now?.attempt === key.attempt || gone) return;
       gone = { now };
       stop.abort();

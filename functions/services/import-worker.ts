@@ -11,10 +11,27 @@
  */
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as imports from '#data/imports';
+import { getImport, listAuthors } from '#data/imports/items';
+import {
+  addAuthors,
+  enterStatus,
+  type Progress,
+  recordProgress,
+  type StatusExtra,
+  setImportReport,
+  setLargeFiles,
+  waitForPerson as storeWaiting,
+} from '#data/imports/progress';
 import { recordPush } from '#data/repositories';
 import type { StoredReport } from '#domain/import-report';
-import type { FailedStep, Import, ImportStatus, LargeFile, WaitingFor } from '#domain/imports';
+import {
+  choicesOf,
+  type FailedStep,
+  type Import,
+  type ImportStatus,
+  type LargeFile,
+  type WaitingFor,
+} from '#domain/imports';
 import { config } from '#shared/config';
 import { countSignal, log } from '#shared/log';
 import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
@@ -40,7 +57,7 @@ export { AttemptSuperseded };
 const PROGRESS_INTERVAL_MS = 2000;
 
 async function current(input: StepInput): Promise<Import> {
-  const record = await imports.getImport(input.owner, input.repo);
+  const record = await getImport(input.owner, input.repo);
   if (!record || record.attempt !== input.attempt) throw superseded(input);
   return record;
 }
@@ -55,13 +72,13 @@ function writesOf(input: StepInput) {
     if (!(await written)) throw superseded(input);
   };
   return {
-    progress: (progress: imports.Progress) => must(imports.recordProgress(owner, repo, attempt, progress)),
-    status: (status: ImportStatus, extra?: imports.StatusExtra) =>
-      must(imports.enterStatus(owner, repo, attempt, status, extra)),
+    progress: (progress: Progress) => must(recordProgress(owner, repo, attempt, progress)),
+    status: (status: ImportStatus, extra?: StatusExtra) =>
+      must(enterStatus(owner, repo, attempt, status, extra)),
     largeFiles: (importId: number, files: readonly LargeFile[]) =>
-      must(imports.setLargeFiles(owner, repo, importId, attempt, [...files])),
+      must(setLargeFiles(owner, repo, importId, attempt, [...files])),
     report: (importId: number, report: StoredReport) =>
-      must(imports.setImportReport(owner, repo, importId, attempt, report)),
+      must(setImportReport(owner, repo, importId, attempt, report)),
   };
 }
 
@@ -101,17 +118,17 @@ async function gitJob(dir: string): Promise<GitJob> {
 /** Throttles progress writes to one per interval, keeping the latest values; `flush` writes what is left. */
 function progressWriter(input: StepInput) {
   let last = 0;
-  let pending: imports.Progress | undefined;
+  let pending: Progress | undefined;
   let writing: Promise<unknown> = Promise.resolve();
-  const write = (progress: imports.Progress) => {
+  const write = (progress: Progress) => {
     last = Date.now();
     pending = undefined;
     writing = writing
-      .then(() => imports.recordProgress(input.owner, input.repo, input.attempt, progress))
+      .then(() => recordProgress(input.owner, input.repo, input.attempt, progress))
       .catch((error: unknown) => log('warn', 'import progress not recorded', { error: String(error) }));
   };
   return {
-    report(progress: imports.Progress) {
+    report(progress: Progress) {
       pending = { ...pending, ...progress };
       if (Date.now() - last >= PROGRESS_INTERVAL_MS) write(pending);
     },
@@ -176,6 +193,14 @@ export const detect = watchedStep(async function detect(
   return { outcome: detection.kind };
 });
 
+/** What the adapter gets for a raw chunk: the origin, the attempt's directory, the owner's choices. */
+export const rawJobOf = (record: Import, access: OriginAccess, workDir: string): RawJob => ({
+  ...access,
+  workDir,
+  ...(record.chosenProject ? { choice: record.chosenProject } : {}),
+  choices: choicesOf(record),
+});
+
 /** ImportRawHistory: one bounded chunk of the raw history, then the authors found so far. */
 export const importRawChunk = watchedStep(async function importRawChunk(
   input: StepInput,
@@ -187,11 +212,7 @@ export const importRawChunk = watchedStep(async function importRawChunk(
   await mkdir(dir, { recursive: true });
   const write = writesOf(input);
   if (record.status !== 'importing') await write.progress({ status: 'importing' });
-  const job: RawJob = {
-    ...(await originAccess(record)),
-    workDir: dir,
-    ...(record.chosenProject ? { choice: record.chosenProject } : {}),
-  };
+  const job = rawJobOf(record, await originAccess(record), dir);
   const progress = progressWriter(input);
   const chunk = await adapter.importRawChunk(job, budgetMs(), (update) =>
     progress.report({ percent: update.percent, commitCount: update.commitCount }),
@@ -224,12 +245,9 @@ async function recordNewAuthors(
   found: readonly OriginAuthor[],
 ): Promise<void> {
   if (found.length === 0) return;
-  const known = new Set(
-    (await imports.listAuthors(input.owner, input.repo, record.importId)).map((a) => a.remoteId),
-  );
+  const known = new Set((await listAuthors(input.owner, input.repo, record.importId)).map((a) => a.remoteId));
   const fresh = found.filter((author) => !known.has(author.remoteId));
-  if (fresh.length > 0)
-    await imports.addAuthors(input.owner, input.repo, record.importId, input.attempt, fresh);
+  if (fresh.length > 0) await addAuthors(input.owner, input.repo, record.importId, input.attempt, fresh);
 }
 
 /** RewriteHistory: author mappings and the LFS choice; nothing is rewritten when nothing changes. */
@@ -248,7 +266,7 @@ export const rewrite = watchedStep(async function rewrite(
   ) {
     await rename(rawDir(attemptDir(input, input.fromAttempt)), rawDir(dir));
   }
-  const authors = await imports.listAuthors(input.owner, input.repo, record.importId);
+  const authors = await listAuthors(input.owner, input.repo, record.importId);
   const lfs = record.largeFilesCount === 0 || record.useLfs === 'undecided' ? 'none' : record.useLfs;
   const result = await rewriteHistory(
     rawDir(dir),
@@ -356,7 +374,7 @@ export async function recordFailure(
     failedStep: input.failedStep,
     error: input.failure?.Error,
   });
-  await imports.enterStatus(input.owner, input.repo, input.attempt, 'error', {
+  await enterStatus(input.owner, input.repo, input.attempt, 'error', {
     failedStep: input.failedStep,
     errorMessage,
   });
@@ -372,7 +390,7 @@ export async function waitForPerson(
   input: StepInput & { waitingFor: WaitingFor; status: ImportStatus; taskToken: string },
 ): Promise<Record<string, never>> {
   const { owner, repo, attempt, waitingFor, taskToken, status } = input;
-  const stored = await imports.waitForPerson(owner, repo, attempt, waitingFor, taskToken, status);
+  const stored = await storeWaiting(owner, repo, attempt, waitingFor, taskToken, status);
   if (stored === 'already-decided') await resumeWaiting(taskToken, {});
   else if (!stored) throw superseded(input);
   return {};

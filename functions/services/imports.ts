@@ -5,17 +5,19 @@
  */
 import { nextId } from '#data/counters';
 import {
-  beginAttempt,
-  createImport,
-  deleteImport,
-  deleteImportItems,
-  enterStatus,
   getAuthor,
   getImport,
   getImportReport,
   getSealedCredentials,
   listAuthors,
   listLargeFiles,
+} from '#data/imports/items';
+import { enterStatus } from '#data/imports/progress';
+import {
+  beginAttempt,
+  createImport,
+  deleteImport,
+  deleteImportItems,
   mapAuthor,
   removeUnstartedImport,
   setExecutionArn,
@@ -23,7 +25,7 @@ import {
   storeProjectChoice,
   storeUseLfs,
   type TakenToken,
-} from '#data/imports';
+} from '#data/imports/requests';
 import { foldAsciiCase, sameAsciiCaseless } from '#domain/ascii-case';
 import { composeReport, type ImportReport } from '#domain/import-report';
 import {
@@ -31,6 +33,8 @@ import {
   acceptsHistoryChanges,
   acceptsProjectChoice,
   canonicalVcs,
+  choicesOf,
+  DEFAULT_IMPORT_CHOICES,
   executionName,
   type FailedStep,
   findProjectChoice,
@@ -39,9 +43,12 @@ import {
   type ImportAuthor,
   type LargeFile,
   parseSince,
+  type SentImportChoices,
   type SentProjectChoice,
+  sendsChoices,
   type UseLfs,
   type Vcs,
+  withSentChoices,
 } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
 import type { Repository } from '#domain/repositories';
@@ -188,6 +195,8 @@ export interface StartInput {
   readonly vcsUsername?: string | undefined;
   readonly vcsPassword?: string | undefined;
   readonly tfvcProject?: string | undefined;
+  /** The owner's choices (extension fields); those not sent take `DEFAULT_IMPORT_CHOICES`. */
+  readonly choices: SentImportChoices;
 }
 
 /**
@@ -232,6 +241,7 @@ export async function startImport(
     vcsUrl: input.vcsUrl,
     tfvcProject: input.tfvcProject,
     status: firstStatus(vcs),
+    choices: withSentChoices(DEFAULT_IMPORT_CHOICES, input.choices),
     sealedCredentials,
   });
   if (created.kind === 'import-exists') throw conflict('An import already exists for this repository');
@@ -258,6 +268,8 @@ export interface UpdateInput {
   readonly vcs?: string | undefined;
   readonly tfvcProject?: string | undefined;
   readonly humanName?: string | undefined;
+  /** Only with a restart (no other field): the import restarts with these choices changed. */
+  readonly choices?: SentImportChoices;
 }
 
 export interface Updated {
@@ -269,7 +281,8 @@ export interface Updated {
 /**
  * PATCH /repos/:owner/:repo/import, one of three things (spec §4.5): credentials while the origin
  * refuses the import or its detection; one of `project_choices` after detection found several; or
- * nothing at all, which restarts the import. Anything else is 422.
+ * nothing at all, which restarts the import. The owner's choices (an extension) may come with a
+ * restart only: the import restarts with them. Anything else is 422.
  */
 export async function updateImport(
   caller: Caller,
@@ -279,6 +292,13 @@ export async function updateImport(
 ): Promise<Updated> {
   const first = await ownedImport(caller, owner, name);
   const { ownerLogin, repoName } = first;
+  const sent = input.choices ?? {};
+  const restartFields = ['vcsUsername', 'vcsPassword', 'vcs', 'tfvcProject', 'humanName'] as const;
+  if (sendsChoices(sent) && restartFields.some((field) => input[field] !== undefined))
+    throw invalid(
+      sent.keepEmptyDirectories === undefined ? 'keep_deleted_refs' : 'keep_empty_directories',
+      'Choices change only with a restart: send them without credentials or a project choice',
+    );
   if (input.vcsUsername !== undefined || input.vcsPassword !== undefined) {
     const problems = [
       ...(input.vcsUsername === undefined ? [missing('vcs_username')] : []),
@@ -319,7 +339,7 @@ export async function updateImport(
     });
     return { record: await currentImport(ownerLogin, repoName), restarted: false };
   }
-  await withFreshImport(ownerLogin, repoName, first, (record) => restart(record));
+  await withFreshImport(ownerLogin, repoName, first, (record) => restart(record, sent));
   return { record: await currentImport(ownerLogin, repoName), restarted: true };
 }
 
@@ -366,11 +386,15 @@ async function markUnstarted(record: Import, attempt: number, step?: FailedStep)
   });
 }
 
-/** Restart: stop the running execution, begin the next attempt from the first status, start it. */
-async function restart(record: Import): Promise<true | undefined> {
+/**
+ * Restart: stop the running execution, begin the next attempt from the first status (with the
+ * choices the owner sent changed), start it.
+ */
+async function restart(record: Import, sent: SentImportChoices): Promise<true | undefined> {
   if (!acceptsHistoryChanges(record))
     throw invalid('status', 'The repository has commits of its own since the import: it cannot be restarted');
-  if (!(await beginAttempt(record.ownerLogin, record.repoName, record, firstStatus(record.vcs))))
+  const choices = sendsChoices(sent) ? withSentChoices(choicesOf(record), sent) : undefined;
+  if (!(await beginAttempt(record.ownerLogin, record.repoName, record, firstStatus(record.vcs), choices)))
     return undefined;
   await stopQuietly(executionArnOf(record), 'the import was restarted');
   await launch({ ...record, attempt: record.attempt + 1 }, startAtFor(record.vcs), () =>

@@ -34,8 +34,14 @@ export interface BoundedRun {
 /** The descriptor `BoundedRun.secret` arrives on. */
 export const SECRET_FD = 3;
 
-/** Why a run failed: the exit code, the tail of stderr and whether the time ran out. */
-export type Failure = (exitCode: number | null, stderr: string, timedOut: boolean) => Error;
+/**
+ * Why a run failed: the exit code, the tail of stderr, whether the time ran out, and the tail of
+ * stdout (some tools report there: `git fsck`), both with credentials in URLs removed.
+ */
+export type Failure = (exitCode: number | null, stderr: string, timedOut: boolean, stdout: string) => Error;
+
+/** How much of stdout and of stderr a failure keeps (the end: where tools say why they stopped). */
+export const FAILURE_TAIL_CHARS = 8192;
 
 /** `scheme://user:secret@host` → `scheme://***@host` in anything a tool printed. */
 export const redactCredentials = (text: string): string => text.replace(/(\w+:\/\/)[^/@\s]*@/g, '$1***@');
@@ -50,7 +56,7 @@ export function runBounded(
   const maxStdout = options.maxStdoutBytes ?? 256 * 1024 * 1024;
   const signals = [...ambientSignals(), ...(options.signal ? [options.signal] : [])];
   // Cancelled work starts nothing more: not even a process that would be killed at once.
-  if (signals.some((signal) => signal.aborted)) return Promise.reject(fail(null, '(aborted)', false));
+  if (signals.some((signal) => signal.aborted)) return Promise.reject(fail(null, '(aborted)', false, ''));
   return new Promise((resolve, reject) => {
     const child = spawn(command, [...args], {
       cwd: options.cwd,
@@ -103,7 +109,7 @@ export function runBounded(
     });
     child.stderr.on('data', (chunk: Buffer) => {
       const text = redactCredentials(chunk.toString('utf8'));
-      stderrTail = (stderrTail + text).slice(-8192);
+      stderrTail = (stderrTail + text).slice(-FAILURE_TAIL_CHARS);
       if (!options.onProgress) return;
       pending += text;
       const lines = pending.split(/[\r\n]/);
@@ -125,7 +131,9 @@ export function runBounded(
         : aborted
           ? `${stderrTail}\n(aborted)`
           : stderrTail;
-      reject(fail(code, why, timedOut));
+      const output = Buffer.concat(stdout);
+      const tail = redactCredentials(output.subarray(-FAILURE_TAIL_CHARS).toString('utf8'));
+      reject(fail(code, why, timedOut, tail));
     });
     child.stdin.on('error', () => undefined); // the tool may exit before reading its input
     child.stdin.end(options.input ?? '');

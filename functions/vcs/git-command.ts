@@ -41,6 +41,8 @@ export class GitFailed extends Error {
     readonly exitCode: number | null,
     readonly stderr: string,
     readonly timedOut: boolean,
+    /** The tail of stdout, where some commands report (`git fsck`). */
+    readonly stdout = '',
   ) {
     super(
       `git ${args[0] ?? ''} ${timedOut ? 'timed out' : `exited with ${exitCode}`}: ${stderr.slice(-500)}`,
@@ -102,7 +104,7 @@ export function runGit(args: readonly string[], options: GitRun): Promise<Buffer
     'git',
     [...configArgs(options.transport), ...args],
     { ...options, env: gitEnvironment(options.home, options.transport, options.env) },
-    (code, stderr, timedOut) => new GitFailed(args, code, stderr, timedOut),
+    (code, stderr, timedOut, stdout) => new GitFailed(args, code, stderr, timedOut, stdout),
   );
 }
 

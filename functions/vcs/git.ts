@@ -17,6 +17,7 @@ import { checkOriginUrl } from '#domain/origin-url';
 import { type AdapterOptions, adapterSetup } from './adapter-options.ts';
 import { chunkCursor } from './chunk-cursor.ts';
 import { GitFailed, type GitRun, originCredentials, prepareHome, runGit } from './git-command.ts';
+import { gitWords } from './git-words.ts';
 import { checkObjects, checkSize, directorySize, oversizeError, tooManyObjectsError } from './limits.ts';
 import {
   GIT_TUNNEL_PROGRAM,
@@ -398,7 +399,7 @@ async function remoteHeadBranch(url: string, repo: string, session: Session): Pr
     const match = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(out.toString('utf8'));
     return match?.[1] ?? null;
   } catch (error) {
-    throw classify(error, session, { url });
+    throw classify(error, session, { url, workDir: repo });
   }
 }
 
@@ -524,7 +525,11 @@ export function objectsAnnounced(line: string): number | undefined {
  * A failed network call, as the user may read it: the guard's refusal first (it knows why), then
  * git's words mapped to a few plain cases; never a credential, the helper's path or the proxy.
  */
-function classify(error: unknown, session: Session, access: Pick<OriginAccess, 'url'>): Error {
+function classify(
+  error: unknown,
+  session: Session,
+  access: Pick<OriginAccess, 'url'> & { readonly workDir?: string },
+): Error {
   const refusal = session.proxy.refusals.find((entry) => entry.reason === 'forbidden');
   if (refusal) return new ForbiddenAddress(refusal.address ?? refusal.host);
   if (error instanceof OriginFailed || error instanceof OriginAuthFailed) return error;
@@ -532,7 +537,8 @@ function classify(error: unknown, session: Session, access: Pick<OriginAccess, '
     return new OriginFailed(
       `The origin ${hostOf(access.url)} sent nothing for ${session.idleTimeoutMs / 1000} seconds`,
     );
-  if (!(error instanceof GitFailed)) return new OriginFailed('The import failed unexpectedly');
+  if (!(error instanceof GitFailed))
+    return new OriginFailed('Fetching from the origin failed unexpectedly; restart the import to try again');
   if (error.timedOut) return new OriginFailed('The origin timed out');
   const text = error.stderr;
   if (
@@ -556,13 +562,11 @@ function classify(error: unknown, session: Session, access: Pick<OriginAccess, '
   if (/timed out/i.test(text)) return new OriginFailed('The origin timed out');
   if (/Could not resolve|Connection refused|Failed to connect|unable to connect|Connection reset/i.test(text))
     return new OriginFailed(`The origin ${hostOf(access.url)} could not be reached`);
-  const line =
-    text
-      .split('\n')
-      .map((entry) => entry.trim())
-      .filter((entry) => /^(?:fatal|error):/.test(entry))
-      .at(-1) ?? 'git failed';
-  return new OriginFailed(`Fetching from the origin failed: ${scrub(line, session)}`);
+  // The origin's own words (`remote: fatal: bad tree object …`) come before git's consequences.
+  const words = gitWords(text, [session.home, session.proxy.url, access.workDir, session.password]);
+  return new OriginFailed(
+    `Fetching from the origin failed: ${words === '' ? `git exited with ${error.exitCode}` : words}`,
+  );
 }
 
 const hostOf = (url: string) => {
@@ -572,12 +576,6 @@ const hostOf = (url: string) => {
     return 'host';
   }
 };
-
-function scrub(text: string, session: Session): string {
-  let out = text.split(session.home).join('…').split(session.proxy.url).join('…');
-  if (session.password) out = out.split(session.password).join('***');
-  return out.slice(0, 300);
-}
 
 /* ------------------------------------------------------------------------------------------------
  * Cursor

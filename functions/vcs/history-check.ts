@@ -8,6 +8,7 @@
 import { fsckLeniency } from './fsck-policy.ts';
 import { GitFailed, runGit } from './git-command.ts';
 import { type GitJob, localRun as local } from './git-job.ts';
+import { gitWords, hiddenPaths } from './git-words.ts';
 import { OriginFailed } from './origin.ts';
 
 /** `error in tree <oid>: hasDotgit: contains '.git'`, as `git fsck` prints each finding. */
@@ -24,7 +25,11 @@ export async function checkHistory(repoDir: string, job: GitJob): Promise<void> 
   } catch (error) {
     if (!(error instanceof GitFailed) || error.timedOut) throw error;
     const finding = FINDING.exec(error.stderr);
-    if (!finding) throw new OriginFailed("The history does not pass Git's object checks", { cause: error });
+    if (!finding)
+      throw new OriginFailed(
+        `The history does not pass Git's object checks: ${gitWords(`${error.stdout.replace(/\n\s+to\s+/g, ' to ')}\n${error.stderr}`, hiddenPaths(job, repoDir)) || `git fsck exited with ${error.exitCode}`}`,
+        { cause: error },
+      );
     const [, type = '', oid = '', id = '', detail = ''] = finding;
     throw new OriginFailed(await describe(repoDir, job, type, oid, `${id}: ${detail}`), { cause: error });
   }

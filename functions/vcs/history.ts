@@ -20,6 +20,7 @@ import type { LargeFile } from '#domain/imports';
 import { gitIdentityText, splitGitRemoteId } from '#domain/imports';
 import { runGit } from './git-command.ts';
 import { type GitJob, localRun as local } from './git-job.ts';
+import { hiddenPaths, stepFailure } from './git-words.ts';
 import { checkHistory } from './history-check.ts';
 import { migrateToLfs } from './lfs-migrate.ts';
 import { checkObjects, directorySize, type ImportLimits, importLimits, withinSize } from './limits.ts';
@@ -122,6 +123,14 @@ export async function findLargeFiles(
   thresholdBytes: number,
   job: GitJob,
 ): Promise<LargeFile[]> {
+  try {
+    return await largeFilesIn(rawDir, thresholdBytes, job);
+  } catch (error) {
+    throw stepFailure(error, 'Looking for large files', hiddenPaths(job, rawDir));
+  }
+}
+
+async function largeFilesIn(rawDir: string, thresholdBytes: number, job: GitJob): Promise<LargeFile[]> {
   const large = await scanLargeBlobs(rawDir, thresholdBytes, job);
   if (large.size === 0) return [];
   const refs = [...(await branchesAndTags(rawDir, job)).keys()];
@@ -200,11 +209,25 @@ async function isAncestor(repoDir: string, commit: string, ref: string, job: Git
  * HEAD of outDir names the raw default branch.
  *
  * Fails (`OriginFailed`, the user's message) when the raw history does not pass `checkHistory`,
- * before anything is written, or when outDir passes the limits: its bytes (Git and LFS objects)
+ * before anything is written, when a git call fails (`Rewriting the history failed (git …): <git's
+ * words>`), or when outDir passes the limits: its bytes (Git and LFS objects)
  * are watched while the tools write and their process group is killed past `maxBytes`. outDir is
  * removed when the rewrite fails.
  */
 export async function rewriteHistory(
+  rawDir: string,
+  outDir: string,
+  options: RewriteOptions,
+  job: GitJob,
+): Promise<RewriteResult> {
+  try {
+    return await rewrite(rawDir, outDir, options, job);
+  } catch (error) {
+    throw stepFailure(error, 'Rewriting the history', hiddenPaths(job, rawDir, outDir));
+  }
+}
+
+async function rewrite(
   rawDir: string,
   outDir: string,
   options: RewriteOptions,

@@ -18,6 +18,7 @@ import { copyFile, link, mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runGit } from './git-command.ts';
 import { type GitJob, localRun as local } from './git-job.ts';
+import { hiddenPaths, stepFailure } from './git-words.ts';
 import { branchesAndTags, defaultBranchOf } from './history.ts';
 import { isLfsOid } from './hosted-paths.ts';
 import type { LfsStore } from './lfs-store.ts';
@@ -57,11 +58,25 @@ const WRITING = /Writing objects:\s+(\d+)%/;
 
 /**
  * One bounded call of the push step (see the module comment). Fails with the user's message
- * (`OriginFailed`), before writing anything, when the source's Git objects and LFS objects together
+ * (`OriginFailed`): a failed git call as `Publishing to the repository failed (git …): <git's
+ * words>`, and, before writing anything, when the source's Git objects and LFS objects together
  * pass `maxBytes` or its objects pass `maxObjects`; a push that writes more than `maxBytes` into
  * the hosted repository is killed.
  */
 export async function publish(
+  sourceDir: string,
+  hostedPath: string,
+  options: PublishOptions,
+  job: GitJob,
+): Promise<PublishResult> {
+  try {
+    return await publishWithin(sourceDir, hostedPath, options, job);
+  } catch (error) {
+    throw stepFailure(error, 'Publishing to the repository', hiddenPaths(job, sourceDir, hostedPath));
+  }
+}
+
+async function publishWithin(
   sourceDir: string,
   hostedPath: string,
   options: PublishOptions,

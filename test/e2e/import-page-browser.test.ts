@@ -1,6 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAuthors, getImport, listAuthors } from '#data/imports';
+import { getImport, listAuthors } from '#data/imports/items';
+import { addAuthors, setImportReport } from '#data/imports/progress';
+import { findingOf } from '#domain/import-report';
 import { launchBrowser, screenshot } from '#test/browser';
 import { createUser } from '#test/fixtures';
 import { advance, createRepository, seedImport } from '#test/import-seed';
@@ -147,6 +149,14 @@ describe('the import progress page in Chromium', () => {
     ]);
     await page.locator('#progress-raw-text', { hasText: '80%, 5,000 commits' }).waitFor({ timeout: 8000 });
     await page.getByRole('cell', { name: /^bo/ }).first().waitFor({ timeout: 8000 });
+    await setImportReport(OWNER, REPO, record?.importId ?? 0, record?.attempt ?? 0, {
+      rawDone: false,
+      findings: { empty_directories: findingOf([{ path: 'a/' }, { path: 'b/c/' }]) },
+    });
+    await page
+      .getByRole('region', { name: 'What did not come over as it was' })
+      .filter({ hasText: '2 empty directories were not kept (Git stores no empty directories): a/, b/c/.' })
+      .waitFor({ timeout: 8000 });
     await advance(OWNER, REPO, { status: 'pushing', pushPercent: 40 });
     await page.getByRole('status').filter({ hasText: 'Pushing...' }).waitFor({ timeout: 8000 });
     await expect(page.locator('#progress-push').getAttribute('value')).resolves.toBe('40');

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getImport, listAuthors } from '#data/imports';
+import { getImport, listAuthors } from '#data/imports/items';
+import { setImportReport } from '#data/imports/progress';
+import { findingOf } from '#domain/import-report';
 import { createUser } from '#test/fixtures';
 import { advance, createRepository, seedImport } from '#test/import-seed';
 import { json, startTestStack } from '#test/stack';
@@ -123,6 +125,50 @@ describe('import progress page: access', () => {
     // Other pages stay script-free.
     const tokens = await browser.get('/settings/tokens');
     expect(tokens.headers.get('content-security-policy')).not.toContain('script-src');
+  });
+});
+
+describe('import progress page: the report', () => {
+  it('says in plain words what did not come over (names as text), the large files’ fate and the choices, as the API reports them', async () => {
+    const { name, path, importId, attempt } = await repoWithImport({
+      largeFiles: [
+        { refName: 'refs/heads/main', path: 'media/big.iso', oid: 'e'.repeat(40), size: 157_286_400 },
+      ],
+    });
+    const browser = await signIn(owner);
+    await browser.get(path);
+    expect(browser.lastHtml).toContain('Nothing is known yet');
+    expect(browser.lastHtml).toContain('Empty directories are not kept.');
+
+    await setImportReport(owner.login, name, importId, attempt, {
+      rawDone: true,
+      findings: {
+        renamed_refs: findingOf([
+          { kind: 'branch', origin_name: HOSTILE, ref: 'refs/heads/branches/_img-3f2a', reason: 'invalid' },
+        ]),
+        empty_directories: findingOf([{ path: 'a/' }, { path: 'b/c/' }, { path: 'd/' }]),
+      },
+    });
+    const page = await browser.get(path);
+    expect(page.status).toBe(200);
+    const region = /<section id="import-report"[\s\S]*?<\/section>/.exec(browser.lastHtml)?.[0] ?? '';
+    const words = region.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ');
+    expect(words).toContain(
+      '1 branch, bookmark or tag was renamed (Git refuses their names, or they clash with another ref): &lt;img src=x onerror=alert(1)&gt; → branches/_img-3f2a.',
+    );
+    expect(words).toContain(
+      '3 empty directories were not kept (Git stores no empty directories): a/, b/c/, d/.',
+    );
+    expect(words).toContain('1 file over the size limit (157.3 MB) waits for your choice');
+    expect(words).toContain('(keep_deleted_refs: true)');
+    expect(region).not.toContain('<img');
+    // The API's report holds the same counts the page words.
+    const api = await apiSees(name, '/report');
+    expect(api.body).toMatchObject({
+      renamed_refs_count: 1,
+      empty_directories_count: 3,
+      large_files_count: 1,
+    });
   });
 });
 

@@ -5,20 +5,18 @@ import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '#data/client';
+import { getImport, getSealedCredentials, listAuthors } from '#data/imports/items';
 import {
   addAuthors,
   enterStatus,
-  getImport,
-  getSealedCredentials,
-  listAuthors,
-  markOwnerPushed,
   recordProgress,
   setLargeFiles,
-  storeCredentials,
   waitForPerson,
-} from '#data/imports';
+} from '#data/imports/progress';
+import { markOwnerPushed, storeCredentials } from '#data/imports/requests';
 import { repoKey } from '#data/keys';
 import { MAX_VCS_PASSWORD_LENGTH } from '#domain/imports';
+import { rawJobOf } from '#services/import-worker';
 import { openImportCredentials } from '#services/imports';
 import { config } from '#shared/config';
 import { createUser, personalToken } from '#test/fixtures';
@@ -425,6 +423,80 @@ describe('update', () => {
     expect(
       (await api('PATCH', `/repos/octocat/${started2}/import`, { body: { vcs_username: 5 } })).status,
     ).toBe(422);
+  });
+});
+
+describe("the owner's choices (extension fields)", () => {
+  const report = async (repo: string) => (await api('GET', `/repos/octocat/${repo}/import/report`)).body;
+  const jobChoices = async (repo: string) => {
+    const record = await getImport('octocat', repo);
+    if (!record) throw new Error('no import item');
+    return rawJobOf(record, { url: record.vcsUrl, allowedAddresses: [] }, '/work-dir').choices;
+  };
+
+  it('PUT stores them (defaults for those not sent); the report and the raw job carry them; GET …/import does not show them', async () => {
+    const { repo: defaults, response } = await started();
+    expect(response.body).not.toHaveProperty('choices');
+    expect(response.body).not.toHaveProperty('keep_empty_directories');
+    expect((await report(defaults)).choices).toEqual({
+      keep_empty_directories: false,
+      keep_deleted_refs: true,
+    });
+    expect(await jobChoices(defaults)).toEqual({ keepEmptyDirectories: false, keepDeletedRefs: true });
+
+    const { repo } = await started({ vcs_url: ORIGIN, vcs: 'git', keep_empty_directories: true });
+    expect((await report(repo)).choices).toEqual({ keep_empty_directories: true, keep_deleted_refs: true });
+    expect(await jobChoices(repo)).toEqual({ keepEmptyDirectories: true, keepDeletedRefs: true });
+    const shown = await api('GET', `/repos/octocat/${repo}/import`);
+    expect(Object.keys(shown.body).filter((key) => key.startsWith('keep_') || key === 'choices')).toEqual([]);
+  });
+
+  it('PUT refuses a non-boolean with 422 and GitHub-shaped errors, and starts nothing', async () => {
+    for (const [field, value] of [
+      ['keep_empty_directories', 'yes'],
+      ['keep_deleted_refs', null],
+      ['keep_deleted_refs', 0],
+    ] as const) {
+      const repo = await newRepo();
+      const refused = await api('PUT', `/repos/octocat/${repo}/import`, {
+        body: { vcs_url: ORIGIN, vcs: 'git', [field]: value },
+      });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(422);
+      expect(refused.body).toMatchObject({
+        message: 'Validation Failed',
+        errors: [{ resource: 'Import', field, code: 'invalid' }],
+      });
+      expect(await getImport('octocat', repo)).toBeUndefined();
+    }
+  });
+
+  it('a restarting PATCH changes them (others kept); with credentials or a project choice it is 422', async () => {
+    const { repo, record } = await started({ vcs_url: ORIGIN, vcs: 'git', keep_empty_directories: true });
+    const restarted = await api('PATCH', `/repos/octocat/${repo}/import`, {
+      body: { keep_deleted_refs: false },
+    });
+    expect(restarted.status, JSON.stringify(restarted.body)).toBe(200);
+    expect(restarted.headers.get('location')).toBe(`${stack.baseUrl}/repos/octocat/${repo}/import`);
+    expect(restarted.body).not.toHaveProperty('choices');
+    expect((await getImport('octocat', repo))?.attempt).toBe(record.attempt + 1);
+    expect((await report(repo)).choices).toEqual({ keep_empty_directories: true, keep_deleted_refs: false });
+    expect(await jobChoices(repo)).toEqual({ keepEmptyDirectories: true, keepDeletedRefs: false });
+
+    const mixed = await api('PATCH', `/repos/octocat/${repo}/import`, {
+      body: { vcs_username: 'u', vcs_password: 'p', keep_empty_directories: false },
+    });
+    expect(mixed.status).toBe(422);
+    expect(mixed.body.errors).toEqual([
+      expect.objectContaining({ resource: 'Import', field: 'keep_empty_directories', code: 'invalid' }),
+    ]);
+    const wrongType = await api('PATCH', `/repos/octocat/${repo}/import`, {
+      body: { keep_deleted_refs: 'no' },
+    });
+    expect(wrongType.status).toBe(422);
+    expect(wrongType.body.errors).toEqual([
+      { resource: 'Import', field: 'keep_deleted_refs', code: 'invalid' },
+    ]);
+    expect((await report(repo)).choices).toEqual({ keep_empty_directories: true, keep_deleted_refs: false });
   });
 });
 

@@ -135,6 +135,29 @@ describe('a TFVC import through the API and the workflow', () => {
     expect(names).not.toContain('bob@tfvc.invalid');
   }, 40_000);
 
+  it('keeps the empty folder when the owner chose keep_empty_directories on PUT: the choice reaches the job', async () => {
+    const repo = await newRepo();
+    const started = await api('PUT', `/repos/octocat/${repo}/import`, {
+      vcs_url: collection.collectionUrl,
+      vcs: 'tfvc',
+      tfvc_project: 'Alpha',
+      keep_empty_directories: true,
+    });
+    expect(started.status).toBe(201);
+    expect(started.body).not.toHaveProperty('keep_empty_directories');
+    await until(repo, 'complete');
+    const report = (await api('GET', `/repos/octocat/${repo}/import/report`)).body;
+    expect(report).toMatchObject({
+      choices: { keep_empty_directories: true, keep_deleted_refs: true },
+      empty_directories_count: 1,
+      empty_directories: [{ path: 'tools', ref: 'refs/heads/main', kept: true }],
+    });
+    const dir = await clone(repo);
+    const files = (await git(['ls-files'], { cwd: dir })).stdout.trim().split('\n');
+    expect(files).toContain('tools/.gitignore');
+    expect(await readFile(join(dir, 'tools', '.gitignore'))).toEqual(Buffer.alloc(0));
+  });
+
   it('detects a collection of two projects, and imports the one chosen', async () => {
     const repo = await newRepo();
     expect(

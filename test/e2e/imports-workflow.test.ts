@@ -1,6 +1,8 @@
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixtureRepository } from '#local/git-fixtures';
@@ -28,6 +30,8 @@ let token: string;
 let publicOrigin: OriginServer;
 let protectedOrigin: OriginServer;
 let slowOrigin: OriginServer;
+/** The object the damaged origin lost. */
+let lostTree: string;
 const SECRET = { username: 'origin-user', password: 'origin-secret-7' };
 const AUTHORS = [
   { name: 'Ada Lovelace', email: 'ada@example.org' },
@@ -115,7 +119,16 @@ beforeAll(async () => {
       authors: AUTHORS,
       largeFile: { path: 'assets/video.bin', bytes: LARGE_FILE_BYTES + 50_000 },
     }),
+    makeFixtureRepository(join(root, 'damaged.git'), { commits: 3 }),
   ]);
+  // A server disk that lost an object: the tip's root tree (the fixture's objects are loose).
+  const damaged = join(root, 'damaged.git');
+  lostTree = (
+    await promisify(execFile)('git', ['-C', damaged, 'rev-parse', 'HEAD:'], {
+      env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: damaged },
+    })
+  ).stdout.trim();
+  await unlink(join(damaged, 'objects', lostTree.slice(0, 2), lostTree.slice(2)));
   publicOrigin = await serveGitHttp(root);
   protectedOrigin = await serveGitHttp(root, { auth: SECRET });
   slowOrigin = await serveGitHttp(root, { delayMs: 1500 });
@@ -365,6 +378,19 @@ describe('restart, cancel and errors', () => {
     expect(failed.failed_step).toBe('raw');
     expect(typeof failed.error_message).toBe('string');
     expect(failed.error_message).not.toMatch(/askpass|stack|at \//);
+  });
+
+  it('says in error_message the step and the origin’s own words when the origin is damaged', async () => {
+    const repo = await newRepo();
+    await api('PUT', `/repos/octocat/${repo}/import`, {
+      vcs_url: `${publicOrigin.url}/damaged.git`,
+      vcs: 'git',
+    });
+    const failed = await until(repo, status('error'));
+    expect(failed.failed_step).toBe('raw');
+    expect(failed.error_message).toMatch(/^Fetching from the origin failed: /);
+    expect(failed.error_message).toContain(`remote: fatal: bad tree object ${lostTree}`);
+    expect(failed.error_message).not.toContain(tmpdir());
   });
 
   it('says detection_found_nothing for a URL with no repository', async () => {

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAuthors, getImport, listAuthors } from '#data/imports';
+import { getImport, listAuthors } from '#data/imports/items';
+import { addAuthors } from '#data/imports/progress';
 import { FINDING_KINDS } from '#domain/import-report';
 import { API_PREFIX, ROUTES } from '#shared/routes';
 import { createApp, createUser, enableOtp } from '#test/fixtures';
@@ -38,6 +39,7 @@ const EXTENSIONS: Record<string, { readonly errorsAs: string; readonly fields: r
     errorsAs: '/repos/{owner}/{repo}/import',
     fields: [
       'status',
+      'choices',
       ...FINDING_KINDS.flatMap((kind) => [`${kind}_count`, kind]),
       'large_files_action',
       'large_files_count',

@@ -1,13 +1,8 @@
 import { nextId } from '#data/counters';
-import {
-  addAuthors,
-  createImport,
-  enterStatus,
-  getImport,
-  recordProgress,
-  setLargeFiles,
-} from '#data/imports';
-import type { ImportAuthor, LargeFile } from '#domain/imports';
+import { getImport } from '#data/imports/items';
+import { addAuthors, enterStatus, recordProgress, setLargeFiles } from '#data/imports/progress';
+import { createImport } from '#data/imports/requests';
+import { DEFAULT_IMPORT_CHOICES, type ImportAuthor, type LargeFile } from '#domain/imports';
 import { basicAuth } from './stack.ts';
 
 /*
@@ -46,6 +41,7 @@ export async function seedImport(
     vcs: 'git',
     vcsUrl: `https://origin.example/${repo}.git`,
     status: 'importing',
+    choices: DEFAULT_IMPORT_CHOICES,
   });
   if (created.kind !== 'created') throw new Error(`import not created: ${created.kind}`);
   const { attempt } = created.record;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { importUpdateInput } from '#data/imports';
+import { importUpdateInput } from '#data/imports/update';
 import {
   findProjectChoice,
   type Import,

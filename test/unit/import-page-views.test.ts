@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { composeReport } from '#domain/import-report';
 import { IMPORT_STATUSES, type Import, type ImportStatus, statusText } from '#domain/imports';
 import { LIVE_SCRIPT, LIVE_SCRIPT_HASH } from '#http/import-page/live-script';
+import { formatBytes } from '#http/import-page/report-words';
 import {
-  formatBytes,
   type ImportPageData,
   importPage,
   isFinalStatus,
@@ -45,6 +46,7 @@ const data = (record: Import, extra: Partial<ImportPageData> = {}): ImportPageDa
   record,
   authors: [],
   largeFiles: [],
+  report: composeReport(record, undefined, []),
   ...extra,
 });
 

@@ -1,6 +1,6 @@
 import { type WebReply, type WebRequest, webHandler } from '#http/middleware/web-stack';
 import type { Caller } from '#services/authenticate';
-import { importAuthors, importLargeFiles } from '#services/imports';
+import { importAuthors, importLargeFiles, importReport } from '#services/imports';
 import { HttpError } from '#shared/errors';
 import { paths, type RepoName } from './paths.ts';
 import { type ImportPageData, importPage, noImportPage, type PageProblems } from './views.ts';
@@ -49,13 +49,14 @@ export function importPageHandler(
   });
 }
 
-/** The import, its authors and (when there are any) its large files, read for the page. */
+/** The import, its authors, its large files and its report, read for the page. */
 export async function pageData(caller: Caller, repo: RepoName): Promise<ImportPageData> {
-  const [{ record, authors }, files] = await Promise.all([
+  const [{ record, authors }, files, report] = await Promise.all([
     importAuthors(caller, repo.owner, repo.repo, undefined),
     importLargeFiles(caller, repo.owner, repo.repo),
+    importReport(caller, repo.owner, repo.repo),
   ]);
-  return { repo, record, authors, largeFiles: files.files };
+  return { repo, record, authors, largeFiles: files.files, report };
 }
 
 /** After a change: back to the page, whose state shows the result (no flash message). */

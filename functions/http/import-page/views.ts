@@ -1,3 +1,4 @@
+import type { ImportReport } from '#domain/import-report';
 import {
   acceptsCredentials,
   acceptsProjectChoice,
@@ -16,10 +17,12 @@ import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
 import { LIVE_SCRIPT_HASH, liveScript } from './live-script.ts';
 import { paths, type RepoName } from './paths.ts';
+import { reportRegion } from './report-view.ts';
+import { formatBytes } from './report-words.ts';
 
 /*
- * The import progress page (issue 8, "Progress page"): pure views over the import, its authors
- * and its large files. Every value goes through `html`, so names from the origin are text.
+ * The import progress page (issue 8, "Progress page"): pure views over the import, its authors,
+ * its large files and its report (`report-view.ts`). Every value goes through `html`, so names from the origin are text.
  * Regions marked `data-live` (with an id) are what the live script swaps in.
  */
 
@@ -165,18 +168,6 @@ const LFS_TEXT: Readonly<Record<UseLfs, string>> = {
   opt_out: 'remove large files from the history',
 };
 
-/** `104857600` → `104.9 MB` (decimal units, as GitHub showed sizes). */
-export function formatBytes(bytes: number): string {
-  const units = ['bytes', 'kB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]}`;
-}
-
 /** Most author rows the page shows (the API lists them all). */
 export const AUTHORS_SHOWN = 500;
 
@@ -191,6 +182,7 @@ export interface ImportPageData {
   readonly record: Import;
   readonly authors: readonly ImportAuthor[];
   readonly largeFiles: readonly LargeFile[];
+  readonly report: ImportReport;
 }
 
 function statusRegion(data: ImportPageData): Html {
@@ -378,6 +370,7 @@ ${
 }
 ${waitingRegion(request, data)}
 ${progressRegion(record)}
+${reportRegion(data.report)}
 ${largeFilesRegion(request, data)}
 ${authorsRegion(request, data, options.problems)}
 ${actionsRegion(request, repo)}

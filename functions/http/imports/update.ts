@@ -3,6 +3,7 @@ import { MAX_VCS_PASSWORD_LENGTH, MAX_VCS_USERNAME_LENGTH } from '#domain/import
 import { apiHandler } from '#http/middleware/http-stack';
 import { updateImport } from '#services/imports';
 import { importJson, importUrl } from '../json/import.ts';
+import { importChoicesFields, sentChoices } from './choices.ts';
 
 const body = z.object({
   vcs_username: z.optional(z.string().check(z.maxLength(MAX_VCS_USERNAME_LENGTH))),
@@ -10,11 +11,12 @@ const body = z.object({
   vcs: z.optional(z.string().check(z.maxLength(32))),
   tfvc_project: z.optional(z.string().check(z.maxLength(255))),
   human_name: z.optional(z.string().check(z.maxLength(1024))),
+  ...importChoicesFields,
 });
 
 /**
  * PATCH /repos/:owner/:repo/import: credentials, a project choice, or an empty body (restart,
- * answered with `Location` as in GitHub's docs).
+ * answered with `Location` as in GitHub's docs), which may carry the owner's choices.
  */
 export const handler = apiHandler(
   { body: { schema: body, resource: 'Import' } },
@@ -25,6 +27,7 @@ export const handler = apiHandler(
       vcs: body.vcs,
       tfvcProject: body.tfvc_project,
       humanName: body.human_name,
+      choices: sentChoices(body),
     });
     return {
       status: 200,

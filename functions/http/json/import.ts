@@ -87,12 +87,18 @@ export const largeFileJson = (file: LargeFile) => ({
 
 /**
  * The import report (an extension: GitHub has none), shaped like the rest of the import API: each
- * kind of finding as `<kind>_count` and `<kind>` (its first entries). Kinds the import did not look
- * for are omitted (README, "The import report").
+ * kind of finding as `<kind>_count` and `<kind>` (its first entries), after the owner's `choices`.
+ * Kinds the import did not look for are omitted (README, "The import report").
  */
 export function importReportJson(report: ImportReport) {
   const { findings, largeFiles } = report;
-  const body: Record<string, unknown> = { status: report.status };
+  const body: Record<string, unknown> = {
+    status: report.status,
+    choices: {
+      keep_empty_directories: report.choices.keepEmptyDirectories,
+      keep_deleted_refs: report.choices.keepDeletedRefs,
+    },
+  };
   for (const kind of FINDING_KINDS) {
     const finding = findings[kind];
     if (!finding) continue;

@@ -1,0 +1,116 @@
+/**
+ * The one conditional UpdateItem of the import item, shared by both writers: every change is
+ * conditional on the attempt read, so a stopped attempt's late writes are dropped.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Import, ImportStatus, UseLfs, WaitingFor } from '#domain/imports';
+import { conditionalWrite, db, now, tableName } from '../client.ts';
+import { importKey } from '../keys.ts';
+import { optionalString } from './items.ts';
+
+/** What the import item held before a change that took a paused execution's task token. */
+export interface TakenToken {
+  readonly taskToken?: string | undefined;
+  readonly executionArn?: string | undefined;
+}
+
+/** One change of the import item: what to set and remove, and what else must hold. */
+export interface Change {
+  readonly set: Readonly<Record<string, unknown>>;
+  readonly remove?: readonly string[];
+  /** Also require this status. */
+  readonly status?: ImportStatus;
+  /** Also require this waiting state (null: not waiting). */
+  readonly waitingFor?: WaitingFor | null;
+  /** Also require `useLfs` to be this. */
+  readonly useLfs?: UseLfs;
+  /** Also require that the owner has not pushed. */
+  readonly notPushed?: true;
+}
+
+/**
+ * The one builder of import updates: attribute names come from this module's code (the `set` and
+ * `remove` keys above), never from a request. Always conditional on the attempt.
+ */
+function updateInput(owner: string, repo: string, attempt: number, change: Change, returnOld: boolean) {
+  const set = { ...change.set, updatedAt: now() };
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':attempt': attempt };
+  const assignments = Object.entries(set).map(([name, value], n) => {
+    names[`#s${n}`] = name;
+    values[`:s${n}`] = value;
+    return `#s${n} = :s${n}`;
+  });
+  const removals = (change.remove ?? []).map((name, n) => {
+    names[`#r${n}`] = name;
+    return `#r${n}`;
+  });
+  const conditions = ['attempt = :attempt'];
+  if (change.status !== undefined) {
+    names['#cstatus'] = 'status';
+    values[':cstatus'] = change.status;
+    conditions.push('#cstatus = :cstatus');
+  }
+  if (change.waitingFor !== undefined) {
+    names['#cwaiting'] = 'waitingFor';
+    if (change.waitingFor === null) conditions.push('attribute_not_exists(#cwaiting)');
+    else {
+      values[':cwaiting'] = change.waitingFor;
+      conditions.push('#cwaiting = :cwaiting');
+    }
+  }
+  if (change.useLfs !== undefined) {
+    values[':clfs'] = change.useLfs;
+    conditions.push('useLfs = :clfs');
+  }
+  if (change.notPushed) {
+    values[':cyes'] = true;
+    conditions.push('(attribute_not_exists(ownerPushed) OR ownerPushed <> :cyes)');
+  }
+  return new UpdateCommand({
+    TableName: tableName(),
+    Key: importKey(owner, repo),
+    UpdateExpression: `SET ${assignments.join(', ')}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    ...(returnOld ? { ReturnValues: 'ALL_OLD' as const } : {}),
+  });
+}
+
+export async function update(owner: string, repo: string, attempt: number, change: Change): Promise<boolean> {
+  return (await conditionalWrite(db().send(updateInput(owner, repo, attempt, change, false)))) !== false;
+}
+
+/** An update that also takes the paused execution's task token (returned from the old item). */
+export async function takeToken(
+  owner: string,
+  repo: string,
+  read: Pick<Import, 'attempt' | 'status'>,
+  change: Change,
+): Promise<TakenToken | false> {
+  const result = await conditionalWrite(
+    db().send(
+      updateInput(
+        owner,
+        repo,
+        read.attempt,
+        {
+          status: read.status,
+          ...change,
+          remove: [...(change.remove ?? []), 'waitingFor', 'taskToken'],
+        },
+        true,
+      ),
+    ),
+  );
+  if (result === false) return false;
+  return {
+    taskToken: optionalString(result.Attributes?.taskToken),
+    executionArn: optionalString(result.Attributes?.executionArn),
+  };
+}
+
+/** Exposed for unit tests: the update an import change sends (names fixed, values bound). */
+export const importUpdateInput = (owner: string, repo: string, attempt: number, change: Change) =>
+  updateInput(owner, repo, attempt, change, false).input;
