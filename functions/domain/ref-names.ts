@@ -122,7 +122,7 @@ export function assignRefNames<Request extends RefRequest>(
   });
 }
 
-/** The renames among assigned refs, for the job's `renamed-refs.json` and the import report. */
+/** The renames among assigned refs, for the import report's `renamed_refs`. */
 export const refRenames = (assigned: readonly AssignedRef[]): RefRename[] =>
   assigned.flatMap((entry) =>
     entry.renamed ? [{ kind: entry.kind, name: entry.name, ref: entry.ref, reason: entry.renamed }] : [],

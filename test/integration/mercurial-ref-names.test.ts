@@ -1,7 +1,7 @@
 /**
  * Every Mercurial head, bookmark and tag arrives under a unique, valid Git ref (the naming scheme
- * of `functions/domain/ref-names.ts`), and every rename is recorded in the job's
- * `renamed-refs.json`.
+ * of `functions/domain/ref-names.ts`), and every rename is recorded in the job's findings
+ * (`renamed_refs`).
  *
  * The origin reproduces the branch, bookmark and tag names of the smoke test of frej/fast-export
  * (https://github.com/frej/fast-export, `t/smoke-test.t`, GPL-2.0): only the names and the shape of
