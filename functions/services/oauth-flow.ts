@@ -6,13 +6,13 @@
 
 import { getApp, type StoredApp } from '#data/apps';
 import {
-  type CreateResult,
   deleteAuthorization,
   getGrantGeneration,
   lookupToken,
   readUserAuthState,
 } from '#data/authorizations';
-import { claimCode, getCode, markReused, putCode, recordExchange, releaseClaim } from '#data/codes';
+import { now } from '#data/client';
+import { claimCodeItem, getAppAndCode, markReused, putCode } from '#data/codes';
 import { grantsOf } from '#domain/authorizations';
 import {
   type AuthorizeParams,
@@ -28,7 +28,7 @@ import { type AuthorizeErrorCode, authorizeErrorFields, OAuthError } from '#doma
 import { checkChallenge, verifierMatches } from '#domain/pkce';
 import { checkRedirectUri, exchangeRedirectMatches, withQuery } from '#domain/redirect-uri';
 import { normalizeScopes, type Scope, satisfies } from '#domain/scopes';
-import { authenticateClient } from './oauth-client.ts';
+import { checkClient, incorrectClient } from './oauth-client.ts';
 import { type IssuedToken, issuedToken, newUserToken, storeUserToken } from './user-tokens.ts';
 
 /** A checked authorize request: everything needed to ask the user and to issue a code. */
@@ -191,16 +191,27 @@ async function revokeOnReuse(codeHash: string): Promise<void> {
 }
 
 /**
- * POST /login/oauth/access_token: authenticates the client, checks the code (its client, expiry,
- * redirect_uri and PKCE verifier), then claims it once and mints a token of the application for
- * the user. A second exchange of the same code fails and revokes that token.
+ * POST /login/oauth/access_token: authenticates the client and reads the code in one round trip,
+ * checks the code (its client, expiry, redirect_uri and PKCE verifier), then mints a token of the
+ * application for the user in the transaction that spends the code (see `createAuthorization`:
+ * the token ring's registration, then that transaction). A second exchange of the same code fails
+ * and revokes that token.
  */
 export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
-  const app = await authenticateClient(input.clientId, input.clientSecret);
   const badCode = () => new OAuthError('bad_verification_code');
-  if (!input.code || !CODE_FORMAT.test(input.code)) throw badCode();
+  const { clientId, clientSecret } = input;
+  // Only a plausible client with a secret and a well-formed code cost a read; anything else is
+  // refused as the client check, then the code check, would refuse it.
+  if (!clientId || !clientSecret || !isPlausibleClientId(clientId)) throw incorrectClient();
+  if (!input.code || !CODE_FORMAT.test(input.code)) {
+    checkClient(await getApp(clientId), clientSecret);
+    throw badCode();
+  }
   const codeHash = hashCode(input.code);
-  const code = await getCode(codeHash);
+  const found = await getAppAndCode(clientId, codeHash);
+  // The client first: a party without the secret learns nothing about the code, and cannot spend it.
+  const app = checkClient(found.app, clientSecret);
+  const code = found.code;
   if (!code || code.clientId !== app.clientId) throw badCode();
   if (code.exchangedAt !== null) {
     await revokeOnReuse(codeHash);
@@ -213,32 +224,24 @@ export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
 
   const pending = newUserToken(app, { publicClient: false });
   const { tokenHash } = pending;
-  if (!(await claimCode(codeHash, tokenHash))) {
+  const created = await storeUserToken(pending, {
+    login: code.login,
+    clientId: app.clientId,
+    scopes: code.scopes,
+    grantGeneration: code.grantGeneration,
+    claim: (authorizationId) => claimCodeItem(codeHash, { tokenHash, authorizationId }, now()),
+  });
+  // Another exchange of the same code spent it first: this one is the reuse, and revokes.
+  if (created.kind === 'claim-refused') {
     await revokeOnReuse(codeHash);
     throw badCode();
-  }
-  let created: CreateResult;
-  try {
-    created = await storeUserToken(pending, {
-      login: code.login,
-      clientId: app.clientId,
-      scopes: code.scopes,
-      grantGeneration: code.grantGeneration,
-    });
-  } catch (error) {
-    // Minting failed (contention beyond the retry budget, or the database was unreachable): give
-    // the code back so the client can retry the exchange instead of starting the flow over.
-    await releaseClaim(codeHash, tokenHash);
-    throw error;
   }
   // The user revoked the application after this code was issued: the code died with the grant.
   if (created.kind === 'grant-revoked') throw badCode();
   if (created.kind !== 'created')
     throw new Error('exchangeCode: an application token has no note or fingerprint to clash');
-  // The code was presented again while this token was being minted: the token must not survive.
-  // This exchange still answers with it, as if it had finished just before the reuse revoked it,
-  // so that of concurrent exchanges exactly one succeeds whatever the timing.
-  if (!(await recordExchange(codeHash, created.authorization.id)))
-    await deleteAuthorization(code.login, created.authorization.id);
+  // Created, or superseded by newer tokens under the limit before it was stored: either way the
+  // code is spent and this exchange answers with its token, as if it had finished just before
+  // whatever revoked it.
   return issuedToken(pending, code.scopes);
 }
