@@ -8,14 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  type Finding,
-  type FindingEntry,
-  type FindingKind,
-  isFindingKind,
-  MAX_LISTED_FINDINGS,
-  type StoredReport,
-} from '#domain/import-report';
+import type { Finding, FindingEntry, FindingKind, StoredReport } from '#domain/import-report';
 import type {
   FailedStep,
   Import,
@@ -710,8 +703,8 @@ export async function listAuthors(
 }
 
 /**
- * At most this many large files are listed (one item holds them, and DynamoDB items end at 400 KB);
- * `large_files_count` and `large_files_size` still count every one.
+ * At most this many large files (or findings of one kind) are listed (one item holds them, and
+ * DynamoDB items end at 400 KB); `large_files_count` and `large_files_size` still count every one.
  */
 export const MAX_LISTED_LARGE_FILES = 1000;
 const MAX_LISTED_BYTES = 300 * 1024;
@@ -813,7 +806,7 @@ export async function setImportReport(
     let bytes = 0;
     for (const entry of finding.listed) {
       bytes += Buffer.byteLength(JSON.stringify(entry));
-      if (listed.length >= MAX_LISTED_FINDINGS || bytes > share) break;
+      if (listed.length >= MAX_LISTED_LARGE_FILES || bytes > share) break;
       listed.push(entry);
     }
     findings[kind] = { count: finding.count, listed };
@@ -863,11 +856,11 @@ export async function getImportReport(
   );
   if (!Item) return undefined;
   const stored = (Item.findings ?? {}) as Record<string, { count?: unknown; listed?: unknown }>;
+  // Kinds as stored; the domain's report keeps those it knows (`composeReport`).
   const findings: Partial<Record<FindingKind, Finding>> = {};
   for (const [kind, finding] of Object.entries(stored)) {
-    if (!isFindingKind(kind)) continue;
     const listed = Array.isArray(finding.listed) ? (finding.listed as FindingEntry[]) : [];
-    findings[kind] = { count: Number(finding.count ?? listed.length), listed };
+    findings[kind as FindingKind] = { count: Number(finding.count ?? listed.length), listed };
   }
   return { rawDone: Item.rawDone === true, findings };
 }

@@ -101,7 +101,9 @@ export function composeReport(
   largeFiles: readonly LargeFile[],
 ): ImportReport {
   const status = reportStatus(record);
-  const findings = stored?.findings ?? {};
+  const findings = Object.fromEntries(
+    Object.entries(stored?.findings ?? {}).filter(([kind]) => isFindingKind(kind)),
+  ) as Findings;
   // The large files are scanned when the raw step ends: before that nothing is known of them.
   if (!stored?.rawDone) return { status, findings };
   return {

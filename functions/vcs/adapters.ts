@@ -5,7 +5,7 @@ import { type GitAdapterOptions, gitAdapter } from './git.ts';
 import { type MercurialAdapterOptions, mercurialAdapter } from './mercurial.ts';
 import type { Detection, OriginAccess, OriginAdapter } from './origin.ts';
 import { type SubversionAdapterOptions, subversionAdapter } from './subversion.ts';
-import { type TfvcAdapterOptions, tfvcAdapter } from './tfvc.ts';
+import { type TfvcAdapterOptions, tfvcAdapter } from './tfvc/adapter.ts';
 
 export type AdapterOptions = GitAdapterOptions &
   MercurialAdapterOptions &

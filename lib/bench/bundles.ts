@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { App, NestedStack } from 'aws-cdk-lib';
+import { RUNTIME_ENVIRONMENT } from '#cdk/bundling';
 import { API_ROUTES } from '#cdk/rest-api';
 import { defineService } from '#cdk/service-app';
 import { routeId } from '#shared/routes';
@@ -13,6 +14,9 @@ import { median } from './measure.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Inside the project, so that the bundles' external SDK imports resolve to node_modules as the runtime's would. */
 const LOAD_DIR = join(ROOT, '.data/bench/bundles');
+
+/** Issue 19's target: every route bundle loads within this (median of the fresh processes). */
+export const BUNDLE_LOAD_TARGET_MS = 60;
 
 /** The context `cdk synth` gives the app: cdk.json's feature flags, which change what is built. */
 function cdkJsonContext(): Record<string, unknown> {
@@ -30,12 +34,19 @@ export interface BundleMeasurement {
   readonly loadMs: number;
 }
 
-/** Milliseconds a fresh Node process takes to `import()` the module (what a cold start pays). */
+/**
+ * Milliseconds a fresh Node process takes to `import()` the module (what a cold start pays), with
+ * the options the function's runtime gets (`--enable-source-maps`: the source map is read too).
+ */
 function loadTime(file: string): number {
   const script = `const t = performance.now(); await import(${JSON.stringify(`file://${file}`)}); console.log(performance.now() - t);`;
   const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     encoding: 'utf8',
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: {
+      ...process.env,
+      NODE_OPTIONS: RUNTIME_ENVIRONMENT.NODE_OPTIONS,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
   });
   return Number(output.trim());
 }
@@ -80,6 +91,7 @@ export function measureBundles(runs: number): BundleMeasurement[] {
       const target = join(LOAD_DIR, id, 'index.mjs');
       mkdirSync(join(LOAD_DIR, id), { recursive: true });
       copyFileSync(bundle, target);
+      copyFileSync(`${bundle}.map`, `${target}.map`);
       const loads = Array.from({ length: runs }, () => loadTime(target));
       return {
         route: `${route.method} ${route.path}`,

@@ -7,12 +7,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import { TABLE } from '#data/table';
 import { ENV } from '#shared/config';
-import {
-  ESM_REQUIRE_BANNER,
-  MAIN_FIELDS,
-  RUNTIME_ENVIRONMENT,
-  RUNTIME_PROVIDED_MODULES,
-} from './bundling.ts';
+import { ESM_REQUIRE_BANNER, MAIN_FIELDS, RUNTIME_ENVIRONMENT, ZIP_EXTERNAL_MODULES } from './bundling.ts';
 import {
   allowNetworkInterfaces,
   bindTable,
@@ -103,7 +98,7 @@ export class ApiFunction extends NodejsFunction {
         minify: true,
         sourceMap: true,
         sourcesContent: false,
-        externalModules: [...RUNTIME_PROVIDED_MODULES],
+        externalModules: [...ZIP_EXTERNAL_MODULES],
         tsconfig: TSCONFIG_FILE,
         forceDockerBundling: false,
       },

@@ -2,13 +2,8 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ALPHA_FINAL_TREE,
-  serveTfvc,
-  TFVC_LONG_COMMENT,
-  type TfvcServer,
-  tfvcHistory,
-} from '#local/tfvc-origin';
+import { ALPHA_FINAL_TREE, TFVC_LONG_COMMENT, tfvcHistory } from '#local/tfvc-alpha';
+import { serveTfvc, type TfvcServer } from '#local/tfvc-origin';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
 import { importApiCall } from '#test/import-api';
@@ -91,6 +86,17 @@ describe('a TFVC import through the API and the workflow', () => {
     expect(started.body).toMatchObject({ vcs: 'tfvc', tfvc_project: 'Alpha' });
     const done = await until(repo, 'complete');
     expect(done).toMatchObject({ vcs: 'tfvc', tfvc_project: 'Alpha', authors_count: 2 });
+    // The report: what was looked for and not carried over (tools/ lost its only file at changeset 10).
+    const report = (await api('GET', `/repos/octocat/${repo}/import/report`)).body;
+    expect(report).toMatchObject({
+      status: 'complete',
+      empty_directories_count: 1,
+      empty_directories: [{ path: 'tools', branch: 'main', kept: false }],
+      tfvc_labels_count: 0,
+      tfvc_shelvesets_count: 0,
+      tfvc_branches_count: 0,
+    });
+    expect(report).not.toHaveProperty('authorless_commits_count');
 
     const dir = await clone(repo);
     const files = (await git(['-c', 'core.quotePath=false', 'ls-files'], { cwd: dir })).stdout

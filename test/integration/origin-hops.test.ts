@@ -8,7 +8,7 @@ import { rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
 import { gitAdapter } from '#vcs/git';
 import { OriginFailed, type RawJob } from '#vcs/origin';
-import { tfvcAdapter } from '#vcs/tfvc';
+import { tfvcAdapter } from '#vcs/tfvc/adapter';
 
 /**
  * Origins that misbehave at a hop, for the Git and TFVC adapters (Mercurial and Subversion have the

@@ -5,13 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
-import {
-  ALPHA_FINAL_TREE,
-  serveTfvc,
-  TFVC_LONG_COMMENT,
-  type TfvcServer,
-  tfvcHistory,
-} from '#local/tfvc-origin';
+import { ALPHA_FINAL_TREE, TFVC_LONG_COMMENT, tfvcHistory } from '#local/tfvc-alpha';
+import { serveTfvc, type TfvcServer } from '#local/tfvc-origin';
 import { LOOPBACK_ONLY, rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
 import { detectionCandidates, detectOrigin } from '#vcs/adapters';
@@ -22,7 +17,7 @@ import {
   type RawJob,
   rawRepositoryPath,
 } from '#vcs/origin';
-import { tfvcAdapter } from '#vcs/tfvc';
+import { tfvcAdapter } from '#vcs/tfvc/adapter';
 
 const exec = promisify(execFile);
 const PAT = 'pat-Tfvc42-never-shown';

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveTfvc, TFVC_LONG_COMMENT, type TfvcServer, tfvcHistory } from '#local/tfvc-origin';
+import { TFVC_LONG_COMMENT, tfvcHistory } from '#local/tfvc-alpha';
+import { FABRIKAM, fabrikamProjects, fabrikamShelvesets } from '#local/tfvc-fabrikam';
+import { serveTfvc, type TfvcServer } from '#local/tfvc-origin';
 
 /**
  * The TFVC stand-in answers as Microsoft's REST specification and its recorded examples say
@@ -11,13 +13,17 @@ import { serveTfvc, TFVC_LONG_COMMENT, type TfvcServer, tfvcHistory } from '#loc
  */
 
 let server: TfvcServer;
+let fabrikam: TfvcServer;
 
 beforeAll(async () => {
-  server = await serveTfvc({ projects: tfvcHistory(), maxPage: 3 });
+  [server, fabrikam] = await Promise.all([
+    serveTfvc({ projects: tfvcHistory(), maxPage: 3 }),
+    serveTfvc({ projects: fabrikamProjects(), shelvesets: fabrikamShelvesets() }),
+  ]);
 });
 
 afterAll(async () => {
-  await server?.close();
+  await Promise.all([server?.close(), fabrikam?.close()]);
 });
 
 /** A JSON value's structure: each object's keys with the structure of their values. */
@@ -80,6 +86,64 @@ describe('the TFVC stand-in against the recorded examples', () => {
     // `$format` comes before `Accept`.
     const json = await get(`${item}&$format=json`, { accept: 'application/octet-stream' });
     expect(json.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+});
+
+describe("the TFVC stand-in's labels, shelvesets and branches against the recorded examples", () => {
+  const from = async (path: string) =>
+    (await (await fetch(`${fabrikam.collectionUrl}/${path}`)).json()) as Record<string, unknown> & {
+      value: Record<string, unknown>[];
+    };
+  /** The recorded list and the stand-in's: the same envelope, each entry in the same shape. */
+  const sameList = (answer: Record<string, unknown>, example: Record<string, unknown>) => {
+    expect(Object.keys(answer).sort()).toEqual(['count', 'value']);
+    const entries = answer.value as unknown[];
+    expect(answer.count).toBe(entries.length);
+    expect(entries.map(shapeOf)).toContainEqual(shapeOf((example.value as unknown[])[0]));
+  };
+
+  it('lists labels newest first, and shelvesets with their changes', async () => {
+    const labels = await from(`${FABRIKAM}/_apis/tfvc/labels?requestData.labelScope=$/${FABRIKAM}`);
+    sameList(labels, await recorded('GET__tfvc_labels.json'));
+    expect(labels.value.map((label) => label.name)).toEqual(['Another label', 'That label', 'This label']);
+
+    const shelvesets = await from('_apis/tfvc/shelvesets?requestData.maxCommentLength=1000');
+    sameList(shelvesets, await recorded('GET__tfvc_shelvesets_list.json'));
+    expect(shelvesets.value.map((shelveset) => shelveset.name)).toEqual([
+      'My first shelveset',
+      'More changes',
+      'Doc updates',
+      'Set this aside for now',
+    ]);
+    const first = shelvesets.value[0]?.id as string;
+    const changes = await from(`_apis/tfvc/shelvesets/changes?shelvesetId=${encodeURIComponent(first)}`);
+    const example = await recorded('GET__tfvc_shelvesetChanges__shelvesetId.json');
+    expect(Object.keys(changes).sort()).toEqual(['count', 'value']);
+    // The recorded changes of a new file have no `version`: the stand-in sends none.
+    expect(changes.value.map(shapeOf)).toContainEqual(shapeOf((example.value as unknown[])[2]));
+    expect(changes.value.map((change) => change.changeType)).toEqual(
+      (example.value as { changeType: string }[])
+        .filter((_, i) => i !== 1)
+        .map((change) => change.changeType),
+    );
+  });
+
+  it('lists branch refs under a scope, and answers one branch with its parent', async () => {
+    const refs = await from(`${FABRIKAM}/_apis/tfvc/branches?scopePath=$/${FABRIKAM}`);
+    sameList(refs, await recorded('GET__tfvc_branchRefs.json'));
+    expect(refs.value.map((branch) => branch.path)).toEqual([
+      `$/${FABRIKAM}/AuthSample`,
+      `$/${FABRIKAM}/AuthSample-dev`,
+    ]);
+    const deleted = await from(`${FABRIKAM}/_apis/tfvc/branches?scopePath=$/${FABRIKAM}&includeDeleted=true`);
+    expect(deleted.value.at(-1)).toMatchObject({ path: `$/${FABRIKAM}/AuthSample+Special`, isDeleted: true });
+
+    const one = await from(
+      `${FABRIKAM}/_apis/tfvc/branches?path=$/${FABRIKAM}/AuthSample-dev&includeParent=true`,
+    );
+    const example = await recorded('GET__tfvc_branches__path__includeParent-true.json');
+    expect(shapeOf(one)).toEqual(shapeOf(example));
+    expect(one.parent).toEqual({ path: `$/${FABRIKAM}/AuthSample` });
   });
 });
 

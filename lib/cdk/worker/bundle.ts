@@ -45,8 +45,8 @@ export async function bundleWorkerHandlers(outdir: string): Promise<void> {
     minify: true,
     sourcemap: true,
     sourcesContent: false,
-    // Nothing left out, the AWS SDK included: the image is Debian's Node.js, not a Lambda base
-    // image, so no SDK sits beside the handlers (`RUNTIME_PROVIDED_MODULES` is the zip runtime's).
+    // Nothing left out, the AWS SDK included, as in the zip functions (`ZIP_EXTERNAL_MODULES`): the
+    // image is Debian's Node.js, not a Lambda base image, so no SDK sits beside the handlers.
     tsconfig: fileURLToPath(new URL('tsconfig.json', ROOT)),
     logLevel: 'warning',
   });

@@ -1,0 +1,53 @@
+/**
+ * What a TFVC import keeps in its attempt's directory between chunks (the function may be killed
+ * between them, or during one): the cursor, the changeset listing, fast-import's marks.
+ */
+import { rename, writeFile } from 'node:fs/promises';
+import { chunkCursor } from '#vcs/chunk-cursor';
+
+export interface TfvcState {
+  readonly version: 1;
+  /** The collection's URL (no trailing slash) and the project, once located. */
+  collection?: string;
+  project?: string;
+  /** Every changeset of the project is in `tfvc-changesets.json`. */
+  listed: boolean;
+  /** The labels, shelvesets and branches are in the job's findings. */
+  serverFindings?: boolean;
+  /** Changesets replayed into raw.git (a prefix of the listing). */
+  replayed: number;
+  total: number | null;
+  done: boolean;
+}
+
+export interface TfvcIdentity {
+  readonly displayName: string;
+  readonly uniqueName: string;
+}
+
+/** One changeset of the listing, as much as a commit needs (the full comment is fetched if cut). */
+export interface ListedChangeset {
+  readonly id: number;
+  readonly author: TfvcIdentity;
+  readonly committer: TfvcIdentity;
+  readonly date: string;
+  readonly comment: string;
+  readonly truncated: boolean;
+}
+
+export const LISTING_FILE = 'tfvc-changesets.json';
+export const MARKS_FILE = 'tfvc-marks';
+
+export const cursor = chunkCursor<TfvcState>('raw-tfvc-state.json', () => ({
+  version: 1,
+  listed: false,
+  replayed: 0,
+  total: null,
+  done: false,
+}));
+
+export async function writeWhole(file: string, text: string): Promise<void> {
+  const temporary = `${file}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, file);
+}
