@@ -58,6 +58,11 @@ export type NewAuthorization = Omit<
    * recording the authorization id it is given); `claim-refused` when its condition fails.
    */
   readonly claim?: (authorizationId: number) => TransactItem;
+  /**
+   * The token limit for an application's token: creating one more in the user's, application's
+   * and scope set's ring revokes the oldest beyond this many (the domain's rule).
+   */
+  readonly limit?: number;
 };
 
 export type CreateResult =
@@ -164,7 +169,7 @@ async function createAppAuthorization(input: NewAuthorization): Promise<CreateRe
   let live = true;
   // Decided once, on the item as this registration left it: concurrent creations decide on the
   // same entries in the same order, so each has its own victim (see token-ring.ts).
-  let victim = victimOf(entriesOf(grant, setKey));
+  let victim = input.limit === undefined ? undefined : victimOf(entriesOf(grant, setKey), input.limit);
 
   for (let attempt = 0; attempt < MAX_COMMITS; attempt++) {
     if (attempt > 0) await backoff(attempt - 1);

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { TOKENS_PER_SCOPE_SET } from '#domain/authorizations';
 import type { Scope } from '#domain/scopes';
 import { type TransactItem, tableName } from './client.ts';
 import { grantKey } from './keys.ts';
@@ -103,12 +102,13 @@ export const entryAttributes = (item: Record<string, unknown> | undefined): stri
   Object.keys(item ?? {}).filter((attribute) => attribute.startsWith(ENTRY_PREFIX));
 
 /**
- * What one more token in a scope set revokes: the entry at rank 11 (newest first) of the set's
- * entries as the creation's registration left them (its own included), or undefined below the
- * limit. A pending victim is a creation still under way: removing its entry makes its commit fail.
+ * What one more token in a scope set revokes under a limit of `limit` tokens per set: the entry at
+ * rank `limit + 1` (newest first) of the set's entries as the creation's registration left them
+ * (its own included), or undefined below the limit. A pending victim is a creation still under
+ * way: removing its entry makes its commit fail.
  */
-export const victimOf = (entries: readonly RingEntry[]): RingEntry | undefined =>
-  entries[TOKENS_PER_SCOPE_SET];
+export const victimOf = (entries: readonly RingEntry[], limit: number): RingEntry | undefined =>
+  entries[limit];
 
 // Request builders: pure, so unit tests can read them as plain objects.
 

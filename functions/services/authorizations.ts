@@ -18,7 +18,7 @@ import {
 } from '#data/authorizations';
 import { deleteKeysCreatedByApp } from '#data/public-keys';
 import { secretMatches } from '#domain/apps';
-import { type Authorization, isPersonal } from '#domain/authorizations';
+import { type Authorization, isPersonal, TOKENS_PER_SCOPE_SET } from '#domain/authorizations';
 import { invalidScopes, normalizeScopes, type Scope } from '#domain/scopes';
 import { mintToken } from '#domain/tokens';
 import { type FieldError, notFound, validationFailed } from '#shared/errors';
@@ -74,6 +74,7 @@ export async function createForUser(
     tokenHash: minted.tokenHash,
     tokenLastEight: minted.tokenLastEight,
     claimFingerprint: clientId !== '' && fingerprint !== null,
+    limit: TOKENS_PER_SCOPE_SET,
   });
   if (result.kind === 'note-taken') throw refuse('note', 'already_exists');
   if (result.kind === 'fingerprint-taken') throw refuse('fingerprint', 'already_exists');
@@ -113,6 +114,7 @@ export async function getOrCreateForApp(
     fingerprint: input.fingerprint || null,
     tokenHash: minted.tokenHash,
     tokenLastEight: minted.tokenLastEight,
+    limit: TOKENS_PER_SCOPE_SET,
   });
   return result.kind === 'created'
     ? { created: true, authorization: result.authorization, token: minted.token }

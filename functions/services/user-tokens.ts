@@ -17,6 +17,7 @@ import {
   type NewAuthorization,
 } from '#data/authorizations';
 import { getAppAndRefreshToken, type NewRefreshToken, rotateRefreshToken } from '#data/refresh-tokens';
+import { TOKENS_PER_SCOPE_SET } from '#domain/authorizations';
 import { isPlausibleClientId } from '#domain/authorize-request';
 import { OAuthError } from '#domain/oauth-errors';
 import type { Scope } from '#domain/scopes';
@@ -113,6 +114,7 @@ export function storeUserToken(pending: PendingUserToken, owner: UserTokenOwner)
     claimFingerprint: false,
     ...(owner.grantGeneration !== undefined ? { grantGeneration: owner.grantGeneration } : {}),
     ...(owner.claim ? { claim: owner.claim } : {}),
+    limit: TOKENS_PER_SCOPE_SET,
   });
 }
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { grantsOf } from '#domain/authorizations';
+import { grantsOf, TOKENS_PER_SCOPE_SET } from '#domain/authorizations';
 import type { Scope } from '#domain/scopes';
 import { freshTable } from '#test/dynamodb';
 
@@ -23,6 +23,7 @@ const appToken = (
   noteUrl: null,
   fingerprint: extra.fingerprint ?? null,
   ...tokenFields(),
+  limit: TOKENS_PER_SCOPE_SET,
 });
 
 beforeAll(async () => {

@@ -44,6 +44,7 @@ async function issued(login: string) {
     expiresAt: '2099-01-01T00:00:00Z',
     refresh,
     claimFingerprint: false,
+    limit: 10,
   });
   if (created.kind !== 'created') throw new Error(created.kind);
   const stored = await refreshTokens.getRefreshToken(refresh.tokenHash);
