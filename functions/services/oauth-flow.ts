@@ -5,15 +5,10 @@
  */
 
 import { getApp, type StoredApp } from '#data/apps';
-import {
-  deleteAuthorization,
-  getGrantGeneration,
-  lookupToken,
-  readUserAuthState,
-} from '#data/authorizations';
+import { deleteAuthorization, lookupToken } from '#data/authorizations';
+import { getUserAppAndGrant } from '#data/authorize-reads';
 import { now } from '#data/client';
 import { claimCodeItem, getAppAndCode, markReused, putCode } from '#data/codes';
-import { grantsOf } from '#domain/authorizations';
 import {
   type AuthorizeParams,
   CODE_FORMAT,
@@ -62,10 +57,12 @@ const errorRedirect = (app: StoredApp, code: AuthorizeErrorCode, state: string |
 export async function checkAuthorizeRequest(
   params: AuthorizeParams,
   docsUrl: string,
+  read?: AuthorizeReads,
 ): Promise<AuthorizeCheck> {
   const clientId = params.client_id;
   if (!clientId) return { kind: 'invalid', status: 400, message: 'The client_id parameter is missing.' };
-  const app = isPlausibleClientId(clientId) ? await getApp(clientId) : undefined;
+  const known = read && read.clientId === clientId ? read : undefined;
+  const app = isPlausibleClientId(clientId) ? (known ? known.app : await getApp(clientId)) : undefined;
   if (!app) return { kind: 'invalid', status: 404, message: 'There is no application with this client_id.' };
   const state = params.state ?? null;
   if (state !== null && state.length > MAX_STATE_LENGTH)
@@ -103,6 +100,40 @@ export async function checkAuthorizeRequest(
   };
 }
 
+/**
+ * What the authorize page and its consent form read with the signed-in user, in the round trip
+ * that reads the user (see `readWithUser` of the web stack): the application named by
+ * `client_id`, the scopes the user already granted it, and the grant's generation.
+ */
+export interface AuthorizeReads {
+  readonly clientId: string;
+  readonly app: StoredApp | undefined;
+  /** Whether the user holds a live token of the application (then they granted it `grantedScopes`). */
+  readonly granted: boolean;
+  readonly grantedScopes: readonly Scope[];
+  readonly generation: number;
+}
+
+/** The reads of an authorize request, as the web stack made them with the user or, failing that, now. */
+async function readsFor(
+  login: string,
+  clientId: string,
+  read: AuthorizeReads | undefined,
+): Promise<AuthorizeReads> {
+  if (read?.clientId === clientId) return read;
+  const { app, granted, grantedScopes, generation } = await getUserAppAndGrant(login, clientId);
+  return { clientId, app, granted, grantedScopes, generation };
+}
+
+/** The reads for a request's `client_id` (one that could name an application), else none. */
+export function authorizeReads(clientId: string | undefined) {
+  if (!clientId || !isPlausibleClientId(clientId)) return undefined;
+  return async (login: string) => {
+    const { user, app, granted, grantedScopes, generation } = await getUserAppAndGrant(login, clientId);
+    return { user, along: { clientId, app, granted, grantedScopes, generation } satisfies AuthorizeReads };
+  };
+}
+
 /** Stores a code for the user's decision and returns where to send the browser with it. */
 async function issueCode(
   login: string,
@@ -136,15 +167,13 @@ export type AuthorizationStart =
 export async function startAuthorization(
   login: string,
   request: AuthorizeRequest,
+  known?: AuthorizeReads,
 ): Promise<AuthorizationStart> {
-  const state = await readUserAuthState(login);
-  const grant = grantsOf(login, state.authorizations, state.grants.values()).find(
-    (g) => g.clientId === request.app.clientId,
-  );
-  const generation = state.generations.get(request.app.clientId) ?? 0;
-  if (grant && request.scopes.every((scope) => satisfies(grant.scopes, [scope])))
-    return { kind: 'issued', location: await issueCode(login, request, grant.scopes, generation) };
-  return { kind: 'consent', alreadyGranted: grant?.scopes ?? [] };
+  const read = await readsFor(login, request.app.clientId, known);
+  const granted = read.grantedScopes;
+  if (read.granted && request.scopes.every((scope) => satisfies(granted, [scope])))
+    return { kind: 'issued', location: await issueCode(login, request, granted, read.generation) };
+  return { kind: 'consent', alreadyGranted: granted };
 }
 
 /** The user said yes: the code carries the ticked scopes among those requested (never more). */
@@ -152,10 +181,11 @@ export async function approveAuthorization(
   login: string,
   request: AuthorizeRequest,
   ticked: readonly string[],
+  known?: AuthorizeReads,
 ): Promise<string> {
   const granted = request.scopes.filter((scope) => ticked.includes(scope));
   // Read before the code is stored: a revocation in between leaves the code already dead.
-  const generation = await getGrantGeneration(login, request.app.clientId);
+  const { generation } = await readsFor(login, request.app.clientId, known);
   return issueCode(login, request, granted, generation);
 }
 

@@ -126,6 +126,28 @@ async function appTokens(auth: string): Promise<number> {
     .length;
 }
 
+describe('the browser flow for a signed-in user', () => {
+  it('consent (POST /login/oauth/authorize) takes at most 3 DynamoDB calls', async () => {
+    const user = await grantedUser();
+    const { result, total, byCommand } = await counted(() => user.consent());
+    expect(result.status).toBe(303);
+    expect(codeOf(result)).toMatch(/^[0-9a-f]{20,}$/);
+    // The session; the user, the application and the grant's generation; the code.
+    expect(byCommand).toEqual({ GetItem: 1, BatchGetItem: 1, PutItem: 1 });
+    expect(total).toBe(3);
+  });
+
+  it('the redirect for scopes already granted (GET /login/oauth/authorize) takes at most 3 DynamoDB calls', async () => {
+    const user = await grantedUser();
+    expect((await exchange(codeOf(await user.consent()))).access_token).toBeTruthy();
+    const { result, total, byCommand } = await counted(() => mint(user));
+    expect(result).toMatch(/^[0-9a-f]{20,}$/);
+    // The session; the user, the application, the grant (its token ring) and its generation; the code.
+    expect(byCommand).toEqual({ GetItem: 1, BatchGetItem: 1, PutItem: 1 });
+    expect(total).toBe(3);
+  });
+});
+
 describe('POST /login/oauth/access_token with a code', () => {
   it('takes at most 3 DynamoDB calls in sequence, one read and one transaction, below and at the 10-token limit', async () => {
     const user = await grantedUser();
