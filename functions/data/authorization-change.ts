@@ -5,12 +5,13 @@ import {
   deleteAuthorizationItems,
   deletePointer,
   deleteToken,
-  grantChange,
   noteHash,
   putPointer,
   putToken,
 } from './authorization-items.ts';
 import {
+  type GrantItem,
+  getRingEntry,
   type OwnedPointers,
   ownedPointers,
   readUserAuthState,
@@ -21,10 +22,12 @@ import {
   authorizationKey,
   fingerprintPointerKey,
   grantGenerationKey,
+  grantKey,
   notePointerKey,
   userPartition,
 } from './keys.ts';
 import { TABLE } from './table.ts';
+import { patchEntry, RING_VERSION } from './token-ring.ts';
 
 /** Changing existing authorizations: delete, revoke a grant, update, reset the token. */
 
@@ -35,11 +38,51 @@ export async function deleteAuthorization(login: string, id: number): Promise<bo
     const authorization = state.authorizations.find((a) => a.id === id);
     if (!authorization) return false;
     const items = deleteAuthorizationItems(authorization, state.owned.get(id) ?? {});
-    const grant = state.grants.get(authorization.clientId);
-    const grantItem = grantChange(login, authorization.clientId, grant, -1, undefined, now());
-    if (grantItem) items.push(grantItem);
+    const ringItem = leaveRing(
+      login,
+      authorization.clientId,
+      state.ringEntries.get(id),
+      state.grants.get(authorization.clientId),
+    );
+    if (ringItem) items.push(ringItem);
     return (await transact(items)) === 'ok' ? true : RETRY;
   });
+}
+
+/**
+ * The grant item's part of deleting an application token: its ring entry goes; with the last
+ * entry, the grant's identity goes too (a later grant is a new one), conditioned on no creation
+ * having registered since the read.
+ */
+function leaveRing(
+  login: string,
+  clientId: string,
+  entry: string | undefined,
+  grant: GrantItem | undefined,
+): TransactItem | undefined {
+  if (!clientId || !grant) return undefined;
+  const others = grant.ringEntries.filter((name) => name !== entry);
+  const last = others.length === 0;
+  if (!entry && !last) return undefined;
+  const remove = [...(entry ? ['#entry'] : []), ...(last ? ['#id', '#createdAt'] : [])];
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: grantKey(login, clientId),
+      UpdateExpression: `SET #updatedAt = :now REMOVE ${remove.join(', ')}`,
+      // Not the last: another entry is still there (of two concurrent deletions of the last two
+      // tokens, the second then sees itself last); the last: nothing registered since the read.
+      ConditionExpression: last ? '#ver = :ver' : 'attribute_exists(#other)',
+      ExpressionAttributeNames: {
+        '#updatedAt': 'updatedAt',
+        ...(entry ? { '#entry': entry } : {}),
+        ...(last
+          ? { '#id': 'id', '#createdAt': 'createdAt', '#ver': RING_VERSION }
+          : { '#other': others[0] as string }),
+      },
+      ExpressionAttributeValues: { ':now': now(), ...(last ? { ':ver': grant.ringVersion } : {}) },
+    },
+  };
 }
 
 /**
@@ -145,6 +188,16 @@ export async function updateAuthorization(
         nextPointers = { ...nextPointers, fingerprint: sk };
       }
     }
+    const ringEntry = typeof Item.ringEntry === 'string' ? Item.ringEntry : undefined;
+    const scopesChanged = JSON.stringify(next.scopes) !== JSON.stringify(current.scopes);
+    const fingerprintMoved = (nextPointers.fingerprint ?? null) !== (pointers.fingerprint ?? null);
+    if (current.clientId !== '' && ringEntry && (scopesChanged || fingerprintMoved))
+      items.push(
+        patchEntry(login, current.clientId, ringEntry, {
+          ...(scopesChanged ? { scopes: next.scopes } : {}),
+          ...(fingerprintMoved ? { fp: nextPointers.fingerprint ?? null } : {}),
+        }),
+      );
     items.push(
       {
         Update: {
@@ -193,6 +246,8 @@ export async function resetToken(
   current: Authorization,
   next: { readonly tokenHash: string; readonly tokenLastEight: string },
 ): Promise<Authorization | undefined> {
+  // An application token's ring entry names its token hash (the limit revokes by it): read where it is.
+  const ringEntry = current.clientId ? await getRingEntry(current.login, current.id) : undefined;
   const timestamp = now();
   const authorization: Authorization = {
     ...current,
@@ -222,6 +277,7 @@ export async function resetToken(
         },
       },
     },
+    ...(ringEntry ? [patchEntry(current.login, current.clientId, ringEntry, { hash: next.tokenHash })] : []),
   ]);
   return outcome === 'ok' ? authorization : undefined;
 }

@@ -1,27 +1,41 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Authorization } from '#domain/authorizations';
+import type { Scope } from '#domain/scopes';
 import {
   checkGrantGeneration,
   deleteAuthorizationItems,
-  grantChange,
   noteHash,
   putAuthorization,
   putPointer,
   putToken,
 } from './authorization-items.ts';
-import { type OwnedPointers, readUserAuthState, type UserAuthState } from './authorization-state.ts';
-import { now, RETRY, retryOnConflict, type TransactItem, tableName, transact } from './client.ts';
+import { getGrantGeneration, type OwnedPointers, readUserAuthState } from './authorization-state.ts';
+import {
+  backoff,
+  conditionalWrite,
+  db,
+  now,
+  RETRY,
+  retryOnConflict,
+  type TransactItem,
+  tableName,
+  transact,
+} from './client.ts';
 import { nextId } from './counters.ts';
 import { authorizationKey, fingerprintPointerKey, notePointerKey, userPartition } from './keys.ts';
 import { type NewRefreshToken, putRefreshToken } from './refresh-tokens.ts';
 import { ITEM_EXISTS } from './table.ts';
+import {
+  commitEntry,
+  entriesOf,
+  entryAttribute,
+  registerRequest,
+  scopeSetKey,
+  unregisterRequest,
+  victimOf,
+} from './token-ring.ts';
 
 /** Creating authorizations: plain creation and get-or-create for an application. */
-
-/**
- * Which existing authorization of the user one more creation revokes (the token limit), or
- * undefined; decided by the caller's rule on every fresh read of the user's authorizations.
- */
-export type Evict = (existing: readonly Authorization[]) => Authorization | undefined;
 
 /** A new authorization's fields (id and timestamps are assigned here). */
 export type NewAuthorization = Omit<
@@ -35,92 +49,218 @@ export type NewAuthorization = Omit<
   /** Make this the authorization get-or-create returns for (app, fingerprint); refused if taken. */
   readonly claimFingerprint: boolean;
   /**
-   * Create only while the user's grant for the application is at this generation (a code's
-   * generation); `grant-revoked` otherwise. Without it, the generation read with the state counts.
+   * Create only while the user's grant for the application is at this generation (a code's);
+   * `grant-revoked` otherwise. Without it, the generation read while registering counts.
    */
   readonly grantGeneration?: number;
-  readonly evict: Evict;
+  /**
+   * A write that must commit with the token, or neither happens (a code's single-use claim,
+   * recording the authorization id it is given); `claim-refused` when its condition fails.
+   */
+  readonly claim?: (authorizationId: number) => TransactItem;
+  /**
+   * The token limit for an application's token: creating one more in the user's, application's
+   * and scope set's ring revokes the oldest beyond this many (the domain's rule).
+   */
+  readonly limit?: number;
 };
 
 export type CreateResult =
-  | { readonly kind: 'created'; readonly authorization: Authorization; readonly revoked?: Authorization }
+  | {
+      readonly kind: 'created';
+      readonly authorization: Authorization;
+      /**
+       * A newer token of the same user, application and scope set took this one's place while
+       * it was being created (more than ten were being created at once): it was revoked by the
+       * token limit before it was ever stored, and authenticates nothing.
+       */
+      readonly superseded?: true;
+      /** The token the limit revoked for this one. */
+      readonly revoked?: { readonly id: number; readonly scopes: readonly Scope[] };
+    }
   | { readonly kind: 'note-taken' }
   | { readonly kind: 'fingerprint-taken' }
-  | { readonly kind: 'grant-revoked' };
+  | { readonly kind: 'grant-revoked' }
+  | { readonly kind: 'claim-refused' };
+
+const newAuthorization = (input: NewAuthorization, id: number, timestamp: string): Authorization => ({
+  id,
+  login: input.login,
+  clientId: input.clientId,
+  scopes: input.scopes,
+  note: input.note,
+  noteUrl: input.noteUrl,
+  fingerprint: input.fingerprint,
+  tokenHash: input.tokenHash,
+  tokenLastEight: input.tokenLastEight,
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  lastUsedAt: null,
+  expiresAt: input.expiresAt ?? null,
+});
 
 /**
- * Creates an authorization in one transaction with its token lookup, its uniqueness pointers
- * (personal note; app + fingerprint when claimed), its grant's count, the check that the grant
- * was not revoked since the read, and, when `evict` names one, the revocation of an existing
- * authorization (the token limit). Retries on concurrent change, from a fresh read.
+ * Creates an authorization: a personal access token with its unique note, or an application's
+ * token under the 10-token limit (see `createAppAuthorization`).
  */
-export async function createAuthorization(
-  input: NewAuthorization,
-  known?: UserAuthState,
-): Promise<CreateResult> {
-  const id = await nextId('authorization');
-  let newGrantId: number | undefined;
-  return retryOnConflict('createAuthorization', async (attempt) => {
-    const state = attempt === 0 && known ? known : await readUserAuthState(input.login);
-    const timestamp = now();
-    const authorization: Authorization = {
-      id,
-      login: input.login,
-      clientId: input.clientId,
-      scopes: input.scopes,
-      note: input.note,
-      noteUrl: input.noteUrl,
-      fingerprint: input.fingerprint,
-      tokenHash: input.tokenHash,
-      tokenLastEight: input.tokenLastEight,
-      createdAt: timestamp,
-      updatedAt: timestamp,
-      lastUsedAt: null,
-      expiresAt: input.expiresAt ?? null,
-    };
-    const pointers: OwnedPointers = {
-      ...(input.clientId === '' && input.note !== null
-        ? { note: notePointerKey(input.login, noteHash(input.note)).SK }
-        : {}),
-      ...(input.claimFingerprint
-        ? { fingerprint: fingerprintPointerKey(input.login, input.clientId, input.fingerprint ?? '').SK }
-        : {}),
-    };
-    const generation = state.generations.get(input.clientId) ?? 0;
-    if (input.grantGeneration !== undefined && input.grantGeneration !== generation)
-      return { kind: 'grant-revoked' } as const;
-    const grant = state.grants.get(input.clientId);
-    if (input.clientId && !grant && newGrantId === undefined) newGrantId = await nextId('grant');
-    const oldest = input.evict(state.authorizations);
+export function createAuthorization(input: NewAuthorization): Promise<CreateResult> {
+  return input.clientId ? createAppAuthorization(input) : createPersonalAuthorization(input);
+}
 
-    const partition = userPartition(input.login);
+/** A personal access token: no grant and no limit; its note pointer's conditional put keeps notes unique. */
+async function createPersonalAuthorization(input: NewAuthorization): Promise<CreateResult> {
+  const id = await nextId('authorization');
+  return retryOnConflict('createAuthorization', async () => {
+    const authorization = newAuthorization(input, id, now());
+    const pointers: OwnedPointers =
+      input.note !== null ? { note: notePointerKey(input.login, noteHash(input.note)).SK } : {};
     const items: TransactItem[] = [
-      putAuthorization(authorization, pointers, input.refresh?.tokenHash),
+      putAuthorization(authorization, pointers),
       putToken(authorization, 'create'),
     ];
-    if (input.refresh) items.push(putRefreshToken(input.refresh, authorization, timestamp));
     const noteIndex = pointers.note
-      ? items.push(putPointer({ PK: partition, SK: pointers.note }, id, timestamp)) - 1
+      ? items.push(
+          putPointer({ PK: userPartition(input.login), SK: pointers.note }, id, authorization.createdAt),
+        ) - 1
       : -1;
-    const fingerprintIndex = pointers.fingerprint
-      ? items.push(putPointer({ PK: partition, SK: pointers.fingerprint }, id, timestamp)) - 1
-      : -1;
-    if (oldest) items.push(...deleteAuthorizationItems(oldest, state.owned.get(oldest.id) ?? {}));
-    const grantItem = grantChange(input.login, input.clientId, grant, oldest ? 0 : 1, newGrantId, timestamp);
-    if (grantItem) items.push(grantItem);
-    const generationIndex = input.clientId
-      ? items.push(checkGrantGeneration(input.login, input.clientId, generation)) - 1
-      : -1;
-
     const outcome = await transact(items);
-    if (outcome === 'ok') return { kind: 'created', authorization, ...(oldest ? { revoked: oldest } : {}) };
+    if (outcome === 'ok') return { kind: 'created', authorization };
     if (outcome === 'conflict') return RETRY;
     if (outcome.failedIndex === noteIndex) return { kind: 'note-taken' };
-    if (outcome.failedIndex === fingerprintIndex) return { kind: 'fingerprint-taken' };
-    if (outcome.failedIndex === generationIndex && input.grantGeneration !== undefined)
-      return { kind: 'grant-revoked' };
-    return RETRY; // another expectation about the state read (grant count, oldest token) failed
+    throw new Error(`createAuthorization: unexpected failed condition at ${outcome.failedIndex}`);
   });
+}
+
+/** Attempts at committing one application token before giving up (each follows a failed condition or a conflict). */
+const MAX_COMMITS = 12;
+
+/**
+ * Creates an application's token in two round trips without reading the user's authorizations:
+ * the registration in the grant's token ring (one UpdateItem that returns the ring; the new id is
+ * taken at the same time), then one transaction with the authorization, its token lookup, its
+ * refresh token and fingerprint pointer, the caller's claim, the check that the grant was not
+ * revoked, the entry made live, and the revocation of the token the limit names (see
+ * token-ring.ts). Concurrent creations for the same user and application touch different
+ * entries and revoke different tokens, so none of them cancels another; a failed condition on the
+ * ring (a concurrent deletion or revocation by another path, a twelfth creation under way) is
+ * decided again from the item the failure returns, never from a new read.
+ */
+async function createAppAuthorization(input: NewAuthorization): Promise<CreateResult> {
+  const { login, clientId, scopes, tokenHash } = input;
+  const attribute = entryAttribute(scopes, tokenHash);
+  const setKey = scopeSetKey(scopes);
+  const [id, registered, firstGeneration] = await Promise.all([
+    nextId('authorization'),
+    db().send(new UpdateCommand(registerRequest(login, clientId, scopes, tokenHash, now()))),
+    input.grantGeneration ?? getGrantGeneration(login, clientId),
+  ]);
+  let generation = firstGeneration;
+  let grant = registered.Attributes ?? {};
+  const seq = Number(grant[attribute]);
+  const grantId = grant.id === undefined ? await nextId('grant') : undefined;
+  const fingerprintSk = input.claimFingerprint
+    ? fingerprintPointerKey(login, clientId, input.fingerprint ?? '').SK
+    : undefined;
+  const pointers: OwnedPointers = fingerprintSk ? { fingerprint: fingerprintSk } : {};
+  const unregister = () =>
+    conditionalWrite(db().send(new UpdateCommand(unregisterRequest(login, clientId, attribute))));
+  /** Victims whose authorization is already gone (only their entry is left to drop). */
+  const orphans = new Set<string>();
+  let live = true;
+  // Decided once, on the item as this registration left it: concurrent creations decide on the
+  // same entries in the same order, so each has its own victim (see token-ring.ts).
+  let victim = input.limit === undefined ? undefined : victimOf(entriesOf(grant, setKey), input.limit);
+
+  for (let attempt = 0; attempt < MAX_COMMITS; attempt++) {
+    if (attempt > 0) await backoff(attempt - 1);
+    const timestamp = now();
+    const authorization = newAuthorization(input, id, timestamp);
+    const items: TransactItem[] = [];
+    const claimIndex = input.claim ? items.push(input.claim(id)) - 1 : -1;
+    let generationIndex = -1;
+    let fingerprintIndex = -1;
+    if (live) {
+      items.push(putAuthorization(authorization, pointers, input.refresh?.tokenHash, attribute));
+      items.push(putToken(authorization, 'create'));
+      if (input.refresh) items.push(putRefreshToken(input.refresh, authorization, timestamp));
+      if (fingerprintSk)
+        fingerprintIndex =
+          items.push(putPointer({ PK: userPartition(login), SK: fingerprintSk }, id, timestamp)) - 1;
+      generationIndex = items.push(checkGrantGeneration(login, clientId, generation)) - 1;
+    }
+    const ringIndex =
+      items.push(
+        commitEntry({
+          login,
+          clientId,
+          ...(live
+            ? {
+                mine: {
+                  attribute,
+                  token: {
+                    seq,
+                    id,
+                    hash: tokenHash,
+                    scopes,
+                    ...(fingerprintSk ? { fp: fingerprintSk } : {}),
+                  },
+                },
+              }
+            : {}),
+          ...(victim ? { victim } : {}),
+          ...(grantId !== undefined ? { grantId } : {}),
+          timestamp,
+        }),
+      ) - 1;
+    if (victim?.kind === 'live' && !orphans.has(victim.attribute))
+      items.push(
+        ...deleteAuthorizationItems(
+          { login, id: victim.token.id, tokenHash: victim.token.hash },
+          victim.token.fp ? { fingerprint: victim.token.fp } : {},
+        ),
+      );
+
+    const outcome = await transact(items);
+    if (outcome === 'ok')
+      return {
+        kind: 'created',
+        authorization,
+        ...(live ? {} : { superseded: true as const }),
+        ...(victim?.kind === 'live' ? { revoked: { id: victim.token.id, scopes: victim.token.scopes } } : {}),
+      };
+    if (outcome === 'conflict') continue;
+    const failed = new Set(outcome.failed);
+    if (failed.has(generationIndex) && input.grantGeneration === undefined) {
+      // Revoked after the generation was read, with no code to hold to it: this creation comes after.
+      generation = await getGrantGeneration(login, clientId);
+      continue;
+    }
+    const refused: CreateResult | undefined = failed.has(claimIndex)
+      ? { kind: 'claim-refused' }
+      : failed.has(generationIndex)
+        ? { kind: 'grant-revoked' }
+        : failed.has(fingerprintIndex)
+          ? { kind: 'fingerprint-taken' }
+          : undefined;
+    if (refused) {
+      // Nothing was created: the pending entry goes (a creation that did not happen holds no place).
+      if (live) await unregister();
+      return refused;
+    }
+    if (failed.has(ringIndex)) {
+      grant = outcome.items.get(ringIndex) ?? grant;
+      // A newer creation revoked this one while it was pending: its own duty (the victim) remains.
+      if (typeof grant[attribute] !== 'number') live = false;
+      // The victim was created meanwhile (revoke it as a token), or it is gone (deleted, or a
+      // creation that did not happen): a place came free, nothing left to revoke.
+      if (victim) victim = entriesOf(grant, setKey).find((entry) => entry.attribute === victim?.attribute);
+    } else if (victim) {
+      // The ring named a token whose authorization is gone: only its entry is left to drop.
+      orphans.add(victim.attribute);
+    }
+  }
+  if (live) await unregister();
+  throw new Error('createAuthorization: too much contention');
 }
 
 export type GetOrCreateResult =
@@ -133,7 +273,7 @@ export type GetOrCreateResult =
  * authorization made earlier without the pointer (e.g. by POST) is adopted by claiming it.
  */
 export async function getOrCreateAuthorization(
-  input: Omit<NewAuthorization, 'claimFingerprint' | 'grantGeneration'>,
+  input: Omit<NewAuthorization, 'claimFingerprint' | 'grantGeneration' | 'claim'>,
 ): Promise<GetOrCreateResult> {
   const fingerprint = input.fingerprint ?? '';
   const pointerKey = fingerprintPointerKey(input.login, input.clientId, fingerprint);
@@ -163,7 +303,7 @@ export async function getOrCreateAuthorization(
       ]);
       return outcome === 'ok' ? ({ kind: 'existing', authorization: existing } as const) : RETRY;
     }
-    const created = await createAuthorization({ ...input, claimFingerprint: true }, state);
+    const created = await createAuthorization({ ...input, claimFingerprint: true });
     if (created.kind === 'created') return { kind: 'created', authorization: created.authorization } as const;
     if (created.kind === 'fingerprint-taken') return RETRY; // a concurrent identical request won: read it
     throw new Error(`unreachable: ${created.kind} for get-or-create`);

@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Authorization } from '#domain/authorizations';
-import type { GrantItem, OwnedPointers } from './authorization-state.ts';
+import type { OwnedPointers } from './authorization-state.ts';
 import { type TransactItem, tableName } from './client.ts';
 import {
   appAuthorizationIndexKey,
   authorizationKey,
   grantGenerationKey,
-  grantKey,
   type Key,
   tokenKey,
   userPartition,
@@ -49,6 +48,7 @@ export function putAuthorization(
   a: Authorization,
   pointers: OwnedPointers,
   refreshHash?: string,
+  ringEntry?: string,
 ): TransactItem {
   return {
     Put: {
@@ -61,6 +61,8 @@ export function putAuthorization(
         ...authorizationFields(a),
         pointers,
         ...(refreshHash ? { refreshHash } : {}),
+        // The attribute of its entry in the grant's token ring (see token-ring.ts).
+        ...(ringEntry ? { ringEntry } : {}),
       },
       ConditionExpression: ITEM_ABSENT,
     },
@@ -130,7 +132,10 @@ export function deletePointer(key: Key, authorizationId: number): TransactItem {
 }
 
 /** Deletes an authorization with its token lookup and the pointers it owns. */
-export function deleteAuthorizationItems(a: Authorization, pointers: OwnedPointers): TransactItem[] {
+export function deleteAuthorizationItems(
+  a: Pick<Authorization, 'login' | 'id' | 'tokenHash'>,
+  pointers: OwnedPointers,
+): TransactItem[] {
   const items: TransactItem[] = [
     {
       Delete: {
@@ -145,61 +150,6 @@ export function deleteAuthorizationItems(a: Authorization, pointers: OwnedPointe
   for (const sk of [pointers.note, pointers.fingerprint])
     if (sk) items.push(deletePointer({ PK: partition, SK: sk }, a.id));
   return items;
-}
-
-/**
- * Keeps the grant's token count exact: +1/-1 (or delete at zero), each conditioned on the count
- * read, so that a concurrent change to the same grant cancels the transaction and is retried.
- */
-export function grantChange(
-  login: string,
-  clientId: string,
-  grant: GrantItem | undefined,
-  delta: number,
-  newGrantId: number | undefined,
-  timestamp: string,
-): TransactItem | undefined {
-  if (!clientId) return undefined;
-  const Key = grantKey(login, clientId);
-  if (!grant) {
-    if (delta <= 0 || newGrantId === undefined) return undefined;
-    return {
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...Key,
-          ...typed('Grant'),
-          id: newGrantId,
-          clientId,
-          tokens: delta,
-          createdAt: timestamp,
-          updatedAt: timestamp,
-        },
-        ConditionExpression: ITEM_ABSENT,
-      },
-    };
-  }
-  if (grant.tokens + delta <= 0) {
-    return {
-      Delete: {
-        TableName: tableName(),
-        Key,
-        ConditionExpression: '#tokens = :n',
-        ExpressionAttributeNames: { '#tokens': 'tokens' },
-        ExpressionAttributeValues: { ':n': grant.tokens },
-      },
-    };
-  }
-  return {
-    Update: {
-      TableName: tableName(),
-      Key,
-      UpdateExpression: 'SET #tokens = :next, #updatedAt = :now',
-      ConditionExpression: '#tokens = :n',
-      ExpressionAttributeNames: { '#tokens': 'tokens', '#updatedAt': 'updatedAt' },
-      ExpressionAttributeValues: { ':n': grant.tokens, ':next': grant.tokens + delta, ':now': timestamp },
-    },
-  };
 }
 
 /**

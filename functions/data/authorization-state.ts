@@ -4,12 +4,16 @@ import type { Scope } from '#domain/scopes';
 import { db, queryAll, tableName } from './client.ts';
 import { AUTH_ITEMS_PREFIX, authorizationKey, grantGenerationKey, userPartition } from './keys.ts';
 import { TABLE, typeOf } from './table.ts';
+import { entryAttributes, liveTokensOf, RING_VERSION } from './token-ring.ts';
 
 /** Reading a user's authorizations, grants and pointers, and mapping items to domain values. */
 
-/** A grant item: the grant's identity and the exact count of the application's tokens for the user. */
+/** A grant item: the grant's identity, the count of the application's live tokens for the user, and its token ring. */
 export interface GrantItem extends GrantRecord {
   readonly tokens: number;
+  /** The ring's version (raised by every registration) and entry names, live and pending. */
+  readonly ringVersion: number;
+  readonly ringEntries: readonly string[];
 }
 
 /** The pointer items an authorization owns, by sort key (deleted with it). */
@@ -28,6 +32,8 @@ export interface UserAuthState {
   readonly owned: Map<number, OwnedPointers>;
   /** client_id → the grant's revocation generation (absent: never revoked, generation 0). */
   readonly generations: Map<string, number>;
+  /** Authorization id → the name of its entry in its grant's token ring (application tokens). */
+  readonly ringEntries: Map<number, string>;
 }
 
 export const ownedPointers = (item: Record<string, unknown>): OwnedPointers =>
@@ -54,9 +60,11 @@ export const toAuthorization = (item: Record<string, unknown>, id: unknown = ite
 const toGrantItem = (item: Record<string, unknown>): GrantItem => ({
   id: Number(item.id),
   clientId: String(item.clientId),
-  tokens: Number(item.tokens),
+  tokens: liveTokensOf(item).length,
   createdAt: String(item.createdAt),
   updatedAt: String(item.updatedAt),
+  ringVersion: Number(item[RING_VERSION] ?? 0),
+  ringEntries: entryAttributes(item),
 });
 
 export async function readUserAuthState(login: string): Promise<UserAuthState> {
@@ -66,6 +74,7 @@ export async function readUserAuthState(login: string): Promise<UserAuthState> {
     pointers: new Map(),
     owned: new Map(),
     generations: new Map(),
+    ringEntries: new Map(),
   };
   const { items } = await queryAll({
     KeyConditionExpression: `${TABLE.partitionKey} = :pk AND begins_with(${TABLE.sortKey}, :prefix)`,
@@ -77,8 +86,11 @@ export async function readUserAuthState(login: string): Promise<UserAuthState> {
     if (type === 'Authorization') {
       state.authorizations.push(toAuthorization(item));
       state.owned.set(Number(item.id), ownedPointers(item));
-    } else if (type === 'Grant') state.grants.set(String(item.clientId), toGrantItem(item));
-    else if (type === 'GrantGeneration')
+      if (typeof item.ringEntry === 'string') state.ringEntries.set(Number(item.id), item.ringEntry);
+    } else if (type === 'Grant') {
+      // A grant item without an id is a ring whose tokens are all gone: no grant (see deleteAuthorization).
+      if (item.id !== undefined) state.grants.set(String(item.clientId), toGrantItem(item));
+    } else if (type === 'GrantGeneration')
       state.generations.set(String(item.clientId), Number(item.generation));
     else state.pointers.set(String(item[TABLE.sortKey]), Number(item.authorizationId));
   }
@@ -103,4 +115,17 @@ export async function getGrantGeneration(login: string, clientId: string): Promi
     }),
   );
   return Number(Item?.generation ?? 0);
+}
+
+/** The name of an authorization's entry in its grant's token ring, or undefined (a personal token). */
+export async function getRingEntry(login: string, id: number): Promise<string | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: authorizationKey(login, id),
+      ConsistentRead: true,
+      ProjectionExpression: 'ringEntry',
+    }),
+  );
+  return typeof Item?.ringEntry === 'string' ? Item.ringEntry : undefined;
 }

@@ -14,7 +14,6 @@ export {
 export {
   type CreateResult,
   createAuthorization,
-  type Evict,
   type GetOrCreateResult,
   getOrCreateAuthorization,
   type NewAuthorization,

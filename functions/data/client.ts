@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
@@ -9,6 +9,7 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '#shared/config';
 import type { Key } from './keys.ts';
 
@@ -102,7 +103,21 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
  * retrying from a fresh read); or refused because the condition of item `failedIndex` failed
  * (which uniqueness rule, or which expectation about the state read, did not hold).
  */
-export type Outcome = 'ok' | 'conflict' | { readonly failedIndex: number };
+export type Outcome =
+  | 'ok'
+  | 'conflict'
+  | {
+      /** The first item whose condition failed. */
+      readonly failedIndex: number;
+      /** Every item whose condition failed. */
+      readonly failed: readonly number[];
+      /**
+       * The items as they were, for the actions sent with `ReturnValuesOnConditionCheckFailure:
+       * 'ALL_OLD'` whose condition failed (by action index), so the caller can decide again
+       * without reading them.
+       */
+      readonly items: ReadonlyMap<number, Record<string, unknown>>;
+    };
 
 /** Cancellation reasons that say nothing is wrong with the request itself. */
 const RETRYABLE_REASONS = new Set([
@@ -120,14 +135,22 @@ export async function transact(items: TransactItem[]): Promise<Outcome> {
   } catch (error) {
     const { name, CancellationReasons: reasons } = error as {
       name?: string;
-      CancellationReasons?: Array<{ Code?: string }>;
+      CancellationReasons?: Array<{ Code?: string; Item?: Record<string, AttributeValue> }>;
     };
     if (name !== 'TransactionCanceledException' || !reasons) throw error;
     // An invalid request (an over-long key, an item too large) fails the same way every time:
     // never retried as if it were contention.
     if (reasons.some((reason) => !RETRYABLE_REASONS.has(reason.Code ?? 'None'))) throw error;
-    const failedIndex = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-    return failedIndex < 0 ? 'conflict' : { failedIndex };
+    const failed = reasons.flatMap((reason, index) =>
+      reason.Code === 'ConditionalCheckFailed' ? [index] : [],
+    );
+    if (failed.length === 0) return 'conflict';
+    const items = new Map<number, Record<string, unknown>>();
+    for (const index of failed) {
+      const item = reasons[index]?.Item;
+      if (item) items.set(index, unmarshall(item));
+    }
+    return { failedIndex: failed[0] as number, failed, items };
   }
 }
 
@@ -140,7 +163,8 @@ const MAX_ATTEMPTS = 25;
  * same items (a grant's counter, the oldest token, a key's pointer) spread out instead of
  * colliding again at once.
  */
-const backoff = (attempt: number): Promise<void> => sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
+export const backoff = (attempt: number): Promise<void> =>
+  sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
 
 /** What an attempt of `retryOnConflict` returns when a concurrent transaction got in its way. */
 export const RETRY: unique symbol = Symbol('retry');

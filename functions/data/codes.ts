@@ -6,16 +6,17 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '#domain/scopes';
-import { conditionalWrite, db, now, tableName } from './client.ts';
+import { getAppWith, type StoredApp } from './apps.ts';
+import { conditionalWrite, db, now, type TransactItem, tableName } from './client.ts';
 import { codeKey } from './keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
 /**
  * OAuth authorization codes. Only the code's SHA-256 is stored (in the key). Single use is decided
- * by the database: the first exchange claims the code with a conditional update
- * (`attribute_not_exists(exchangedAt)`), recording the hash of the token it is about to mint; a
- * later exchange marks the code `reusedAt`, and whichever of "token recorded" and "reuse marked"
- * comes second revokes that token (see `domain/oauth-flow.ts`).
+ * by the database: the exchange claims the code in the transaction that creates its token (a
+ * conditional update, `attribute_not_exists(exchangedAt)`, recording the token's hash and its
+ * authorization id), so a code is spent exactly when its token exists; a later exchange marks the
+ * code `reusedAt` and revokes that token (see `services/oauth-flow.ts`).
  */
 export interface StoredCode {
   readonly codeHash: string;
@@ -92,37 +93,34 @@ export function putCodeRequest(code: NewCode, timestamp: string): PutCommandInpu
   };
 }
 
-export function claimCodeRequest(codeHash: string, tokenHash: string, timestamp: string): UpdateCommandInput {
-  return {
-    TableName: tableName(),
-    Key: codeKey(codeHash),
-    UpdateExpression: 'SET #exchangedAt = :now, #tokenHash = :tokenHash, #updatedAt = :now',
-    ConditionExpression: `${ITEM_EXISTS} AND attribute_not_exists(#exchangedAt)`,
-    ExpressionAttributeNames: {
-      '#exchangedAt': 'exchangedAt',
-      '#tokenHash': 'tokenHash',
-      '#updatedAt': 'updatedAt',
-    },
-    ExpressionAttributeValues: { ':now': timestamp, ':tokenHash': tokenHash },
-  };
-}
-
-export function recordExchangeRequest(
+/**
+ * The exchange's claim, as an action of the transaction that creates the token: only while the
+ * code exists and was never exchanged. A failed condition returns the code as it is.
+ */
+export function claimCodeItem(
   codeHash: string,
-  authorizationId: number,
+  claim: { readonly tokenHash: string; readonly authorizationId: number },
   timestamp: string,
-): UpdateCommandInput {
+): TransactItem {
   return {
-    TableName: tableName(),
-    Key: codeKey(codeHash),
-    UpdateExpression: 'SET #authorizationId = :id, #updatedAt = :now',
-    ConditionExpression: `${ITEM_EXISTS} AND attribute_not_exists(#reusedAt)`,
-    ExpressionAttributeNames: {
-      '#authorizationId': 'authorizationId',
-      '#reusedAt': 'reusedAt',
-      '#updatedAt': 'updatedAt',
+    Update: {
+      TableName: tableName(),
+      Key: codeKey(codeHash),
+      UpdateExpression:
+        'SET #exchangedAt = :now, #tokenHash = :tokenHash, #authorizationId = :id, #updatedAt = :now',
+      ConditionExpression: `${ITEM_EXISTS} AND attribute_not_exists(#exchangedAt)`,
+      ExpressionAttributeNames: {
+        '#exchangedAt': 'exchangedAt',
+        '#tokenHash': 'tokenHash',
+        '#authorizationId': 'authorizationId',
+        '#updatedAt': 'updatedAt',
+      },
+      ExpressionAttributeValues: {
+        ':now': timestamp,
+        ':tokenHash': claim.tokenHash,
+        ':id': claim.authorizationId,
+      },
     },
-    ExpressionAttributeValues: { ':id': authorizationId, ':now': timestamp },
   };
 }
 
@@ -149,50 +147,22 @@ export async function getCode(codeHash: string): Promise<StoredCode | undefined>
   return Item ? toCode(Item) : undefined;
 }
 
+/**
+ * The application and the code presented to it, in one strongly consistent BatchGetItem: what the
+ * token endpoint authenticates and then checks before it spends the code.
+ */
+export async function getAppAndCode(
+  clientId: string,
+  codeHash: string,
+): Promise<{ app?: StoredApp; code?: StoredCode }> {
+  const { app, item } = await getAppWith(clientId, codeKey(codeHash), toCode);
+  return { ...(app ? { app } : {}), ...(item ? { code: item } : {}) };
+}
+
 /** Runs a conditional update; false when its condition did not hold. */
 async function conditionally(input: UpdateCommandInput): Promise<Record<string, unknown> | false> {
   const written = await conditionalWrite(db().send(new UpdateCommand(input)));
   return written === false ? false : (written.Attributes ?? {});
-}
-
-/** Claims an unexchanged code for the token about to be minted; false when it was already claimed (or is gone). */
-export async function claimCode(codeHash: string, tokenHash: string): Promise<boolean> {
-  return (await conditionally(claimCodeRequest(codeHash, tokenHash, now()))) !== false;
-}
-
-export function releaseClaimRequest(
-  codeHash: string,
-  tokenHash: string,
-  timestamp: string,
-): UpdateCommandInput {
-  return {
-    TableName: tableName(),
-    Key: codeKey(codeHash),
-    UpdateExpression: 'REMOVE #exchangedAt, #tokenHash SET #updatedAt = :now',
-    ConditionExpression:
-      '#tokenHash = :tokenHash AND attribute_not_exists(#reusedAt) AND attribute_not_exists(#authorizationId)',
-    ExpressionAttributeNames: {
-      '#exchangedAt': 'exchangedAt',
-      '#tokenHash': 'tokenHash',
-      '#reusedAt': 'reusedAt',
-      '#authorizationId': 'authorizationId',
-      '#updatedAt': 'updatedAt',
-    },
-    ExpressionAttributeValues: { ':tokenHash': tokenHash, ':now': timestamp },
-  };
-}
-
-/**
- * Gives a claimed code back when minting its token failed (nothing was issued), so that the
- * client may simply retry the exchange; a no-op once the code was presented again.
- */
-export async function releaseClaim(codeHash: string, tokenHash: string): Promise<void> {
-  await conditionally(releaseClaimRequest(codeHash, tokenHash, now()));
-}
-
-/** Records the minted authorization; false when a reuse was marked first (the caller must revoke it). */
-export async function recordExchange(codeHash: string, authorizationId: number): Promise<boolean> {
-  return (await conditionally(recordExchangeRequest(codeHash, authorizationId, now()))) !== false;
 }
 
 /** Marks a code as presented again; returns it as it now is, or undefined when it is gone. */

@@ -6,6 +6,7 @@ import { toAuthorization } from './authorization-state.ts';
 import { db, now, RETRY, retryOnConflict, type TransactItem, tableName, transact } from './client.ts';
 import { authorizationKey, refreshTokenKey } from './keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
+import { patchEntry } from './token-ring.ts';
 
 /**
  * Refresh tokens of expiring user tokens. Only the token's SHA-256 is stored (in the key). A
@@ -188,6 +189,10 @@ export async function rotateRefreshToken(
       },
       putToken(authorization, 'create'),
       deleteToken(current.tokenHash),
+      // The ring entry names the token hash the limit revokes by (see token-ring.ts).
+      ...(typeof Item.ringEntry === 'string'
+        ? [patchEntry(current.login, current.clientId, Item.ringEntry, { hash: next.tokenHash })]
+        : []),
     ]);
     if (outcome === 'ok') return { kind: 'rotated', authorization } as const;
     if (outcome !== 'conflict' && outcome.failedIndex === 0) return { kind: 'reused' } as const;

@@ -43,7 +43,10 @@ export interface Grant {
   readonly lastUsedAt: string | null;
 }
 
-/** Tokens per user/application/scope set; creating one more revokes the oldest (GitHub's number). */
+/**
+ * Tokens per user/application/scope set; creating one more revokes the oldest (GitHub's number).
+ * The data layer's token ring applies it (data/token-ring.ts).
+ */
 export const TOKENS_PER_SCOPE_SET = 10;
 
 /** `client_id` of the synthetic application GitHub shows for personal access tokens. */
@@ -51,25 +54,6 @@ export const PERSONAL_CLIENT_ID = '00000000000000000000';
 
 export const isPersonal = (authorization: Pick<Authorization, 'clientId'>): boolean =>
   authorization.clientId === '';
-
-const scopeSetKey = (scopes: readonly Scope[]): string => [...scopes].sort().join(',');
-
-/**
- * The authorization the token limit revokes when one more is created for the same user,
- * application and scope set, or undefined while under the limit. Personal tokens have no limit
- * (their notes are unique instead).
- */
-export function oldestOverLimit(
-  existing: readonly Authorization[],
-  clientId: string,
-  scopes: readonly Scope[],
-): Authorization | undefined {
-  if (clientId === '') return undefined;
-  const same = existing
-    .filter((a) => a.clientId === clientId && scopeSetKey(a.scopes) === scopeSetKey(scopes))
-    .sort((a, b) => a.id - b.id);
-  return same.length >= TOKENS_PER_SCOPE_SET ? same[0] : undefined;
-}
 
 /** Grants as the user sees them: one per application, scopes the union of its tokens' scopes. */
 export function grantScopes(authorizations: readonly Authorization[], clientId: string): Scope[] {
@@ -114,9 +98,3 @@ export function grantsOf(
   }
   return grants.sort((a, b) => a.id - b.id);
 }
-
-/** The token limit as the data layer applies it on each fresh read: what one more token revokes. */
-export const tokenLimit =
-  (clientId: string, scopes: readonly Scope[]) =>
-  (existing: readonly Authorization[]): Authorization | undefined =>
-    oldestOverLimit(existing, clientId, scopes);

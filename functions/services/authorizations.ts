@@ -18,7 +18,7 @@ import {
 } from '#data/authorizations';
 import { deleteKeysCreatedByApp } from '#data/public-keys';
 import { secretMatches } from '#domain/apps';
-import { type Authorization, isPersonal, tokenLimit } from '#domain/authorizations';
+import { type Authorization, isPersonal, TOKENS_PER_SCOPE_SET } from '#domain/authorizations';
 import { invalidScopes, normalizeScopes, type Scope } from '#domain/scopes';
 import { mintAccessToken } from '#domain/tokens';
 import { type FieldError, notFound, validationFailed } from '#shared/errors';
@@ -74,11 +74,12 @@ export async function createForUser(
     tokenHash: minted.tokenHash,
     tokenLastEight: minted.tokenLastEight,
     claimFingerprint: clientId !== '' && fingerprint !== null,
-    evict: tokenLimit(clientId, scopes),
+    limit: TOKENS_PER_SCOPE_SET,
   });
   if (result.kind === 'note-taken') throw refuse('note', 'already_exists');
   if (result.kind === 'fingerprint-taken') throw refuse('fingerprint', 'already_exists');
-  if (result.kind === 'grant-revoked') throw new Error('unreachable: no grant generation was asked for');
+  if (result.kind !== 'created')
+    throw new Error(`unreachable: ${result.kind} without a code or a generation`);
   return { authorization: result.authorization, token: minted.token };
 }
 
@@ -113,7 +114,7 @@ export async function getOrCreateForApp(
     fingerprint: input.fingerprint || null,
     tokenHash: minted.tokenHash,
     tokenLastEight: minted.tokenLastEight,
-    evict: tokenLimit(clientId, scopes),
+    limit: TOKENS_PER_SCOPE_SET,
   });
   return result.kind === 'created'
     ? { created: true, authorization: result.authorization, token: minted.token }

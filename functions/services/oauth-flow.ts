@@ -5,15 +5,10 @@
  */
 
 import { getApp, type StoredApp } from '#data/apps';
-import {
-  type CreateResult,
-  deleteAuthorization,
-  getGrantGeneration,
-  lookupToken,
-  readUserAuthState,
-} from '#data/authorizations';
-import { claimCode, getCode, markReused, putCode, recordExchange, releaseClaim } from '#data/codes';
-import { grantsOf } from '#domain/authorizations';
+import { deleteAuthorization, lookupToken } from '#data/authorizations';
+import { getUserAppAndGrant } from '#data/authorize-reads';
+import { now } from '#data/client';
+import { claimCodeItem, getAppAndCode, markReused, putCode } from '#data/codes';
 import {
   type AuthorizeParams,
   CODE_FORMAT,
@@ -28,7 +23,7 @@ import { type AuthorizeErrorCode, authorizeErrorFields, OAuthError } from '#doma
 import { checkChallenge, verifierMatches } from '#domain/pkce';
 import { checkRedirectUri, exchangeRedirectMatches, withQuery } from '#domain/redirect-uri';
 import { normalizeScopes, type Scope, satisfies } from '#domain/scopes';
-import { authenticateClient } from './oauth-client.ts';
+import { checkClient, incorrectClient } from './oauth-client.ts';
 import { type IssuedToken, issuedToken, newUserToken, storeUserToken } from './user-tokens.ts';
 
 /** A checked authorize request: everything needed to ask the user and to issue a code. */
@@ -62,10 +57,12 @@ const errorRedirect = (app: StoredApp, code: AuthorizeErrorCode, state: string |
 export async function checkAuthorizeRequest(
   params: AuthorizeParams,
   docsUrl: string,
+  read?: AuthorizeReads,
 ): Promise<AuthorizeCheck> {
   const clientId = params.client_id;
   if (!clientId) return { kind: 'invalid', status: 400, message: 'The client_id parameter is missing.' };
-  const app = isPlausibleClientId(clientId) ? await getApp(clientId) : undefined;
+  const known = read && read.clientId === clientId ? read : undefined;
+  const app = isPlausibleClientId(clientId) ? (known ? known.app : await getApp(clientId)) : undefined;
   if (!app) return { kind: 'invalid', status: 404, message: 'There is no application with this client_id.' };
   const state = params.state ?? null;
   if (state !== null && state.length > MAX_STATE_LENGTH)
@@ -103,6 +100,40 @@ export async function checkAuthorizeRequest(
   };
 }
 
+/**
+ * What the authorize page and its consent form read with the signed-in user, in the round trip
+ * that reads the user (see `readWithUser` of the web stack): the application named by
+ * `client_id`, the scopes the user already granted it, and the grant's generation.
+ */
+export interface AuthorizeReads {
+  readonly clientId: string;
+  readonly app: StoredApp | undefined;
+  /** Whether the user holds a live token of the application (then they granted it `grantedScopes`). */
+  readonly granted: boolean;
+  readonly grantedScopes: readonly Scope[];
+  readonly generation: number;
+}
+
+/** The reads of an authorize request, as the web stack made them with the user or, failing that, now. */
+async function readsFor(
+  login: string,
+  clientId: string,
+  read: AuthorizeReads | undefined,
+): Promise<AuthorizeReads> {
+  if (read?.clientId === clientId) return read;
+  const { app, granted, grantedScopes, generation } = await getUserAppAndGrant(login, clientId);
+  return { clientId, app, granted, grantedScopes, generation };
+}
+
+/** The reads for a request's `client_id` (one that could name an application), else none. */
+export function authorizeReads(clientId: string | undefined) {
+  if (!clientId || !isPlausibleClientId(clientId)) return undefined;
+  return async (login: string) => {
+    const { user, app, granted, grantedScopes, generation } = await getUserAppAndGrant(login, clientId);
+    return { user, along: { clientId, app, granted, grantedScopes, generation } satisfies AuthorizeReads };
+  };
+}
+
 /** Stores a code for the user's decision and returns where to send the browser with it. */
 async function issueCode(
   login: string,
@@ -136,15 +167,13 @@ export type AuthorizationStart =
 export async function startAuthorization(
   login: string,
   request: AuthorizeRequest,
+  known?: AuthorizeReads,
 ): Promise<AuthorizationStart> {
-  const state = await readUserAuthState(login);
-  const grant = grantsOf(login, state.authorizations, state.grants.values()).find(
-    (g) => g.clientId === request.app.clientId,
-  );
-  const generation = state.generations.get(request.app.clientId) ?? 0;
-  if (grant && request.scopes.every((scope) => satisfies(grant.scopes, [scope])))
-    return { kind: 'issued', location: await issueCode(login, request, grant.scopes, generation) };
-  return { kind: 'consent', alreadyGranted: grant?.scopes ?? [] };
+  const read = await readsFor(login, request.app.clientId, known);
+  const granted = read.grantedScopes;
+  if (read.granted && request.scopes.every((scope) => satisfies(granted, [scope])))
+    return { kind: 'issued', location: await issueCode(login, request, granted, read.generation) };
+  return { kind: 'consent', alreadyGranted: granted };
 }
 
 /** The user said yes: the code carries the ticked scopes among those requested (never more). */
@@ -152,10 +181,11 @@ export async function approveAuthorization(
   login: string,
   request: AuthorizeRequest,
   ticked: readonly string[],
+  known?: AuthorizeReads,
 ): Promise<string> {
   const granted = request.scopes.filter((scope) => ticked.includes(scope));
   // Read before the code is stored: a revocation in between leaves the code already dead.
-  const generation = await getGrantGeneration(login, request.app.clientId);
+  const { generation } = await readsFor(login, request.app.clientId, known);
   return issueCode(login, request, granted, generation);
 }
 
@@ -191,16 +221,27 @@ async function revokeOnReuse(codeHash: string): Promise<void> {
 }
 
 /**
- * POST /login/oauth/access_token: authenticates the client, checks the code (its client, expiry,
- * redirect_uri and PKCE verifier), then claims it once and mints a token of the application for
- * the user. A second exchange of the same code fails and revokes that token.
+ * POST /login/oauth/access_token: authenticates the client and reads the code in one round trip,
+ * checks the code (its client, expiry, redirect_uri and PKCE verifier), then mints a token of the
+ * application for the user in the transaction that spends the code (see `createAuthorization`:
+ * the token ring's registration, then that transaction). A second exchange of the same code fails
+ * and revokes that token.
  */
 export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
-  const app = await authenticateClient(input.clientId, input.clientSecret);
   const badCode = () => new OAuthError('bad_verification_code');
-  if (!input.code || !CODE_FORMAT.test(input.code)) throw badCode();
+  const { clientId, clientSecret } = input;
+  // Only a plausible client with a secret and a well-formed code cost a read; anything else is
+  // refused as the client check, then the code check, would refuse it.
+  if (!clientId || !clientSecret || !isPlausibleClientId(clientId)) throw incorrectClient();
+  if (!input.code || !CODE_FORMAT.test(input.code)) {
+    checkClient(await getApp(clientId), clientSecret);
+    throw badCode();
+  }
   const codeHash = hashCode(input.code);
-  const code = await getCode(codeHash);
+  const found = await getAppAndCode(clientId, codeHash);
+  // The client first: a party without the secret learns nothing about the code, and cannot spend it.
+  const app = checkClient(found.app, clientSecret);
+  const code = found.code;
   if (!code || code.clientId !== app.clientId) throw badCode();
   if (code.exchangedAt !== null) {
     await revokeOnReuse(codeHash);
@@ -213,32 +254,24 @@ export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
 
   const pending = newUserToken(app, { publicClient: false });
   const { tokenHash } = pending;
-  if (!(await claimCode(codeHash, tokenHash))) {
+  const created = await storeUserToken(pending, {
+    login: code.login,
+    clientId: app.clientId,
+    scopes: code.scopes,
+    grantGeneration: code.grantGeneration,
+    claim: (authorizationId) => claimCodeItem(codeHash, { tokenHash, authorizationId }, now()),
+  });
+  // Another exchange of the same code spent it first: this one is the reuse, and revokes.
+  if (created.kind === 'claim-refused') {
     await revokeOnReuse(codeHash);
     throw badCode();
-  }
-  let created: CreateResult;
-  try {
-    created = await storeUserToken(pending, {
-      login: code.login,
-      clientId: app.clientId,
-      scopes: code.scopes,
-      grantGeneration: code.grantGeneration,
-    });
-  } catch (error) {
-    // Minting failed (contention beyond the retry budget, or the database was unreachable): give
-    // the code back so the client can retry the exchange instead of starting the flow over.
-    await releaseClaim(codeHash, tokenHash);
-    throw error;
   }
   // The user revoked the application after this code was issued: the code died with the grant.
   if (created.kind === 'grant-revoked') throw badCode();
   if (created.kind !== 'created')
     throw new Error('exchangeCode: an application token has no note or fingerprint to clash');
-  // The code was presented again while this token was being minted: the token must not survive.
-  // This exchange still answers with it, as if it had finished just before the reuse revoked it,
-  // so that of concurrent exchanges exactly one succeeds whatever the timing.
-  if (!(await recordExchange(codeHash, created.authorization.id)))
-    await deleteAuthorization(code.login, created.authorization.id);
+  // Created, or superseded by newer tokens under the limit before it was stored: either way the
+  // code is spent and this exchange answers with its token, as if it had finished just before
+  // whatever revoked it.
   return issuedToken(pending, code.scopes);
 }

@@ -10,9 +10,14 @@
  */
 
 import { getApp, type StoredApp } from '#data/apps';
-import { type CreateResult, createAuthorization, deleteAuthorization } from '#data/authorizations';
+import {
+  type CreateResult,
+  createAuthorization,
+  deleteAuthorization,
+  type NewAuthorization,
+} from '#data/authorizations';
 import { getAppAndRefreshToken, type NewRefreshToken, rotateRefreshToken } from '#data/refresh-tokens';
-import { tokenLimit } from '#domain/authorizations';
+import { TOKENS_PER_SCOPE_SET } from '#domain/authorizations';
 import { isPlausibleClientId } from '#domain/authorize-request';
 import { OAuthError } from '#domain/oauth-errors';
 import type { Scope } from '#domain/scopes';
@@ -83,6 +88,8 @@ export interface UserTokenOwner {
   readonly scopes: readonly Scope[];
   /** Create only while the user's grant is at this generation (a code's); see createAuthorization. */
   readonly grantGeneration?: number;
+  /** A write that commits with the token or not at all (a code's claim); see createAuthorization. */
+  readonly claim?: NewAuthorization['claim'];
 }
 
 const withoutSecret = ({ tokenHash, expiresAt, publicClient }: NewRefreshToken): NewRefreshToken => ({
@@ -106,7 +113,8 @@ export function storeUserToken(pending: PendingUserToken, owner: UserTokenOwner)
     ...(pending.refresh ? { refresh: withoutSecret(pending.refresh) } : {}),
     claimFingerprint: false,
     ...(owner.grantGeneration !== undefined ? { grantGeneration: owner.grantGeneration } : {}),
-    evict: tokenLimit(owner.clientId, owner.scopes),
+    ...(owner.claim ? { claim: owner.claim } : {}),
+    limit: TOKENS_PER_SCOPE_SET,
   });
 }
 

@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
+import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#data/client';
 import { launchBrowser } from '#local/browser';
+import { localDynamoDbClient } from '#local/dynamodb-local';
 import { WebClient } from '#local/web-client';
 import { median, ms, percentile } from './measure.ts';
 import {
@@ -15,6 +17,9 @@ import {
 } from './support.ts';
 
 const SCOPE = 'repo';
+
+/** Issue 19's targets for the contended exchange phase. */
+export const EXCHANGE_TARGETS = { perSecond: 250, ofFloor: 0.5 } as const;
 
 export interface OAuthBenchOptions {
   /** Codes minted up front and then exchanged under load, each once. */
@@ -37,6 +42,8 @@ export interface PhaseResult {
   readonly p99: number;
   /** Every DynamoDB call the service made during the phase, by command. */
   readonly calls: ReadonlyMap<string, number>;
+  /** The calls themselves (command and transaction size). */
+  readonly records: readonly CallRecord[];
 }
 
 /** The DynamoDB calls of one sequential exchange: `GetItem ×3, TransactWriteItems ×1 (4 actions)`. */
@@ -59,6 +66,9 @@ export interface OAuthBenchResult {
   readonly mint: PhaseResult;
   readonly sequential: readonly ExchangeCalls[];
   readonly exchange: PhaseResult;
+  /** The floor: bare `node:http` + one TransactWriteItems of `floorActions` actions, same load. */
+  readonly floor: PhaseResult;
+  readonly floorActions: number;
   /** Tokens the user still holds for the app afterwards (the limit is 10). */
   readonly tokensLeft: number;
   readonly browser: readonly BrowserRun[];
@@ -84,6 +94,59 @@ function signatureOf(records: readonly CallRecord[]): string {
       return `${command} ×${n}${actions.length > 0 ? ` (${actions.map((r) => r.actions).join('+')} actions)` : ''}`;
     })
     .join(', ');
+}
+
+/**
+ * The exchange's floor: a bare `node:http` server in the bench process whose handler reads the
+ * JSON body and sends one TransactWriteItems of `actions` puts of fresh items (as many actions as
+ * the service's exchange sends) to the same DynamoDB Local table, then answers a token-shaped JSON.
+ */
+async function startFloorServer(dynamodbEndpoint: string, tableName: string, actions: number) {
+  const client = DynamoDBDocumentClient.from(localDynamoDbClient(dynamodbEndpoint));
+  let n = 0;
+  const server: Server = createServer(async (req, response) => {
+    try {
+      let text = '';
+      for await (const chunk of req) text += chunk;
+      const { code } = JSON.parse(text) as { code?: string };
+      const id = `${code}-${++n}`;
+      await client.send(
+        new TransactWriteCommand({
+          TransactItems: Array.from({ length: actions }, (_, i) => ({
+            Put: {
+              TableName: tableName,
+              Item: { PK: `FLOOR#${id}`, SK: `ITEM#${i}`, createdAt: new Date().toISOString() },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          })),
+        }),
+      );
+      response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
+      response.end(JSON.stringify({ access_token: `gho_${id}`, token_type: 'bearer', scope: SCOPE }));
+    } catch (error) {
+      response.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+      response.end(JSON.stringify({ message: String(error) }));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/login/oauth/access_token`),
+    client,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      client.destroy();
+    },
+  };
+}
+
+/** The most frequent action count of the transactions among `records`. */
+function usualActions(records: readonly CallRecord[]): number {
+  const counts = new Map<number, number>();
+  for (const r of records)
+    if (r.command === 'TransactWriteItems') counts.set(r.actions, (counts.get(r.actions) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 1;
 }
 
 /** The OAuth client's callback for the browser flow: answers a small page, nothing else. */
@@ -160,6 +223,7 @@ async function runPhase<T>(
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
+  const records = counter.take();
   return {
     requests: items.length,
     failures,
@@ -167,7 +231,8 @@ async function runPhase<T>(
     rps: items.length / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
-    calls: byCommand(counter.take()),
+    calls: byCommand(records),
+    records,
   };
 }
 
@@ -292,16 +357,18 @@ export async function measureOAuth(options: OAuthBenchOptions): Promise<OAuthBen
       if (response.status !== 302 || !code) throw new Error(`authorize answered ${response.status}`);
       return code;
     };
-    const exchangeUrl = new URL('/login/oauth/access_token', loopback);
-    const exchangeOne = async (code: string): Promise<string | undefined> => {
-      const { status, body } = await send(agent, exchangeUrl, {
-        method: 'POST',
-        headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
-        body: JSON.stringify({ client_id: app.clientId, client_secret: app.clientSecret, code }),
-      });
-      const parsed = status === 200 ? (JSON.parse(body) as { access_token?: string }) : {};
-      return parsed.access_token ? undefined : `${status} ${body.slice(0, 200)}`;
-    };
+    const exchangeAt =
+      (exchangeUrl: URL) =>
+      async (code: string): Promise<string | undefined> => {
+        const { status, body } = await send(agent, exchangeUrl, {
+          method: 'POST',
+          headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+          body: JSON.stringify({ client_id: app.clientId, client_secret: app.clientSecret, code }),
+        });
+        const parsed = status === 200 ? (JSON.parse(body) as { access_token?: string }) : {};
+        return parsed.access_token ? undefined : `${status} ${body.slice(0, 200)}`;
+      };
+    const exchangeOne = exchangeAt(new URL('/login/oauth/access_token', loopback));
 
     // One after another first: what each exchange costs below the limit and once the 11th token
     // revokes the oldest in the same transaction. The grant exists once the first code has been
@@ -329,6 +396,25 @@ export async function measureOAuth(options: OAuthBenchOptions): Promise<OAuthBen
 
     const exchange = await runPhase(minted, options.concurrency, exchangeOne, counter);
 
+    // The floor under the same closed loop: as many requests, as many in flight, one transaction
+    // each of the size the service's exchanges sent most often.
+    const floorActions = usualActions(exchange.records);
+    const floorServer = await startFloorServer(stack.dynamodbEndpoint, stack.tableName, floorActions);
+    const floorCounter = countDynamoDbCalls(
+      floorServer.client,
+      (command, input): CallRecord => ({
+        command,
+        actions: (input as { TransactItems?: unknown[] }).TransactItems?.length ?? 1,
+      }),
+    );
+    let floor: PhaseResult;
+    try {
+      floor = await runPhase(minted, options.concurrency, exchangeAt(floorServer.url), floorCounter);
+    } finally {
+      floorCounter.remove();
+      await floorServer.stop();
+    }
+
     const list = await fetch(`${loopback}/api/v3/authorizations`, {
       headers: { Authorization: basicAuth('bench', BENCH_PASSWORD) },
     });
@@ -341,7 +427,7 @@ export async function measureOAuth(options: OAuthBenchOptions): Promise<OAuthBen
     for (let run = 0; run < options.browserRuns; run++)
       browser.push(await browserFlow(stack.webUrl, stack.baseUrl, app, callback.origin));
 
-    return { options, loadAverage, mint, sequential, exchange, tokensLeft, browser };
+    return { options, loadAverage, mint, sequential, exchange, floor, floorActions, tokensLeft, browser };
   } finally {
     counter.remove();
     agent.destroy();
@@ -376,7 +462,7 @@ function sequentialLines(calls: readonly ExchangeCalls[]): string[] {
 
 /** The section's markdown. */
 export function oauthReport(result: OAuthBenchResult, machine: string): string {
-  const { options, mint, exchange, browser } = result;
+  const { options, mint, exchange, floor, browser } = result;
   const phaseRow = (label: string, phase: PhaseResult) =>
     `| ${label} | ${phase.requests} | ${phase.failures.length} | ${phase.rps.toFixed(0)} | ${ms(phase.p50)} | ${ms(phase.p99)} | ${perRequest(phase)} |`;
   const failureLines = [mint, exchange].flatMap((phase, i) =>
@@ -390,6 +476,8 @@ export function oauthReport(result: OAuthBenchResult, machine: string): string {
   const stepRow = (name: string, values: number[]) =>
     `| ${name} | ${ms(median(values))} | ${ms(Math.min(...values))} | ${ms(Math.max(...values))} |`;
   const transactPerExchange = (exchange.calls.get('TransactWriteItems') ?? 0) / exchange.requests;
+  const ofFloor = exchange.rps / floor.rps;
+  const met = (ok: boolean) => (ok ? 'met' : 'not met');
   return [
     `Measured ${machine}: the local stack started in the bench process (\`startLocalStack\`, its own in-memory DynamoDB Local, real handlers); the 1-minute load average was ${result.loadAverage.toFixed(1)} before the bench started.`,
     '',
@@ -397,14 +485,17 @@ export function oauthReport(result: OAuthBenchResult, machine: string): string {
     '',
     `One user signs in over HTTP (\`POST /login\` with the CSRF field and cookie) and authorizes the application once for \`${SCOPE}\` through the consent form; once that first code is exchanged (the grant is its tokens), every \`GET /login/oauth/authorize\` for the same scope answers 302 with a fresh code, no page. ` +
       `${options.countedExchanges} codes (that first one, then codes minted one by one) are exchanged one after another (DynamoDB calls recorded per exchange), then ${options.codes} more codes are minted with ${options.concurrency} requests in flight and exchanged the same way (\`POST /login/oauth/access_token\`, JSON, client id and secret in the body), each code once, on kept-alive connections to 127.0.0.1. ` +
-      'Every exchange mints a token for the same user, application and scope set, which keeps at most 10 tokens: from the 11th on, each exchange also revokes the oldest in its transaction, and concurrent exchanges contend for the same grant item and oldest token (a cancelled transaction is re-read and retried). That is part of what is measured. ' +
+      "Every exchange mints a token for the same user, application and scope set, which keeps at most 10 tokens: from the 11th on, each exchange also revokes the oldest in its transaction (the one the grant's token ring names, a different one for each concurrent exchange). That is part of what is measured. " +
+      "The floor is a bare `node:http` server in the bench process that reads the same JSON body and sends one TransactWriteItems with as many actions as the exchanges' transactions had most often (puts of fresh items) to the same DynamoDB Local table, under the same closed loop (as many requests, as many in flight). " +
       'Rate: requests ÷ wall time of the phase; p50/p99: per request; DynamoDB calls: every SDK call the service made in the phase (a middleware on `db().middlewareStack`, step `initialize`, so retries inside the SDK are not counted) ÷ requests.',
     '',
     '| Phase | Requests | Failed | Per second | p50 | p99 | DynamoDB calls/request |',
     '|---|---|---|---|---|---|---|',
     phaseRow('`GET /login/oauth/authorize` (already granted → 302 with a code)', mint),
     phaseRow('`POST /login/oauth/access_token` (code → token)', exchange),
+    phaseRow(`floor: bare \`node:http\`, one TransactWriteItems of ${result.floorActions} actions`, floor),
     '',
+    `- Exchanges per second: ${exchange.rps.toFixed(0)} (target at least ${EXCHANGE_TARGETS.perSecond}: ${met(exchange.rps >= EXCHANGE_TARGETS.perSecond)}); against the floor: ${ofFloor.toFixed(2)}× (target at least ${EXCHANGE_TARGETS.ofFloor}×: ${met(ofFloor >= EXCHANGE_TARGETS.ofFloor)}).`,
     ...failureLines,
     `- TransactWriteItems per exchange under load: ${transactPerExchange.toFixed(2)} (1.00 would mean no transaction was cancelled and retried).`,
     `- Tokens the user holds for the application afterwards: ${result.tokensLeft} (limit 10).`,

@@ -9,7 +9,7 @@ import { db, tableName } from '#data/client';
 import { appKey, appStateKey } from '#data/keys';
 import { appTag } from '#domain/app-tag';
 import { hashSecret } from '#domain/apps';
-import { tokenLimit } from '#domain/authorizations';
+import { TOKENS_PER_SCOPE_SET } from '#domain/authorizations';
 import { BASE62 } from '#domain/base62';
 import { formatToken, hashToken, lastEight } from '#domain/tokens';
 import { admin } from '#test/admin';
@@ -120,7 +120,7 @@ describe('tokens and applications from before the tag', () => {
       tokenHash: hashToken(token),
       tokenLastEight: lastEight(token),
       claimFingerprint: false,
-      evict: tokenLimit(clientId, []),
+      limit: TOKENS_PER_SCOPE_SET,
     });
     expect(created.kind).toBe('created');
     return token;

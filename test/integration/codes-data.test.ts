@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { freshTable } from '#test/dynamodb';
 
 let codes: typeof import('#data/codes');
+let client: typeof import('#data/client');
 const newCode = (codeHash: string) => ({
   codeHash,
   clientId: 'app',
@@ -18,32 +19,29 @@ beforeAll(async () => {
   process.env.TABLE_NAME = table.tableName;
   process.env.DYNAMODB_ENDPOINT = table.endpoint;
   codes = await import('#data/codes');
+  client = await import('#data/client');
 });
 
 describe('authorization codes', () => {
-  it('are claimed once; a released claim can be claimed again', async () => {
-    await codes.putCode(newCode('a'.repeat(64)));
-    expect(await codes.claimCode('a'.repeat(64), 'token-1')).toBe(true);
-    expect(await codes.claimCode('a'.repeat(64), 'token-2')).toBe(false);
-    await codes.releaseClaim('a'.repeat(64), 'token-1');
-    expect((await codes.getCode('a'.repeat(64)))?.exchangedAt).toBeNull();
-    expect(await codes.claimCode('a'.repeat(64), 'token-3')).toBe(true);
+  it('are claimed once, in a transaction, recording the token and its authorization', async () => {
+    const hash = 'a'.repeat(64);
+    await codes.putCode(newCode(hash));
+    const claim = (tokenHash: string, authorizationId: number) =>
+      client.transact([codes.claimCodeItem(hash, { tokenHash, authorizationId }, client.now())]);
+    expect(await claim('token-1', 41)).toBe('ok');
+    expect(await claim('token-2', 42)).toMatchObject({ failedIndex: 0 });
+    expect(await codes.getCode(hash)).toMatchObject({ tokenHash: 'token-1', authorizationId: 41 });
+    expect(
+      await client.transact([
+        codes.claimCodeItem('b'.repeat(64), { tokenHash: 't', authorizationId: 1 }, client.now()),
+      ]),
+    ).toMatchObject({ failedIndex: 0 });
   });
 
-  it("cannot be released by someone else's claim, or once presented again or recorded", async () => {
-    await codes.putCode(newCode('b'.repeat(64)));
-    await codes.claimCode('b'.repeat(64), 'token-1');
-    await codes.releaseClaim('b'.repeat(64), 'token-other');
-    expect((await codes.getCode('b'.repeat(64)))?.tokenHash).toBe('token-1');
-
-    await codes.markReused('b'.repeat(64));
-    await codes.releaseClaim('b'.repeat(64), 'token-1');
-    expect((await codes.getCode('b'.repeat(64)))?.exchangedAt).not.toBeNull();
-
+  it('come back with the application in one read', async () => {
     await codes.putCode(newCode('c'.repeat(64)));
-    await codes.claimCode('c'.repeat(64), 'token-1');
-    await codes.recordExchange('c'.repeat(64), 42);
-    await codes.releaseClaim('c'.repeat(64), 'token-1');
-    expect((await codes.getCode('c'.repeat(64)))?.exchangedAt).not.toBeNull();
+    expect(await codes.getAppAndCode('no-such-app', 'c'.repeat(64))).toEqual({
+      code: expect.objectContaining({ codeHash: 'c'.repeat(64), exchangedAt: null }),
+    });
   });
 });

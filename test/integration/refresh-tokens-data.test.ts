@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { tokenLimit } from '#domain/authorizations';
 import { hashToken, mintAccessToken, mintRefreshToken } from '#domain/tokens';
 import { freshTable } from '#test/dynamodb';
 
@@ -45,7 +44,7 @@ async function issued(login: string) {
     expiresAt: '2099-01-01T00:00:00Z',
     refresh,
     claimFingerprint: false,
-    evict: tokenLimit('app1', ['gist']),
+    limit: 10,
   });
   if (created.kind !== 'created') throw new Error(created.kind);
   const stored = await refreshTokens.getRefreshToken(refresh.tokenHash);

@@ -16,8 +16,8 @@ import { type PublicUrls, publicUrls } from '#shared/urls';
 import { bodyLimit, pathParameters } from './http-stack.ts';
 import { perRoute } from './per-route.ts';
 
-/** What a page handler gets. */
-export interface WebRequest {
+/** What a page handler gets; `along` is what the route's `readWithUser` read (see `WebOptions`). */
+export interface WebRequest<Along = unknown> {
   readonly method: string;
   /** The form fields of a POST (application/x-www-form-urlencoded). */
   readonly form: URLSearchParams;
@@ -34,6 +34,20 @@ export interface WebRequest {
   readonly secure: boolean;
   readonly urls: PublicUrls;
   readonly event: APIGatewayProxyEvent;
+  /** Read with the signed-in user (absent when signed out or the route reads nothing along). */
+  readonly along?: Along;
+}
+
+/**
+ * A page's reads that only need the signed-in user's login and the request: the stack makes them
+ * in the round trip that reads the user (the function returns the user with them), instead of the
+ * page making them after. Undefined for a request that needs nothing along.
+ */
+export interface WebOptions<Along> {
+  readonly readWithUser?: (request: {
+    readonly query: Readonly<Record<string, string | undefined>>;
+    readonly form: URLSearchParams;
+  }) => ((login: string) => Promise<{ readonly user: User | undefined; readonly along: Along }>) | undefined;
 }
 
 /** A page, or a redirect; either may set cookies. */
@@ -53,7 +67,7 @@ export type WebReply =
     }
   | { readonly location: string; readonly status?: 302 | 303; readonly cookies?: readonly string[] };
 
-type WebEvent = APIGatewayProxyEvent & { web?: WebRequest; newCsrfCookie?: string };
+type WebEvent = APIGatewayProxyEvent & { web?: WebRequest<unknown>; newCsrfCookie?: string };
 
 const SESSION_COOKIE = 'session';
 const CSRF_COOKIE = 'csrf';
@@ -120,7 +134,7 @@ function toResult(reply: WebReply, event: WebEvent): APIGatewayProxyResult {
 }
 
 /** Reads the session and CSRF cookies, and refuses cross-site or token-less form posts. */
-const webContext = (): middy.MiddlewareObj<WebEvent> => ({
+const webContext = <Along>(options: WebOptions<Along>): middy.MiddlewareObj<WebEvent> => ({
   before: async ({ event }) => {
     const urls = publicUrls(config(), event);
     const secure = urls.auth.startsWith('https:');
@@ -129,14 +143,6 @@ const webContext = (): middy.MiddlewareObj<WebEvent> => ({
     const found = sessionCookie ? await getSession(sessionCookie) : undefined;
     const session = found && !found.pendingOtp ? found : undefined;
     const pending = found?.pendingOtp ? found : undefined;
-    const user = session ? await userNamed(session.login) : undefined;
-
-    let csrfCookie = cookies.get(cookieName(CSRF_COOKIE, secure));
-    if (!csrfCookie) {
-      csrfCookie = newSecret();
-      event.newCsrfCookie = serializeCookie(CSRF_COOKIE, csrfCookie, { secure });
-    }
-    const csrf = (user ? session?.csrf : pending?.csrf) ?? csrfCookie;
     const form = new URLSearchParams(
       event.body
         ? event.isBase64Encoded
@@ -144,10 +150,25 @@ const webContext = (): middy.MiddlewareObj<WebEvent> => ({
           : event.body
         : '',
     );
+    const query = event.queryStringParameters ?? {};
+    const readAlong = session ? options.readWithUser?.({ query, form }) : undefined;
+    const read = session
+      ? readAlong
+        ? await readAlong(session.login)
+        : { user: await userNamed(session.login), along: undefined }
+      : undefined;
+    const user = read?.user;
+
+    let csrfCookie = cookies.get(cookieName(CSRF_COOKIE, secure));
+    if (!csrfCookie) {
+      csrfCookie = newSecret();
+      event.newCsrfCookie = serializeCookie(CSRF_COOKIE, csrfCookie, { secure });
+    }
+    const csrf = (user ? session?.csrf : pending?.csrf) ?? csrfCookie;
     event.web = {
       method: event.httpMethod,
       form,
-      query: event.queryStringParameters ?? {},
+      query,
       params: (event.pathParameters ?? {}) as Record<string, string>,
       session: user ? session : undefined,
       user,
@@ -156,6 +177,7 @@ const webContext = (): middy.MiddlewareObj<WebEvent> => ({
       secure,
       urls,
       event,
+      ...(user && read?.along !== undefined ? { along: read.along } : {}),
     };
 
     if (event.httpMethod === 'POST') {
@@ -192,15 +214,20 @@ const webResponse = (route: Route): middy.MiddlewareObj<WebEvent, APIGatewayProx
 });
 
 /** Builds a page route's handler: path parameters → body limit → cookies, session and CSRF → the page → HTML. */
-export function webHandler(run: (request: WebRequest) => Promise<WebReply>) {
+export function webHandler<Along = undefined>(
+  run: (request: WebRequest<Along>) => Promise<WebReply>,
+  options: WebOptions<Along> = {},
+) {
   return perRoute((route) =>
     middy<WebEvent, APIGatewayProxyResult>()
       .use(logContext())
       .use(webResponse(route))
       .use(pathParameters(route))
       .use(bodyLimit())
-      .use(webContext())
-      .handler(async (event) => (await run(event.web as WebRequest)) as unknown as APIGatewayProxyResult),
+      .use(webContext(options))
+      .handler(
+        async (event) => (await run(event.web as WebRequest<Along>)) as unknown as APIGatewayProxyResult,
+      ),
   );
 }
 
