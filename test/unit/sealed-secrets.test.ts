@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type DecryptCommand, EncryptCommand } from '@aws-sdk/client-kms';
 import { describe, expect, it } from 'vitest';
 import { isSealed, openWithKey, SealedSecretError, sealWithKey } from '#domain/sealed-secrets';
-import { type KmsPort, kmsSealer } from '#services/kms-sealer';
-import { localKeySealer } from '#services/secret-sealer';
+import { type KmsPort, kmsSealer, localKeySealer } from '#services/secret-sealer';
 
 const seed = randomBytes(20);
 const context = { purpose: 'totp', subject: 'kate' };
