@@ -7,7 +7,6 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { observability } from './config.ts';
@@ -17,8 +16,6 @@ type Level = 'debug' | 'info' | 'warn' | 'error';
 const settings = observability();
 
 export const logger = new Logger({ serviceName: settings.serviceName, logLevel: settings.logLevel });
-
-const metrics = new Metrics({ namespace: settings.metricsNamespace, serviceName: settings.serviceName });
 
 /** The logger's interface before Powertools, kept for its callers. */
 export function log(level: Level, message: string, fields: Record<string, unknown> = {}): void {
@@ -52,11 +49,31 @@ export type Signal =
   | 'ImportCompleted'
   | 'ImportFailed';
 
-/** Counts one occurrence of `signal`, published at once (one EMF line). */
+/**
+ * One occurrence of `signal` in CloudWatch's embedded metric format: a JSON log line that
+ * CloudWatch Logs turns into a metric (Count, dimension `service`), with no API call.
+ */
+export const emfLine = (signal: Signal, timestamp: number, namespace: string, service: string): string =>
+  JSON.stringify({
+    _aws: {
+      Timestamp: timestamp,
+      CloudWatchMetrics: [
+        { Namespace: namespace, Dimensions: [['service']], Metrics: [{ Name: signal, Unit: 'Count' }] },
+      ],
+    },
+    service,
+    [signal]: 1,
+  });
+
+/**
+ * Counts one occurrence of `signal`, published at once: one EMF line, written to standard output
+ * itself (the Lambda runtime's `console` would prefix it, and CloudWatch would not read it as EMF).
+ * Written here rather than by Powertools Metrics, whose store, validation and flush cost every
+ * app-side token check and code exchange more than the line does (docs/decisions.md, issue 19).
+ */
 export function countSignal(signal: Signal): void {
   if (!settings.metricsEnabled) return;
-  metrics.addMetric(signal, MetricUnit.Count, 1);
-  metrics.publishStoredMetrics();
+  process.stdout.write(`${emfLine(signal, Date.now(), settings.metricsNamespace, settings.serviceName)}\n`);
 }
 
 /**
