@@ -161,3 +161,12 @@ export function originCredentials(
     secret: `username=${credentialValue(credentials.username)}\npassword=${credentialValue(credentials.password)}\n`,
   };
 }
+
+/** Commits reachable from any ref of a local repository (0 when it has no ref yet). */
+export async function countCommits(repo: string, home: string): Promise<number> {
+  const local = (args: readonly string[]) =>
+    runGit(args, { cwd: repo, home, transport: 'local', timeoutMs: 600_000 });
+  const refs = (await local(['for-each-ref', '--count=1', '--format=%(refname)'])).toString().trim();
+  if (refs === '') return 0;
+  return Number((await local(['rev-list', '--all', '--count'])).toString().trim());
+}

@@ -16,7 +16,14 @@ import { gitRemoteId } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
 import { type AdapterOptions, adapterSetup } from './adapter-options.ts';
 import { chunkCursor } from './chunk-cursor.ts';
-import { GitFailed, type GitRun, originCredentials, prepareHome, runGit } from './git-command.ts';
+import {
+  countCommits,
+  GitFailed,
+  type GitRun,
+  originCredentials,
+  prepareHome,
+  runGit,
+} from './git-command.ts';
 import { gitWords } from './git-words.ts';
 import { checkObjects, checkSize, directorySize, oversizeError, tooManyObjectsError } from './limits.ts';
 import {
@@ -505,14 +512,6 @@ export function progressFraction(line: string): number | undefined {
 
 const isShallow = async (repo: string, home: string) =>
   (await local(repo, home, ['rev-parse', '--is-shallow-repository'])).toString().trim() === 'true';
-
-const countCommits = async (repo: string, home: string) => {
-  const refs = (await local(repo, home, ['for-each-ref', '--count=1', '--format=%(refname)']))
-    .toString()
-    .trim();
-  if (refs === '') return 0;
-  return Number((await local(repo, home, ['rev-list', '--all', '--count'])).toString().trim());
-};
 
 /** The number of objects a fetch's pack holds, from git's `Receiving objects: NN% (a/b)`. */
 export function objectsAnnounced(line: string): number | undefined {

@@ -5,7 +5,7 @@
  */
 
 import { MAX_LISTED_FINDINGS } from '#domain/import-report';
-import { GitFailed, runGit } from '#vcs/git-command';
+import { countCommits, GitFailed } from '#vcs/git-command';
 import { checkObjects, directorySize, oversizeError } from '#vcs/limits';
 import { OriginFailed } from '#vcs/origin';
 import { emailDomain } from './authors.ts';
@@ -87,7 +87,7 @@ export async function finishConversion(chunk: HgChunk): Promise<number> {
   } catch (error) {
     throw conversionFailed(error);
   }
-  return countGitCommits(gitRepo, home);
+  return countCommits(gitRepo, home);
 }
 
 /** The step, and the conversion's own last words (without our paths); all of stderr goes to the logs. */
@@ -102,14 +102,3 @@ const conversionFailed = (error: unknown): Error =>
             : `${CONVERSION_FAILED}: ${conversionWords(error)}`,
         { cause: error },
       );
-
-const gitLocal = (repo: string, home: string, args: readonly string[]) =>
-  runGit(args, { cwd: repo, home, transport: 'local', timeoutMs: 600_000 });
-
-const countGitCommits = async (repo: string, home: string) => {
-  const refs = (await gitLocal(repo, home, ['for-each-ref', '--count=1', '--format=%(refname)']))
-    .toString()
-    .trim();
-  if (refs === '') return 0;
-  return Number((await gitLocal(repo, home, ['rev-list', '--all', '--count'])).toString().trim());
-};

@@ -7,7 +7,7 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_IMPORT_CHOICES, type ImportChoices } from '#domain/imports';
 import { saveRenamedRefs } from '../findings.ts';
-import { GitFailed, runGit } from '../git-command.ts';
+import { countCommits, GitFailed, runGit } from '../git-command.ts';
 import { checkObjects, checkSize } from '../limits.ts';
 import { OriginFailed, rawRepositoryPath } from '../origin.ts';
 import { runSvn, SvnFailed } from './command.ts';
@@ -90,7 +90,7 @@ async function convertSteps(chunk: SvnChunk, origin: SvnOrigin, maxObjects: numb
   if (state.converted < origin.youngest) return false;
   await finishConversion(job.workDir, mirror, origin, home, choices);
   await checkObjects(gitRepo, home, maxObjects);
-  state.commitCount = await countGitCommits(gitRepo, home);
+  state.commitCount = await countCommits(gitRepo, home);
   return true;
 }
 
@@ -254,11 +254,3 @@ async function finishConversion(
 
 const gitLocal = (repo: string, home: string, args: readonly string[]) =>
   runGit(args, { cwd: repo, home, transport: 'local', timeoutMs: 600_000 });
-
-const countGitCommits = async (repo: string, home: string) => {
-  const refs = (await gitLocal(repo, home, ['for-each-ref', '--count=1', '--format=%(refname)']))
-    .toString()
-    .trim();
-  if (refs === '') return 0;
-  return Number((await gitLocal(repo, home, ['rev-list', '--all', '--count'])).toString().trim());
-};
