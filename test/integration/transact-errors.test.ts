@@ -23,6 +23,9 @@ describe('transact', () => {
     await expect(client.transact([put('ok'), put('K'.repeat(3000))])).rejects.toThrow();
     // A failed condition is still an outcome, not an error.
     await client.transact([put('taken')]);
-    await expect(client.transact([put('other'), put('taken')])).resolves.toMatchObject({ failedIndex: 1, failed: [1] });
+    await expect(client.transact([put('other'), put('taken')])).resolves.toMatchObject({
+      failedIndex: 1,
+      failed: [1],
+    });
   });
 });
