@@ -68,8 +68,8 @@ export const emfLine = (signal: Signal, timestamp: number, namespace: string, se
 /**
  * Counts one occurrence of `signal`, published at once: one EMF line, written to standard output
  * itself (the Lambda runtime's `console` would prefix it, and CloudWatch would not read it as EMF).
- * Written here rather than by Powertools Metrics, whose store, validation and flush cost every
- * app-side token check and code exchange more than the line does (docs/decisions.md, issue 19).
+ * Written here rather than by Powertools Metrics: the same line without its store and flush, and
+ * one dependency less (docs/decisions.md, issue 19).
  */
 export function countSignal(signal: Signal): void {
   if (!settings.metricsEnabled) return;

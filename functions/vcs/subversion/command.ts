@@ -1,5 +1,5 @@
 /**
- * Running the Subversion tools on hostile input, as `git-command.ts` and `hg-command.ts` do for git
+ * Running the Subversion tools on hostile input, as `git-command.ts` and `mercurial/command.ts` do for git
  * and hg: a clean environment, the job's own HOME, a time limit that kills the whole process group
  * and a cap on what a tool may print (`runBounded`).
  *
