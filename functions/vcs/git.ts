@@ -41,6 +41,7 @@ import {
   OriginAuthFailed,
   type OriginAuthor,
   OriginFailed,
+  type RawJob,
   rawRepositoryPath,
 } from './origin.ts';
 
@@ -595,6 +596,24 @@ const gitCursor = (mode: RawState['mode'], plan: ChunkPlan) =>
 /* ------------------------------------------------------------------------------------------------
  * Authors
  * ---------------------------------------------------------------------------------------------- */
+
+/**
+ * A job's raw.git and its git HOME, once raw.git exists; undefined before (an origin converted into
+ * Git only after its history is fetched has no raw.git until then, and so no authors yet).
+ */
+export async function rawRepository(
+  job: Pick<RawJob, 'workDir'>,
+): Promise<{ repo: string; home: string } | undefined> {
+  const repo = rawRepositoryPath(job.workDir);
+  try {
+    await stat(join(repo, 'HEAD'));
+  } catch {
+    return undefined;
+  }
+  const home = join(job.workDir, 'home');
+  await prepareHome(home);
+  return { repo, home };
+}
 
 /**
  * Distinct author and committer identities over every ref, oldest first. Fields are NUL-separated

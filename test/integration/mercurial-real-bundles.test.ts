@@ -7,7 +7,7 @@
  * changeset and merge must arrive; the findings must say what is known to be in each bundle.
  */
 import { execFile } from 'node:child_process';
-import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding, Findings } from '#domain/import-report';
 import type { OriginServer } from '#local/git-origins';
 import { serveHg } from '#local/hg-origins';
+import { snapshot } from '#test/tree-snapshot';
 import { loadFindings } from '#vcs/findings';
 import { mercurialAdapter } from '#vcs/mercurial/adapter';
 import { type RawJob, rawRepositoryPath } from '#vcs/origin';
@@ -73,22 +74,6 @@ afterAll(async () => {
   await origin?.close();
   if (root) await rm(root, { recursive: true, force: true });
 });
-
-/** Every file and link under `dir`: path → `file <executable> <base64>` or `link <target>`. */
-async function snapshot(dir: string, prefix = '', into = new Map<string, string>()) {
-  for (const name of await readdir(dir)) {
-    const full = join(dir, name);
-    const stat = await lstat(full);
-    if (stat.isDirectory()) await snapshot(full, `${prefix}${name}/`, into);
-    else if (stat.isSymbolicLink()) into.set(prefix + name, `link ${await readlink(full)}`);
-    else
-      into.set(
-        prefix + name,
-        `file ${(stat.mode & 0o111) !== 0} ${(await readFile(full)).toString('base64')}`,
-      );
-  }
-  return into;
-}
 
 /**
  * What `hg archive -r <node> <dir>` writes, for many changesets in one process (hg's start-up is

@@ -8,7 +8,7 @@
  * must list each of them (and the rest of what Git cannot hold) as the dump has it.
  */
 import { execFile } from 'node:child_process';
-import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FindingEntry } from '#domain/import-report';
 import type { ImportChoices } from '#domain/imports';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
+import { snapshot } from '#test/tree-snapshot';
 import { loadFindings } from '#vcs/findings';
 import { type RawJob, rawRepositoryPath } from '#vcs/origin';
 import { subversionAdapter } from '#vcs/subversion/adapter';
@@ -270,26 +271,6 @@ afterAll(async () => {
   await server?.close();
   if (root) await rm(root, { recursive: true, force: true });
 });
-
-/** Every file and link under `dir`: path → `file <executable> <base64>` or `link <target>`. */
-async function snapshot(
-  dir: string,
-  prefix = '',
-  into = new Map<string, string>(),
-): Promise<Map<string, string>> {
-  for (const name of await readdir(dir)) {
-    const full = join(dir, name);
-    const stat = await lstat(full);
-    if (stat.isDirectory()) await snapshot(full, `${prefix}${name}/`, into);
-    else if (stat.isSymbolicLink()) into.set(prefix + name, `link ${await readlink(full)}`);
-    else
-      into.set(
-        prefix + name,
-        `file ${(stat.mode & 0o111) !== 0} ${(await readFile(full)).toString('base64')}`,
-      );
-  }
-  return into;
-}
 
 /** The branches and tags at the repository's last revision, as `refs/…` → Subversion path. */
 async function svnBranches(url: string): Promise<Map<string, string>> {

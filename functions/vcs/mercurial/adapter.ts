@@ -9,9 +9,9 @@
  * Network: Node's probes use `guardedRequest` (the revision-count probe follows no redirect); hg
  * goes only through the guard proxy and its `importguard` extension (`import-guard.ts`).
  */
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AdapterOptions, adapterSetup } from '#vcs/adapter-options';
+import { rawRepository } from '#vcs/git';
 import { prepareHome } from '#vcs/git-command';
 import { type OriginAdapter, rawRepositoryPath } from '#vcs/origin';
 import { mercurialAuthors } from './authors.ts';
@@ -77,15 +77,9 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
     },
 
     async authors(job) {
-      const home = join(job.workDir, 'home');
-      await prepareHome(home);
-      const repo = rawRepositoryPath(job.workDir);
-      try {
-        await stat(join(repo, 'HEAD'));
-      } catch {
-        return []; // converted only once the whole history is pulled
-      }
-      return mercurialAuthors(repo, rawHgPath(job.workDir), home, originUrl(job));
+      const raw = await rawRepository(job);
+      if (!raw) return []; // converted only once the whole history is pulled
+      return mercurialAuthors(raw.repo, rawHgPath(job.workDir), raw.home, originUrl(job));
     },
   };
 }

@@ -4,12 +4,11 @@
  * `<user>@<collection host>` (`tfvc.invalid` when the host is an address): made up, valid, and
  * mappable afterwards.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gitRemoteId } from '#domain/imports';
-import { gitAuthors } from '#vcs/git';
-import { prepareHome } from '#vcs/git-command';
-import { type OriginAuthor, type RawJob, rawRepositoryPath } from '#vcs/origin';
+import { gitAuthors, rawRepository } from '#vcs/git';
+import type { OriginAuthor, RawJob } from '#vcs/origin';
 import { cursor, LISTING_FILE, type ListedChangeset, type TfvcIdentity } from './state.ts';
 
 const EMAIL = /^[^\s<>@\\]+@[^\s<>@\\]+\.[^\s<>@\\]+$/;
@@ -29,14 +28,8 @@ export function gitIdentity(person: TfvcIdentity, host: string): { name: string;
 
 /** The authors raw.git holds so far, each named by its TFVC unique name where the listing knows it. */
 export async function tfvcAuthors(job: RawJob): Promise<readonly OriginAuthor[]> {
-  const repo = rawRepositoryPath(job.workDir);
-  try {
-    await stat(join(repo, 'HEAD'));
-  } catch {
-    return [];
-  }
-  const home = join(job.workDir, 'home');
-  await prepareHome(home);
+  const raw = await rawRepository(job);
+  if (!raw) return [];
   const state = await cursor.load(job.workDir);
   let listing: ListedChangeset[] = [];
   try {
@@ -51,7 +44,7 @@ export async function tfvcAuthors(job: RawJob): Promise<readonly OriginAuthor[]>
       const identity = gitIdentity(person, host);
       uniqueNames.set(gitRemoteId(identity.name, identity.email), person.uniqueName || person.displayName);
     }
-  return (await gitAuthors(repo, home)).map(
+  return (await gitAuthors(raw.repo, raw.home)).map(
     (author): OriginAuthor => ({
       ...author,
       remoteName: uniqueNames.get(author.remoteId) ?? author.remoteName,
