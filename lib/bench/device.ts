@@ -1,12 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#data/client';
 import { deviceCodeKey } from '#data/keys';
 import { DEVICE_CODE_GRANT, hashDeviceSecret } from '#domain/device-codes';
-import { localDynamoDbClient } from '#local/dynamodb-local';
 import { ENV } from '#shared/config';
+import { bodyOf, startFloor } from './floor.ts';
 import { type LoadResult, runLoad } from './load.ts';
 import { median, ms, percentile } from './measure.ts';
 import { admin, countDynamoDbCalls, createBenchAccounts, startBenchStack } from './support.ts';
@@ -46,40 +44,15 @@ const pollBody = (clientId: string, deviceCode: string): string =>
  * The floor: a bare `node:http` server that reads the form, does the one strongly consistent
  * GetItem of the device code's item any poll needs at least, and answers `authorization_pending`.
  */
-async function startFloorServer(dynamodbEndpoint: string, tableName: string) {
-  const client = DynamoDBDocumentClient.from(localDynamoDbClient(dynamodbEndpoint), {
-    marshallOptions: { removeUndefinedValues: true },
+const startFloorServer = (dynamodbEndpoint: string, tableName: string) =>
+  startFloor(dynamodbEndpoint, '/login/oauth/access_token', async (client, request) => {
+    const form = new URLSearchParams(await bodyOf(request));
+    const deviceCodeHash = hashDeviceSecret(form.get('device_code') ?? '');
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: deviceCodeKey(deviceCodeHash), ConsistentRead: true }),
+    );
+    return { body: Item ? { error: 'authorization_pending' } : { error: 'incorrect_device_code' } };
   });
-  const server: Server = createServer(async (request, response) => {
-    try {
-      let text = '';
-      for await (const chunk of request) text += chunk;
-      const form = new URLSearchParams(text);
-      const deviceCodeHash = hashDeviceSecret(form.get('device_code') ?? '');
-      const { Item } = await client.send(
-        new GetCommand({ TableName: tableName, Key: deviceCodeKey(deviceCodeHash), ConsistentRead: true }),
-      );
-      response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
-      response.end(
-        JSON.stringify(Item ? { error: 'authorization_pending' } : { error: 'incorrect_device_code' }),
-      );
-    } catch (error) {
-      response.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
-      response.end(JSON.stringify({ message: String(error) }));
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/login/oauth/access_token`,
-    client,
-    stop: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      client.destroy();
-    },
-  };
-}
 
 const describeCall = (command: string, input: Record<string, unknown>): string => {
   const key = input.Key as { PK?: unknown; SK?: unknown } | undefined;

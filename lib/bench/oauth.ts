@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
-import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#data/client';
 import { launchBrowser } from '#local/browser';
-import { localDynamoDbClient } from '#local/dynamodb-local';
 import { WebClient } from '#local/web-client';
+import { bodyOf, startFloor } from './floor.ts';
 import { median, ms, percentile } from './measure.ts';
 import {
   BENCH_PASSWORD,
@@ -101,44 +101,24 @@ function signatureOf(records: readonly CallRecord[]): string {
  * JSON body and sends one TransactWriteItems of `actions` puts of fresh items (as many actions as
  * the service's exchange sends) to the same DynamoDB Local table, then answers a token-shaped JSON.
  */
-async function startFloorServer(dynamodbEndpoint: string, tableName: string, actions: number) {
-  const client = DynamoDBDocumentClient.from(localDynamoDbClient(dynamodbEndpoint));
+function startFloorServer(dynamodbEndpoint: string, tableName: string, actions: number) {
   let n = 0;
-  const server: Server = createServer(async (req, response) => {
-    try {
-      let text = '';
-      for await (const chunk of req) text += chunk;
-      const { code } = JSON.parse(text) as { code?: string };
-      const id = `${code}-${++n}`;
-      await client.send(
-        new TransactWriteCommand({
-          TransactItems: Array.from({ length: actions }, (_, i) => ({
-            Put: {
-              TableName: tableName,
-              Item: { PK: `FLOOR#${id}`, SK: `ITEM#${i}`, createdAt: new Date().toISOString() },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          })),
-        }),
-      );
-      response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
-      response.end(JSON.stringify({ access_token: `gho_${id}`, token_type: 'bearer', scope: SCOPE }));
-    } catch (error) {
-      response.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
-      response.end(JSON.stringify({ message: String(error) }));
-    }
+  return startFloor(dynamodbEndpoint, '/login/oauth/access_token', async (client, request) => {
+    const { code } = JSON.parse(await bodyOf(request)) as { code?: string };
+    const id = `${code}-${++n}`;
+    await client.send(
+      new TransactWriteCommand({
+        TransactItems: Array.from({ length: actions }, (_, i) => ({
+          Put: {
+            TableName: tableName,
+            Item: { PK: `FLOOR#${id}`, SK: `ITEM#${i}`, createdAt: new Date().toISOString() },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        })),
+      }),
+    );
+    return { body: { access_token: `gho_${id}`, token_type: 'bearer', scope: SCOPE } };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: new URL(`http://127.0.0.1:${port}/login/oauth/access_token`),
-    client,
-    stop: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      client.destroy();
-    },
-  };
 }
 
 /** The most frequent action count of the transactions among `records`. */
@@ -409,7 +389,7 @@ export async function measureOAuth(options: OAuthBenchOptions): Promise<OAuthBen
     );
     let floor: PhaseResult;
     try {
-      floor = await runPhase(minted, options.concurrency, exchangeAt(floorServer.url), floorCounter);
+      floor = await runPhase(minted, options.concurrency, exchangeAt(new URL(floorServer.url)), floorCounter);
     } finally {
       floorCounter.remove();
       await floorServer.stop();

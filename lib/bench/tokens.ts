@@ -1,11 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#data/client';
 import { tokenKey } from '#data/keys';
 import { hashToken } from '#domain/tokens';
-import { localDynamoDbClient } from '#local/dynamodb-local';
+import { startFloor } from './floor.ts';
 import { type LoadResult, runLoad } from './load.ts';
 import { median, ms, percentile } from './measure.ts';
 import {
@@ -153,40 +151,16 @@ export async function callsPerRequest(
  * strongly consistent GetItem of the token's item, and answers JSON. Its own client, configured as
  * `db()` is, so that its calls are counted apart from the service's.
  */
-export async function startFloorServer(
-  dynamodbEndpoint: string,
-  tableName: string,
-): Promise<{ url: string; client: DynamoDBDocumentClient; stop(): Promise<void> }> {
-  const client = DynamoDBDocumentClient.from(localDynamoDbClient(dynamodbEndpoint), {
-    marshallOptions: { removeUndefinedValues: true },
+export const startFloorServer = (dynamodbEndpoint: string, tableName: string) =>
+  startFloor(dynamodbEndpoint, '/', async (client, request) => {
+    const token = /^token (\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: tokenKey(hashToken(token)), ConsistentRead: true }),
+    );
+    return Item
+      ? { body: { login: Item.login, scopes: Item.scopes } }
+      : { status: 401, body: { message: 'Bad credentials' } };
   });
-  const server: Server = createServer(async (request, response) => {
-    try {
-      const token = /^token (\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
-      const { Item } = await client.send(
-        new GetCommand({ TableName: tableName, Key: tokenKey(hashToken(token)), ConsistentRead: true }),
-      );
-      response.writeHead(Item ? 200 : 401, { 'Content-Type': 'application/json; charset=utf-8' });
-      response.end(
-        JSON.stringify(Item ? { login: Item.login, scopes: Item.scopes } : { message: 'Bad credentials' }),
-      );
-    } catch (error) {
-      response.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
-      response.end(JSON.stringify({ message: String(error) }));
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    client,
-    stop: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      client.destroy();
-    },
-  };
-}
 
 /** POST /authorizations with Basic; returns the new token. */
 export async function createToken(
