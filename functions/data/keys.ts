@@ -286,5 +286,5 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'Large files an import found', index: 'table', read: { get: importLargeFilesKey(L, '<repo>', ID) }, strong: true },
   { pattern: 'Report of an import (renamed refs; its large files are the item above)', index: 'table', read: { get: importReportKey(L, '<repo>', ID) }, strong: true },
   { pattern: 'Everything filed under an import (cancel deletes its authors, pointers, large files and report)', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: importItemsPrefix(ID) }, by: 'prefix' }, strong: true, note: 'keys only, then BatchWriteItem deletes' },
-  { pattern: 'Next id of a kind', index: 'table', read: { update: counterKey('<kind>') }, note: 'ADD, returns the new value' },
+  { pattern: 'Next id of a kind (authorization ids: a block of ten per process)', index: 'table', read: { update: counterKey('<kind>') }, note: 'ADD 1, or ADD 10 for a block, returns the new value' },
 ];

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freshTable } from '#test/dynamodb';
 
@@ -28,7 +30,40 @@ describe('counters', () => {
     expect(Math.min(...ids)).toBe(1);
     expect(Math.max(...ids)).toBe(25);
   });
+
+  it('reserve authorization ids ten at a time: 25 ids cost three counter writes', async () => {
+    const ids = await Promise.all(Array.from({ length: 25 }, () => data.counters.nextId('authorization')));
+    expect(ids).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    // The next process to reserve starts after this one's third block.
+    expect(await idsFromAnotherProcess(1)).toEqual([31]);
+  });
+
+  it('never give two processes the same authorization id', async () => {
+    const [here, there] = await Promise.all([
+      Promise.all(Array.from({ length: 15 }, () => data.counters.nextId('authorization'))),
+      idsFromAnotherProcess(15),
+    ]);
+    const all = [...here, ...there];
+    expect(new Set(all).size).toBe(30);
+    // Each process hands out its own block in order.
+    expect(there).toEqual([...there].sort((a, b) => a - b));
+  });
 });
+
+/** `count` authorization ids taken by a separate Node process on the same table (another Lambda container). */
+async function idsFromAnotherProcess(count: number): Promise<number[]> {
+  const script = `const { nextId } = await import('#data/counters');
+const ids = [];
+for (let i = 0; i < ${count}; i++) ids.push(await nextId('authorization'));
+process.stdout.write(JSON.stringify(ids));
+process.exit(0);`;
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', script],
+    { env: process.env },
+  );
+  return JSON.parse(stdout) as number[];
+}
 
 describe('users', () => {
   it('exactly one of 20 concurrent creates of the same login (any case) wins', async () => {
