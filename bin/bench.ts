@@ -138,7 +138,13 @@ if (run('device')) {
 }
 
 if (run('oauth')) {
-  const result = await measureOAuth({ codes: 400, concurrency: 8, countedExchanges: 12, browserRuns: 3 });
+  const result = await measureOAuth({
+    codes: 400,
+    rounds: 5,
+    concurrency: 8,
+    countedExchanges: 12,
+    browserRuns: 3,
+  });
   const markdown = oauthReport(result, machine);
   await writeSection('oauth', markdown);
   console.log(markdown);

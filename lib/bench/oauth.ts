@@ -22,8 +22,13 @@ const SCOPE = 'repo';
 export const EXCHANGE_TARGETS = { perSecond: 250, ofFloor: 0.5 } as const;
 
 export interface OAuthBenchOptions {
-  /** Codes minted up front and then exchanged under load, each once. */
+  /** Codes minted and then exchanged under load, each once, per round. */
   readonly codes: number;
+  /**
+   * Rounds of minting, exchanging and the floor, in that order: a phase of a few hundred requests
+   * lasts a second or two, and one run of it scatters by ±10%, so the rates are the rounds' median.
+   */
+  readonly rounds: number;
   /** Exchanges (and mints) in flight at any time. */
   readonly concurrency: number;
   /** Exchanges sent one after another first, each one's DynamoDB calls recorded (crosses the token limit). */
@@ -32,12 +37,16 @@ export interface OAuthBenchOptions {
   readonly browserRuns: number;
 }
 
-/** A phase of requests sent with a fixed concurrency, each once. */
+/** A phase of requests sent with a fixed concurrency, each once (or such phases, one per round, merged). */
 export interface PhaseResult {
   readonly requests: number;
   readonly failures: readonly string[];
-  readonly seconds: number;
+  /** Requests ÷ wall time; merged: the median of the rounds' rates. */
   readonly rps: number;
+  /** Each round's rate, in round order. */
+  readonly rounds: readonly number[];
+  /** Every request's latency, in milliseconds. */
+  readonly latencies: readonly number[];
   readonly p50: number;
   readonly p99: number;
   /** Every DynamoDB call the service made during the phase, by command. */
@@ -69,6 +78,8 @@ export interface OAuthBenchResult {
   /** The floor: bare `node:http` + one TransactWriteItems of `floorActions` actions, same load. */
   readonly floor: PhaseResult;
   readonly floorActions: number;
+  /** The median of the rounds' exchange rates ÷ floor rates. */
+  readonly ofFloor: number;
   /** Tokens the user still holds for the app afterwards (the limit is 10). */
   readonly tokensLeft: number;
   readonly browser: readonly BrowserRun[];
@@ -204,15 +215,37 @@ async function runPhase<T>(
   await Promise.all(Array.from({ length: concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
   const records = counter.take();
+  const rps = items.length / seconds;
   return {
     requests: items.length,
     failures,
-    seconds,
-    rps: items.length / seconds,
+    rps,
+    rounds: [rps],
+    latencies,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     calls: byCommand(records),
     records,
+  };
+}
+
+/** One round's phases as one: counts and calls added, latencies pooled, the rate the rounds' median. */
+function merged(phases: readonly PhaseResult[]): PhaseResult {
+  const latencies = phases.flatMap((phase) => phase.latencies);
+  const rounds = phases.flatMap((phase) => phase.rounds);
+  const calls = new Map<string, number>();
+  for (const phase of phases)
+    for (const [command, n] of phase.calls) calls.set(command, (calls.get(command) ?? 0) + n);
+  return {
+    requests: phases.reduce((sum, phase) => sum + phase.requests, 0),
+    failures: phases.flatMap((phase) => phase.failures),
+    rps: median(rounds),
+    rounds,
+    latencies,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    calls,
+    records: phases.flatMap((phase) => phase.records),
   };
 }
 
@@ -363,37 +396,57 @@ export async function measureOAuth(options: OAuthBenchOptions): Promise<OAuthBen
       sequential.push({ exchange: index + 1, signature: signatureOf(calls), total: calls.length });
     }
 
-    const minted: string[] = [];
-    const mint = await runPhase(
-      Array.from({ length: options.codes }, (_, i) => i),
-      options.concurrency,
-      async () => {
-        minted.push(await mintOne());
-        return undefined;
-      },
-      counter,
-    );
-
-    const exchange = await runPhase(minted, options.concurrency, exchangeOne, counter);
-
-    // The floor under the same closed loop: as many requests, as many in flight, one transaction
-    // each of the size the service's exchanges sent most often.
-    const floorActions = usualActions(exchange.records);
-    const floorServer = await startFloorServer(stack.dynamodbEndpoint, stack.tableName, floorActions);
-    const floorCounter = countDynamoDbCalls(
-      floorServer.client,
-      (command, input): CallRecord => ({
-        command,
-        actions: (input as { TransactItems?: unknown[] }).TransactItems?.length ?? 1,
-      }),
-    );
-    let floor: PhaseResult;
+    // Each round: mint, exchange, then the floor under the same closed loop (as many requests, as
+    // many in flight, one transaction each of the size the service's exchanges sent most often).
+    const mints: PhaseResult[] = [];
+    const exchanges: PhaseResult[] = [];
+    const floors: PhaseResult[] = [];
+    let floorServer: Awaited<ReturnType<typeof startFloorServer>> | undefined;
+    let floorCounter: ReturnType<typeof countDynamoDbCalls<CallRecord>> | undefined;
+    let floorActions = 0;
     try {
-      floor = await runPhase(minted, options.concurrency, exchangeAt(new URL(floorServer.url)), floorCounter);
+      for (let round = 0; round < options.rounds; round++) {
+        const minted: string[] = [];
+        mints.push(
+          await runPhase(
+            Array.from({ length: options.codes }, (_, i) => i),
+            options.concurrency,
+            async () => {
+              minted.push(await mintOne());
+              return undefined;
+            },
+            counter,
+          ),
+        );
+        const exchange = await runPhase(minted, options.concurrency, exchangeOne, counter);
+        exchanges.push(exchange);
+        if (!floorServer) {
+          floorActions = usualActions(exchange.records);
+          floorServer = await startFloorServer(stack.dynamodbEndpoint, stack.tableName, floorActions);
+          floorCounter = countDynamoDbCalls(
+            floorServer.client,
+            (command, input): CallRecord => ({
+              command,
+              actions: (input as { TransactItems?: unknown[] }).TransactItems?.length ?? 1,
+            }),
+          );
+        }
+        floors.push(
+          await runPhase(
+            minted,
+            options.concurrency,
+            exchangeAt(new URL(floorServer.url)),
+            floorCounter as ReturnType<typeof countDynamoDbCalls<CallRecord>>,
+          ),
+        );
+      }
     } finally {
-      floorCounter.remove();
-      await floorServer.stop();
+      floorCounter?.remove();
+      await floorServer?.stop();
     }
+    const ofFloor = median(
+      exchanges.map((exchange, round) => exchange.rps / (floors[round] as PhaseResult).rps),
+    );
 
     const list = await fetch(`${loopback}/api/v3/authorizations`, {
       headers: { Authorization: basicAuth('bench', BENCH_PASSWORD) },
@@ -407,7 +460,18 @@ export async function measureOAuth(options: OAuthBenchOptions): Promise<OAuthBen
     for (let run = 0; run < options.browserRuns; run++)
       browser.push(await browserFlow(stack.webUrl, stack.baseUrl, app, callback.origin));
 
-    return { options, loadAverage, mint, sequential, exchange, floor, floorActions, tokensLeft, browser };
+    return {
+      options,
+      loadAverage,
+      mint: merged(mints),
+      sequential,
+      exchange: merged(exchanges),
+      floor: merged(floors),
+      floorActions,
+      ofFloor,
+      tokensLeft,
+      browser,
+    };
   } finally {
     counter.remove();
     agent.destroy();
@@ -443,8 +507,10 @@ function sequentialLines(calls: readonly ExchangeCalls[]): string[] {
 /** The section's markdown. */
 export function oauthReport(result: OAuthBenchResult, machine: string): string {
   const { options, mint, exchange, floor, browser } = result;
+  const range = (phase: PhaseResult) =>
+    `${Math.min(...phase.rounds).toFixed(0)}–${Math.max(...phase.rounds).toFixed(0)}`;
   const phaseRow = (label: string, phase: PhaseResult) =>
-    `| ${label} | ${phase.requests} | ${phase.failures.length} | ${phase.rps.toFixed(0)} | ${ms(phase.p50)} | ${ms(phase.p99)} | ${perRequest(phase)} |`;
+    `| ${label} | ${phase.requests} | ${phase.failures.length} | ${phase.rps.toFixed(0)} (${range(phase)}) | ${ms(phase.p50)} | ${ms(phase.p99)} | ${perRequest(phase)} |`;
   const failureLines = [mint, exchange].flatMap((phase, i) =>
     phase.failures.length === 0
       ? []
@@ -456,7 +522,7 @@ export function oauthReport(result: OAuthBenchResult, machine: string): string {
   const stepRow = (name: string, values: number[]) =>
     `| ${name} | ${ms(median(values))} | ${ms(Math.min(...values))} | ${ms(Math.max(...values))} |`;
   const transactPerExchange = (exchange.calls.get('TransactWriteItems') ?? 0) / exchange.requests;
-  const ofFloor = exchange.rps / floor.rps;
+  const { ofFloor } = result;
   const met = (ok: boolean) => (ok ? 'met' : 'not met');
   return [
     `Measured ${machine}: the local stack started in the bench process (\`startLocalStack\`, its own in-memory DynamoDB Local, real handlers); the 1-minute load average was ${result.loadAverage.toFixed(1)} before the bench started.`,
@@ -464,10 +530,10 @@ export function oauthReport(result: OAuthBenchResult, machine: string): string {
     '### Code exchanges',
     '',
     `One user signs in over HTTP (\`POST /login\` with the CSRF field and cookie) and authorizes the application once for \`${SCOPE}\` through the consent form; once that first code is exchanged (the grant is its tokens), every \`GET /login/oauth/authorize\` for the same scope answers 302 with a fresh code, no page. ` +
-      `${options.countedExchanges} codes (that first one, then codes minted one by one) are exchanged one after another (DynamoDB calls recorded per exchange), then ${options.codes} more codes are minted with ${options.concurrency} requests in flight and exchanged the same way (\`POST /login/oauth/access_token\`, JSON, client id and secret in the body), each code once, on kept-alive connections to 127.0.0.1. ` +
+      `${options.countedExchanges} codes (that first one, then codes minted one by one) are exchanged one after another (DynamoDB calls recorded per exchange), then, in each of ${options.rounds} rounds, ${options.codes} more codes are minted with ${options.concurrency} requests in flight and exchanged the same way (\`POST /login/oauth/access_token\`, JSON, client id and secret in the body), each code once, on kept-alive connections to 127.0.0.1. ` +
       "Every exchange mints a token for the same user, application and scope set, which keeps at most 10 tokens: from the 11th on, each exchange also revokes the oldest in its transaction (the one the grant's token ring names, a different one for each concurrent exchange). That is part of what is measured. " +
-      "The floor is a bare `node:http` server in the bench process that reads the same JSON body and sends one TransactWriteItems with as many actions as the exchanges' transactions had most often (puts of fresh items) to the same DynamoDB Local table, under the same closed loop (as many requests, as many in flight). " +
-      'Rate: requests ÷ wall time of the phase; p50/p99: per request; DynamoDB calls: every SDK call the service made in the phase (a middleware on `db().middlewareStack`, step `initialize`, so retries inside the SDK are not counted) ÷ requests.',
+      "The floor is a bare `node:http` server in the bench process that reads the same JSON body and sends one TransactWriteItems with as many actions as the exchanges' transactions had most often (puts of fresh items) to the same DynamoDB Local table, under the same closed loop (as many requests, as many in flight), after the exchanges of each round. " +
+      "Per second: requests ÷ wall time of the round's phase, the rounds' median (min–max); against the floor: the median of the rounds' ratios; p50/p99: over every request of the rounds; DynamoDB calls: every SDK call the service made in the phase (a middleware on `db().middlewareStack`, step `initialize`, so retries inside the SDK are not counted) ÷ requests.",
     '',
     '| Phase | Requests | Failed | Per second | p50 | p99 | DynamoDB calls/request |',
     '|---|---|---|---|---|---|---|',
