@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { documentClientOf } from '#data/client';
 import { localDynamoDbClient } from '#local/dynamodb-local';
 
 /** What a floor answers: a status (200 unless said) and a JSON body. */
@@ -17,7 +18,8 @@ export async function bodyOf(request: IncomingMessage): Promise<string> {
 }
 
 /**
- * A floor: a bare `node:http` server in the bench process, with its own DocumentClient on the
+ * A floor: a bare `node:http` server in the bench process, with its own DocumentClient (built as
+ * `db()` builds its own, by `documentClientOf`) on the
  * stack's DynamoDB Local, whose `answer` does the least a route must do (its DynamoDB calls) and
  * nothing else the service does. A failure answers 500 with its words, which fails the load run.
  */
@@ -26,9 +28,7 @@ export async function startFloor(
   path: string,
   answer: (client: DynamoDBDocumentClient, request: IncomingMessage) => Promise<FloorAnswer>,
 ): Promise<{ url: string; client: DynamoDBDocumentClient; stop(): Promise<void> }> {
-  const client = DynamoDBDocumentClient.from(localDynamoDbClient(dynamodbEndpoint), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const client = documentClientOf(localDynamoDbClient(dynamodbEndpoint));
   const server: Server = createServer(async (request, response) => {
     try {
       const { status = 200, body } = await answer(client, request);
