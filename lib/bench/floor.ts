@@ -4,9 +4,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { documentClientOf } from '#data/client';
 import { localDynamoDbClient } from '#local/dynamodb-local';
 
-/** What a floor answers: a status (200 unless said) and a JSON body. */
+/** What a floor answers: a status (200 unless said), headers besides its Content-Type, and a JSON body. */
 export interface FloorAnswer {
   readonly status?: number;
+  readonly headers?: Readonly<Record<string, string>>;
   readonly body: unknown;
 }
 
@@ -31,8 +32,8 @@ export async function startFloor(
   const client = documentClientOf(localDynamoDbClient(dynamodbEndpoint));
   const server: Server = createServer(async (request, response) => {
     try {
-      const { status = 200, body } = await answer(client, request);
-      response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
+      const { status = 200, headers, body } = await answer(client, request);
+      response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', ...headers });
       response.end(JSON.stringify(body));
     } catch (error) {
       response.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });

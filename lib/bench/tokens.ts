@@ -1,9 +1,13 @@
 import { loadavg } from 'node:os';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '#data/client';
+import { db, documentClientOf } from '#data/client';
 import { tokenKey } from '#data/keys';
 import { hashToken } from '#domain/tokens';
-import { startFloor } from './floor.ts';
+import { localDynamoDbClient } from '#local/dynamodb-local';
+import { type Handler, startHttpServer } from '#local/http-server';
+import { header } from '#shared/credentials';
+import type { Route } from '#shared/routes';
+import { type FloorAnswer, startFloor } from './floor.ts';
 import { type LoadResult, runLoad } from './load.ts';
 import { median, ms, percentile } from './measure.ts';
 import {
@@ -59,6 +63,12 @@ export interface TokenBenchResult {
   readonly appUser: RouteResult;
   readonly check: RouteResult;
   readonly floor: RouteResult;
+  /** The floor answering what `GET /user` answers (its headers and body). */
+  readonly answerFloor: RouteResult;
+  /** That floor as a Lambda handler behind the local API Gateway. */
+  readonly gatewayFloor: RouteResult;
+  /** The size of that answer. */
+  readonly answer: { readonly headers: number; readonly bodyBytes: number };
 }
 
 /** A request the bench sends: where, with which credentials (and, for a POST, which body). */
@@ -153,14 +163,105 @@ export async function callsPerRequest(
  */
 export const startFloorServer = (dynamodbEndpoint: string, tableName: string) =>
   startFloor(dynamodbEndpoint, '/', async (client, request) => {
-    const token = /^token (\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
-    const { Item } = await client.send(
-      new GetCommand({ TableName: tableName, Key: tokenKey(hashToken(token)), ConsistentRead: true }),
-    );
-    return Item
-      ? { body: { login: Item.login, scopes: Item.scopes } }
+    const item = await readToken(client, tableName, request.headers.authorization);
+    return item
+      ? { body: { login: item.login, scopes: item.scopes } }
       : { status: 401, body: { message: 'Bad credentials' } };
   });
+
+/** Headers a floor does not copy from the service's answer: the connection's, and the length Node sets. */
+const NOT_COPIED = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'transfer-encoding',
+  'content-type',
+]);
+
+/** What the service answered to `target`: the headers a floor can answer too, and the JSON body. */
+async function answerOf(target: Target): Promise<Required<Pick<FloorAnswer, 'headers' | 'body'>>> {
+  const response = await fetch(target.url, { headers: target.headers });
+  if (response.status !== 200) throw new Error(`${target.url} answered ${response.status}`);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) if (!NOT_COPIED.has(name)) headers[name] = value;
+  return { headers, body: await response.json() };
+}
+
+/** The floor's one GetItem, for a token presented as `token <token>`; undefined when there is none. */
+async function readToken(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  authorization: string | undefined,
+): Promise<Record<string, unknown> | undefined> {
+  const token = /^token (\S+)$/i.exec(authorization ?? '')?.[1] ?? '';
+  const { Item } = await client.send(
+    new GetCommand({ TableName: tableName, Key: tokenKey(hashToken(token)), ConsistentRead: true }),
+  );
+  return Item;
+}
+
+/**
+ * The floor, answering what the service answers: the same one GetItem, then the headers and body
+ * `GET /user` answered (stringified per request, as the service does). Between the floor and the
+ * service, this is what the size of GitHub's answer costs.
+ */
+export const startAnswerFloor = (
+  dynamodbEndpoint: string,
+  tableName: string,
+  answer: Required<Pick<FloorAnswer, 'headers' | 'body'>>,
+) =>
+  startFloor(dynamodbEndpoint, '/', async (client, request) =>
+    (await readToken(client, tableName, request.headers.authorization))
+      ? answer
+      : { status: 401, body: { message: 'Bad credentials' } },
+  );
+
+const GATEWAY_FLOOR: Route = {
+  method: 'GET',
+  path: '/floor',
+  handler: 'bench/gateway-floor',
+  auth: 'none',
+  scopes: [],
+  media: 'json',
+  table: 'RO',
+};
+
+/**
+ * That answering floor as a bare Lambda handler (no middleware) behind the local API Gateway
+ * (`lib/local/http-server.ts`): the proxy event, the zip function's runtime, the payload and time
+ * limits, the result written back. Between the floor and the service, this is what the local
+ * stand-in for API Gateway and Lambda's invocation costs; in AWS that work is API Gateway's and the
+ * Lambda runtime's, not the function's.
+ */
+export async function startGatewayFloor(
+  dynamodbEndpoint: string,
+  tableName: string,
+  answer: Required<Pick<FloorAnswer, 'headers' | 'body'>>,
+): Promise<{ url: string; client: DynamoDBDocumentClient; stop(): Promise<void> }> {
+  const client = documentClientOf(localDynamoDbClient(dynamodbEndpoint));
+  const handler: Handler = async (event) =>
+    (await readToken(client, tableName, header(event, 'authorization')))
+      ? {
+          statusCode: 200,
+          headers: { 'Content-Type': 'application/json; charset=utf-8', ...answer.headers },
+          body: JSON.stringify(answer.body),
+        }
+      : { statusCode: 401, headers: {}, body: '{"message":"Bad credentials"}' };
+  const server = await startHttpServer({
+    routes: [GATEWAY_FLOOR],
+    port: 0,
+    handlers: { [GATEWAY_FLOOR.handler]: handler },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}${GATEWAY_FLOOR.path}`,
+    client,
+    stop: async () => {
+      await server.stop();
+      client.destroy();
+    },
+  };
+}
 
 /** POST /authorizations with Basic; returns the new token. */
 export async function createToken(
@@ -187,6 +288,8 @@ export async function measureTokens(options: TokenBenchOptions): Promise<TokenBe
   const loadAverage = loadavg()[0] ?? Number.NaN;
   const { stack, endpointsFile, stop } = await startBenchStack('tokens');
   let floor: Awaited<ReturnType<typeof startFloorServer>> | undefined;
+  let answerFloor: Awaited<ReturnType<typeof startAnswerFloor>> | undefined;
+  let gatewayFloor: Awaited<ReturnType<typeof startGatewayFloor>> | undefined;
   try {
     const origin = `http://127.0.0.1:${new URL(stack.baseUrl).port}`;
     const api = `${origin}/api/v3`;
@@ -213,6 +316,11 @@ export async function measureTokens(options: TokenBenchOptions): Promise<TokenBe
     };
     floor = await startFloorServer(stack.dynamodbEndpoint, stack.tableName);
     const floorRoute = { url: floor.url, headers: { Authorization: `token ${personal}` } };
+    const answer = await answerOf(userRoute);
+    answerFloor = await startAnswerFloor(stack.dynamodbEndpoint, stack.tableName, answer);
+    gatewayFloor = await startGatewayFloor(stack.dynamodbEndpoint, stack.tableName, answer);
+    const answerFloorRoute = { url: answerFloor.url, headers: userRoute.headers };
+    const gatewayFloorRoute = { url: gatewayFloor.url, headers: userRoute.headers };
 
     const countCalls = async (client: DynamoDBDocumentClient, route: Target): Promise<CallProfile> => {
       const counter = countDynamoDbCalls(
@@ -229,8 +337,10 @@ export async function measureTokens(options: TokenBenchOptions): Promise<TokenBe
     const appUserCalls = await countCalls(db(), appUserRoute);
     const checkCalls = await countCalls(db(), checkRoute);
     const floorCalls = await countCalls(floor.client, floorRoute);
+    const answerFloorCalls = await countCalls(answerFloor.client, answerFloorRoute);
+    const gatewayFloorCalls = await countCalls(gatewayFloor.client, gatewayFloorRoute);
 
-    const targets = [floorRoute, userRoute, appUserRoute, checkRoute];
+    const targets = [floorRoute, userRoute, appUserRoute, checkRoute, answerFloorRoute, gatewayFloorRoute];
     const measure = (target: Target, warmupMs: number, durationMs: number) =>
       runLoad({ ...target, concurrency: options.concurrency, warmupMs, durationMs, expectStatus: 200 });
     for (const target of targets) await measure(target, 0, options.prewarmMs);
@@ -242,7 +352,14 @@ export async function measureTokens(options: TokenBenchOptions): Promise<TokenBe
         runs[index]?.push(await measure(target, options.warmupMs, options.durationMs));
       }
     }
-    const [floorRuns = [], userRuns = [], appUserRuns = [], checkRuns = []] = runs;
+    const [
+      floorRuns = [],
+      userRuns = [],
+      appUserRuns = [],
+      checkRuns = [],
+      answerFloorRuns = [],
+      gatewayFloorRuns = [],
+    ] = runs;
     return {
       options,
       loadAverage,
@@ -254,8 +371,24 @@ export async function measureTokens(options: TokenBenchOptions): Promise<TokenBe
         calls: checkCalls,
       },
       floor: { label: 'floor: bare `node:http` + one GetItem', runs: floorRuns, calls: floorCalls },
+      answerFloor: {
+        label: "floor answering `GET /api/v3/user`'s headers and body",
+        runs: answerFloorRuns,
+        calls: answerFloorCalls,
+      },
+      gatewayFloor: {
+        label: 'that floor as a bare handler behind the local API Gateway',
+        runs: gatewayFloorRuns,
+        calls: gatewayFloorCalls,
+      },
+      answer: {
+        headers: Object.keys(answer.headers).length + 1,
+        bodyBytes: Buffer.byteLength(JSON.stringify(answer.body)),
+      },
     };
   } finally {
+    await gatewayFloor?.stop();
+    await answerFloor?.stop();
     await floor?.stop();
     await stop();
   }
@@ -287,10 +420,29 @@ const pooled = (route: RouteResult, p: number): number =>
 export const shareOfFloor = (route: RouteResult, floor: RouteResult): number =>
   median(route.runs.map((r, round) => (100 * r.rps) / (floor.runs[round]?.rps ?? Number.NaN)));
 
+/**
+ * What the personal token's gap to the floor is made of, from the two floors between them: the
+ * size of GitHub's answer, the local API Gateway, and the rest, which is the service's own work.
+ */
+function gapLine(result: TokenBenchResult): string {
+  const { user, floor, answerFloor, gatewayFloor, answer } = result;
+  const points = (from: number, to: number) => (from - to).toFixed(0);
+  const answered = shareOfFloor(answerFloor, floor);
+  const behindGateway = shareOfFloor(gatewayFloor, floor);
+  const service = shareOfFloor(user, floor);
+  return (
+    `- What the personal token's gap of ${points(100, service)} points is made of (the two floors between, measured in the same rounds): ` +
+    `answering GitHub's ${answer.headers} headers and ${answer.bodyBytes}-byte user instead of the floor's two fields, ${points(100, answered)}; ` +
+    `the local API Gateway (the proxy event, the zip function's runtime, the payload and time limits, the result written back), ${points(answered, behindGateway)}; ` +
+    `the service's own work (the middy stack, authentication, the user's JSON, logging), ${points(behindGateway, service)}. ` +
+    "In AWS the gateway's share is API Gateway's and the Lambda runtime's work, not the function's."
+  );
+}
+
 /** The section's markdown: the table, the target on round trips and the target on throughput. */
 export function tokensReport(result: TokenBenchResult, machine: string): string {
-  const { options, user, appUser, check, floor } = result;
-  const rows = [user, appUser, check, floor].map((r) => {
+  const { options, user, appUser, check, floor, answerFloor, gatewayFloor } = result;
+  const rows = [user, appUser, check, floor, answerFloor, gatewayFloor].map((r) => {
     const rps = rpsOf(r);
     const spread = `${Math.min(...rps).toFixed(0)}–${Math.max(...rps).toFixed(0)}`;
     return `| ${r.label} | ${median(rps).toFixed(0)} (${spread}) | ${ms(pooled(r, 50))} | ${ms(pooled(r, 99))} | ${callsText(r.calls.usual)} |`;
@@ -324,11 +476,12 @@ export function tokensReport(result: TokenBenchResult, machine: string): string 
     '|---|---|---|---|---|',
     ...rows,
     '',
-    ...unusualCalls([user, appUser, check, floor]),
+    ...unusualCalls([user, appUser, check, floor, answerFloor, gatewayFloor]),
     `- DynamoDB round trips per request, steady state (target 1 for every token kind): ${roundTrips.join(', ')}: ${roundTripsMet ? 'met' : 'not met'}. ` +
       'The token is always read strongly consistently: a personal token by a GetItem of `TOKEN#<hash>`; an OAuth app token by one BatchGetItem with `APPSTATE#<tag>`, ' +
       "its application's suspension state named by the tag the token carries, so that suspension takes effect on the next request; the check endpoint by one BatchGetItem with the application. " +
       'The first request of each hour per token also records "last used" (one TransactWriteItems), as listed above.',
     ...throughput,
+    gapLine(result),
   ].join('\n');
 }

@@ -10,19 +10,24 @@ import { join } from 'node:path';
 import { runWithToolPath } from '#shared/tool-path';
 
 let runtimePath: Promise<string> | undefined;
+/** The directory once made: every later invocation starts at once, without awaiting it again. */
+let madeRuntimePath: string | undefined;
 
 /** A directory holding only `node` (a link to this process's), made once per process. */
 function zipRuntimePath(): Promise<string> {
   runtimePath ??= (async () => {
     const dir = await mkdtemp(join(tmpdir(), 'lambda-nodejs-runtime-'));
     await symlink(process.execPath, join(dir, 'node'));
+    madeRuntimePath = dir;
     return dir;
   })();
   return runtimePath;
 }
 
-export const asZipFunction = async <T>(invocation: () => Promise<T>): Promise<T> =>
-  runWithToolPath(await zipRuntimePath(), invocation);
+export const asZipFunction = <T>(invocation: () => Promise<T>): Promise<T> =>
+  madeRuntimePath !== undefined
+    ? runWithToolPath(madeRuntimePath, invocation)
+    : zipRuntimePath().then((path) => runWithToolPath(path, invocation));
 
 export const asImageFunction = <T>(invocation: () => Promise<T>): Promise<T> =>
   runWithToolPath(process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', invocation);
