@@ -5,10 +5,9 @@
  * fields; request headers, paths and bodies are never logged, so credentials cannot leak here
  * (test/e2e/no-secrets-in-logs.test.ts greps every line of an end-to-end run for its secrets).
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import type middy from '@middy/core';
-import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { observability } from './config.ts';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
@@ -17,13 +16,40 @@ const settings = observability();
 
 export const logger = new Logger({ serviceName: settings.serviceName, logLevel: settings.logLevel });
 
+/** The invocation under way (set by `logContext`), and the one whose context the logger carries. */
+interface Invocation {
+  readonly context: Context;
+  readonly requestId: string | undefined;
+}
+let current: Invocation | undefined;
+let applied: Invocation | undefined;
+
+/** Whether a record at `level` would be written (the level Powertools settled on, environment included). */
+const writes = (level: Level): boolean =>
+  logger.level <= LogLevelThreshold[level.toUpperCase() as Uppercase<Level>];
+
+/**
+ * Gives the logger the context of the invocation under way, once per invocation and only when a
+ * record is written: most invocations write none, and setting it costs about as much as the rest
+ * of the middleware stack together (measured with `npm run bench -- tokens`; docs/decisions.md).
+ */
+function withInvocation(): void {
+  if (current === applied || current === undefined) return;
+  logger.addContext(current.context);
+  if (current.requestId) logger.setCorrelationId(current.requestId);
+  applied = current;
+}
+
 /** The logger's interface before Powertools, kept for its callers. */
 export function log(level: Level, message: string, fields: Record<string, unknown> = {}): void {
+  if (!writes(level)) return;
+  withInvocation();
   logger[level](message, fields);
 }
 
 /** An error that escaped a handler: a bug. Logged with its stack; never with the request. */
 export function logUnhandled(route: string, requestId: string | undefined, error: unknown): void {
+  withInvocation();
   logger.error('unhandled error', {
     route,
     requestId,
@@ -77,24 +103,22 @@ export function countSignal(signal: Signal): void {
 }
 
 /**
- * First middleware of every stack: adds the Lambda context (function name, request id, cold
- * start) and the API Gateway request id as `correlation_id` to every record of the invocation,
- * and logs the route at debug level.
+ * First middleware of every stack: every record of the invocation carries the Lambda context
+ * (function name, request id, cold start) and the API Gateway request id as `correlation_id`, and
+ * the route is logged at debug level. The context is handed to the logger when the invocation
+ * writes its first record (`withInvocation`), except on the cold start: that one is handed at
+ * once, so that Powertools, which counts cold starts by calls, marks exactly the first
+ * invocation's records `cold_start: true`.
  */
 export const logContext = <
   E extends Pick<APIGatewayProxyEvent, 'requestContext' | 'resource' | 'httpMethod'>,
   R,
->(): middy.MiddlewareObj<E, R> => {
-  const inject = injectLambdaContext(logger, { resetKeys: true }) as middy.MiddlewareObj<E, R>;
-  return {
-    before: async (request) => {
-      await inject.before?.(request);
-      const requestId = request.event.requestContext?.requestId;
-      if (requestId) logger.setCorrelationId(requestId);
-      // The route template, never the path: paths carry tokens (`/applications/{id}/tokens/{token}`).
-      logger.debug('request', { method: request.event.httpMethod, route: request.event.resource });
-    },
-    after: inject.after,
-    onError: inject.onError,
-  };
-};
+>(): middy.MiddlewareObj<E, R> => ({
+  before: (request) => {
+    const cold = current === undefined;
+    current = { context: request.context, requestId: request.event.requestContext?.requestId };
+    if (cold) withInvocation();
+    // The route template, never the path: paths carry tokens (`/applications/{id}/tokens/{token}`).
+    log('debug', 'request', { method: request.event.httpMethod, route: request.event.resource });
+  },
+});
