@@ -30,8 +30,8 @@ const writes = (level: Level): boolean =>
 
 /**
  * Gives the logger the context of the invocation under way, once per invocation and only when a
- * record is written: most invocations write none, and setting it costs about as much as the rest
- * of the middleware stack together (measured with `npm run bench -- tokens`; docs/decisions.md).
+ * record is written: most invocations write none, and setting it on every invocation took about a
+ * third of the JSON stack's middleware time (docs/decisions.md, issue 19).
  */
 function withInvocation(): void {
   if (current === applied || current === undefined) return;

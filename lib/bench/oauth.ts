@@ -229,7 +229,7 @@ async function runPhase<T>(
   };
 }
 
-/** One round's phases as one: counts and calls added, latencies pooled, the rate the rounds' median. */
+/** The rounds' phases as one: counts and calls added, latencies pooled, the rate the rounds' median. */
 function merged(phases: readonly PhaseResult[]): PhaseResult {
   const latencies = phases.flatMap((phase) => phase.latencies);
   const rounds = phases.flatMap((phase) => phase.rounds);
