@@ -23,6 +23,8 @@ interface Invocation {
 }
 let current: Invocation | undefined;
 let applied: Invocation | undefined;
+/** Whether an invocation has started in this process: the first one is the cold start. */
+let started = false;
 
 /** Whether a record at `level` would be written (the level Powertools settled on, environment included). */
 const writes = (level: Level): boolean =>
@@ -113,12 +115,27 @@ export function countSignal(signal: Signal): void {
 export const logContext = <
   E extends Pick<APIGatewayProxyEvent, 'requestContext' | 'resource' | 'httpMethod'>,
   R,
->(): middy.MiddlewareObj<E, R> => ({
-  before: (request) => {
-    const cold = current === undefined;
-    current = { context: request.context, requestId: request.event.requestContext?.requestId };
-    if (cold) withInvocation();
-    // The route template, never the path: paths carry tokens (`/applications/{id}/tokens/{token}`).
-    log('debug', 'request', { method: request.event.httpMethod, route: request.event.resource });
-  },
-});
+>(): middy.MiddlewareObj<E, R> => {
+  /**
+   * The invocation is over: records written after it (by the local stack's other servers, which
+   * share this process) must not carry its ids. Its correlation id goes if it was handed over; the
+   * Lambda context stays with the logger until the next one, as Powertools leaves it.
+   */
+  const end = (request: middy.Request<E, R>) => {
+    if (current?.context !== request.context) return;
+    if (applied === current) logger.resetKeys();
+    current = undefined;
+    applied = undefined;
+  };
+  return {
+    before: (request) => {
+      current = { context: request.context, requestId: request.event.requestContext?.requestId };
+      if (!started) withInvocation();
+      started = true;
+      // The route template, never the path: paths carry tokens (`/applications/{id}/tokens/{token}`).
+      log('debug', 'request', { method: request.event.httpMethod, route: request.event.resource });
+    },
+    after: end,
+    onError: end,
+  };
+};

@@ -43,14 +43,22 @@ async function records(act: () => Promise<unknown>): Promise<Record<string, unkn
 
 describe('the log context of an invocation', () => {
   it('is the invocation of the record: its request ids and cold start, also when an invocation before it wrote nothing', async () => {
-    const handler = middy<{ say: boolean; requestContext: { requestId: string } }, string>()
+    // As the stacks do: the error mapper, used after `logContext`, logs an escaped error and answers.
+    const handler = middy<{ say: boolean; fail?: boolean; requestContext: { requestId: string } }, string>()
       .use(log.logContext())
+      .use({
+        onError: (request) => {
+          log.logUnhandled('users/get', request.context.awsRequestId, request.error);
+          request.response = 'error';
+        },
+      })
       .handler(async (event) => {
+        if (event.fail) throw new Error('boom');
         if (event.say) log.log('info', 'said');
         return 'ok';
       });
-    const invoke = (id: string, say: boolean) =>
-      handler({ say, requestContext: { requestId: `gateway-${id}` } } as never, contextOf(id));
+    const invoke = (id: string, say: boolean, fail = false) =>
+      handler({ say, fail, requestContext: { requestId: `gateway-${id}` } } as never, contextOf(id));
 
     const [cold] = await records(() => invoke('a', true));
     expect(cold).toMatchObject({
@@ -68,11 +76,15 @@ describe('the log context of an invocation', () => {
       function_request_id: 'lambda-c',
       correlation_id: 'gateway-c',
     });
+    // A record written after the invocation (the local stack's other servers share the process) is not its.
+    const [outside] = await records(async () => log.log('info', 'outside'));
+    expect(outside?.correlation_id).toBeUndefined();
     // Unhandled errors carry it too.
-    const [unhandled] = await records(async () => {
-      await invoke('d', false);
-      log.logUnhandled('users/get', 'lambda-d', new Error('boom'));
+    const [unhandled] = await records(() => invoke('d', false, true));
+    expect(unhandled).toMatchObject({
+      message: 'unhandled error',
+      function_request_id: 'lambda-d',
+      correlation_id: 'gateway-d',
     });
-    expect(unhandled).toMatchObject({ message: 'unhandled error', function_request_id: 'lambda-d' });
   });
 });
