@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Four projects, one per kind of test (see README "Tests"). Integration and e2e tests share one
+ * Five projects, one per kind of test (see README "Tests"). Integration and e2e tests share one
  * DynamoDB Local per run, started by the global setup; each test file makes its own table.
  */
 export default defineConfig({
@@ -34,6 +34,21 @@ export default defineConfig({
           globalSetup: ['test/support/infra-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The artifacts that deploy (the worker image's root, its bundles) run as AWS runs them.
+          name: 'deployed',
+          include: ['test/deployed/**/*.test.ts'],
+          globalSetup: [
+            'test/support/global-setup.ts',
+            'test/support/infra-setup.ts',
+            'test/support/image-setup.ts',
+          ],
+          testTimeout: 300_000,
+          hookTimeout: 900_000,
         },
       },
       {

@@ -7,7 +7,7 @@ import { ENV } from '#shared/config';
 import { ROUTES } from '#shared/routes';
 import { createTable } from './create-table.ts';
 import { localDynamoDbClient, startDynamoDbLocal } from './dynamodb-local.ts';
-import { API_GATEWAY_LIMITS, type GatewayLimits, startHttpServer } from './http-server.ts';
+import { API_GATEWAY_LIMITS, type GatewayLimits, type Handler, startHttpServer } from './http-server.ts';
 import { importStateMachine } from './import-workflow.ts';
 import { type LocalStateMachine, startStepFunctionsLocal } from './step-functions.ts';
 
@@ -63,6 +63,13 @@ export interface LocalStackOptions {
    * payloads); a test may lower one to reach it with little data or time.
    */
   readonly gatewayLimits?: Partial<GatewayLimits>;
+  /**
+   * Starts the Git front end once the handlers' configuration is in the environment; by default
+   * the server runs in this process (the as-deployed tests start the worker image's own).
+   */
+  readonly gitFrontend?: () => Promise<{ readonly url: string; stop(): Promise<void> }>;
+  /** Route handlers by handler id, instead of the modules in this process (the deployed bundles). */
+  readonly handlers?: Readonly<Record<string, Handler>>;
 }
 
 export interface LocalStack extends LocalEndpoints {
@@ -107,13 +114,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     process.env[ENV.repositoriesDir] = join(dirname(endpointsFile()), 'repositories');
     process.env[ENV.importWorkDir] = join(dirname(endpointsFile()), 'imports');
     // The Git front end runs beside API Gateway as in AWS, from the same code as its container.
-    const gitFrontend = await startGitServer({ port: 0, host: '127.0.0.1' });
+    const gitFrontend = await (options.gitFrontend?.() ?? startGitServer({ port: 0, host: '127.0.0.1' }));
     stops.push(() => gitFrontend.stop());
     const http = await startHttpServer({
       routes: ROUTES,
       port: options.port,
       limits: { ...API_GATEWAY_LIMITS, ...options.gatewayLimits },
       gitFrontend: gitFrontend.url,
+      ...(options.handlers ? { handlers: options.handlers } : {}),
     });
     stops.push(() => http.stop());
     // Known only now that the port is bound; the handlers read config lazily on first request.

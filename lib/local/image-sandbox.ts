@@ -1,0 +1,154 @@
+/**
+ * A process started from the worker image's root file system the way Lambda and ECS start the
+ * image's container: its own mount and PID namespaces, the root read-only, `/tmp` a small tmpfs,
+ * the bundles at `/var/task` read-only, the shared file system at its mount path, a user that is
+ * not root (and not the owner of the shared file system's files), only the environment it is
+ * given. The network stays this machine's loopback (the origins, DynamoDB Local and the Runtime
+ * API stand-in are there).
+ *
+ * Needs root (namespaces, mounts, `chroot`); CI runs as root.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface SandboxOptions {
+  /** The image's root file system (never written). */
+  readonly root: string;
+  /** Bound read-only at `/var/task`: the bundles the image's build stage makes. */
+  readonly taskDir: string;
+  /** The shared file system as the access point presents it, bound read-write at `mountPath`. */
+  readonly fileSystem?: { readonly source: string; readonly mountPath: string };
+  /** Files bound read-only into the sandbox: sandbox path → host path (under `/run`). */
+  readonly files?: Readonly<Record<string, string>>;
+  readonly uid: number;
+  readonly gid: number;
+  /** `/tmp`'s size: Lambda's ephemeral storage. */
+  readonly tmpMiB: number;
+  /** The whole environment of the process. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The command, resolved inside the sandbox. */
+  readonly argv: readonly string[];
+  /**
+   * The init ECS injects when the task definition enables it (`docker-init`, which is tini): bound
+   * at `/dev/init` and run as PID 1 with the command as its child. Without it, the command is
+   * PID 1 of its namespace, as in a task without `initProcessEnabled`.
+   */
+  readonly init?: string;
+  /** Where the process's stdout and stderr go. */
+  readonly logFile: string;
+}
+
+export interface Sandbox {
+  readonly process: ChildProcess;
+  /** Resolves with the exit code once the sandbox is gone. */
+  readonly exited: Promise<number | null>;
+  /** Kills everything in it. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs as root in the new namespaces: builds the view of the file system under a fresh directory,
+ * then `chroot`s into it and drops to the user. `CAP_FOWNER` is kept as an ambient capability: an
+ * EFS access point performs every operation as its own user, so the owner-only calls (chmod,
+ * utime) that the kernel would refuse on a file displayed as another user's succeed there too.
+ */
+const SETUP = String.raw`
+set -euo pipefail
+new=$SANDBOX_DIR
+mount --bind "$SANDBOX_ROOT" "$new"
+mount -o remount,bind,ro "$new"
+mount --bind "$SANDBOX_TASK" "$new/var/task"
+mount -o remount,bind,ro "$new/var/task"
+mount -t tmpfs -o "size=$SANDBOX_TMP_MIB"m,mode=1777 tmpfs "$new/tmp"
+mount -t proc proc "$new/proc"
+mount -t tmpfs -o size=1m,mode=755 tmpfs "$new/dev"
+for device in null zero random urandom full tty; do
+  touch "$new/dev/$device"
+  mount --bind "/dev/$device" "$new/dev/$device"
+done
+ln -s /proc/self/fd "$new/dev/fd"
+mkdir -p "$new/dev/shm"
+mount -t tmpfs -o size=64m,mode=1777 tmpfs "$new/dev/shm"
+mount -t tmpfs -o size=1m,mode=755 tmpfs "$new/mnt"
+if [ -n "$SANDBOX_FS" ]; then
+  mkdir -p "$new$SANDBOX_MOUNT_PATH"
+  mount --bind "$SANDBOX_FS" "$new$SANDBOX_MOUNT_PATH"
+fi
+mount -t tmpfs -o size=1m,mode=755 tmpfs "$new/run"
+while IFS='=' read -r inside outside; do
+  [ -n "$inside" ] || continue
+  mkdir -p "$(dirname "$new$inside")"
+  touch "$new$inside"
+  mount --bind -o ro "$outside" "$new$inside"
+done <<<"$SANDBOX_FILES"
+set -- /usr/bin/env -i "$@"
+if [ -n "$SANDBOX_INIT" ]; then
+  touch "$new/dev/init"
+  mount --bind -o ro "$SANDBOX_INIT" "$new/dev/init"
+  set -- /dev/init -- "$@"
+fi
+mount -o remount,bind,ro "$new/mnt"
+exec chroot "$new" /usr/bin/setpriv --reuid="$SANDBOX_UID" --regid="$SANDBOX_GID" --clear-groups \
+  --inh-caps=+fowner --ambient-caps=+fowner -- "$@"
+`;
+
+export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const dir = await mkdtemp(join(tmpdir(), 'image-sandbox-'));
+  const env = Object.entries(options.env).map(([name, value]) => `${name}=${value}`);
+  const log = createWriteStream(options.logFile, { flags: 'a' });
+  const child = spawn(
+    'unshare',
+    [
+      '--mount',
+      '--pid',
+      '--fork',
+      '--kill-child',
+      '--propagation',
+      'private',
+      'bash',
+      '-c',
+      SETUP,
+      'sandbox',
+      ...env,
+      ...options.argv,
+    ],
+    {
+      env: {
+        PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
+        SANDBOX_DIR: dir,
+        SANDBOX_ROOT: options.root,
+        SANDBOX_TASK: options.taskDir,
+        SANDBOX_TMP_MIB: String(options.tmpMiB),
+        SANDBOX_FS: options.fileSystem?.source ?? '',
+        SANDBOX_MOUNT_PATH: options.fileSystem?.mountPath ?? '',
+        SANDBOX_FILES: Object.entries(options.files ?? {})
+          .map(([inside, outside]) => `${inside}=${outside}`)
+          .join('\n'),
+        SANDBOX_INIT: options.init ?? '',
+        SANDBOX_UID: String(options.uid),
+        SANDBOX_GID: String(options.gid),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('close', (code) => {
+      log.end();
+      void rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      resolve(code);
+    });
+  });
+  return {
+    process: child,
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Lambda functions as Lambda runs them: each execution environment is a runtime interface client
+ * (`aws-lambda-ric <handler>`) in a sandbox of a root file system (`image-sandbox.ts`), fed through
+ * a Runtime API stand-in of its own (`lambda-runtime-api.ts`). A container-image function runs
+ * the image's entry point and its command in the image's root; a zip function its bundle at
+ * `/var/task` under the same client and Node.js major as the managed runtime. An environment runs one invocation at a time and is reused while it
+ * lives; a busy function gets another one, as Lambda scales. An environment whose process exits
+ * or outlives the function's timeout is discarded, and its invocation fails as Lambda reports it.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { type Sandbox, type SandboxOptions, startSandbox } from './image-sandbox.ts';
+import { FunctionError, type RuntimeApi, startRuntimeApi } from './lambda-runtime-api.ts';
+
+export interface LambdaFunctionConfig {
+  /** The function's name (`AWS_LAMBDA_FUNCTION_NAME`). */
+  readonly name: string;
+  /** The runtime interface client and the handler (an image's entry point and command). */
+  readonly argv: readonly string[];
+  readonly timeoutSeconds: number;
+  readonly memoryMiB: number;
+  /** The environment Lambda gives the process, less `AWS_LAMBDA_RUNTIME_API` (added per environment). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Where the environment runs: the image's root, its mounts and user. */
+  readonly sandbox: Omit<SandboxOptions, 'env' | 'argv' | 'logFile'>;
+  /** A directory for each environment's output (`<name>-<n>.log`). */
+  readonly logDir: string;
+}
+
+interface Environment {
+  readonly runtime: RuntimeApi;
+  readonly sandbox: Sandbox;
+  readonly logFile: string;
+  busy: boolean;
+  gone: boolean;
+}
+
+export interface LambdaFunction {
+  invoke(event: unknown): Promise<unknown>;
+  /** Each environment's log file, oldest first (what CloudWatch Logs would hold). */
+  readonly logFiles: readonly string[];
+  stop(): Promise<void>;
+}
+
+export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
+  const environments: Environment[] = [];
+  const logFiles: string[] = [];
+
+  async function start(): Promise<Environment> {
+    const arn = `arn:aws:lambda:${config.env.AWS_REGION ?? 'us-east-1'}:123456789012:function:${config.name}`;
+    const runtime = await startRuntimeApi({ functionArn: arn, timeoutMs: config.timeoutSeconds * 1000 });
+    const logFile = join(config.logDir, `${config.name}-${logFiles.length + 1}.log`);
+    logFiles.push(logFile);
+    const sandbox = await startSandbox({
+      ...config.sandbox,
+      env: {
+        ...config.env,
+        AWS_LAMBDA_RUNTIME_API: runtime.address,
+        AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[$LATEST]${randomUUID().replaceAll('-', '')}`,
+      },
+      argv: config.argv,
+      logFile,
+    });
+    const environment: Environment = { runtime, sandbox, logFile, busy: false, gone: false };
+    environments.push(environment);
+    void sandbox.exited.then((code) => {
+      environment.gone = true;
+      runtime.abort(
+        new FunctionError('Runtime.ExitError', `Runtime exited with error: exit status ${code ?? 'signal'}`),
+      );
+      void runtime.close();
+    });
+    return environment;
+  }
+
+  return {
+    logFiles,
+    async invoke(event) {
+      const environment = environments.find((known) => !known.busy && !known.gone) ?? (await start());
+      environment.busy = true;
+      const timer = setTimeout(() => {
+        environment.runtime.abort(
+          new FunctionError(
+            'Sandbox.Timedout',
+            `Task timed out after ${config.timeoutSeconds.toFixed(2)} seconds`,
+          ),
+        );
+        void environment.sandbox.stop();
+      }, config.timeoutSeconds * 1000);
+      try {
+        return await environment.runtime.invoke(event);
+      } finally {
+        clearTimeout(timer);
+        environment.busy = false;
+      }
+    },
+    async stop() {
+      await Promise.all(environments.map((environment) => environment.sandbox.stop()));
+    },
+  };
+}

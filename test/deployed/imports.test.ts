@@ -1,0 +1,264 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeFixtureRepository } from '#local/git-fixtures';
+import { type OriginServer, serveGitHttp } from '#local/git-origins';
+import { makeHgFixture, serveHg } from '#local/hg-origins';
+import { makeSvnRepository } from '#local/svn-fixtures';
+import { type SvnServer, serveSvn } from '#local/svn-origins';
+import { tfvcHistory } from '#local/tfvc-alpha';
+import { serveTfvc, type TfvcServer } from '#local/tfvc-origin';
+import { type AsDeployed, LAMBDA_USER, startAsDeployed } from '#test/as-deployed';
+import { createUser, personalToken } from '#test/fixtures';
+import { gitClient } from '#test/git-client';
+import { importApiCall } from '#test/import-api';
+
+/**
+ * Imports from every kind of origin, run by the worker image as AWS runs it (see
+ * `test/support/as-deployed.ts`): the image's own root file system, tools and Node.js, its
+ * bundles under `aws-lambda-ric`, Lambda's user on files the access point's user owns, a
+ * read-only root and a 512 MB `/tmp`; then clone and push through the Git front end, started
+ * from the same image as its task definition says.
+ */
+
+const LARGE_FILE_BYTES = 256 * 1024;
+const PASSWORD = 'deployed-pass-1';
+
+let deployed: AsDeployed;
+let git: Awaited<ReturnType<typeof gitClient>>;
+let token: string;
+let work: string;
+let gitOrigin: OriginServer;
+let hgOrigin: OriginServer;
+let svnOrigin: SvnServer;
+let tfvcOrigin: TfvcServer;
+
+const api = (method: string, path: string, body?: unknown) =>
+  importApiCall(deployed.stack.baseUrl, token, method, path, body);
+
+async function newRepo(name: string): Promise<void> {
+  const created = await fetch(`${deployed.stack.baseUrl}/user/repos`, {
+    method: 'POST',
+    headers: { Authorization: `token ${token}` },
+    body: JSON.stringify({ name }),
+  });
+  expect(created.status).toBe(201);
+}
+
+/** Polls the import until `done` holds; an error, or the time running out, fails with the workers' logs. */
+async function until(repo: string, done: (body: Record<string, unknown>) => boolean, timeoutMs = 150_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last: Record<string, unknown> = {};
+  while (Date.now() < deadline) {
+    last = (await api('GET', `/repos/octocat/${repo}/import`)).body;
+    if (done(last)) return last;
+    if (last.status === 'error' || last.status?.toString().endsWith('_failed')) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`import of ${repo} ended ${JSON.stringify(last)}\n${await deployed.logs()}`);
+}
+
+async function importAndClone(repo: string, request: Record<string, unknown>): Promise<string> {
+  await newRepo(repo);
+  expect((await api('PUT', `/repos/octocat/${repo}/import`, request)).status).toBe(201);
+  await until(repo, (body) => body.status === 'complete');
+  const dir = await mkdtemp(join(work, `${repo}-`));
+  const cloned = await git(['clone', '-q', `${deployed.stack.webUrl}/octocat/${repo}.git`, dir], {
+    password: PASSWORD,
+  });
+  expect(cloned.code, cloned.stderr).toBe(0);
+  return dir;
+}
+
+beforeAll(async () => {
+  deployed = await startAsDeployed({ overrides: { LARGE_FILE_BYTES: String(LARGE_FILE_BYTES) } });
+  git = await gitClient();
+  work = await mkdtemp(join(tmpdir(), 'deployed-imports-'));
+  await Promise.all([
+    makeFixtureRepository(join(work, 'origins', 'project.git'), {
+      commits: 6,
+      branches: 1,
+      annotatedTags: 1,
+      largeFile: { path: 'assets/big.bin', bytes: LARGE_FILE_BYTES + 1 },
+    }),
+    makeFixtureRepository(join(work, 'origins', 'bulky.git'), { commits: 40, bytesPerCommit: 1024 * 1024 }),
+    makeHgFixture(join(work, 'hg')),
+    makeSvnRepository(join(work, 'svn')),
+  ]);
+  const [alpha] = tfvcHistory();
+  if (!alpha) throw new Error('the TFVC fixture has no project');
+  [gitOrigin, hgOrigin, svnOrigin, tfvcOrigin] = await Promise.all([
+    serveGitHttp(join(work, 'origins')),
+    serveHg({ repo: join(work, 'hg') }),
+    serveSvn(join(work, 'svn')),
+    serveTfvc({ projects: [alpha] }),
+  ]);
+  const user = await createUser(deployed.stack.endpointsFile, 'octocat', PASSWORD);
+  token = (await personalToken(deployed.stack.baseUrl, user.auth, ['repo'])).token;
+}, 600_000);
+
+afterAll(async () => {
+  await Promise.all([gitOrigin?.close(), hgOrigin?.close(), svnOrigin?.close(), tfvcOrigin?.close()]);
+  await deployed?.stop();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the worker image under AWS identities', () => {
+  it('imports a Git origin with a large file through the LFS choice', async () => {
+    await newRepo('from-git');
+    expect(
+      (await api('PUT', '/repos/octocat/from-git/import', { vcs_url: `${gitOrigin.url}/project.git` }))
+        .status,
+    ).toBe(201);
+    const waiting = await until(
+      'from-git',
+      (body) => body.has_large_files === true && body.import_percent === 100,
+    );
+    expect(waiting).toMatchObject({ use_lfs: 'undecided', large_files_count: 1 });
+    expect((await api('PATCH', '/repos/octocat/from-git/import/lfs', { use_lfs: 'opt_in' })).status).toBe(
+      200,
+    );
+    await until('from-git', (body) => body.status === 'complete');
+
+    const dir = await mkdtemp(join(work, 'from-git-'));
+    const cloned = await git(['clone', '-q', `${deployed.stack.webUrl}/octocat/from-git.git`, dir], {
+      password: PASSWORD,
+    });
+    expect(cloned.code, cloned.stderr).toBe(0);
+    // The large file lives in one commit of the history: checking it out fetches it through LFS.
+    const added = await git(['log', '--all', '--diff-filter=A', '--format=%H', '--', 'assets/big.bin'], {
+      cwd: dir,
+    });
+    const checkout = await git(['checkout', '-q', added.stdout.trim()], { cwd: dir, password: PASSWORD });
+    expect(checkout.code, checkout.stderr).toBe(0);
+    expect((await stat(join(dir, 'assets/big.bin'))).size).toBe(LARGE_FILE_BYTES + 1);
+
+    // What the workers wrote is the access point's user's, as EFS stores it; they ran as Lambda's.
+    const hosted = join(deployed.fileSystem, 'repositories', 'octocat', 'from-git.git');
+    expect((await stat(hosted)).uid).toBe(deployed.accessPointUser.uid);
+    expect(LAMBDA_USER.uid).not.toBe(deployed.accessPointUser.uid);
+  }, 300_000);
+
+  it('imports a Mercurial origin', async () => {
+    const dir = await importAndClone('from-hg', { vcs_url: hgOrigin.url });
+    expect(await readFile(join(dir, 'a.txt'), 'utf8')).toBe('one\nthree\n');
+  }, 300_000);
+
+  it('imports a Subversion origin', async () => {
+    const dir = await importAndClone('from-svn', { vcs_url: svnOrigin.url('repo') });
+    expect((await readdir(dir)).filter((name) => name !== '.git').length).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('imports a TFVC origin', async () => {
+    const dir = await importAndClone('from-tfvc', {
+      vcs_url: tfvcOrigin.collectionUrl,
+      vcs: 'tfvc',
+      tfvc_project: 'Alpha',
+    });
+    expect((await readdir(dir)).filter((name) => name !== '.git').length).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('takes a push through the front end, which a new clone then shows', async () => {
+    const dir = await importAndClone('pushed', { vcs_url: hgOrigin.url });
+    await writeFile(join(dir, 'after-import.txt'), 'pushed through the front end\n');
+    expect((await git(['add', 'after-import.txt'], { cwd: dir })).code).toBe(0);
+    expect((await git(['commit', '-q', '-m', 'After the import'], { cwd: dir })).code).toBe(0);
+    const pushed = await git(['push', '-q', 'origin', 'HEAD'], { cwd: dir, password: PASSWORD });
+    expect(pushed.code, pushed.stderr).toBe(0);
+
+    const again = await mkdtemp(join(work, 'pushed-again-'));
+    const cloned = await git(['clone', '-q', `${deployed.stack.webUrl}/octocat/pushed.git`, again], {
+      password: PASSWORD,
+    });
+    expect(cloned.code, cloned.stderr).toBe(0);
+    expect(await readFile(join(again, 'after-import.txt'), 'utf8')).toBe('pushed through the front end\n');
+  }, 300_000);
+
+  it('leaves no process behind in the front end when a client abandons a clone', async () => {
+    await importAndClone('bulky', { vcs_url: `${gitOrigin.url}/bulky.git` });
+    const frontEnd = deployed.frontEnd.sandbox.process.pid as number;
+    const before = descendants(frontEnd);
+
+    const target = await mkdtemp(join(work, 'abandoned-'));
+    const client: ChildProcess = spawn(
+      'git',
+      ['clone', '--progress', `${withPassword(deployed.stack.webUrl)}/octocat/bulky.git`, target],
+      {
+        env: {
+          PATH: process.env.PATH,
+          HOME: work,
+          GIT_CONFIG_NOSYSTEM: '1',
+          GIT_TERMINAL_PROMPT: '0',
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    // The transfer is under way once git counts objects received; then the client goes away.
+    await new Promise<void>((resolve) => {
+      client.stderr?.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('Receiving objects')) resolve();
+      });
+      client.once('exit', () => resolve());
+    });
+    expect(descendants(frontEnd).length).toBeGreaterThan(before.length);
+    client.kill('SIGKILL');
+
+    const deadline = Date.now() + 10_000;
+    let left = descendants(frontEnd);
+    while (left.length > before.length && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      left = descendants(frontEnd);
+    }
+    expect(left.map((process) => `${process.comm} ${process.state}`)).toEqual(
+      before.map((process) => `${process.comm} ${process.state}`),
+    );
+  }, 300_000);
+});
+
+/** The web origin with octocat's credentials in it, for a client started by hand. */
+function withPassword(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = 'octocat';
+  parsed.password = PASSWORD;
+  return parsed.toString().replace(/\/$/, '');
+}
+
+interface ProcessInfo {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly comm: string;
+  readonly state: string;
+}
+
+/** Every process below `pid`, read from /proc (state `Z` is a zombie). */
+function descendants(pid: number): ProcessInfo[] {
+  const all: ProcessInfo[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const [state, ppid] = stat.slice(close + 2).split(' ');
+      all.push({
+        pid: Number(name),
+        ppid: Number(ppid),
+        comm: stat.slice(stat.indexOf('(') + 1, close),
+        state: state ?? '',
+      });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: ProcessInfo[] = [];
+  const pending = [pid];
+  for (let parent = pending.pop(); parent !== undefined; parent = pending.pop()) {
+    for (const child of all.filter((process) => process.ppid === parent)) {
+      found.push(child);
+      pending.push(child.pid);
+    }
+  }
+  return found.sort((a, b) => a.pid - b.pid);
+}
