@@ -1,3 +1,4 @@
+import { MAX_REQUEST_BODY_BYTES } from './body-limit.ts';
 import { DEFAULT_DOCS_URL } from './errors.ts';
 
 /** Files larger than this are large files (spec §8: 100 MB; GitHub's limit is 100 MiB). */
@@ -83,6 +84,7 @@ export interface Config {
   readonly importUrl: string | undefined;
   readonly vendor: string;
   readonly docsUrl: string;
+  /** Defaults to the bound the edge applies in front of every API function (`MAX_REQUEST_BODY_BYTES`). */
   readonly maxBodyBytes: number;
   readonly secretsKmsKeyId: string | undefined;
   readonly secretsKeyFile: string | undefined;
@@ -113,7 +115,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const vendor = env[ENV.vendor] || 'github';
   if (!/^[a-z0-9-]+$/.test(vendor))
     throw new Error(`${ENV.vendor} must be lower-case letters, digits or '-'`);
-  const maxBodyBytes = Number(env[ENV.maxBodyBytes] || 1024 * 1024);
+  const maxBodyBytes = Number(env[ENV.maxBodyBytes] || MAX_REQUEST_BODY_BYTES);
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)
     throw new Error(`${ENV.maxBodyBytes} must be a positive integer`);
   const largeFileBytes = positiveNumber(env, ENV.largeFileBytes, DEFAULT_LARGE_FILE_BYTES, true);

@@ -6,6 +6,10 @@ import {
   type BehaviorOptions,
   CachePolicy,
   Distribution,
+  Function as EdgeFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
   HttpVersion,
   OriginProtocolPolicy,
   OriginRequestPolicy,
@@ -21,6 +25,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import type { Route } from '#shared/routes';
+import { BODY_LIMIT_FUNCTION_SOURCE } from './body-limit-function.ts';
 import type { GitFrontend } from './git-frontend.ts';
 
 /** AWS's managed prefix list of the addresses CloudFront connects to origins from. */
@@ -128,12 +133,21 @@ export class WebDistribution extends Construct {
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER,
     };
 
+    // A body whose event Lambda could not take would be its 500 (API Gateway's 413 only over
+    // 10 MB): refused here with 413 instead. Git's behaviours stream any size to the front end.
+    const bodyLimit = new EdgeFunction(this, 'BodyLimit', {
+      code: FunctionCode.fromInline(BODY_LIMIT_FUNCTION_SOURCE),
+      runtime: FunctionRuntime.JS_2_0,
+      comment: 'API requests: 413 for a Content-Length over what a Lambda invocation can carry',
+    });
+
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'Web origin: the REST API, the pages and the hosted repositories over Git',
       defaultBehavior: {
         origin: apiOrigin,
         ...passThrough,
         originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        functionAssociations: [{ function: bodyLimit, eventType: FunctionEventType.VIEWER_REQUEST }],
       },
       additionalBehaviors: Object.fromEntries(
         gitPathPatterns(props.gitRoutes, props.apiRoutes).map((pattern) => [pattern, gitBehavior]),

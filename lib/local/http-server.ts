@@ -9,10 +9,12 @@ import {
 import type { AddressInfo } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { BODY_LIMIT_FUNCTION_SOURCE } from '#cdk/body-limit-function';
 import { isBinaryMediaType } from '#shared/binary-media';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 import { byPrecedence, type CompiledRoute, compile, matchRoute } from '#shared/route-match';
 import { type Route, routeId, servedBy } from '#shared/routes';
+import { answeredAtEdge, loadViewerRequestFunction } from './viewer-request.ts';
 import { asZipFunction } from './zip-runtime.ts';
 
 export type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -24,7 +26,11 @@ export type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise
  * for 5xx the status API Gateway picks with the DEFAULT_5XX body.
  */
 export interface GatewayLimits {
-  /** API Gateway's request payload quota (10 MB): a larger body gets 413 and no function runs. */
+  /**
+   * API Gateway's request payload quota (10 MB): a larger body gets 413 and no function runs. Only
+   * a chunked body (no Content-Length) gets this far over the distribution's bound
+   * (`MAX_REQUEST_BODY_BYTES`), and only such a body can reach Lambda's limit below.
+   */
   readonly maxRequestBytes: number;
   /**
    * Lambda's synchronous payload limit (6 MB), each way, on the serialized JSON (binary bodies
@@ -333,7 +339,8 @@ function forward(request: IncomingMessage, response: ServerResponse, frontEnd: s
 }
 
 /**
- * Serves the route table on 127.0.0.1 the way API Gateway does: match the route, build the proxy
+ * Serves the route table on 127.0.0.1 the way CloudFront and API Gateway do: the distribution's
+ * viewer-request function (a Content-Length over the bound is 413), then match the route, build the proxy
  * event, invoke the real handler in-process within API Gateway's and Lambda's limits, write its
  * result. Unknown routes get the same 404 body as the deployed API's gateway response. The paths of
  * the Git front end's routes (`servedBy: 'git-frontend'`, whatever the method) go to `gitFrontend`
@@ -357,11 +364,14 @@ export async function startHttpServer(options: {
   const frontEndPaths = options.routes
     .filter((route) => servedBy(route) === 'git-frontend')
     .map((route) => compile(route, undefined));
+  // The web distribution's viewer-request function on every path but Git's, as deployed.
+  const bodyLimit = loadViewerRequestFunction(BODY_LIMIT_FUNCTION_SOURCE);
   const server = createServer(async (request, response) => {
     try {
       const url = new URL(request.url ?? '/', 'http://localhost');
       if (options.gitFrontend && matchRoute(frontEndPaths, undefined, url.pathname))
         return forward(request, response, options.gitFrontend);
+      if (answeredAtEdge(bodyLimit, request, url, response)) return;
       const matched = matchRoute(compiled, request.method ?? 'GET', url.pathname);
       const reading = readBody(request, limits.maxRequestBytes);
       const body = Buffer.isBuffer(reading) ? reading : await reading;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_GATEWAY_LIMITS, type LocalHttpServer, startHttpServer } from '#local/http-server';
+import { MAX_REQUEST_BODY_BYTES } from '#shared/body-limit';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 import { ROUTES } from '#shared/routes';
 import { createUser, personalToken } from '#test/fixtures';
@@ -11,8 +12,10 @@ import { type GitResult, gitClient } from '#test/git-client';
 import { json, startTestStack } from '#test/stack';
 
 /**
- * The local API Gateway refuses what API Gateway and Lambda refuse in AWS, with the deployed API's
- * answers: 413 over 10 MB of request, 500 when the event is over Lambda's 6 MB, 502 when the
+ * The local API Gateway refuses what the web distribution, API Gateway and Lambda refuse in AWS,
+ * with the deployed answers: 413 for a Content-Length over `MAX_REQUEST_BODY_BYTES` (the
+ * distribution's viewer-request function, so the event always fits Lambda's 6 MB); for a chunked
+ * body, 413 over 10 MB of request and 500 when the event is over Lambda's 6 MB; 502 when the
  * function's result is, 504 past the integration timeout. Git's paths go to the Git front end, as
  * the CDN sends them in AWS, and none of these limits applies to them. Real handlers and real git;
  * the timeout and the payload limit are lowered (on a second server in front of the same
@@ -80,14 +83,64 @@ describe('the local API Gateway at AWS limits', () => {
     expect((await fetch(`${stack.baseUrl}/repos/${owner.login}/too-big`)).status).toBe(404);
   });
 
-  it("answers 500 when the event is over Lambda's 6 MB (a 7 MB JSON body)", async () => {
+  /** `POST /user/repos` creating `name`, its JSON padded with `pad` to exactly `bytes` bytes. */
+  const createPadded = (name: string, bytes: number, pad = ' ') => {
+    const json = JSON.stringify({ name });
+    return fetch(`${stack.baseUrl}/user/repos`, {
+      method: 'POST',
+      headers: { Authorization: owner.auth, 'Content-Type': 'application/json' },
+      body: json.slice(0, -1) + pad.repeat(bytes - json.length) + json.slice(-1),
+    });
+  };
+  const repositoryStatus = async (name: string) =>
+    (await fetch(`${stack.baseUrl}/repos/${owner.login}/${name}`, { headers: { Authorization: owner.auth } }))
+      .status;
+
+  it('answers a body one byte over the bound with 413 in GitHub shape, and writes nothing', async () => {
+    const response = await createPadded('just-over', MAX_REQUEST_BODY_BYTES + 1);
+    expect(response.status).toBe(413);
+    expect(await json(response)).toEqual(GATEWAY_ERROR_BODIES.payloadTooLarge);
+    expect(await repositoryStatus('just-over')).toBe(404);
+  });
+
+  it('creates the repository from the same body at the bound', async () => {
+    const response = await createPadded('at-bound', MAX_REQUEST_BODY_BYTES);
+    expect(response.status).toBe(201);
+    expect(await repositoryStatus('at-bound')).toBe(200);
+  });
+
+  it("fits Lambda's payload with a body at the bound that escapes worst (every byte \\u0001): the function answers", async () => {
+    // Six bytes in the event per byte of body; a raw control character is not JSON, so 400.
+    const response = await createPadded('escaped', MAX_REQUEST_BODY_BYTES, '\u0001');
+    expect(response.status).toBe(400);
+    expect((await json(response)).message).toBe('Problems parsing JSON');
+  });
+
+  it("answers the issue's 7 MB JSON body with 413, where Lambda's limit made it a 500", async () => {
     const response = await fetch(`${stack.baseUrl}/user/repos`, {
       method: 'POST',
       headers: { Authorization: owner.auth, 'Content-Type': 'application/json' },
       body: JSON.stringify({ name: 'seven', description: 'x'.repeat(7 * MB) }),
     });
-    expect(response.status).toBe(500);
-    expect(await json(response)).toEqual(GATEWAY_ERROR_BODIES.serverError);
+    expect(response.status).toBe(413);
+    expect(await json(response)).toEqual(GATEWAY_ERROR_BODIES.payloadTooLarge);
+  });
+
+  it("still answers a chunked body (no Content-Length) as AWS would: 500 over Lambda's 6 MB, 413 over 10 MB", async () => {
+    const chunked = (bytes: number) =>
+      fetch(`${stack.baseUrl}/user/repos`, {
+        method: 'POST',
+        headers: { Authorization: owner.auth, 'Content-Type': 'application/json' },
+        body: new Blob([JSON.stringify({ name: 'chunked', description: 'x'.repeat(bytes) })]).stream(),
+        duplex: 'half',
+      } as RequestInit);
+    const overLambda = await chunked(7 * MB);
+    expect(overLambda.status).toBe(500);
+    expect(await json(overLambda)).toEqual(GATEWAY_ERROR_BODIES.serverError);
+    const overGateway = await chunked(10 * MB);
+    expect(overGateway.status).toBe(413);
+    expect(await json(overGateway)).toEqual(GATEWAY_ERROR_BODIES.payloadTooLarge);
+    expect(await repositoryStatus('chunked')).toBe(404);
   });
 
   it('lets Git through to the front end past every limit: an 11 MB push, and a clone of it', async () => {

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { BODY_LIMIT_FUNCTION_SOURCE } from '#cdk/body-limit-function';
+import { API_GATEWAY_LIMITS } from '#local/http-server';
+import { loadViewerRequestFunction, type ViewerRequest } from '#local/viewer-request';
+import { MAX_REQUEST_BODY_BYTES } from '#shared/body-limit';
+import { GATEWAY_ERROR_BODIES } from '#shared/errors';
+
+/** A viewer-request event as CloudFront Functions (runtime 2.0) passes it. */
+function event(headers: Record<string, string>) {
+  const request: ViewerRequest = {
+    method: 'POST',
+    uri: '/api/v3/user/repos',
+    querystring: {},
+    headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, { value }])),
+    cookies: {},
+  };
+  return {
+    version: '1.0',
+    context: { eventType: 'viewer-request' },
+    viewer: { ip: '192.0.2.1' },
+    request,
+  } as const;
+}
+
+describe("the web distribution's body limit function (its generated source, run without Node's globals)", () => {
+  const handler = loadViewerRequestFunction(BODY_LIMIT_FUNCTION_SOURCE);
+
+  it('passes on, unchanged, a request without Content-Length, or with one up to the bound', () => {
+    const cases: Record<string, string>[] = [
+      {},
+      { 'transfer-encoding': 'chunked' },
+      { 'content-length': '0' },
+      { 'content-length': String(MAX_REQUEST_BODY_BYTES) },
+    ];
+    for (const headers of cases) {
+      const sample = event(headers);
+      expect(handler(sample), JSON.stringify(headers)).toBe(sample.request);
+    }
+  });
+
+  it("answers a Content-Length one over the bound with 413 and the gateway's GitHub error body", () => {
+    const answer = handler(event({ 'content-length': String(MAX_REQUEST_BODY_BYTES + 1) }));
+    expect(answer).toMatchObject({
+      statusCode: 413,
+      statusDescription: 'Payload Too Large',
+      headers: { 'content-type': { value: 'application/json; charset=utf-8' } },
+      body: { encoding: 'text' },
+    });
+    const body = 'body' in answer ? answer.body : undefined;
+    expect(JSON.parse(body?.data ?? '')).toEqual(GATEWAY_ERROR_BODIES.payloadTooLarge);
+  });
+
+  it('judges numbers only: a Content-Length that is not one passes on (to API Gateway and Lambda)', () => {
+    const sample = event({ 'content-length': 'lots' });
+    expect(handler(sample)).toBe(sample.request);
+  });
+});
+
+describe('the bound', () => {
+  it("keeps the worst body under it (6 event bytes a byte) and API Gateway's 10,240 bytes of request line and headers (three times, 6 to 1) within Lambda's payload", () => {
+    expect(6 * MAX_REQUEST_BODY_BYTES + 3 * 6 * 10_240 + 4_096).toBeLessThanOrEqual(
+      API_GATEWAY_LIMITS.maxInvocationBytes,
+    );
+  });
+});
