@@ -63,6 +63,11 @@ export interface LocalStackOptions {
    * payloads); a test may lower one to reach it with little data or time.
    */
   readonly gatewayLimits?: Partial<GatewayLimits>;
+  /**
+   * Where the web origin sends the Git paths: by default the Git front end started here. A test
+   * points it at an origin that fails, to see what Git clients see when the VPC origin does.
+   */
+  readonly gitOrigin?: string;
 }
 
 export interface LocalStack extends LocalEndpoints {
@@ -113,7 +118,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       routes: ROUTES,
       port: options.port,
       limits: { ...API_GATEWAY_LIMITS, ...options.gatewayLimits },
-      gitFrontend: gitFrontend.url,
+      gitFrontend: options.gitOrigin ?? gitFrontend.url,
     });
     stops.push(() => http.stop());
     // Known only now that the port is bound; the handlers read config lazily on first request.
