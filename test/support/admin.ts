@@ -1,15 +1,6 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { type BinResult, runBin } from './bin.ts';
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
-
-export interface AdminResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
+export interface AdminResult extends BinResult {
   readonly json: unknown;
 }
 
@@ -20,14 +11,6 @@ export async function admin(
 ): Promise<AdminResult> {
   const extraEnv = rest.find((item) => typeof item !== 'string')?.env ?? {};
   const args = rest.filter((item): item is string => typeof item === 'string');
-  try {
-    const { stdout, stderr } = await run(TSX, ['bin/admin.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, LOCAL_ENDPOINTS_FILE: endpointsFile, ...extraEnv },
-    });
-    return { code: 0, stdout, stderr, json: JSON.parse(stdout) };
-  } catch (error) {
-    const failure = error as { code: number; stdout: string; stderr: string };
-    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr, json: undefined };
-  }
+  const result = await runBin('admin.ts', args, { LOCAL_ENDPOINTS_FILE: endpointsFile, ...extraEnv });
+  return { ...result, json: result.code === 0 ? JSON.parse(result.stdout) : undefined };
 }

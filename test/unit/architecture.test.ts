@@ -23,6 +23,7 @@ type Layer =
   | 'local'
   | 'bench'
   | 'docs'
+  | 'smoke'
   | 'bin'
   | 'test';
 
@@ -51,7 +52,9 @@ const ALLOWED: Record<Exclude<Layer, 'test'>, readonly Layer[]> = {
   local: ['shared', 'data', 'cdk', 'git-server'],
   bench: ['local', 'cdk', 'shared', 'data', 'domain', 'services'],
   docs: ['shared', 'data'],
-  bin: ['cdk', 'local', 'bench', 'docs', 'services', 'domain', 'shared'],
+  // The post-deploy check names the stack's resources as the CDK code builds them.
+  smoke: ['cdk', 'shared'],
+  bin: ['cdk', 'local', 'bench', 'docs', 'smoke', 'services', 'domain', 'shared'],
 };
 
 /** Files of another layer that a layer may import, when the layer itself may not (exact paths). */
