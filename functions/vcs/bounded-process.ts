@@ -4,8 +4,8 @@
  * it runs in: `cancellation.ts`), or when it prints more than it may; its stderr kept (the last
  * 8 KiB, credentials in URLs removed) and handed out line by line for progress.
  */
-import { spawn } from 'node:child_process';
 import { ambientSignals } from './cancellation.ts';
+import { spawnGroup } from './process-group.ts';
 
 export interface BoundedRun {
   readonly cwd: string;
@@ -58,11 +58,11 @@ export function runBounded(
   // Cancelled work starts nothing more: not even a process that would be killed at once.
   if (signals.some((signal) => signal.aborted)) return Promise.reject(fail(null, '(aborted)', false, ''));
   return new Promise((resolve, reject) => {
-    const child = spawn(command, [...args], {
+    // Its own process group, so a timeout kills helpers (remote helpers, index-pack) too.
+    const { child, kill: killGroup } = spawnGroup(command, args, {
       cwd: options.cwd,
       env: options.env,
       stdio: options.secret === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
-      detached: true, // its own process group, so a timeout kills helpers (remote helpers, index-pack) too
     });
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
@@ -72,13 +72,6 @@ export function runBounded(
     let overflow = false;
     let aborted = false;
     let readerError: unknown;
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup();

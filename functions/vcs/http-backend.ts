@@ -7,7 +7,7 @@
  * is refused with git's message, as imports are (`history-check.ts`).
  */
 
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -15,6 +15,7 @@ import { type Readable, Transform } from 'node:stream';
 import { promisify } from 'node:util';
 import { toolPath } from '#shared/tool-path';
 import { fsckLeniency } from './fsck-policy.ts';
+import { spawnGroup } from './process-group.ts';
 
 const run = promisify(execFile);
 
@@ -39,7 +40,7 @@ export interface BackendRequest {
   readonly contentLength?: number | undefined;
   /** Set for an authorised push: enables receive-pack and names the pusher in the reflog. */
   readonly pusher?: string | undefined;
-  /** Aborted when the client has gone: the process is killed. */
+  /** Aborted when the client has gone: the process is killed, with the git processes it started. */
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -201,11 +202,11 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
       ? { HTTP_GIT_PROTOCOL: request.gitProtocol }
       : {}),
   };
-  const child = spawn('git', ['http-backend'], {
-    env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    ...(request.signal ? { signal: request.signal, killSignal: 'SIGKILL' as const } : {}),
-  });
+  request.signal?.throwIfAborted();
+  // The whole group: `git` runs `git-http-backend`, which runs upload-pack or receive-pack, which
+  // run pack-objects or index-pack; killing only the first leaves the others working for no one.
+  const { child, kill } = spawnGroup('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  request.signal?.addEventListener('abort', kill, { once: true });
   let requestBytes = 0;
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
@@ -213,7 +214,11 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
   });
   const exited = new Promise<number | NodeJS.Signals | null>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve(signal ?? code));
+    child.on('close', (code, signal) => {
+      // Its output is closed: no process of the group is left to kill.
+      request.signal?.removeEventListener('abort', kill);
+      resolve(signal ?? code);
+    });
   });
   const finished = exited.then(
     (exit): BackendOutcome => ({ requestBytes, exit }),

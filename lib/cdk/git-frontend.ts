@@ -9,6 +9,7 @@ import {
   FargatePlatformVersion,
   FargateService,
   FargateTaskDefinition,
+  LinuxParameters,
   LogDrivers,
   OperatingSystemFamily,
   PropagatedTagSource,
@@ -143,6 +144,10 @@ export class GitFrontend extends Construct {
       image: ContainerImage.fromAsset(WORKER_IMAGE_CONTEXT, workerImageAsset()),
       entryPoint: ['node'],
       command: [`/var/task/${GIT_SERVER_BUNDLE}.mjs`],
+      // An init (tini) as PID 1 above node: the git helpers of a request killed when its client goes
+      // away (`vcs/process-group.ts`) are reparented to PID 1, and node, which waits only for the
+      // processes it started, would keep them as zombies until the task's PIDs ran out.
+      linuxParameters: new LinuxParameters(this, 'Linux', { initProcessEnabled: true }),
       // The access point's user, not root: the files the front end writes are the workers' and the
       // reverse, and git finds the repositories owned by the user it runs as.
       user: mount.user,

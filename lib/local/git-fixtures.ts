@@ -200,14 +200,28 @@ function fastImport(dir: string, home: string, stream: Iterable<Buffer | string>
   });
 }
 
+export interface LargeCommitOptions {
+  /** Bytes of each file (default 10 MiB). */
+  readonly partBytes?: number;
+  /**
+   * Packed as git packs a push (compressed) rather than ready to serve: a clone then spends
+   * seconds in `git pack-objects` looking for deltas between the files before it sends a byte.
+   */
+  readonly slowToServe?: boolean;
+}
+
 /**
- * One commit on `main` of `bytes` of random (incompressible) content in 10 MiB files, written by
- * `git fast-import` into the repository at `gitDir` (it must exist). Packed, uncompressed and
+ * One commit on `main` of `bytes` of random (incompressible) content in files of `partBytes`,
+ * written by `git fast-import` into the repository at `gitDir` (it must exist). Packed, uncompressed and
  * without deltas, so git serves and receives it without recompressing: a transfer of it measures
- * the transfer, not zlib.
+ * the transfer, not zlib (unless `slowToServe`).
  */
-export async function writeLargeCommit(gitDir: string, bytes: number, home: string): Promise<void> {
-  const part = 10 * 1024 * 1024;
+export async function writeLargeCommit(
+  gitDir: string,
+  bytes: number,
+  home: string,
+  { partBytes: part = 10 * 1024 * 1024, slowToServe = false }: LargeCommitOptions = {},
+): Promise<void> {
   const files = Math.ceil(bytes / part);
   async function* stream() {
     for (let i = 1; i <= files; i++) {
@@ -221,14 +235,9 @@ export async function writeLargeCommit(gitDir: string, bytes: number, home: stri
       `commit refs/heads/main\ncommitter Test <test@example.com> 1700000000 +0000\ndata 4\nbig\n${paths.join('')}\n`,
     );
   }
-  const options = [
-    '-c',
-    'pack.compression=0',
-    '-c',
-    'fastimport.unpackLimit=0',
-    '-c',
-    'core.bigFileThreshold=1m',
-  ];
+  const options = slowToServe
+    ? []
+    : ['-c', 'pack.compression=0', '-c', 'fastimport.unpackLimit=0', '-c', 'core.bigFileThreshold=1m'];
   const child = spawn('git', [...options, 'fast-import', '--quiet'], {
     env: { PATH: process.env.PATH, GIT_DIR: gitDir, GIT_CONFIG_NOSYSTEM: '1', HOME: home },
     stdio: ['pipe', 'ignore', 'inherit'],

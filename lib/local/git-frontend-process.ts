@@ -1,8 +1,8 @@
 /**
  * The Git front end as its container runs it: `functions/git-server/main.ts` in a Node process of
  * its own, configured like the handlers (this process's environment, the local stack's), with its
- * own address as the web origin so that LFS actions point back at it. For the e2e test and the
- * benchmark, which watch its memory from outside.
+ * own address as the web origin so that LFS actions point back at it. For the e2e tests and the
+ * benchmark, which watch its memory and its child processes from outside.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -11,6 +11,14 @@ import { ENV } from '#shared/config';
 import { freePort } from './ports.ts';
 
 const MAIN = fileURLToPath(new URL('../../functions/git-server/main.ts', import.meta.url));
+
+export interface FrontEndOptions {
+  /**
+   * A command line the front end runs under (`unshare --pid …`, `tini --`): `process` is then that
+   * command's, and `growthDuring` measures it rather than the front end.
+   */
+  readonly under?: readonly string[];
+}
 
 export interface FrontEndProcess {
   readonly process: ChildProcess;
@@ -22,10 +30,11 @@ export interface FrontEndProcess {
 }
 
 /** Starts the front end on a free port of 127.0.0.1 and waits for its health check. */
-export async function startFrontEndProcess(): Promise<FrontEndProcess> {
+export async function startFrontEndProcess(options: FrontEndOptions = {}): Promise<FrontEndProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const line = [...(options.under ?? []), process.execPath, '--import', 'tsx', MAIN];
+  const child = spawn(line[0] as string, line.slice(1), {
     env: { ...process.env, PORT: String(port), LISTEN_ADDRESS: '127.0.0.1', [ENV.authUrl]: url },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

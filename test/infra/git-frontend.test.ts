@@ -78,6 +78,8 @@ describe('the Git front end in the service stack (the one cdk synth of the infra
       // The access point's POSIX user, not root.
       User: '1000:1000',
       StopTimeout: 120,
+      // An init as PID 1 reaps the git processes killed with an abandoned request.
+      LinuxParameters: { InitProcessEnabled: true },
     });
     // One image in the assembly: the worker functions' and the task's are the same asset.
     const assets = JSON.parse(readFileSync(join(out, 'OAuthImportService.assets.json'), 'utf8'));
