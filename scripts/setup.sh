@@ -41,6 +41,7 @@ readonly SYSTEM_COMMANDS=(
   '/usr/lib/git-core/git-svn:git-svn'
   'chromium:chromium'
   'openssl:openssl'
+  'mmdebstrap:mmdebstrap'
 )
 
 fail() {
