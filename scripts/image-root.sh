@@ -159,7 +159,7 @@ build_ric() {
   unshare --mount --propagation private -- sh -euc '
     mount -t proc proc "$1/proc"
     chroot "$1" /usr/bin/env -i PATH="$2" HOME=/root NODE_EXTRA_CA_CERTS="$4" \
-      npm_config_nodedir=/usr/local MAKEFLAGS="-j$(nproc)" sh -euc "mkdir -p /opt/ric && cd /opt/ric &&
+      npm_config_nodedir=/usr/local sh -euc "mkdir -p /opt/ric && cd /opt/ric &&
         npm install --no-audit --no-fund --no-update-notifier aws-lambda-ric@$3"
   ' sh "$root" "$IMAGE_PATH" "$version" "$extra_ca" >"$root.log" 2>&1 || {
     cat "$root.log" >&2
