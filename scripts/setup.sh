@@ -22,6 +22,10 @@ readonly LAUNCHER_CLASS="$LAUNCHER_DIR/LoopbackDynamoDbLocal.class"
 
 readonly MIN_JAVA_MAJOR=17
 
+# The worker image's Debian packages (one a line, `#` comments): the tests run the same tools the
+# image ships, so on a Debian host each of them is installed too (scripts/image-root.sh, Dockerfile).
+readonly IMAGE_PACKAGES="$ROOT/lib/cdk/worker/packages.txt"
+
 # System commands, each with the Debian (bookworm) package that provides it. Add a pair per new tool.
 # An absolute path names a file that must exist (a command outside PATH, or an Apache module).
 readonly SYSTEM_COMMANDS=(
@@ -41,7 +45,12 @@ readonly SYSTEM_COMMANDS=(
   '/usr/lib/git-core/git-svn:git-svn'
   'chromium:chromium'
   'openssl:openssl'
+  # The as-deployed tests: the worker image's root file system (scripts/image-root.sh), the init
+  # ECS injects into the Git front end's task, and the EFS access point's ownership (a FUSE bind
+  # mount that shows and creates every file as the access point's user).
+  'mmdebstrap:mmdebstrap'
   'tini:tini'
+  'bindfs:bindfs'
 )
 
 fail() {
@@ -49,18 +58,27 @@ fail() {
   exit 1
 }
 
-# Prints the Debian packages of the commands in SYSTEM_COMMANDS that are not on PATH.
+# Prints the Debian packages of the commands in SYSTEM_COMMANDS that are not on PATH, and on a
+# Debian host the packages of IMAGE_PACKAGES that are not installed.
 missing_packages() {
   local pair command package
-  for pair in "${SYSTEM_COMMANDS[@]}"; do
-    command="${pair%%:*}"
-    package="${pair#*:}"
-    if [[ "$command" == /* ]]; then
-      [[ -e "$command" ]] || printf '%s\n' "$package"
-    else
-      command -v "$command" >/dev/null 2>&1 || printf '%s\n' "$package"
+  {
+    for pair in "${SYSTEM_COMMANDS[@]}"; do
+      command="${pair%%:*}"
+      package="${pair#*:}"
+      if [[ "$command" == /* ]]; then
+        [[ -e "$command" ]] || printf '%s\n' "$package"
+      else
+        command -v "$command" >/dev/null 2>&1 || printf '%s\n' "$package"
+      fi
+    done
+    if command -v dpkg-query >/dev/null 2>&1; then
+      for package in $(sed 's/#.*//' "$IMAGE_PACKAGES"); do
+        [[ "$(dpkg-query -W -f '${Status}' "$package" 2>/dev/null)" == 'install ok installed' ]] ||
+          printf '%s\n' "$package"
+      done
     fi
-  done | sort -u
+  } | sort -u
 }
 
 ensure_system_commands() {
