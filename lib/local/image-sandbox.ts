@@ -10,7 +10,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -31,6 +31,8 @@ export interface SandboxOptions {
   readonly env: Readonly<Record<string, string>>;
   /** The command, resolved inside the sandbox. */
   readonly argv: readonly string[];
+  /** The working directory the command starts in: the image's WORKDIR (`aws-lambda-ric` loads handlers from it). */
+  readonly workdir: string;
   /**
    * The init ECS injects when the task definition enables it (`docker-init`, which is tini): bound
    * at `/dev/init` and run as PID 1 with the command as its child. Without it, the command is
@@ -84,7 +86,7 @@ while IFS='=' read -r inside outside; do
   touch "$new$inside"
   mount --bind -o ro "$outside" "$new$inside"
 done <<<"$SANDBOX_FILES"
-set -- /usr/bin/env -i "$@"
+set -- /usr/bin/env -i -C "$SANDBOX_WORKDIR" "$@"
 if [ -n "$SANDBOX_INIT" ]; then
   touch "$new/dev/init"
   mount --bind -o ro "$SANDBOX_INIT" "$new/dev/init"
@@ -128,6 +130,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           .map(([inside, outside]) => `${inside}=${outside}`)
           .join('\n'),
         SANDBOX_INIT: options.init ?? '',
+        SANDBOX_WORKDIR: options.workdir,
         SANDBOX_UID: String(options.uid),
         SANDBOX_GID: String(options.gid),
       },
@@ -147,7 +150,15 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     process: child,
     exited,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) {
+        // The namespace's PID 1 first: its end kills everything in the namespace. `--kill-child`
+        // alone does not reach it, since changing the user clears the parent-death signal.
+        const children = await readFile(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').catch(
+          () => '',
+        );
+        for (const pid of children.split(' ').filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
+        child.kill('SIGKILL');
+      }
       await exited;
     },
   };

@@ -79,6 +79,7 @@ export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
       const environment = environments.find((known) => !known.busy && !known.gone) ?? (await start());
       environment.busy = true;
       const timer = setTimeout(() => {
+        environment.gone = true;
         environment.runtime.abort(
           new FunctionError(
             'Sandbox.Timedout',

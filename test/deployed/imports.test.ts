@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { type AsDeployed, LAMBDA_USER, startAsDeployed } from '#test/as-deployed
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
 import { importApiCall } from '#test/import-api';
+import { descendantsOf, processTable } from '#test/process-tree';
 
 /**
  * Imports from every kind of origin, run by the worker image as AWS runs it (see
@@ -180,7 +180,7 @@ describe('the worker image under AWS identities', () => {
   it('leaves no process behind in the front end when a client abandons a clone', async () => {
     await importAndClone('bulky', { vcs_url: `${gitOrigin.url}/bulky.git` });
     const frontEnd = deployed.frontEnd.sandbox.process.pid as number;
-    const before = descendants(frontEnd);
+    const before = await descendants(frontEnd);
 
     const target = await mkdtemp(join(work, 'abandoned-'));
     const client: ChildProcess = spawn(
@@ -203,14 +203,14 @@ describe('the worker image under AWS identities', () => {
       });
       client.once('exit', () => resolve());
     });
-    expect(descendants(frontEnd).length).toBeGreaterThan(before.length);
+    expect((await descendants(frontEnd)).length).toBeGreaterThan(before.length);
     client.kill('SIGKILL');
 
     const deadline = Date.now() + 10_000;
-    let left = descendants(frontEnd);
+    let left = await descendants(frontEnd);
     while (left.length > before.length && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      left = descendants(frontEnd);
+      left = await descendants(frontEnd);
     }
     expect(left.map((process) => `${process.comm} ${process.state}`)).toEqual(
       before.map((process) => `${process.comm} ${process.state}`),
@@ -226,39 +226,7 @@ function withPassword(url: string): string {
   return parsed.toString().replace(/\/$/, '');
 }
 
-interface ProcessInfo {
-  readonly pid: number;
-  readonly ppid: number;
-  readonly comm: string;
-  readonly state: string;
-}
-
-/** Every process below `pid`, read from /proc (state `Z` is a zombie). */
-function descendants(pid: number): ProcessInfo[] {
-  const all: ProcessInfo[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const [state, ppid] = stat.slice(close + 2).split(' ');
-      all.push({
-        pid: Number(name),
-        ppid: Number(ppid),
-        comm: stat.slice(stat.indexOf('(') + 1, close),
-        state: state ?? '',
-      });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const found: ProcessInfo[] = [];
-  const pending = [pid];
-  for (let parent = pending.pop(); parent !== undefined; parent = pending.pop()) {
-    for (const child of all.filter((process) => process.ppid === parent)) {
-      found.push(child);
-      pending.push(child.pid);
-    }
-  }
-  return found.sort((a, b) => a.pid - b.pid);
+/** The processes under the front end's sandbox (its init, node, and whatever they started), by PID. */
+async function descendants(pid: number) {
+  return descendantsOf(await processTable(), pid).sort((a, b) => a.pid - b.pid);
 }

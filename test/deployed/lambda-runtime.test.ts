@@ -27,7 +27,7 @@ export const where = async () => {
 export const echo = async (event, context) => ({ event, remaining: context.getRemainingTimeInMillis() > 0 });
 export const fails = async () => { throw new OriginUnreachable('no route to the origin'); };
 export const huge = async () => 'x'.repeat(7 * 1024 * 1024);
-export const slow = () => new Promise(() => {});
+export const slow = () => new Promise((resolve) => setTimeout(resolve, 60_000));
 `;
 
 let image: ImageRoot;
@@ -41,7 +41,7 @@ function fn(handler: string, timeoutSeconds = 30): LambdaFunction {
     timeoutSeconds,
     memoryMiB: 128,
     env: { ...image.env, AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: `runtime-test-${handler}` },
-    sandbox: { root: image.root, taskDir: task, ...LAMBDA_USER, tmpMiB: 512 },
+    sandbox: { root: image.root, workdir: image.workdir, taskDir: task, ...LAMBDA_USER, tmpMiB: 512 },
     logDir: task,
   });
   started.push(created);

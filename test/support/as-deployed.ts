@@ -196,6 +196,7 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
       const sandbox: Omit<SandboxOptions, 'env' | 'argv' | 'logFile'> = isImage
         ? {
             root: image.root,
+            workdir: image.workdir,
             taskDir: workerBundles,
             fileSystem: { source: mounted, mountPath: properties.FileSystemConfigs[0].LocalMountPath },
             files: files(),
@@ -204,6 +205,7 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
           }
         : {
             root: image.root,
+            workdir: ZIP_RUNTIME_ENVIRONMENT.LAMBDA_TASK_ROOT,
             taskDir: join(cdkOut, String(resource.Metadata?.['aws:asset:path'])),
             files: files(),
             ...LAMBDA_USER,
@@ -347,6 +349,7 @@ async function startFrontEnd(
   const init = container.LinuxParameters?.InitProcessEnabled === true ? await tiniPath() : undefined;
   const common = {
     root: image.root,
+    workdir: image.workdir,
     taskDir: where.taskDir,
     fileSystem: { source: where.mounted, mountPath: container.MountPoints[0]?.ContainerPath ?? '/mnt/data' },
     files: where.files,
