@@ -21,7 +21,7 @@ export interface SandboxOptions {
   readonly taskDir: string;
   /** The shared file system as the access point presents it, bound read-write at `mountPath`. */
   readonly fileSystem?: { readonly source: string; readonly mountPath: string };
-  /** Files bound read-only into the sandbox: sandbox path → host path (under `/run`). */
+  /** Files bound read-only into the sandbox: sandbox path → host path (new ones under `/run`). */
   readonly files?: Readonly<Record<string, string>>;
   readonly uid: number;
   readonly gid: number;
@@ -82,8 +82,7 @@ fi
 mount -t tmpfs -o size=1m,mode=755 tmpfs "$new/run"
 while IFS='=' read -r inside outside; do
   [ -n "$inside" ] || continue
-  mkdir -p "$(dirname "$new$inside")"
-  touch "$new$inside"
+  [ -e "$new$inside" ] || { mkdir -p "$(dirname "$new$inside")"; touch "$new$inside"; }
   mount --bind -o ro "$outside" "$new$inside"
 done <<<"$SANDBOX_FILES"
 set -- /usr/bin/env -i -C "$SANDBOX_WORKDIR" "$@"

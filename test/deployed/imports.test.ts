@@ -97,7 +97,11 @@ beforeAll(async () => {
     serveTfvc({ projects: [alpha] }),
   ]);
   const user = await createUser(deployed.stack.endpointsFile, 'octocat', PASSWORD);
-  token = (await personalToken(deployed.stack.baseUrl, user.auth, ['repo'])).token;
+  token = (
+    await personalToken(deployed.stack.baseUrl, user.auth, ['repo']).catch(async (error: unknown) => {
+      throw new Error(`${error}\n${await deployed.logs()}`);
+    })
+  ).token;
 }, 600_000);
 
 afterAll(async () => {

@@ -21,7 +21,7 @@
  * on PATH, as the managed runtime has no git).
  */
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -179,6 +179,14 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
     stops.push(() => run('umount', [mounted]));
 
     const files = () => ({ [SECRETS_KEY_PATH]: process.env[ENV.secretsKeyFile] ?? '' });
+    // The managed runtime's user database knows Lambda's user (its home is /home/sbx_user1051);
+    // the image's does not, which is why the image sets HOME.
+    const managedPasswd = join(work, 'passwd');
+    await writeFile(
+      managedPasswd,
+      `${await readFile(join(image.root, 'etc/passwd'), 'utf8')}sbx_user1051:x:${LAMBDA_USER.uid}:${LAMBDA_USER.gid}::/home/sbx_user1051:/sbin/nologin\n`,
+      { mode: 0o644 },
+    );
     const started: LambdaFunction[] = [];
     stops.push(() => Promise.all(started.map((fn) => fn.stop())));
 
@@ -225,7 +233,7 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
             ...options.overrides,
             ...lambdaVariables(name, properties, handler),
           },
-          sandbox: { ...sandbox, files: files() },
+          sandbox: { ...sandbox, files: isImage ? files() : { ...files(), '/etc/passwd': managedPasswd } },
           logDir,
         });
         if (!started.includes(fn)) started.push(fn);
