@@ -106,12 +106,13 @@ const adapterOptions = () => ({ maxBytes: config().importMaxBytes, maxObjects: c
 const budgetMs = () => config().importChunkSeconds * 1000;
 
 /**
- * The attempt's git context: a private HOME inside its directory, and a limit per git call of the
- * budget plus four minutes (600 s + 240 s stays under Lambda's 900 s in AWS).
+ * The attempt's git context: a private HOME inside its directory, trusting the attempt's own
+ * repositories and `hosted` (the push step's target), and a limit per git call of the budget plus
+ * four minutes (600 s + 240 s stays under Lambda's 900 s in AWS).
  */
-async function gitJob(dir: string): Promise<GitJob> {
+async function gitJob(dir: string, hosted: readonly string[] = []): Promise<GitJob> {
   const home = join(dir, 'home');
-  await prepareHome(home);
+  await prepareHome(home, [rawDir(dir), outDir(dir), ...hosted]);
   return { home, timeoutMs: budgetMs() + 240_000 };
 }
 
@@ -292,17 +293,17 @@ async function publishBatch(
   if (record.status !== 'pushing') await writesOf(input).progress({ status: 'pushing', pushPercent: 0 });
   const progress = progressWriter(input);
   const dir = attemptDir(input, input.attempt);
-  const { repositoriesDir } = config();
+  const hostedPath = hostedRepositoryPath(config().repositoriesDir, input.owner, input.repo);
   const result = await publish(
     outDir(dir),
-    hostedRepositoryPath(repositoriesDir, input.owner, input.repo),
+    hostedPath,
     {
       budgetMs: budgetMs(),
       onPercent: (percent) => progress.report({ pushPercent: percent }),
       lfs: { store: lfsStore(), owner: input.owner, repo: input.repo },
       ...adapterOptions(),
     },
-    await gitJob(dir),
+    await gitJob(dir, [hostedPath]),
   );
   if (result.done) {
     progress.report({ pushPercent: 100 });

@@ -5,8 +5,8 @@
  * never appear in arguments, the environment or a file: a network call gets them once, on a
  * descriptor, through a credential helper scoped to the origin (see `originCredentials`).
  */
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, realpath, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { toolPath } from '#shared/tool-path';
 import { runBounded } from './bounded-process.ts';
 
@@ -86,7 +86,7 @@ export function gitEnvironment(
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
     GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_GLOBAL: jobGitConfig(home),
     GIT_TERMINAL_PROMPT: '0',
     GIT_ALLOW_PROTOCOL: transport === 'network' ? NETWORK_PROTOCOLS : LOCAL_PROTOCOLS,
     GIT_ASKPASS: '/bin/false',
@@ -109,14 +109,42 @@ export function runGit(args: readonly string[], options: GitRun): Promise<Buffer
 }
 
 /**
- * A private HOME for one job: created empty (mode 700), so nothing is shared or cached between
- * users, with the credential helper that hands git the origin's credentials.
+ * The job's own global git config, the only config file its git calls read (`GIT_CONFIG_GLOBAL`;
+ * no system config). It passes to every git the job's git starts, `upload-pack` of a local clone
+ * among them, which `-c` options and `GIT_CONFIG_COUNT` do not reach.
  */
-export async function prepareHome(home: string): Promise<void> {
+export const jobGitConfig = (home: string): string => join(home, '.gitconfig');
+
+/**
+ * A private HOME for one job: created empty (mode 700), so nothing is shared or cached between
+ * users, with the credential helper that hands git the origin's credentials, and a git config
+ * that trusts exactly `repositories` (`safe.directory`), each by its own path.
+ *
+ * In AWS the workers run as Lambda's user while the file system's access point makes every file
+ * belong to its own user, and git (since 2.35.2) refuses a repository another user owns. Trusting
+ * the job's repositories one by one, in the job's config, trusts nothing else: not a global
+ * setting of the image, not `*`, not a repository some other path leads to.
+ */
+export async function prepareHome(home: string, repositories: readonly string[]): Promise<void> {
   await mkdir(join(home, '.config'), { recursive: true, mode: 0o700 });
   await chmod(home, 0o700);
   await writeFile(join(home, CREDENTIAL_HELPER), CREDENTIAL_HELPER_PROGRAM, { mode: 0o700 });
+  const paths = new Set<string>();
+  for (const repository of repositories) {
+    paths.add(repository);
+    // git compares the path it found the repository at, which is physical (`getcwd`).
+    paths.add(
+      join(await realpath(dirname(repository)).catch(() => dirname(repository)), basename(repository)),
+    );
+  }
+  await writeFile(jobGitConfig(home), safeDirectories([...paths]), { mode: 0o600 });
 }
+
+/** A git config file's `[safe]` section: each path a quoted value (`\\` and `"` escaped). */
+const safeDirectories = (paths: readonly string[]): string =>
+  paths.length === 0
+    ? ''
+    : `[safe]\n${paths.map((path) => `\tdirectory = "${path.replace(/[\\"]/g, '\\$&')}"\n`).join('')}`;
 
 const CREDENTIAL_HELPER = 'credential-helper';
 

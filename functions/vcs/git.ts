@@ -119,7 +119,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
       const cursor = gitCursor(budgetMs >= plan.fullFetchMinBudgetMs ? 'full' : 'depth', plan);
       const state = await cursor.load(job.workDir);
       if (state.done) return { done: true, commitCount: state.commitCount, percent: 100 };
-      await prepareGitHome(home);
+      await prepareGitHome(home, [repo]);
       await ensureBareRepository(repo, home);
 
       const session = await openSession(home, guardFor(job), job, idleTimeoutMs);
@@ -207,7 +207,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
     async authors(job) {
       const repo = rawRepositoryPath(job.workDir);
       const home = join(job.workDir, 'home');
-      await prepareGitHome(home);
+      await prepareGitHome(home, [repo]);
       return gitAuthors(repo, home);
     },
   };
@@ -299,7 +299,7 @@ async function detectGitProtocol(
   const scratch = await mkdtemp(join(tmpdir(), 'git-detect-'));
   const home = join(scratch, 'home');
   try {
-    await prepareGitHome(home);
+    await prepareGitHome(home, []);
     const session = await openSession(home, guard, access, idleTimeoutMs);
     try {
       await runGit([...session.args, 'ls-remote', '--heads', '--', access.url], {
@@ -341,8 +341,8 @@ interface Session {
   close(): Promise<void>;
 }
 
-async function prepareGitHome(home: string): Promise<void> {
-  await prepareHome(home);
+async function prepareGitHome(home: string, repositories: readonly string[]): Promise<void> {
+  await prepareHome(home, repositories);
   await writeFile(join(home, 'git-tunnel.mjs'), GIT_TUNNEL_PROGRAM(process.execPath), { mode: 0o700 });
 }
 
@@ -611,7 +611,7 @@ export async function rawRepository(
     return undefined;
   }
   const home = join(job.workDir, 'home');
-  await prepareHome(home);
+  await prepareHome(home, [repo]);
   return { repo, home };
 }
 

@@ -120,7 +120,7 @@ describe('the later Git steps when they fail', () => {
   let home: string;
   beforeAll(async () => {
     home = join(work, 'home');
-    await prepareHome(home);
+    await prepareHome(home, []);
   });
 
   it('the rewrite of a raw history missing an object names the commit and the object, no path', async () => {

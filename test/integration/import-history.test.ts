@@ -57,7 +57,7 @@ async function publishAll(source: string, hosted: string, budgetMs = 60_000, ref
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'import-history-'));
   const home = join(root, 'home');
-  await prepareHome(home);
+  await prepareHome(home, []);
   job = { home, timeoutMs: 60_000 };
   origin = join(root, 'origin.git');
   reposDir = join(root, 'repositories');

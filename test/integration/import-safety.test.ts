@@ -68,7 +68,7 @@ async function importRepository(commits: readonly (readonly [path: string, conte
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'import-safety-'));
   const home = join(root, 'home');
-  await prepareHome(home);
+  await prepareHome(home, []);
   job = { home, timeoutMs: 60_000 };
 });
 

@@ -17,7 +17,7 @@ let home: string;
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'zip-runtime-'));
-  await prepareHome(home);
+  await prepareHome(home, []);
 });
 
 afterAll(async () => {

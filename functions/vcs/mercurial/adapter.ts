@@ -48,7 +48,7 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
       const cursor = hgCursor(budgetMs >= plan.fullPullMinBudgetMs ? 'full' : 'steps', plan);
       const state = await cursor.load(job.workDir);
       if (state.done) return { done: true, commitCount: state.commitCount, percent: 100 };
-      await prepareHome(home);
+      await prepareHome(home, [gitRepo]);
       await ensureHgRepository(hgRepo, home);
       const chunk = hgChunk(
         { job, url, home, hgRepo, gitRepo, plan, budgetMs, started, state },

@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AdapterOptions, adapterSetup } from '../adapter-options.ts';
 import { prepareHome } from '../git-command.ts';
-import type { OriginAdapter } from '../origin.ts';
+import { type OriginAdapter, rawRepositoryPath } from '../origin.ts';
 import { subversionAuthors } from './authors.ts';
 import { runSvn } from './command.ts';
 import { convertRevisions } from './convert.ts';
@@ -61,7 +61,7 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
       if (found.kind !== 'found') return found;
       const home = await mkdtemp(join(tmpdir(), 'svn-detect-'));
       try {
-        await prepareHome(home);
+        await prepareHome(home, []);
         return await detectLayout(url.toString(), access, guard, network, home);
       } finally {
         await rm(home, { recursive: true, force: true });
@@ -75,7 +75,7 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
       const cursor = svnCursor(budgetMs >= plan.wholeMinBudgetMs ? 'whole' : 'ranges', plan);
       const state = await cursor.load(job.workDir);
       if (state.done) return { done: true, commitCount: state.commitCount, percent: 100 };
-      await prepareHome(home);
+      await prepareHome(home, [rawRepositoryPath(job.workDir)]);
       const transport = await openTransport(url, guardFor(job), network);
       const chunk: SvnChunk = {
         job,

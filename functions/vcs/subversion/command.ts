@@ -21,6 +21,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toolPath } from '#shared/tool-path';
 import { redactCredentials, runBounded } from '../bounded-process.ts';
+import { jobGitConfig } from '../git-command.ts';
 import { TUNNEL_PROGRAM } from '../network-guard.ts';
 import type { OriginCredentials } from '../origin.ts';
 
@@ -73,7 +74,7 @@ export function svnEnvironment(home: string): Record<string, string> {
     LANG: 'C',
     // svn-all-fast-export runs git fast-import: no system or user git config either.
     GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_GLOBAL: jobGitConfig(home),
     GIT_TERMINAL_PROMPT: '0',
   };
 }

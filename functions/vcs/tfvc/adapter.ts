@@ -85,7 +85,7 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
       const api = clientFor(job, options.requestTimeoutMs ?? 60_000);
       const home = join(job.workDir, 'home');
       const repo = rawRepositoryPath(job.workDir);
-      await prepareHome(home);
+      await prepareHome(home, [repo]);
       await ensureBareRepository(repo, home);
 
       if (state.collection === undefined || state.project === undefined) {
