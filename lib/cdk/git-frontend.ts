@@ -94,7 +94,7 @@ export class GitFrontend extends Construct {
   public readonly service: FargateService;
   public readonly loadBalancer: ApplicationLoadBalancer;
   public readonly targetGroup: ApplicationTargetGroup;
-  /** Admits nothing until the distribution adds its origin-facing addresses (`web-distribution.ts`). */
+  /** Admits nothing until the distribution adds CloudFront's VPC origins security group (`web-distribution.ts`). */
   public readonly loadBalancerSecurityGroup: SecurityGroup;
   public readonly taskSecurityGroup: SecurityGroup;
   public readonly logs: LogGroup;
@@ -269,7 +269,7 @@ export class GitFrontend extends Construct {
     const listener = this.loadBalancer.addListener('Http', {
       port: 80,
       protocol: ApplicationProtocol.HTTP,
-      // Who may connect is the distribution's business (its origin-facing prefix list).
+      // Who may connect is the distribution's business (CloudFront's VPC origins security group).
       open: false,
     });
     this.targetGroup = listener.addTargets('Tasks', {

@@ -19,7 +19,7 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, VpcOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { Peer, Port } from 'aws-cdk-lib/aws-ec2';
+import { CfnSecurityGroupIngress, Peer, Port } from 'aws-cdk-lib/aws-ec2';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
@@ -28,8 +28,15 @@ import type { Route } from '#shared/routes';
 import { BODY_LIMIT_FUNCTION_SOURCE } from './body-limit-function.ts';
 import type { GitFrontend } from './git-frontend.ts';
 
-/** AWS's managed prefix list of the addresses CloudFront connects to origins from. */
-const CLOUDFRONT_ORIGIN_FACING = 'com.amazonaws.global.cloudfront.origin-facing';
+/**
+ * The security group CloudFront creates in a VPC with the first VPC origin there and puts on the
+ * network interfaces its connections to those origins come from (AWS's "Restrict access with VPC
+ * origins"). One per VPC, AWS-managed: the stack only reads its id.
+ */
+export const VPC_ORIGINS_SECURITY_GROUP = 'CloudFront-VPCOrigins-Service-SG';
+
+/** The load balancer's listener port (`git-frontend.ts`), where the VPC origin connects over HTTP. */
+const GIT_ORIGIN_PORT = 80;
 
 /**
  * How long CloudFront waits for the next bytes from the Git front end. Git sends keep-alive
@@ -52,7 +59,7 @@ export interface WebDistributionProps {
   readonly domain?: { readonly name: string; readonly certificateArn: string };
   /** A WAFv2 web ACL of scope CLOUDFRONT. */
   readonly webAclArn?: string;
-  /** For the log group of the prefix-list lookup. */
+  /** For the log group of the lookup of CloudFront's VPC origins security group. */
   readonly logRemovalPolicy: RemovalPolicy;
 }
 
@@ -117,7 +124,7 @@ export class WebDistribution extends Construct {
       // Inside the VPC, from CloudFront's network interfaces: the load balancer has no certificate
       // without a domain, and TLS already ended at the edge.
       protocolPolicy: OriginProtocolPolicy.HTTP_ONLY,
-      httpPort: 80,
+      httpPort: GIT_ORIGIN_PORT,
       readTimeout: GIT_READ_TIMEOUT,
     });
     const passThrough = {
@@ -175,44 +182,62 @@ export class WebDistribution extends Construct {
   }
 
   /**
-   * Lets the distribution's VPC origin reach the load balancer, and nothing else: the origin-facing
-   * prefix list, looked up at deployment (its id differs by region, and synthesis stays offline).
+   * Lets the distribution's VPC origin reach the load balancer, and nothing else: the security group
+   * CloudFront puts on its VPC origin network interfaces in this VPC, looked up at deployment once
+   * the distribution (and with it the VPC origin, which makes CloudFront create the group) exists.
+   * Its id is known only then, and synthesis stays offline.
    */
   private admitToGitFrontend(props: WebDistributionProps): void {
-    const logGroup = new LogGroup(this, 'OriginFacingPrefixListLogs', {
+    const vpc = props.gitFrontend.loadBalancer.vpc;
+    if (vpc === undefined) throw new Error("The Git front end's load balancer has no VPC");
+    const logGroup = new LogGroup(this, 'VpcOriginsSecurityGroupLogs', {
       retention: RetentionDays.ONE_MONTH,
       removalPolicy: props.logRemovalPolicy,
     });
     // Its own role rather than the default one with AWSLambdaBasicExecutionRole: it writes only
-    // to its log group and describes prefix lists.
-    const role = new Role(this, 'OriginFacingPrefixListRole', {
+    // to its log group and describes security groups.
+    const role = new Role(this, 'VpcOriginsSecurityGroupRole', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: "Looks up the id of CloudFront's origin-facing prefix list",
+      description: `Looks up the id of ${VPC_ORIGINS_SECURITY_GROUP} in the Git front end's VPC`,
     });
     logGroup.grantWrite(role);
-    const lookup = new AwsCustomResource(this, 'OriginFacingPrefixList', {
+    const groupId = 'SecurityGroups.0.GroupId';
+    const lookup = new AwsCustomResource(this, 'VpcOriginsSecurityGroup', {
       onUpdate: {
         service: 'EC2',
-        action: 'describeManagedPrefixLists',
-        parameters: { Filters: [{ Name: 'prefix-list-name', Values: [CLOUDFRONT_ORIGIN_FACING] }] },
-        physicalResourceId: PhysicalResourceId.of(CLOUDFRONT_ORIGIN_FACING),
-        outputPaths: ['PrefixLists.0.PrefixListId'],
+        action: 'describeSecurityGroups',
+        parameters: {
+          Filters: [
+            { Name: 'group-name', Values: [VPC_ORIGINS_SECURITY_GROUP] },
+            { Name: 'vpc-id', Values: [vpc.vpcId] },
+          ],
+        },
+        // A group CloudFront made anew (after its last VPC origin here was deleted) is a new id.
+        physicalResourceId: PhysicalResourceId.fromResponse(groupId),
+        outputPaths: [groupId],
       },
       policy: AwsCustomResourcePolicy.fromSdkCalls({ resources: AwsCustomResourcePolicy.ANY_RESOURCE }),
       installLatestAwsSdk: false,
       role,
       logGroup,
     });
+    // The group exists only once CloudFront has made the VPC origin (a child of the distribution).
+    lookup.node.addDependency(this.distribution);
     Validations.of(lookup.node.findChild('CustomResourcePolicy')).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'ec2:DescribeManagedPrefixLists supports no resource-level permissions (AWS documents it with Resource "*"); the role can only read prefix lists and write its own log group.',
+        'ec2:DescribeSecurityGroups supports no resource-level permissions (AWS documents it with Resource "*"); the role can only read security groups and write its own log group.',
     });
-    props.gitFrontend.loadBalancerSecurityGroup.addIngressRule(
-      Peer.prefixList(lookup.getResponseField('PrefixLists.0.PrefixListId')),
-      Port.tcp(80),
-      'CloudFront (the web distribution as a VPC origin)',
-    );
+    // A rule of its own, not one inline in the load balancer's security group: that group is
+    // created before the VPC origin, and the rule only after it.
+    const ingress = Peer.securityGroupId(lookup.getResponseField(groupId)).toIngressRuleConfig();
+    const port = Port.tcp(GIT_ORIGIN_PORT).toRuleJson();
+    new CfnSecurityGroupIngress(this, 'VpcOriginsIngress', {
+      groupId: props.gitFrontend.loadBalancerSecurityGroup.securityGroupId,
+      ...ingress,
+      ...port,
+      description: `CloudFront (the web distribution as a VPC origin): ${VPC_ORIGINS_SECURITY_GROUP}`,
+    });
   }
 
   private acknowledge(props: WebDistributionProps): void {

@@ -1,4 +1,4 @@
-import { pathPattern } from '#cdk/web-distribution';
+import { pathPattern, VPC_ORIGINS_SECURITY_GROUP } from '#cdk/web-distribution';
 import { type Check, fail, pass, routeOf, type SmokeTarget, urlOf } from './check.ts';
 import { type Answer, fromCloudFront, probe, summary } from './probe.ts';
 import { named, RESOURCES, type StackResource } from './resources.ts';
@@ -22,7 +22,7 @@ function diagnosis(answer: Answer, target: SmokeTarget): string {
   const origin = `the ${look(RESOURCES.vpcOrigin)} (the ${look(RESOURCES.loadBalancer)})`;
   switch (answer.status) {
     case 504:
-      return `CloudFront got no answer from ${origin}. Look first at the ${look(RESOURCES.loadBalancerSecurityGroup)}: a VPC origin's connections come from the security group CloudFront-VPCOrigins-Service-SG that CloudFront creates in the VPC, not from the addresses of the origin-facing prefix list (com.amazonaws.global.cloudfront.origin-facing), so a rule admitting only that prefix list lets nothing in and every Git request times out. If the rule admits CloudFront-VPCOrigins-Service-SG: the tasks of the ${look(RESOURCES.gitService)} did not answer within the origin's read timeout`;
+      return `CloudFront got no answer from ${origin}. Look first at the ${look(RESOURCES.loadBalancerSecurityGroup)}: its inbound rule on port 80 must admit the security group ${VPC_ORIGINS_SECURITY_GROUP} of the same VPC, which CloudFront creates there with the VPC origin and puts on the network interfaces it connects from. The ${look(RESOURCES.vpcOriginsSecurityGroupLookup)} found that group's id at deployment: if the rule is missing, or names a group that no longer exists (CloudFront made the group anew, with a new id, after every VPC origin in the VPC was deleted), deploy again. If the rule admits ${VPC_ORIGINS_SECURITY_GROUP}: the tasks of the ${look(RESOURCES.gitService)} did not answer within the origin's read timeout`;
     case 502:
       return `CloudFront could not reach or read ${origin}: look at the VPC origin's status (Deployed) and the load balancer's listener on port 80`;
     case 503:

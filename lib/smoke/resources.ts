@@ -53,6 +53,12 @@ export const RESOURCES = {
     type: 'AWS::EC2::SecurityGroup',
     logicalId: 'GitFrontendLoadBalancerSecurityGroup',
   },
+  // Finds CloudFront-VPCOrigins-Service-SG in the VPC at deployment; the load balancer's rule admits its id.
+  vpcOriginsSecurityGroupLookup: {
+    kind: 'custom resource',
+    type: 'Custom::AWS',
+    logicalId: 'WebVpcOriginsSecurityGroup',
+  },
 } as const satisfies Record<string, StackResource>;
 
 /** The Lambda function API Gateway invokes for a route, in its route group's nested stack. */

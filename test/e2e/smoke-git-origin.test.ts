@@ -45,7 +45,9 @@ describe('npm run smoke (bin/smoke.ts) when the Git front end cannot be reached'
       'security group GitFrontendLoadBalancerSecurityGroup… (stack OAuthImportService)',
     );
     expect(result.checks.git?.message).toContain('CloudFront-VPCOrigins-Service-SG');
-    expect(result.checks.git?.message).toContain('origin-facing prefix list');
+    expect(result.checks.git?.message).toContain(
+      'custom resource WebVpcOriginsSecurityGroup… (stack OAuthImportService)',
+    );
   });
 
   it('names the VPC origin when nothing listens behind it (502)', async () => {

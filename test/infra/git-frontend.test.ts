@@ -246,23 +246,49 @@ describe('the Git front end in the service stack (the one cdk synth of the infra
         .map(([, rule]) => rule.Properties),
     ];
 
-    // The load balancer: port 80 from the origin-facing prefix list, looked up at deployment.
+    // The load balancer: port 80 from CloudFront's VPC origins security group of its own VPC,
+    // looked up once the distribution (with its VPC origin) exists; nothing from any address.
     const [lookupId, lookup] = only(resources, 'Custom::AWS');
-    expect(JSON.parse(lookup.Properties.Update)).toMatchObject({
+    const [vpcId] = only(resources, 'AWS::EC2::VPC');
+    expect(resources[lbGroup]?.Properties.VpcId).toEqual({ Ref: vpcId });
+    // The call is JSON joined around the VPC's Ref: each reference becomes `Ref:<logical id>`.
+    const joined = lookup.Properties.Update as { 'Fn::Join': [string, unknown[]] };
+    const call = JSON.parse(
+      joined['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : `Ref:${refId(part)}`)).join(''),
+    );
+    expect(call).toMatchObject({
       service: 'EC2',
-      action: 'describeManagedPrefixLists',
+      action: 'describeSecurityGroups',
       parameters: {
-        Filters: [{ Name: 'prefix-list-name', Values: ['com.amazonaws.global.cloudfront.origin-facing'] }],
+        Filters: [
+          { Name: 'group-name', Values: ['CloudFront-VPCOrigins-Service-SG'] },
+          { Name: 'vpc-id', Values: [`Ref:${vpcId}`] },
+        ],
       },
+      outputPaths: ['SecurityGroups.0.GroupId'],
     });
+    const [distributionId] = only(resources, 'AWS::CloudFront::Distribution');
+    const [vpcOriginId] = only(resources, 'AWS::CloudFront::VpcOrigin');
+    expect(lookup.DependsOn).toEqual(expect.arrayContaining([distributionId, vpcOriginId]));
     expect(ingress(lbGroup)).toEqual([
       expect.objectContaining({
         IpProtocol: 'tcp',
         FromPort: 80,
         ToPort: 80,
-        SourcePrefixListId: { 'Fn::GetAtt': [lookupId, 'PrefixLists.0.PrefixListId'] },
+        SourceSecurityGroupId: { 'Fn::GetAtt': [lookupId, 'SecurityGroups.0.GroupId'] },
       }),
     ]);
+    const everyIngress = [
+      ...ofType(resources, 'AWS::EC2::SecurityGroup').flatMap(
+        ([, group]) => (group.Properties.SecurityGroupIngress ?? []) as Json[],
+      ),
+      ...ofType(resources, 'AWS::EC2::SecurityGroupIngress').map(([, rule]) => rule.Properties),
+    ];
+    for (const rule of everyIngress) {
+      expect(rule.CidrIp, JSON.stringify(rule)).not.toBe('0.0.0.0/0');
+      expect(rule.CidrIpv6, JSON.stringify(rule)).not.toBe('::/0');
+      expect(rule.SourcePrefixListId, JSON.stringify(rule)).toBeUndefined();
+    }
     expect(
       egress(lbGroup).map((rule) => `${rule.FromPort} ${getAttId(rule.DestinationSecurityGroupId)}`),
     ).toEqual([`${GIT_FRONTEND_PORT} ${taskGroup}`]);

@@ -88,7 +88,7 @@ describe('ServiceRestApi', () => {
   it('creates exactly one function per route it serves, bundled from the route handler module', () => {
     expect(API_ROUTES.length).toBeLessThan(ROUTES.length);
     // Besides the import workflow's one function per Task (test/infra/import-workflow.test.ts) and
-    // CDK's provider that looks up CloudFront's prefix list (test/infra/git-frontend.test.ts).
+    // CDK's provider that looks up CloudFront's VPC origins security group (test/infra/git-frontend.test.ts).
     expect(synth.deployment.ofType('AWS::Lambda::Function')).toHaveLength(
       API_ROUTES.length + WORKFLOW_TASKS.length + 1,
     );
