@@ -5,7 +5,11 @@ import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 const REFUSAL = {
   statusCode: 413,
   statusDescription: 'Payload Too Large',
-  headers: { 'content-type': { value: 'application/json; charset=utf-8' } },
+  // Never cached, and what the OAuth endpoints must send with every answer (RFC 6749, 5.1).
+  headers: {
+    'content-type': { value: 'application/json; charset=utf-8' },
+    'cache-control': { value: 'no-store' },
+  },
   body: { encoding: 'text', data: JSON.stringify(GATEWAY_ERROR_BODIES.payloadTooLarge) },
 };
 
