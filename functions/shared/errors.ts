@@ -56,6 +56,8 @@ export const GATEWAY_ERROR_BODIES = {
   unknownRoute: { message: 'Not Found', documentation_url: DEFAULT_DOCS_URL },
   payloadTooLarge: { message: 'Payload Too Large', documentation_url: DEFAULT_DOCS_URL },
   serverError: { message: 'Server Error', documentation_url: DEFAULT_DOCS_URL },
+  /** Locally only: a request-target that is not a plain path (`lib/local/http-server.ts`). */
+  badRequest: { message: 'Bad Request', documentation_url: DEFAULT_DOCS_URL },
 } as const;
 
 /** GitHub's JSON error body for an HttpError. */

@@ -4,9 +4,10 @@ import {
   request as httpRequest,
   type IncomingHttpHeaders,
   type IncomingMessage,
-  type ServerResponse,
+  ServerResponse,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { BODY_LIMIT_FUNCTION_SOURCE } from '#cdk/body-limit-function';
@@ -312,15 +313,37 @@ const HOP_BY_HOP = new Set([
 const endToEnd = (headers: IncomingHttpHeaders): IncomingHttpHeaders =>
   Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())));
 
+const LOCAL_ORIGIN = 'http://localhost';
+
+/**
+ * The request's URL when its request-target is in origin-form (`/path?query`, RFC 9112 3.2.1), the
+ * one form CloudFront hands an origin, whose host is always its own; otherwise undefined. Refused:
+ * absolute-form (`http://host/…`), authority-form (CONNECT's `host:port`, which Node's server
+ * passes to its `connect` event), asterisk-form, and a path a URL parser reads as an authority:
+ * `//host/…`, `/\host/…` (WHATWG URLs read `\` as `/`) or one that becomes either once the
+ * parser drops tabs and newlines.
+ */
+export function originFormUrl(target: string | undefined): URL | undefined {
+  if (!target?.startsWith('/') || target[1] === '/' || target[1] === '\\') return undefined;
+  const url = new URL(target, LOCAL_ORIGIN);
+  return url.origin === LOCAL_ORIGIN ? url : undefined;
+}
+
 /**
  * What the CDN's path behaviour does in AWS for the Git front end's paths: the request as it came
  * (method, path, query, headers) streamed to the front end and its answer streamed back, past API
- * Gateway and its limits. A front end that cannot be reached is 502, as CloudFront answers.
+ * Gateway and its limits. Only the path and query are the request's: the host and port are always
+ * the front end's. A front end that cannot be reached is 502, as CloudFront answers.
  */
-function forward(request: IncomingMessage, response: ServerResponse, frontEnd: string): void {
+function forward(request: IncomingMessage, url: URL, response: ServerResponse, frontEnd: URL): void {
   const upstream = httpRequest(
-    new URL(request.url ?? '/', frontEnd),
-    { method: request.method, headers: endToEnd(request.headers) },
+    {
+      hostname: frontEnd.hostname,
+      port: frontEnd.port,
+      path: `${url.pathname}${url.search}`,
+      method: request.method,
+      headers: endToEnd(request.headers),
+    },
     (answer) => {
       // A refusal before the whole body was sent ends the client's connection too.
       const closing = answer.headers.connection === 'close' ? { connection: 'close' } : {};
@@ -364,13 +387,16 @@ export async function startHttpServer(options: {
   const frontEndPaths = options.routes
     .filter((route) => servedBy(route) === 'git-frontend')
     .map((route) => compile(route, undefined));
+  const gitFrontend = options.gitFrontend === undefined ? undefined : new URL(options.gitFrontend);
   // The web distribution's viewer-request function on every path but Git's, as deployed.
   const bodyLimit = loadViewerRequestFunction(BODY_LIMIT_FUNCTION_SOURCE);
   const server = createServer(async (request, response) => {
     try {
-      const url = new URL(request.url ?? '/', 'http://localhost');
-      if (options.gitFrontend && matchRoute(frontEndPaths, undefined, url.pathname))
-        return forward(request, response, options.gitFrontend);
+      // Nothing in a request names another host: the gateway contacts no one for any other form.
+      const url = originFormUrl(request.url);
+      if (!url) return sendJson(response, 400, GATEWAY_ERROR_BODIES.badRequest);
+      if (gitFrontend && matchRoute(frontEndPaths, undefined, url.pathname))
+        return forward(request, url, response, gitFrontend);
       if (answeredAtEdge(bodyLimit, request, url, response)) return;
       const matched = matchRoute(compiled, request.method ?? 'GET', url.pathname);
       const reading = readBody(request, limits.maxRequestBytes);
@@ -384,6 +410,14 @@ export async function startHttpServer(options: {
       console.error(error);
       if (!response.headersSent) sendJson(response, 502, GATEWAY_ERROR_BODIES.serverError);
     }
+  });
+  // CONNECT (authority-form) never reaches the handler above; Node would drop the connection unanswered.
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    const response = new ServerResponse(request);
+    response.shouldKeepAlive = false;
+    response.assignSocket(socket as Socket);
+    response.on('finish', () => socket.end());
+    sendJson(response, 400, GATEWAY_ERROR_BODIES.badRequest);
   });
   await new Promise<void>((resolve) => server.listen(options.port, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
