@@ -8,6 +8,7 @@ import {
   noteHash,
   putPointer,
   putToken,
+  replaceTokenHash,
 } from './authorization-items.ts';
 import {
   type GrantItem,
@@ -258,26 +259,10 @@ export async function resetToken(
   const outcome = await transact([
     putToken(authorization, 'create'),
     deleteToken(current.tokenHash),
-    {
-      Update: {
-        TableName: tableName(),
-        Key: authorizationKey(current.login, current.id),
-        UpdateExpression: 'SET #tokenHash = :new, #tokenLastEight = :last, #updatedAt = :now',
-        ConditionExpression: '#tokenHash = :old',
-        ExpressionAttributeNames: {
-          '#tokenHash': 'tokenHash',
-          '#tokenLastEight': 'tokenLastEight',
-          '#updatedAt': 'updatedAt',
-        },
-        ExpressionAttributeValues: {
-          ':new': next.tokenHash,
-          ':last': next.tokenLastEight,
-          ':now': timestamp,
-          ':old': current.tokenHash,
-        },
-      },
-    },
-    ...(ringEntry ? [patchEntry(current.login, current.clientId, ringEntry, { hash: next.tokenHash })] : []),
+    replaceTokenHash(current, { tokenHash: next.tokenHash, tokenLastEight: next.tokenLastEight }, timestamp),
+    ...(ringEntry
+      ? [patchEntry(current.login, current.clientId, ringEntry, { hash: next.tokenHash }, current.tokenHash)]
+      : []),
   ]);
   return outcome === 'ok' ? authorization : undefined;
 }

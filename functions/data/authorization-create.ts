@@ -251,11 +251,14 @@ async function createAppAuthorization(input: NewAuthorization): Promise<CreateRe
       grant = outcome.items.get(ringIndex) ?? grant;
       // A newer creation revoked this one while it was pending: its own duty (the victim) remains.
       if (typeof grant[attribute] !== 'number') live = false;
-      // The victim was created meanwhile (revoke it as a token), or it is gone (deleted, or a
-      // creation that did not happen): a place came free, nothing left to revoke.
+      // The victim was created meanwhile (revoke it as a token), reset or rotated (revoke it by
+      // its new hash), or it is gone (deleted, or a creation that did not happen): a place came
+      // free, nothing left to revoke.
       if (victim) victim = entriesOf(grant, setKey).find((entry) => entry.attribute === victim?.attribute);
     } else if (victim) {
-      // The ring named a token whose authorization is gone: only its entry is left to drop.
+      // The ring named a token whose authorization is gone: only its entry is left to drop. (A
+      // victim reset or rotated since the ring was read fails the ring's condition too, above:
+      // every reset and rotation moves the entry's hash with the authorization's.)
       orphans.add(victim.attribute);
     }
   }

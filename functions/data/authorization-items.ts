@@ -131,7 +131,16 @@ export function deletePointer(key: Key, authorizationId: number): TransactItem {
   };
 }
 
-/** Deletes an authorization with its token lookup and the pointers it owns. */
+/**
+ * Deletes an authorization with its token lookup and the pointers it owns, only while the
+ * authorization still has the token hash that was read (`tokenHash`). A reset or refresh that
+ * commits between the read and this transaction moves the authorization and its lookup to a new
+ * hash; without the condition, the old lookup would be deleted and the new one left behind, a
+ * token that authenticates while nothing lists or revokes it. When the condition fails, the
+ * authorization as it is comes back (`ALL_OLD`), so the caller can delete it by its new hash.
+ * The lookup's deletion needs no condition of its own: the authorization and its lookup are
+ * always written together, so while the authorization has `tokenHash`, that lookup is its.
+ */
 export function deleteAuthorizationItems(
   a: Pick<Authorization, 'login' | 'id' | 'tokenHash'>,
   pointers: OwnedPointers,
@@ -141,7 +150,10 @@ export function deleteAuthorizationItems(
       Delete: {
         TableName: tableName(),
         Key: authorizationKey(a.login, a.id),
-        ConditionExpression: ITEM_EXISTS,
+        ConditionExpression: '#tokenHash = :tokenHash',
+        ExpressionAttributeNames: { '#tokenHash': 'tokenHash' },
+        ExpressionAttributeValues: { ':tokenHash': a.tokenHash },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
     { Delete: { TableName: tableName(), Key: tokenKey(a.tokenHash) } },
@@ -150,6 +162,43 @@ export function deleteAuthorizationItems(
   for (const sk of [pointers.note, pointers.fingerprint])
     if (sk) items.push(deletePointer({ PK: partition, SK: sk }, a.id));
   return items;
+}
+
+/**
+ * The authorization update of a reset or a refresh: only while the authorization still exists
+ * with the hash it replaces (a deletion, another reset or a rotation that committed since the
+ * read cancels it). `fields` are the attributes it sets besides `updatedAt`.
+ */
+export function replaceTokenHash(
+  a: Pick<Authorization, 'login' | 'id' | 'tokenHash'>,
+  fields: Record<string, unknown>,
+  timestamp: string,
+  extraCondition?: { readonly attribute: string; readonly value: unknown },
+): TransactItem {
+  const names: Record<string, string> = { '#updatedAt': 'updatedAt', '#tokenHash': 'tokenHash' };
+  const values: Record<string, unknown> = { ':now': timestamp, ':old': a.tokenHash };
+  const set = ['#updatedAt = :now'];
+  Object.entries(fields).forEach(([field, value], index) => {
+    names[`#f${index}`] = field;
+    values[`:f${index}`] = value;
+    set.push(`#f${index} = :f${index}`);
+  });
+  let condition = '#tokenHash = :old';
+  if (extraCondition) {
+    names['#extra'] = extraCondition.attribute;
+    values[':extra'] = extraCondition.value;
+    condition += ' AND #extra = :extra';
+  }
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: authorizationKey(a.login, a.id),
+      UpdateExpression: `SET ${set.join(', ')}`,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
 }
 
 /**

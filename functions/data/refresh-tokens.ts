@@ -1,7 +1,7 @@
 import { GetCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Authorization } from '#domain/authorizations';
 import { getAppWith, type StoredApp } from './apps.ts';
-import { deleteToken, putToken } from './authorization-items.ts';
+import { deleteToken, putToken, replaceTokenHash } from './authorization-items.ts';
 import { toAuthorization } from './authorization-state.ts';
 import { db, now, RETRY, retryOnConflict, type TransactItem, tableName, transact } from './client.ts';
 import { authorizationKey, refreshTokenKey } from './keys.ts';
@@ -162,36 +162,31 @@ export async function rotateRefreshToken(
     const outcome = await transact([
       spendRefreshToken(refresh.tokenHash, timestamp),
       putRefreshToken(next.refresh, current, timestamp),
-      {
-        Update: {
-          TableName: tableName(),
-          Key: authorizationKey(current.login, current.id),
-          UpdateExpression:
-            'SET #tokenHash = :new, #tokenLastEight = :last, #tokenExpiresAt = :expires, #refreshHash = :newRefresh, #updatedAt = :now',
-          ConditionExpression: '#tokenHash = :old AND #refreshHash = :oldRefresh',
-          ExpressionAttributeNames: {
-            '#tokenHash': 'tokenHash',
-            '#tokenLastEight': 'tokenLastEight',
-            '#tokenExpiresAt': 'tokenExpiresAt',
-            '#refreshHash': 'refreshHash',
-            '#updatedAt': 'updatedAt',
-          },
-          ExpressionAttributeValues: {
-            ':new': next.tokenHash,
-            ':last': next.tokenLastEight,
-            ':expires': next.expiresAt,
-            ':newRefresh': next.refresh.tokenHash,
-            ':now': timestamp,
-            ':old': current.tokenHash,
-            ':oldRefresh': refresh.tokenHash,
-          },
+      // Only while the authorization still has the access token and refresh token it replaces.
+      replaceTokenHash(
+        current,
+        {
+          tokenHash: next.tokenHash,
+          tokenLastEight: next.tokenLastEight,
+          tokenExpiresAt: next.expiresAt,
+          refreshHash: next.refresh.tokenHash,
         },
-      },
+        timestamp,
+        { attribute: 'refreshHash', value: refresh.tokenHash },
+      ),
       putToken(authorization, 'create'),
       deleteToken(current.tokenHash),
       // The ring entry names the token hash the limit revokes by (see token-ring.ts).
       ...(typeof Item.ringEntry === 'string'
-        ? [patchEntry(current.login, current.clientId, Item.ringEntry, { hash: next.tokenHash })]
+        ? [
+            patchEntry(
+              current.login,
+              current.clientId,
+              Item.ringEntry,
+              { hash: next.tokenHash },
+              current.tokenHash,
+            ),
+          ]
         : []),
     ]);
     if (outcome === 'ok') return { kind: 'rotated', authorization } as const;

@@ -205,9 +205,14 @@ export function commitEntry(input: {
     remove = ' REMOVE #victim';
     conditions.push('attribute_type(#victim, :victimType)');
     if (input.victim.kind === 'live') {
+      // The victim's id and its current token hash: a reset or rotation since the ring was read
+      // moved its lookup, and the deletion beside this must take the new one (see
+      // deleteAuthorizationItems).
       values[':victimId'] = input.victim.token.id;
-      conditions.push('#victim.#victimIdField = :victimId');
+      values[':victimHash'] = input.victim.token.hash;
+      conditions.push('#victim.#victimIdField = :victimId', '#victim.#victimHashField = :victimHash');
       attributeNames['#victimIdField'] = 'id';
+      attributeNames['#victimHashField'] = 'hash';
     }
   }
   return {
@@ -226,16 +231,22 @@ export function commitEntry(input: {
 /**
  * Changes fields of a live token's entry (its token was reset or rotated; its scopes or
  * fingerprint changed: a live entry's scope set is its `scopes`, whatever its name says), only
- * while it is still there. `fp: null` drops the fingerprint.
+ * while it is still there, and, for a reset or rotation, only while it still names the hash it
+ * replaces (`replaces`). `fp: null` drops the fingerprint.
  */
 export function patchEntry(
   login: string,
   clientId: string,
   attribute: string,
   fields: { readonly hash?: string; readonly scopes?: readonly Scope[]; readonly fp?: string | null },
+  replaces?: string,
 ): TransactItem {
   const attributeNames: Record<string, string> = { '#entry': attribute };
   const values: Record<string, unknown> = {};
+  if (replaces !== undefined) {
+    attributeNames['#hash'] = 'hash';
+    values[':replaces'] = replaces;
+  }
   const set: string[] = [];
   let remove = '';
   for (const field of ['hash', 'scopes', 'fp'] as const) {
@@ -253,9 +264,12 @@ export function patchEntry(
       TableName: tableName(),
       Key: grantKey(login, clientId),
       UpdateExpression: `${set.length > 0 ? `SET ${set.join(', ')}` : ''}${remove}`.trim(),
-      ConditionExpression: 'attribute_exists(#entry)',
+      ConditionExpression:
+        replaces === undefined
+          ? 'attribute_exists(#entry)'
+          : 'attribute_exists(#entry) AND #entry.#hash = :replaces',
       ExpressionAttributeNames: attributeNames,
-      ...(set.length > 0 ? { ExpressionAttributeValues: values } : {}),
+      ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
     },
   };
 }
