@@ -40,13 +40,11 @@ export default defineConfig({
         extends: true,
         test: {
           // The artifacts that deploy (the worker image's root, its bundles) run as AWS runs them.
+          // The image's root is built by the first test that needs it (`workerImageRoot`), while
+          // the other projects' tests run.
           name: 'deployed',
           include: ['test/deployed/**/*.test.ts'],
-          globalSetup: [
-            'test/support/global-setup.ts',
-            'test/support/infra-setup.ts',
-            'test/support/image-setup.ts',
-          ],
+          globalSetup: ['test/support/global-setup.ts', 'test/support/infra-setup.ts'],
           testTimeout: 300_000,
           hookTimeout: 900_000,
         },

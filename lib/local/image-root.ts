@@ -23,20 +23,19 @@ export interface ImageRoot {
   readonly versions: Readonly<Record<string, unknown>>;
 }
 
-/** Builds the root if it is missing or stale (minutes the first time), printing the script's progress. */
-export async function buildWorkerImageRoot(): Promise<void> {
-  const child = promisify(execFile)('bash', [SCRIPT], { maxBuffer: 16 << 20, timeout: 1_200_000 });
-  child.child.stderr?.pipe(process.stderr);
-  await child;
-}
-
-/** The built root (see `buildWorkerImageRoot`). */
+/**
+ * The worker image's root, built first if it is missing or stale (minutes the first time, the
+ * script's progress on stderr; a few milliseconds once cached). Concurrent callers wait on the
+ * script's lock, and the later ones find the root built.
+ */
 export async function workerImageRoot(): Promise<ImageRoot> {
-  const manifest = JSON.parse(
-    await readFile(join(IMAGE_ROOT_DIR, 'image.json'), 'utf8').catch(() => {
-      throw new Error(`no worker image root in ${IMAGE_ROOT_DIR}: run scripts/image-root.sh`);
-    }),
-  ) as Omit<ImageRoot, 'root'> & { rootfs: string };
+  const building = promisify(execFile)('bash', [SCRIPT], { maxBuffer: 16 << 20, timeout: 1_200_000 });
+  building.child.stderr?.pipe(process.stderr);
+  await building;
+  const manifest = JSON.parse(await readFile(join(IMAGE_ROOT_DIR, 'image.json'), 'utf8')) as Omit<
+    ImageRoot,
+    'root'
+  > & { rootfs: string };
   return {
     root: join(IMAGE_ROOT_DIR, manifest.rootfs),
     env: manifest.env,
