@@ -27,9 +27,18 @@ export function pageRequest(query: Readonly<Record<string, string | undefined>>)
   };
 }
 
+/** Where the requested page starts in the whole list (0-based). */
+export const pageStart = (request: PageRequest): number => (request.page - 1) * request.perPage;
+
+/** One page of a list read page by page, and the length of the whole list (for the links). */
+export interface Page<T> {
+  readonly items: T[];
+  readonly total: number;
+}
+
 /** The items of the requested page. */
 export function pageOf<T>(items: readonly T[], request: PageRequest): T[] {
-  const start = (request.page - 1) * request.perPage;
+  const start = pageStart(request);
   return items.slice(start, start + request.perPage);
 }
 

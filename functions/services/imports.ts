@@ -9,8 +9,8 @@ import {
   getImport,
   getImportReport,
   getSealedCredentials,
-  listAuthors,
   listLargeFiles,
+  pageOfAuthors,
 } from '#data/imports/items';
 import { enterStatus } from '#data/imports/progress';
 import {
@@ -51,6 +51,7 @@ import {
   withSentChoices,
 } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
+import { type Page, type PageRequest, pageStart } from '#domain/pagination';
 import type { Repository } from '#domain/repositories';
 import type { SealContext } from '#domain/sealed-secrets';
 import { config } from '#shared/config';
@@ -435,17 +436,30 @@ export async function cancelImport(caller: Caller, owner: string, name: string):
 
 // ---- Authors ------------------------------------------------------------------------------
 
-/** GET …/import/authors?since=: all authors with an id above `since`, ascending. */
+/**
+ * GET …/import/authors?since=: one page of the authors with an id above `since`, ascending, and
+ * how many there are: an import can have tens of thousands, more than one answer can carry.
+ */
 export async function importAuthors(
   caller: Caller,
   owner: string,
   name: string,
   since: string | undefined,
-): Promise<{ record: Import; authors: ImportAuthor[] }> {
+  page: PageRequest,
+): Promise<{ record: Import; authors: Page<ImportAuthor> }> {
   const after = parseSince(since);
   if (after === null) throw invalid('since', 'since must be a non-negative integer (an author id)');
   const record = await ownedImport(caller, owner, name);
-  return { record, authors: await listAuthors(record.ownerLogin, record.repoName, record.importId, after) };
+  const { ownerLogin, repoName, importId } = record;
+  const { authors, total } = await pageOfAuthors(
+    ownerLogin,
+    repoName,
+    importId,
+    after,
+    pageStart(page),
+    page.perPage,
+  );
+  return { record, authors: { items: authors, total } };
 }
 
 export interface AuthorChanges {

@@ -5,6 +5,7 @@ import { IMPORT_STATUSES, type Import, type ImportStatus, statusText } from '#do
 import { LIVE_SCRIPT, LIVE_SCRIPT_HASH } from '#http/import-page/live-script';
 import { formatBytes } from '#http/import-page/report-words';
 import {
+  AUTHORS_SHOWN,
   type ImportPageData,
   importPage,
   isFinalStatus,
@@ -44,7 +45,8 @@ const importOf = (changes: Partial<Import> = {}): Import => ({
 const data = (record: Import, extra: Partial<ImportPageData> = {}): ImportPageData => ({
   repo,
   record,
-  authors: [],
+  authors: { items: [], total: 0 },
+  authorsPage: { page: 1, perPage: AUTHORS_SHOWN, perPageGiven: false },
   largeFiles: [],
   report: composeReport(record, undefined, []),
   ...extra,
@@ -71,15 +73,18 @@ describe('import progress page view', () => {
       importPage(
         request,
         data(record, {
-          authors: [
-            {
-              id: 1,
-              remoteId: `${HOSTILE} <x@y>`,
-              remoteName: HOSTILE,
-              name: HOSTILE,
-              email: `"${HOSTILE}"@x`,
-            },
-          ],
+          authors: {
+            total: 1,
+            items: [
+              {
+                id: 1,
+                remoteId: `${HOSTILE} <x@y>`,
+                remoteName: HOSTILE,
+                name: HOSTILE,
+                email: `"${HOSTILE}"@x`,
+              },
+            ],
+          },
           largeFiles: [
             { refName: `refs/heads/${HOSTILE}`, path: HOSTILE, oid: 'a'.repeat(40), size: 200_000_000 },
           ],
@@ -193,7 +198,10 @@ describe('import progress page view', () => {
       importPage(
         request,
         data(importOf(), {
-          authors: [{ id: 3, remoteId: 'Jane <j@x>', remoteName: 'Jane', name: 'Jane', email: 'j@x' }],
+          authors: {
+            items: [{ id: 3, remoteId: 'Jane <j@x>', remoteName: 'Jane', name: 'Jane', email: 'j@x' }],
+            total: 1,
+          },
         }),
       ),
     );

@@ -179,6 +179,33 @@ export async function listAuthors(
   return items.map(toAuthor);
 }
 
+/**
+ * `count` of the import's authors with an id above `since`, from the `start`-th (0-based), and how
+ * many there are. A keys-only Query counts them and finds the page's first key; a second Query
+ * with a Limit reads the page's items alone. Strongly consistent, as `listAuthors`.
+ */
+export async function pageOfAuthors(
+  owner: string,
+  repo: string,
+  importId: number,
+  since: number | undefined,
+  start: number,
+  count: number,
+): Promise<{ authors: ImportAuthor[]; total: number }> {
+  const prefix = `${importItemsPrefix(importId)}AUTHOR#`;
+  const from = importAuthorKey(owner, repo, importId, (since ?? 0) + 1).SK;
+  const range = (first: string) => ({
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': repoPartition(owner, repo), ':from': first, ':to': `${prefix}~` },
+    ConsistentRead: true,
+  });
+  const { items: keys } = await queryAll({ ...range(from), ProjectionExpression: 'SK' });
+  const first = keys[start]?.SK;
+  if (typeof first !== 'string' || count < 1) return { authors: [], total: keys.length };
+  const { items } = await queryAll(range(first), count);
+  return { authors: items.map(toAuthor), total: keys.length };
+}
+
 export async function listLargeFiles(owner: string, repo: string, importId: number): Promise<LargeFile[]> {
   const { Item } = await db().send(
     new GetCommand({

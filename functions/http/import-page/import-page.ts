@@ -1,9 +1,10 @@
+import { pageRequest } from '#domain/pagination';
 import { type WebReply, type WebRequest, webHandler } from '#http/middleware/web-stack';
 import type { Caller } from '#services/authenticate';
 import { importAuthors, importLargeFiles, importReport } from '#services/imports';
 import { HttpError } from '#shared/errors';
 import { paths, type RepoName } from './paths.ts';
-import { type ImportPageData, importPage, noImportPage, type PageProblems } from './views.ts';
+import { AUTHORS_SHOWN, type ImportPageData, importPage, noImportPage, type PageProblems } from './views.ts';
 
 /*
  * What the progress page and its form targets share: the signed-in requirement, the caller the
@@ -49,14 +50,15 @@ export function importPageHandler(
   });
 }
 
-/** The import, its authors, its large files and its report, read for the page. */
-export async function pageData(caller: Caller, repo: RepoName): Promise<ImportPageData> {
+/** The import, one page of its authors (`?page=`), its large files and its report, read for the page. */
+export async function pageData(caller: Caller, repo: RepoName, page?: string): Promise<ImportPageData> {
+  const authorsPage = { ...pageRequest({ page }), perPage: AUTHORS_SHOWN };
   const [{ record, authors }, files, report] = await Promise.all([
-    importAuthors(caller, repo.owner, repo.repo, undefined),
+    importAuthors(caller, repo.owner, repo.repo, undefined, authorsPage),
     importLargeFiles(caller, repo.owner, repo.repo),
     importReport(caller, repo.owner, repo.repo),
   ]);
-  return { repo, record, authors, largeFiles: files.files, report };
+  return { repo, record, authors, authorsPage, largeFiles: files.files, report };
 }
 
 /** After a change: back to the page, whose state shows the result (no flash message). */

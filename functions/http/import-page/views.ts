@@ -12,6 +12,7 @@ import {
   statusText,
   type UseLfs,
 } from '#domain/imports';
+import type { Page, PageRequest } from '#domain/pagination';
 import type { WebReply, WebRequest } from '#http/middleware/web-stack';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
@@ -168,8 +169,11 @@ const LFS_TEXT: Readonly<Record<UseLfs, string>> = {
   opt_out: 'remove large files from the history',
 };
 
-/** Most author rows the page shows (the API lists them all). */
-export const AUTHORS_SHOWN = 500;
+/**
+ * Author rows per page of the progress page (`?page=`): a row with its form is about 1 KB, so a
+ * page stays far below the function's 6 MB answer whatever the number of authors.
+ */
+export const AUTHORS_SHOWN = 100;
 
 /** A refused form: messages for the box at the top, and what the user typed into an author form. */
 export interface PageProblems {
@@ -180,7 +184,9 @@ export interface PageProblems {
 export interface ImportPageData {
   readonly repo: RepoName;
   readonly record: Import;
-  readonly authors: readonly ImportAuthor[];
+  /** The page of authors shown (`authorsPage`) and how many there are in all. */
+  readonly authors: Page<ImportAuthor>;
+  readonly authorsPage: PageRequest;
   readonly largeFiles: readonly LargeFile[];
   readonly report: ImportReport;
 }
@@ -273,24 +279,31 @@ function authorRow(
 </tr>`;
 }
 
+/** Links to the previous and next pages of authors, when there are any. */
+function authorsNav(data: ImportPageData): Html | undefined {
+  const { page, perPage } = data.authorsPage;
+  const last = Math.max(1, Math.ceil(data.authors.total / perPage));
+  if (last === 1 && page === 1) return undefined;
+  const at = (n: number) => `${paths.page(data.repo)}?page=${n}`;
+  const prev =
+    page > 1 ? html`<a href="${at(Math.min(page - 1, last))}" rel="prev">Previous authors</a>` : undefined;
+  const next = page < last ? html`<a href="${at(page + 1)}" rel="next">Next authors</a>` : undefined;
+  return html`<nav aria-label="Pages of authors"><p class="muted">Page ${page} of ${last}. ${prev} ${next}</p></nav>`;
+}
+
 function authorsRegion(request: WebRequest, data: ImportPageData, problems?: PageProblems): Html {
-  const { authors } = data;
-  const shown = authors.slice(0, AUTHORS_SHOWN);
+  const { items, total } = data.authors;
   const body =
-    authors.length === 0
+    total === 0
       ? html`<p class="muted">No authors yet: they appear while the history is imported.</p>`
       : html`<p class="muted">Change how an author’s commits are attributed: the history is rewritten with the new name and email.</p>
 <table>
 <caption class="visually-hidden">Authors of the imported commits</caption>
 <thead><tr><th scope="col">Author in the origin</th><th scope="col">Name and email in this repository</th><th scope="col">Map to</th></tr></thead>
-<tbody>${shown.map((author) => authorRow(request, data, author, problems))}</tbody>
-</table>${
-          authors.length > shown.length
-            ? html`<p class="muted">Showing the first ${shown.length} of ${authors.length} authors; map the others with the API.</p>`
-            : undefined
-        }`;
+<tbody>${items.map((author) => authorRow(request, data, author, problems))}</tbody>
+</table>${authorsNav(data)}`;
   return html`<section id="import-authors" data-live aria-labelledby="authors-heading">
-<h2 id="authors-heading">Authors (${authors.length})</h2>
+<h2 id="authors-heading">Authors (${total})</h2>
 ${body}
 </section>`;
 }

@@ -1,4 +1,4 @@
-import { linkHeader, pageOf, pageRequest } from '#domain/pagination';
+import { linkHeader, type Page, type PageRequest, pageOf, pageRequest } from '#domain/pagination';
 import type { Reply } from './http-stack.ts';
 
 /**
@@ -12,6 +12,19 @@ export async function pagedReply<T>(
   render: (items: T[]) => unknown[] | Promise<unknown[]>,
 ): Promise<Reply> {
   const page = pageRequest(query);
-  const link = linkHeader(url, all.length, page);
-  return { status: 200, body: await render(pageOf(all, page)), ...(link ? { headers: { Link: link } } : {}) };
+  return pageReply({ items: pageOf(all, page), total: all.length }, page, url, render);
+}
+
+/**
+ * The same answer for a list the data layer read one page of (`page.items` is already the page
+ * `request` asks for, `page.total` the whole list's length).
+ */
+export async function pageReply<T>(
+  page: Page<T>,
+  request: PageRequest,
+  url: string,
+  render: (items: T[]) => unknown[] | Promise<unknown[]>,
+): Promise<Reply> {
+  const link = linkHeader(url, page.total, request);
+  return { status: 200, body: await render(page.items), ...(link ? { headers: { Link: link } } : {}) };
 }
