@@ -3,9 +3,11 @@
  * (`aws-lambda-ric <handler>`) in a sandbox of a root file system (`image-sandbox.ts`), fed through
  * a Runtime API stand-in of its own (`lambda-runtime-api.ts`). A container-image function runs
  * the image's entry point and its command in the image's root; a zip function its bundle at
- * `/var/task` under the same client and Node.js major as the managed runtime. An environment runs one invocation at a time and is reused while it
- * lives; a busy function gets another one, as Lambda scales. An environment whose process exits
- * or outlives the function's timeout is discarded, and its invocation fails as Lambda reports it.
+ * `/var/task` under the same client and Node.js major as the managed runtime. An environment runs
+ * one invocation at a time and is reused while it lives; a busy function gets another one, as
+ * Lambda scales. An environment whose process exits or outlives the function's timeout is
+ * discarded, and its invocation fails as Lambda reports it. The memory size is only reported
+ * (`AWS_LAMBDA_FUNCTION_MEMORY_SIZE`), not enforced.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -19,7 +21,7 @@ export interface LambdaFunctionConfig {
   readonly argv: readonly string[];
   readonly timeoutSeconds: number;
   readonly memoryMiB: number;
-  /** The environment Lambda gives the process, less `AWS_LAMBDA_RUNTIME_API` (added per environment). */
+  /** The function's environment; the variables Lambda itself sets from this config are added. */
   readonly env: Readonly<Record<string, string>>;
   /** Where the environment runs: the image's root, its mounts and user. */
   readonly sandbox: Omit<SandboxOptions, 'env' | 'argv' | 'logFile'>;
@@ -55,13 +57,18 @@ export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
       ...config.sandbox,
       env: {
         ...config.env,
+        AWS_LAMBDA_FUNCTION_NAME: config.name,
+        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(config.memoryMiB),
+        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+        AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${config.name}`,
         AWS_LAMBDA_RUNTIME_API: runtime.address,
         AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[$LATEST]${randomUUID().replaceAll('-', '')}`,
       },
       argv: config.argv,
       logFile,
     });
-    const environment: Environment = { runtime, sandbox, logFile, busy: false, gone: false };
+    // Busy from the start: it is its caller's, and no other invocation may take it meanwhile.
+    const environment: Environment = { runtime, sandbox, logFile, busy: true, gone: false };
     environments.push(environment);
     void sandbox.exited.then((code) => {
       environment.gone = true;

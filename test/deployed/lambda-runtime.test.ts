@@ -40,7 +40,7 @@ function fn(handler: string, timeoutSeconds = 30): LambdaFunction {
     argv: [...image.entrypoint, `handlers.${handler}`],
     timeoutSeconds,
     memoryMiB: 128,
-    env: { ...image.env, AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: `runtime-test-${handler}` },
+    env: { ...image.env, AWS_REGION: 'us-east-1' },
     sandbox: { root: image.root, workdir: image.workdir, taskDir: task, ...LAMBDA_USER, tmpMiB: 512 },
     logDir: task,
   });

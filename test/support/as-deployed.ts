@@ -122,12 +122,8 @@ function localEnvironment(
   return env;
 }
 
-/** What Lambda adds to a function's environment. */
-const lambdaVariables = (name: string, properties: CfnResource['Properties'], handler: string) => ({
-  AWS_LAMBDA_FUNCTION_NAME: name,
-  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(properties.MemorySize ?? 128),
-  AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-  AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${name}`,
+/** What Lambda adds to a function's environment besides what `lambdaFunction` sets from its config. */
+const lambdaVariables = (handler: string) => ({
   AWS_REGION: REGION,
   AWS_DEFAULT_REGION: REGION,
   _HANDLER: handler,
@@ -231,7 +227,7 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
             ...localEnvironment(id, properties.Environment?.Variables),
             ...localOnly(),
             ...options.overrides,
-            ...lambdaVariables(name, properties, handler),
+            ...lambdaVariables(handler),
           },
           sandbox: { ...sandbox, files: isImage ? files() : { ...files(), '/etc/passwd': managedPasswd } },
           logDir,
