@@ -16,7 +16,7 @@ import {
   type BackendResponse,
   emptyRepositoryPath,
   ensureBareRepository,
-  exists,
+  isBareRepository,
   repositoryStats,
   startHttpBackend,
 } from '#vcs/http-backend';
@@ -109,7 +109,7 @@ const FLUSH_PACKET_BYTES = 4;
 /**
  * Serves one smart-HTTP request of `{owner}/{repo}` for the caller, streamed both ways. A
  * repository never pushed to is served as an empty repository; its bare repository is made on the
- * owner's first push. A receive-pack that carried commands is recorded (`recordPush`) once git has
+ * owner's first push (or first LFS upload). A receive-pack that carried commands is recorded (`recordPush`) once git has
  * finished with it and before the response ends, so the client's push returns after the record.
  */
 export async function serveSmartHttp(
@@ -121,7 +121,7 @@ export async function serveSmartHttp(
   const hosted = await hostedRepository(caller, ownerLogin, repoParam, accessFor(request));
   let repositoryPath = hosted.path;
   if (hosted.pusher !== undefined) await ensureBareRepository(hosted.path, hosted.repository.defaultBranch);
-  else if (!(await exists(hosted.path))) repositoryPath = await emptyRepositoryPath();
+  else if (!(await isBareRepository(hosted.path))) repositoryPath = await emptyRepositoryPath();
   const service = request.query.service;
   const response = await startHttpBackend({
     repositoryPath,

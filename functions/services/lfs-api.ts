@@ -5,6 +5,7 @@
 import type { Readable } from 'node:stream';
 import { HttpError, notFound } from '#shared/errors';
 import { isLfsOid } from '#vcs/hosted-paths';
+import { ensureBareRepository } from '#vcs/http-backend';
 import { type ActionContext, LFS_ACTION_SECONDS, type LfsAction, LfsObjectMismatch } from '#vcs/lfs-store';
 import type { Caller } from './authenticate.ts';
 import { hostedRepository } from './hosted-git.ts';
@@ -154,6 +155,9 @@ export async function lfsUpload(
     throw validation('size must be a non-negative integer');
   const store = localObjectStore();
   if (!store) throw notFound();
+  // The objects live inside the bare repository: an upload before the first push makes it, as
+  // the push would, rather than a bare `lfs/` directory that is not a repository.
+  await ensureBareRepository(hosted.path, hosted.repository.defaultBranch);
   try {
     await store.write(hosted.owner.login, hosted.repository.name, oid, body, expectedSize);
   } catch (error) {

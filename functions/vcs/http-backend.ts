@@ -8,7 +8,7 @@
  */
 
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
@@ -108,26 +108,44 @@ async function initBare(path: string, defaultBranch: string): Promise<void> {
 }
 
 /**
- * Makes the bare repository at `path` if it does not exist yet (the first push), with HEAD on
- * `defaultBranch`. Made beside the target and renamed into place, so two first pushes at once
- * never see a half-made repository.
+ * Makes the bare repository at `path` if it is not one yet (the first push, or the first LFS
+ * upload), with HEAD on `defaultBranch`. Made beside the target and renamed into place, so two
+ * first requests at once never see a half-made repository. A directory already there without
+ * `HEAD` (LFS objects stored before the first push by earlier versions) is filled in instead.
  */
 export async function ensureBareRepository(path: string, defaultBranch: string): Promise<void> {
-  if (await exists(path)) return;
+  if (await isBareRepository(path)) return;
   await mkdir(dirname(path), { recursive: true });
   const staging = await mkdtemp(join(dirname(path), `.${basename(path)}-`));
   try {
     await initBare(staging, defaultBranch);
-    await rename(staging, path).catch(async (error: NodeJS.ErrnoException) => {
-      // Another request made it first: theirs is as good as ours.
-      if (!(await exists(path))) throw error;
-    });
+    const placed = await rename(staging, path).then(
+      () => true,
+      () => false,
+    );
+    if (!placed && !(await isBareRepository(path))) await moveInto(staging, path);
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
 }
 
-export const exists = (path: string): Promise<boolean> =>
+/**
+ * Moves the staged repository's entries into the directory at `path`, `HEAD` last: it counts as a
+ * repository (`isBareRepository`) only once the rest is in place. An entry another request placed
+ * first is kept (a non-empty directory is not replaced; files are the same either way).
+ */
+async function moveInto(staging: string, path: string): Promise<void> {
+  const entries = (await readdir(staging)).filter((entry) => entry !== 'HEAD');
+  for (const entry of [...entries, 'HEAD'])
+    await rename(join(staging, entry), join(path, entry)).catch(async (error: NodeJS.ErrnoException) => {
+      if (!(await exists(join(path, entry)))) throw error;
+    });
+}
+
+/** Whether `path` is a repository: judged by its `HEAD`, as git does, not by the directory. */
+export const isBareRepository = (path: string): Promise<boolean> => exists(join(path, 'HEAD'));
+
+const exists = (path: string): Promise<boolean> =>
   stat(path).then(
     () => true,
     () => false,

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -71,6 +71,33 @@ async function workingCopy(name: string, file = 'README.md', content = `# ${name
     expect((await git(args, { cwd: dir })).code).toBe(0);
   return dir;
 }
+
+/** A working copy whose one commit adds `file` with `content` tracked by Git LFS (`*.bin`). */
+async function lfsWorkingCopy(name: string, file: string, content: Buffer) {
+  const dir = await workingCopy(name);
+  expect((await git(['lfs', 'track', '*.bin'], { cwd: dir })).code).toBe(0);
+  await writeFile(join(dir, file), content);
+  for (const args of [
+    ['add', '.gitattributes', file],
+    ['-c', 'user.name=Owner', '-c', 'user.email=o@example.com', 'commit', '-qm', file],
+  ])
+    expect((await git(args, { cwd: dir })).code).toBe(0);
+  return dir;
+}
+
+/** The owner pushes `main` from `dir`; an anonymous clone has `file` with `content`. */
+async function pushAndCloneBack(name: string, dir: string, file: string, content: Buffer) {
+  const pushed = await git(['push', '-q', 'origin', 'main'], { cwd: dir, password: ownerToken });
+  expect(pushed.code, pushed.stderr).toBe(0);
+  const clone = join(work, `${name}-clone`);
+  const cloned = await git(['clone', '-q', cloneUrl(name), clone]);
+  expect(cloned.code, cloned.stderr).toBe(0);
+  expect((await readFile(join(clone, file))).equals(content)).toBe(true);
+}
+
+/** The hosted bare repository's path on the stack's disk. */
+const hostedPath = (name: string) =>
+  hostedRepositoryPath(join(dirname(stack.endpointsFile), 'repositories'), owner.login, name);
 
 /** `git mktree` from a listing (it writes trees that `git add` never would, e.g. with a `..` entry). */
 function mktree(cwd: string, listing: string): Promise<string> {
@@ -238,30 +265,43 @@ describe('Git LFS', () => {
   const oid = createHash('sha256').update(bigFile).digest('hex');
 
   it('pushes and clones a large file through the batch API', async () => {
-    const dir = await workingCopy('media');
-    expect((await git(['lfs', 'track', '*.bin'], { cwd: dir })).code).toBe(0);
-    await writeFile(join(dir, 'big.bin'), bigFile);
-    expect((await git(['add', '.gitattributes', 'big.bin'], { cwd: dir })).code).toBe(0);
-    expect(
-      (
-        await git(['-c', 'user.name=Owner', '-c', 'user.email=o@example.com', 'commit', '-qm', 'big'], {
-          cwd: dir,
-        })
-      ).code,
-    ).toBe(0);
+    const dir = await lfsWorkingCopy('media', 'big.bin', bigFile);
+    await pushAndCloneBack('media', dir, 'big.bin', bigFile);
+    expect((await stat(lfsObjectPath(hostedPath('media'), oid))).size).toBe(bigFile.length);
+  }, 60_000);
+
+  it('takes LFS objects before the first push (`git lfs push --all`), then the push and a clone', async () => {
+    await createRepository('lfs-first', false);
+    const content = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(200_000)]);
+    const dir = await lfsWorkingCopy('lfs-first', 'first.bin', content);
+    const uploaded = await git(['lfs', 'push', '--all', 'origin', 'main'], {
+      cwd: dir,
+      password: ownerToken,
+    });
+    expect(uploaded.code, uploaded.stderr).toBe(0);
+    const stored = lfsObjectPath(hostedPath('lfs-first'), createHash('sha256').update(content).digest('hex'));
+    expect((await stat(stored)).size).toBe(content.length);
+
+    await pushAndCloneBack('lfs-first', dir, 'first.bin', content);
+  }, 60_000);
+
+  it('makes a repository of a directory that holds only LFS objects (left by an upload before the first push)', async () => {
+    await createRepository('lfs-only', false);
+    const path = hostedPath('lfs-only');
+    const content = Buffer.from('an object uploaded before any push\n');
+    const stored = lfsObjectPath(path, createHash('sha256').update(content).digest('hex'));
+    await mkdir(dirname(stored), { recursive: true });
+    await writeFile(stored, content);
+
+    const empty = await git(['clone', '-q', cloneUrl('lfs-only'), join(work, 'lfs-only-empty')]);
+    expect(empty.code, empty.stderr).toBe(0);
+    const dir = await workingCopy('lfs-only');
     const pushed = await git(['push', '-q', 'origin', 'main'], { cwd: dir, password: ownerToken });
     expect(pushed.code, pushed.stderr).toBe(0);
-
-    const stored = lfsObjectPath(
-      hostedRepositoryPath(join(dirname(stack.endpointsFile), 'repositories'), owner.login, 'media'),
-      oid,
-    );
-    expect((await stat(stored)).size).toBe(bigFile.length);
-
-    const clone = join(work, 'media-clone');
-    const cloned = await git(['clone', '-q', cloneUrl('media'), clone]);
+    expect(await readFile(stored)).toEqual(content);
+    const cloned = await git(['clone', '-q', cloneUrl('lfs-only'), join(work, 'lfs-only-clone')]);
     expect(cloned.code, cloned.stderr).toBe(0);
-    expect((await readFile(join(clone, 'big.bin'))).equals(bigFile)).toBe(true);
+    expect(await readFile(join(work, 'lfs-only-clone', 'README.md'), 'utf8')).toBe('# lfs-only\n');
   }, 60_000);
 
   it('answers the batch API with per-object errors and echoes the Authorization header', async () => {
