@@ -145,20 +145,31 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       resolve(code);
     });
   });
+  let stopping: Promise<void> | undefined;
   return {
     process: child,
     exited,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        // The namespace's PID 1 first: its end kills everything in the namespace. `--kill-child`
-        // alone does not reach it, since changing the user clears the parent-death signal.
-        const children = await readFile(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').catch(
-          () => '',
-        );
-        for (const pid of children.split(' ').filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
-        child.kill('SIGKILL');
-      }
-      await exited;
+    stop() {
+      // Once: a second caller (a timed-out environment, then the suite's teardown) waits for the first.
+      stopping ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) {
+          // The namespace's PID 1 first: its end kills everything in the namespace. `--kill-child`
+          // alone does not reach it, since changing the user clears the parent-death signal.
+          const children = await readFile(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').catch(
+            () => '',
+          );
+          for (const pid of children.split(' ').filter(Boolean)) {
+            try {
+              process.kill(Number(pid), 'SIGKILL');
+            } catch {
+              // It ended meanwhile (ESRCH): nothing left to kill.
+            }
+          }
+          child.kill('SIGKILL');
+        }
+        await exited;
+      })();
+      return stopping;
     },
   };
 }
