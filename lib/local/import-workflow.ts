@@ -14,13 +14,13 @@ const TASKS_DIR = new URL('../../functions/workflow/', import.meta.url);
 export const LOCAL_IMPORT_STATE_MACHINE = 'SourceImport';
 
 /**
- * The import workflow with every task in this process, or, for the placeholders `imageTasks`
- * names, as the caller runs them (the as-deployed tests: the worker image's own processes).
+ * The import workflow with every task in this process, or, for the placeholders `given` names,
+ * as the caller runs them (the as-deployed tests: each function's deployed code in its sandbox).
  */
 export async function importStateMachine(
-  imageTasks: Readonly<Record<string, LocalTask>> = {},
+  given: Readonly<Record<string, LocalTask>> = {},
 ): Promise<LocalStateMachine> {
-  const tasks: Record<string, LocalTask> = { ...imageTasks };
+  const tasks: Record<string, LocalTask> = { ...given };
   for (const task of WORKFLOW_TASKS) {
     if (tasks[placeholderOf(task.name)]) continue;
     const module = (await import(new URL(`${task.handler}.ts`, TASKS_DIR).href)) as {
