@@ -1,5 +1,5 @@
 /**
- * Running a version-control tool (git, hg) on hostile input: its own process group, killed whole
+ * Running a version-control tool (git, hg) on hostile input: its own process group, stopped whole
  * when its time is up, when the caller aborts (its `signal`, or the ambient one of the import step
  * it runs in: `cancellation.ts`), or when it prints more than it may; its stderr kept (the last
  * 8 KiB, credentials in URLs removed) and handed out line by line for progress.
@@ -58,8 +58,8 @@ export function runBounded(
   // Cancelled work starts nothing more: not even a process that would be killed at once.
   if (signals.some((signal) => signal.aborted)) return Promise.reject(fail(null, '(aborted)', false, ''));
   return new Promise((resolve, reject) => {
-    // Its own process group, so a timeout kills helpers (remote helpers, index-pack) too.
-    const { child, kill: killGroup } = spawnGroup(command, args, {
+    // Its own process group, so a timeout stops helpers (remote helpers, index-pack) too.
+    const { child, stop: stopGroup } = spawnGroup(command, args, {
       cwd: options.cwd,
       env: options.env,
       stdio: options.secret === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
@@ -74,11 +74,11 @@ export function runBounded(
     let readerError: unknown;
     const timer = setTimeout(() => {
       timedOut = true;
-      killGroup();
+      stopGroup();
     }, options.timeoutMs);
     const onAbort = () => {
       aborted = true;
-      killGroup();
+      stopGroup();
     };
     for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
     child.stdout.on('data', (chunk: Buffer) => {
@@ -88,14 +88,14 @@ export function runBounded(
           options.onStdout(chunk);
         } catch (error) {
           readerError = error;
-          killGroup();
+          stopGroup();
         }
         return;
       }
       stdoutBytes += chunk.length;
       if (stdoutBytes > maxStdout) {
         overflow = true;
-        killGroup();
+        stopGroup();
         return;
       }
       stdout.push(chunk);

@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { type Readable, Transform } from 'node:stream';
+import { PassThrough, type Readable, Transform } from 'node:stream';
 import { promisify } from 'node:util';
 import { toolPath } from '#shared/tool-path';
 import { fsckLeniency } from './fsck-policy.ts';
@@ -40,7 +40,7 @@ export interface BackendRequest {
   readonly contentLength?: number | undefined;
   /** Set for an authorised push: enables receive-pack and names the pusher in the reflog. */
   readonly pusher?: string | undefined;
-  /** Aborted when the client has gone: the process is killed, with the git processes it started. */
+  /** Aborted when the client has gone: the process ends, with the git processes it started. */
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -186,6 +186,11 @@ const configEnvironment = (pairs: readonly (readonly [string, string])[]): Recor
 const MAX_CGI_HEAD_BYTES = 64 * 1024;
 /** What is kept of the process's standard error for the failure message. */
 const MAX_STDERR_BYTES = 4 * 1024;
+/**
+ * How long an abandoned push has to end on its own once its body has ended, before its processes
+ * are stopped: receive-pack then fails as for a truncated pack and removes its quarantine.
+ */
+const ABANDONED_PUSH_GRACE_MS = 5_000;
 
 /**
  * Starts `git http-backend` for one request: the request body is piped into it as it arrives
@@ -222,9 +227,36 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
   };
   request.signal?.throwIfAborted();
   // The whole group: `git` runs `git-http-backend`, which runs upload-pack or receive-pack, which
-  // run pack-objects or index-pack; killing only the first leaves the others working for no one.
-  const { child, kill } = spawnGroup('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-  request.signal?.addEventListener('abort', kill, { once: true });
+  // run pack-objects or index-pack; stopping only the first leaves the others working for no one.
+  const { child, stop } = spawnGroup('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // What the caller reads: it may destroy this stream, never the pipe git writes into (see abandon).
+  const body = new PassThrough();
+  let abandoned = false;
+  let grace: NodeJS.Timeout | undefined;
+  // The output of an abandoned request is read and dropped, so that no git process dies on a write
+  // into a closed pipe (a signal, on which git leaves its quarantine behind).
+  const drain = () => {
+    child.stdout.unpipe();
+    child.stdout.resume();
+  };
+  /**
+   * The client has gone. A push's body ends where it stopped: index-pack or unpack-objects fails on
+   * the truncated pack and receive-pack exits as for any failed push, removing its quarantine
+   * (git 2.39 and later remove none on a signal); the group is stopped if it has not ended by then.
+   * Anything else (a clone's pack-objects looking for deltas) is stopped at once.
+   */
+  const abandon = () => {
+    abandoned = true;
+    request.body.unpipe();
+    child.stdin.destroy();
+    drain();
+    if (request.service === '/git-receive-pack') grace = setTimeout(stop, ABANDONED_PUSH_GRACE_MS);
+    else stop();
+  };
+  request.signal?.addEventListener('abort', abandon, { once: true });
+  body.on('close', () => {
+    if (!body.readableEnded) drain();
+  });
   let requestBytes = 0;
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
@@ -233,8 +265,9 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
   const exited = new Promise<number | NodeJS.Signals | null>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      // Its output is closed: no process of the group is left to kill.
-      request.signal?.removeEventListener('abort', kill);
+      // Its output is closed: no process of the group is left to stop.
+      request.signal?.removeEventListener('abort', abandon);
+      clearTimeout(grace);
       resolve(signal ?? code);
     });
   });
@@ -264,7 +297,9 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
     throw new Error(`git http-backend failed (${exit}): ${stderr.slice(0, 500)}`);
   }
   if (head.body.length > 0) child.stdout.unshift(head.body);
-  return { status: head.status, headers: head.headers, body: child.stdout, finished };
+  if (abandoned) drain();
+  else child.stdout.pipe(body);
+  return { status: head.status, headers: head.headers, body, finished };
 }
 
 /**

@@ -2,9 +2,9 @@
  * A tool started as the leader of a process group (and session) of its own, so that it can be
  * stopped whole: git runs most of its work in helpers (the `git` wrapper runs `git-http-backend`,
  * which runs `upload-pack`, which runs `pack-objects`; a fetch runs a remote helper and
- * `index-pack`), and killing only the process node started leaves them running, orphaned.
+ * `index-pack`), and stopping only the process node started leaves them running, orphaned.
  *
- * The helpers killed with it are reparented to PID 1, which must reap them: in the Git front end's
+ * The helpers stopped with it are reparented to PID 1, which must reap them: in the Git front end's
  * task that is the container's init process (`initProcessEnabled`, lib/cdk/git-frontend.ts), not
  * node, which waits only for the processes it started.
  */
@@ -14,10 +14,17 @@ import {
   spawn,
 } from 'node:child_process';
 
+/** How long the group has between SIGTERM and SIGKILL. */
+export const TERM_GRACE_MS = 3_000;
+
 export interface ProcessGroup {
   readonly child: ChildProcessWithoutNullStreams;
-  /** SIGKILL to every process of the group, the leader's helpers too; nothing once all are gone. */
-  readonly kill: () => void;
+  /**
+   * Ends every process of the group, the leader's helpers too: SIGTERM (git removes its lock files
+   * and temporary files on it), then SIGKILL to whatever is left `TERM_GRACE_MS` later. Calls after
+   * the first do nothing, and so does a signal once all are gone.
+   */
+  readonly stop: () => void;
 }
 
 export function spawnGroup(
@@ -26,12 +33,21 @@ export function spawnGroup(
   options: SpawnOptionsWithoutStdio,
 ): ProcessGroup {
   const child = spawn(command, [...args], { ...options, detached: true });
-  const kill = () => {
+  const signal = (name: NodeJS.Signals) => {
     try {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      if (child.pid !== undefined) process.kill(-child.pid, name);
     } catch {
-      // already gone
+      // all gone
     }
   };
-  return { child, kill };
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    signal('SIGTERM');
+    // Sent even when the leader has exited: a helper may outlive it. The group's ID cannot name
+    // another group while any of its processes is left, and is not reused this soon after.
+    setTimeout(() => signal('SIGKILL'), TERM_GRACE_MS).unref();
+  };
+  return { child, stop };
 }
