@@ -20,6 +20,7 @@ import {
   repositoryStats,
   startHttpBackend,
 } from '#vcs/http-backend';
+import { removeStaleQuarantines } from '#vcs/quarantine';
 import { type Caller, callerHasScope } from './authenticate.ts';
 
 export type Access = 'read' | 'write';
@@ -110,7 +111,8 @@ const FLUSH_PACKET_BYTES = 4;
  * Serves one smart-HTTP request of `{owner}/{repo}` for the caller, streamed both ways. A
  * repository never pushed to is served as an empty repository; its bare repository is made on the
  * owner's first push (or first LFS upload). A receive-pack that carried commands is recorded (`recordPush`) once git has
- * finished with it and before the response ends, so the client's push returns after the record.
+ * finished with it and before the response ends, so the client's push returns after the record;
+ * stale quarantine directories are removed then.
  */
 export async function serveSmartHttp(
   caller: Caller,
@@ -144,6 +146,8 @@ export async function serveSmartHttp(
       response.finished
         .then(async ({ requestBytes }) => {
           if (requestBytes <= FLUSH_PACKET_BYTES) return;
+          // What abandoned pushes left (see quarantine.ts) goes before the repository is measured.
+          await removeStaleQuarantines(hosted.path);
           const stats = await repositoryStats(hosted.path);
           await recordPush(hosted.owner.login, hosted.repository.name, {
             size: stats.sizeKiB,

@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { toolPath } from '#shared/tool-path';
 import { fsckLeniency } from './fsck-policy.ts';
 import { spawnGroup } from './process-group.ts';
+import { quarantinedKiB } from './quarantine.ts';
 
 const run = promisify(execFile);
 
@@ -153,7 +154,10 @@ const exists = (path: string): Promise<boolean> =>
 
 /** What a push changed, for the repository's `size` and whether it has content. */
 export interface RepositoryStats {
-  /** Loose and packed objects in KiB (`git count-objects -v`: size + size-pack), GitHub's unit. */
+  /**
+   * Loose and packed objects in KiB (`git count-objects -v`: size + size-pack), GitHub's unit, and
+   * what quarantine directories hold (`quarantine.ts`).
+   */
   readonly sizeKiB: number;
   /** Whether any ref exists. */
   readonly hasContent: boolean;
@@ -161,12 +165,13 @@ export interface RepositoryStats {
 
 export async function repositoryStats(path: string): Promise<RepositoryStats> {
   const env = { ...gitEnvironment(await home()), GIT_DIR: path };
-  const [counts, refs] = await Promise.all([
+  const [counts, refs, quarantined] = await Promise.all([
     run('git', ['count-objects', '-v'], { env }),
     run('git', ['for-each-ref', '--count=1', '--format=%(refname)'], { env }),
+    quarantinedKiB(path),
   ]);
   const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(counts.stdout)?.[1] ?? 0);
-  return { sizeKiB: field('size') + field('size-pack'), hasContent: refs.stdout.trim() !== '' };
+  return { sizeKiB: field('size') + field('size-pack') + quarantined, hasContent: refs.stdout.trim() !== '' };
 }
 
 /** Only sane values of client headers reach the CGI environment. */

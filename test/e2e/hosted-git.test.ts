@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -181,6 +181,41 @@ describe('Git smart HTTP', () => {
     expect(anonymous.stderr).toMatch(/could not read Username|Authentication/i);
     const refs = await git(['ls-remote', cloneUrl('open')]);
     expect(refs.stdout).not.toMatch(/refs\/heads\/other/);
+  });
+
+  it('removes the quarantine a push abandoned a day ago at the next push, and counts what remains in size', async () => {
+    await createRepository('tidied', false);
+    const dir = await workingCopy('tidied');
+    expect((await git(['push', '-q', 'origin', 'main'], { cwd: dir, password: ownerToken })).code).toBe(0);
+    // What receive-pack leaves when it is killed mid-push (index-pack's pack under way), a day and
+    // a minute ago, and as a push under way on another task has it now.
+    const objects = join(hostedPath('tidied'), 'objects');
+    const quarantine = async (name: string, bytes: number, ageMs: number) => {
+      const pack = join(objects, name, 'pack');
+      await mkdir(pack, { recursive: true });
+      await writeFile(join(pack, 'tmp_pack_abcdef'), randomBytes(bytes));
+      const then = new Date(Date.now() - ageMs);
+      for (const path of [join(pack, 'tmp_pack_abcdef'), pack, join(objects, name)])
+        await utimes(path, then, then);
+      return (await stat(join(pack, 'tmp_pack_abcdef'))).blocks * 512;
+    };
+    await quarantine('tmp_objdir-incoming-Stale1', 512 * 1024, 24 * 3600_000 + 60_000);
+    const live = await quarantine('tmp_objdir-incoming-Live01', 256 * 1024, 0);
+
+    await writeFile(join(dir, 'NEXT.md'), 'next\n');
+    for (const args of [
+      ['add', 'NEXT.md'],
+      ['-c', 'user.name=Owner', '-c', 'user.email=o@example.com', 'commit', '-qm', 'next'],
+      ['push', '-q', 'origin', 'main'],
+    ])
+      expect((await git(args, { cwd: dir, password: ownerToken })).code).toBe(0);
+
+    expect((await readdir(objects)).filter((name) => name.startsWith('tmp_objdir-'))).toEqual([
+      'tmp_objdir-incoming-Live01',
+    ]);
+    const counted = await git(['--git-dir', hostedPath('tidied'), 'count-objects', '-v']);
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(counted.stdout)?.[1]);
+    expect((await getRepository('tidied')).size).toBe(field('size') + field('size-pack') + live / 1024);
   });
 
   it('serves a private repository to its owner only', async () => {
