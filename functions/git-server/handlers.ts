@@ -58,10 +58,7 @@ export const GIT_HANDLERS: Readonly<Record<string, GitHandler>> = {
       request.params.owner ?? '',
       request.params.repo ?? '',
       body,
-      {
-        webUrl: request.urls.auth,
-        authorization: request.header('authorization'),
-      },
+      request.urls.auth,
     );
     return { status: 200, headers: { 'Content-Type': LFS_MEDIA_TYPE }, body: JSON.stringify(reply) };
   },

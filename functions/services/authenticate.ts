@@ -26,7 +26,13 @@ export type Caller =
   | { readonly kind: 'user'; readonly user: User; readonly via: 'password' }
   | { readonly kind: 'user'; readonly user: User; readonly via: 'token'; readonly token: TokenLookup }
   /** An application, with the token named in the route's `{access_token}` if there is one. */
-  | { readonly kind: 'app'; readonly app: OAuthApp; readonly token?: TokenLookup };
+  | { readonly kind: 'app'; readonly app: OAuthApp; readonly token?: TokenLookup }
+  /**
+   * The holder of an LFS action token (`RemoteAuth`), on an `lfs-action` route only: not checked
+   * here, since what it grants depends on the repository and object the route's service resolves
+   * (`services/lfs-api.ts`). To every other check it is nobody.
+   */
+  | { readonly kind: 'lfs-action'; readonly token: string };
 
 const ANONYMOUS: Caller = { kind: 'anonymous' };
 
@@ -164,6 +170,9 @@ export async function authenticate(event: CredentialSource, route: Pick<Route, '
     case 'token':
       caller = await userByToken(presented.token);
       break;
+    case 'remote-auth':
+      if (route.auth !== 'lfs-action') throw badCredentials();
+      return { kind: 'lfs-action', token: presented.token };
     default:
       throw badCredentials();
   }

@@ -38,6 +38,26 @@ const repositoryNotFound = (): HttpError => new HttpError(404, 'Repository not f
 const authenticationRequired = (): HttpError => new HttpError(401, 'Authentication required.');
 
 /**
+ * The repository named by `{owner}` and `{repo}` (`name.git`), whoever asks; undefined when there
+ * is none. Access is the caller's business (`hostedRepository`, or an LFS action token's check).
+ */
+export async function namedRepository(
+  ownerLogin: string,
+  repoParam: string,
+): Promise<HostedRepository | undefined> {
+  if (!repoParam.endsWith('.git')) return undefined;
+  const name = repoParam.slice(0, -'.git'.length);
+  if (!name) return undefined;
+  const [repository, owner] = await Promise.all([getRepository(ownerLogin, name), getUser(ownerLogin)]);
+  if (!repository || !owner) return undefined;
+  return {
+    repository,
+    owner,
+    path: hostedRepositoryPath(config().repositoriesDir, owner.login, repository.name),
+  };
+}
+
+/**
  * The repository named by `{owner}` and `{repo}` (`name.git`) when the caller may `access` it, as
  * GitHub decides for Git clients:
  * - a repository the caller cannot see is 401 (with the challenge) to anonymous callers, so git
@@ -55,22 +75,18 @@ export async function hostedRepository(
   access: Access,
 ): Promise<HostedRepository> {
   if (!repoParam.endsWith('.git')) throw repositoryNotFound();
-  const name = repoParam.slice(0, -'.git'.length);
-  const [repository, owner] = name
-    ? await Promise.all([getRepository(ownerLogin, name), getUser(ownerLogin)])
-    : [undefined, undefined];
+  const named = await namedRepository(ownerLogin, repoParam);
   const login = caller.kind === 'user' ? caller.user.login : undefined;
   const visible =
-    repository !== undefined &&
-    owner !== undefined &&
-    canRead(repository, login) &&
-    (!repository.private || callerHasScope(caller, ['repo']));
-  if (!visible || !repository || !owner) {
+    named !== undefined &&
+    canRead(named.repository, login) &&
+    (!named.repository.private || callerHasScope(caller, ['repo']));
+  if (!visible || !named) {
     if (login === undefined) throw authenticationRequired();
     throw repositoryNotFound();
   }
-  const path = hostedRepositoryPath(config().repositoriesDir, owner.login, repository.name);
-  if (access === 'read') return { repository, owner, path };
+  const { repository, owner, path } = named;
+  if (access === 'read') return named;
   if (login === undefined) throw authenticationRequired();
   const pushScopes = repository.private ? ['repo'] : ['repo', 'public_repo'];
   if (!sameAsciiCaseless(login, owner.login) || !callerHasScope(caller, pushScopes))

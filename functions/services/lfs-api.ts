@@ -1,14 +1,22 @@
 /**
  * The Git LFS API of hosted repositories (https://github.com/git-lfs/git-lfs/blob/main/docs/api/batch.md):
  * the batch endpoint with the `basic` transfer, and the object route of the local store.
+ *
+ * An action never carries the caller's credentials. It carries its own, valid for its one
+ * operation on its one object of its one repository for `LFS_ACTION_SECONDS`: a presigned URL
+ * where objects live in S3, a `RemoteAuth` token (`lfs-action-tokens.ts`) for the local store's
+ * object route, which also still takes the caller's own credentials, as GitHub's does.
  */
 import type { Readable } from 'node:stream';
-import { HttpError, notFound } from '#shared/errors';
+import type { LfsOperation } from '#domain/lfs-action-tokens';
+import { config } from '#shared/config';
+import { badCredentials, HttpError, notFound } from '#shared/errors';
 import { isLfsOid } from '#vcs/hosted-paths';
 import { ensureBareRepository } from '#vcs/http-backend';
-import { type ActionContext, LFS_ACTION_SECONDS, type LfsAction, LfsObjectMismatch } from '#vcs/lfs-store';
+import { type ActionContext, type LfsAction, LfsObjectMismatch } from '#vcs/lfs-store';
 import type { Caller } from './authenticate.ts';
-import { hostedRepository } from './hosted-git.ts';
+import { type HostedRepository, hostedRepository, namedRepository } from './hosted-git.ts';
+import { issueLfsActionToken, lfsActionTokenAccepted } from './lfs-action-tokens.ts';
 import { lfsStore, localObjectStore } from './lfs-objects.ts';
 
 const validation = (message: string): HttpError => new HttpError(422, message);
@@ -58,33 +66,44 @@ function parseBatch(body: Buffer): BatchRequest & { hashAlgo?: unknown } {
 }
 
 type BatchObjectReply =
-  | (BatchObject & { authenticated?: true; actions?: Record<string, LfsAction> })
+  | (BatchObject & { authenticated?: true; actions?: Record<string, LfsAction & { expires_at: string }> })
   | (BatchObject & { error: { code: number; message: string } });
 
 /**
  * Answers a batch request: `download` needs read access and reports missing objects as per-object
  * 404s; `upload` needs write access and omits the actions of objects the repository already has.
- * A malformed oid fails the whole request (422); a malformed size is a per-object 422.
+ * A malformed oid fails the whole request (422); a malformed size is a per-object 422. Every
+ * action expires `LFS_ACTION_SECONDS` after the answer (`expires_in`, `expires_at`).
  */
 export async function lfsBatch(
   caller: Caller,
   ownerLogin: string,
   repoParam: string,
   body: Buffer,
-  context: ActionContext,
+  webUrl: string,
 ): Promise<{ transfer: 'basic'; objects: BatchObjectReply[]; hash_algo: 'sha256' }> {
   const batch = parseBatch(body);
+  const { operation } = batch;
   const hosted = await hostedRepository(
     caller,
     ownerLogin,
     repoParam,
-    batch.operation === 'upload' ? 'write' : 'read',
+    operation === 'upload' ? 'write' : 'read',
   );
   if (batch.hashAlgo !== undefined && batch.hashAlgo !== 'sha256')
     throw new HttpError(409, 'Unsupported hash algorithm');
   const owner = hosted.owner.login;
   const repo = hosted.repository.name;
-  const authenticated = context.authorization ? ({ authenticated: true } as const) : {};
+  const lifetime = config().lfsActionSeconds;
+  const expiresAtMs = Date.now() + lifetime * 1000;
+  const expiry = { expires_in: lifetime, expires_at: new Date(expiresAtMs).toISOString() };
+  // Only the local store's actions point at our own object route, which needs the token.
+  const ownRoute = localObjectStore() !== undefined;
+  const contextFor = (oid: string): ActionContext => {
+    if (!ownRoute) return { webUrl };
+    const grant = { operation, repositoryId: hosted.repository.id, oid };
+    return { webUrl, authorization: `RemoteAuth ${issueLfsActionToken(grant, expiresAtMs)}` };
+  };
   const objects = await Promise.all(
     batch.objects.map(async ({ oid, size }): Promise<BatchObjectReply> => {
       if (!Number.isSafeInteger(size) || size < 0)
@@ -94,27 +113,43 @@ export async function lfsBatch(
           error: { code: 422, message: 'Invalid object' },
         };
       const found = await lfsStore().has(owner, repo, oid);
-      if (batch.operation === 'download') {
+      if (operation === 'download') {
         if (!found) return { oid, size, error: { code: 404, message: 'Object does not exist' } };
-        const action = await lfsStore().downloadAction(owner, repo, oid, context);
+        const action = await lfsStore().downloadAction(owner, repo, oid, contextFor(oid));
         return {
           oid,
           size: found.size,
-          ...authenticated,
-          actions: { download: { expires_in: LFS_ACTION_SECONDS, ...action } },
+          authenticated: true,
+          actions: { download: { ...action, ...expiry } },
         };
       }
       if (found) return { oid, size: found.size };
-      const action = await lfsStore().uploadAction(owner, repo, oid, size, context);
-      return {
-        oid,
-        size,
-        ...authenticated,
-        actions: { upload: { expires_in: LFS_ACTION_SECONDS, ...action } },
-      };
+      const action = await lfsStore().uploadAction(owner, repo, oid, size, contextFor(oid));
+      return { oid, size, authenticated: true, actions: { upload: { ...action, ...expiry } } };
     }),
   );
   return { transfer: 'basic', objects, hash_algo: 'sha256' };
+}
+
+/**
+ * The repository an object route acts on: by the caller's own access, as every Git route, or by
+ * an LFS action token granting exactly this operation on this object of this repository, still
+ * unexpired. A token that does not is 401 `Bad credentials` (git-lfs then asks for credentials),
+ * whichever part failed.
+ */
+async function objectRepository(
+  caller: Caller,
+  ownerLogin: string,
+  repoParam: string,
+  operation: LfsOperation,
+  oid: string,
+): Promise<HostedRepository> {
+  if (caller.kind !== 'lfs-action')
+    return hostedRepository(caller, ownerLogin, repoParam, operation === 'upload' ? 'write' : 'read');
+  const named = await namedRepository(ownerLogin, repoParam);
+  if (!named || !lfsActionTokenAccepted(caller.token, { operation, repositoryId: named.repository.id, oid }))
+    throw badCredentials();
+  return named;
 }
 
 /**
@@ -129,7 +164,7 @@ export async function lfsDownload(
   oid: string,
 ): Promise<{ size: number; stream: Readable }> {
   checkedOid(oid);
-  const hosted = await hostedRepository(caller, ownerLogin, repoParam, 'read');
+  const hosted = await objectRepository(caller, ownerLogin, repoParam, 'download', oid);
   const found = await localObjectStore()?.open(hosted.owner.login, hosted.repository.name, oid);
   if (!found) throw notFound();
   return found;
@@ -149,7 +184,7 @@ export async function lfsUpload(
   announcedSize: string | undefined,
 ): Promise<void> {
   checkedOid(oid);
-  const hosted = await hostedRepository(caller, ownerLogin, repoParam, 'write');
+  const hosted = await objectRepository(caller, ownerLogin, repoParam, 'upload', oid);
   const expectedSize = announcedSize === undefined ? undefined : Number(announcedSize);
   if (expectedSize !== undefined && !(Number.isSafeInteger(expectedSize) && expectedSize >= 0))
     throw validation('size must be a non-negative integer');

@@ -17,7 +17,7 @@ export type LfsStoreChoice =
  * and the role's credentials from the environment.
  */
 export function chooseLfsStore(
-  settings: Pick<Config, 'lfsBucket' | 'repositoriesDir'>,
+  settings: Pick<Config, 'lfsBucket' | 'repositoriesDir' | 'lfsActionSeconds'>,
   s3Client: () => S3Client = () => new S3Client({}),
 ): LfsStoreChoice {
   if (settings.lfsBucket === undefined)
@@ -26,7 +26,12 @@ export function chooseLfsStore(
   return {
     kind: 's3',
     bucket: settings.lfsBucket,
-    store: s3LfsStore({ bucket: settings.lfsBucket, sender: client, signer: client }),
+    store: s3LfsStore({
+      bucket: settings.lfsBucket,
+      sender: client,
+      signer: client,
+      expiresInSeconds: settings.lfsActionSeconds,
+    }),
   };
 }
 

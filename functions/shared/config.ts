@@ -14,6 +14,14 @@ export const DEFAULT_USER_TOKEN_SECONDS = 28_800;
 export const DEFAULT_REFRESH_TOKEN_SECONDS = 15_897_600;
 
 /**
+ * How long an LFS batch action stays valid: its `RemoteAuth` token on the local store, its
+ * presigned URL on S3. GitHub's LFS actions last an hour too.
+ */
+export const DEFAULT_LFS_ACTION_SECONDS = 3600;
+/** SigV4's longest presigned URL (7 days); a presigned LFS action cannot outlive it. */
+const MAX_LFS_ACTION_SECONDS = 604_800;
+
+/**
  * Runtime configuration, read and checked once at cold start. The environment variable names are
  * exported so that the CDK construct that sets them and the local stack use the same constants.
  */
@@ -46,6 +54,8 @@ export const ENV = {
    * it). Unset (the local stack, tests): objects live in each hosted repository's `lfs/objects`.
    */
   lfsBucket: 'LFS_BUCKET',
+  /** Lifetime of an LFS batch action in seconds (default 3600; tests use a short one to see expiry). */
+  lfsActionSeconds: 'LFS_ACTION_SECONDS',
   /** Files larger than this many bytes are large files (default 100 MiB; tests use a small one). */
   largeFileBytes: 'LARGE_FILE_BYTES',
   /** The time budget of one chunk of a long import step, in seconds (default 600). */
@@ -91,6 +101,7 @@ export interface Config {
   readonly importWorkDir: string;
   readonly repositoriesDir: string;
   readonly lfsBucket: string | undefined;
+  readonly lfsActionSeconds: number;
   readonly largeFileBytes: number;
   readonly importChunkSeconds: number;
   readonly importMaxBytes: number;
@@ -120,6 +131,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`${ENV.maxBodyBytes} must be a positive integer`);
   const largeFileBytes = positiveNumber(env, ENV.largeFileBytes, DEFAULT_LARGE_FILE_BYTES, true);
   const importChunkSeconds = positiveNumber(env, ENV.importChunkSeconds, 600, false);
+  const lfsActionSeconds = positiveNumber(env, ENV.lfsActionSeconds, DEFAULT_LFS_ACTION_SECONDS, true);
+  if (lfsActionSeconds > MAX_LFS_ACTION_SECONDS)
+    throw new Error(`${ENV.lfsActionSeconds} must be at most ${MAX_LFS_ACTION_SECONDS}`);
   return Object.freeze({
     tableName,
     dynamodbEndpoint: env[ENV.dynamodbEndpoint] || undefined,
@@ -137,6 +151,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     importWorkDir: env[ENV.importWorkDir] || '/mnt/data/imports',
     repositoriesDir: env[ENV.repositoriesDir] || '/mnt/data/repositories',
     lfsBucket: env[ENV.lfsBucket] || undefined,
+    lfsActionSeconds,
     largeFileBytes,
     importChunkSeconds,
     importMaxBytes: positiveNumber(env, ENV.importMaxBytes, DEFAULT_IMPORT_MAX_BYTES, true),

@@ -14,6 +14,8 @@ export type PresentedCredentials =
   | { readonly kind: 'none' }
   | { readonly kind: 'basic'; readonly username: string; readonly password: string }
   | { readonly kind: 'token'; readonly token: string }
+  /** `Authorization: RemoteAuth <token>`: an LFS action's own credential, from a batch answer. */
+  | { readonly kind: 'remote-auth'; readonly token: string }
   | { readonly kind: 'malformed' };
 
 /** Case-insensitive header lookup (API Gateway keeps the client's spelling). */
@@ -27,7 +29,8 @@ export function header(event: Pick<APIGatewayProxyEvent, 'headers'>, name: strin
 
 /**
  * Reads `Authorization: Basic|token|Bearer ...` or the `access_token` query parameter, the forms
- * GitHub's API accepts. The header wins when both are sent.
+ * GitHub's API accepts, and `RemoteAuth`, which only LFS object routes accept. The header wins
+ * when both are sent.
  */
 export function presentedCredentials(event: Omit<CredentialSource, 'pathParameters'>): PresentedCredentials {
   const authorization = header(event, 'authorization');
@@ -48,6 +51,8 @@ export function presentedCredentials(event: Omit<CredentialSource, 'pathParamete
     case 'token':
     case 'bearer':
       return { kind: 'token', token: value };
+    case 'remoteauth':
+      return { kind: 'remote-auth', token: value };
     default:
       return { kind: 'malformed' };
   }

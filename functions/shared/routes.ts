@@ -9,6 +9,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /**
  * How a route authenticates its caller.
  * - `none`: anonymous; credentials, when sent, are still checked and a bad one is 401.
+ * - `lfs-action`: as `none`, or `Authorization: RemoteAuth <token>` with a token an LFS batch
+ *   answer handed out for this route's repository, operation and object (the LFS object routes).
  * - `password`: HTTP Basic with the user's login and password (plus OTP); tokens are refused.
  * - `user`: a user, by password or by OAuth token.
  * - `app`: HTTP Basic with an OAuth application's client_id and client_secret.
@@ -18,7 +20,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  *   client itself and answers in OAuth's error format.
  * - `public`: a public document (the OAuth server metadata); no credentials are read at all.
  */
-export type AuthKind = 'none' | 'password' | 'user' | 'app' | 'web' | 'client' | 'public';
+export type AuthKind = 'none' | 'lfs-action' | 'password' | 'user' | 'app' | 'web' | 'client' | 'public';
 
 /**
  * What the response body is: GitHub JSON, an HTML page, an OAuth response (the token endpoint's
@@ -165,8 +167,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/{owner}/{repo}/git-upload-pack', handler: 'git/upload-pack', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'], servedBy: 'git-frontend' },
   { method: 'POST', path: '/{owner}/{repo}/git-receive-pack', handler: 'git/receive-pack', auth: 'none', scopes: [], media: 'git', table: 'RW', uses: ['repositories'], servedBy: 'git-frontend' },
   { method: 'POST', path: '/{owner}/{repo}/info/lfs/objects/batch', handler: 'git/lfs-batch', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories', 'lfs-objects'], servedBy: 'git-frontend' },
-  { method: 'GET', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-download', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'], servedBy: 'git-frontend' },
-  { method: 'PUT', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-upload', auth: 'none', scopes: [], media: 'git', table: 'RO', uses: ['repositories'], servedBy: 'git-frontend' },
+  { method: 'GET', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-download', auth: 'lfs-action', scopes: [], media: 'git', table: 'RO', uses: ['repositories'], servedBy: 'git-frontend' },
+  { method: 'PUT', path: '/{owner}/{repo}/info/lfs/objects/{oid}', handler: 'git/lfs-upload', auth: 'lfs-action', scopes: [], media: 'git', table: 'RO', uses: ['repositories'], servedBy: 'git-frontend' },
 
   // Import progress pages at {import_url}/{owner}/{repo}/import.
   // (progress page rows)
@@ -235,7 +237,7 @@ export const servedBy = (route: Pick<Route, 'servedBy'>): ServedBy => route.serv
 
 /** Routes an OAuth token may call; their functions record the token's last use. */
 export const acceptsTokens = (route: Pick<Route, 'auth'>): boolean =>
-  route.auth === 'user' || route.auth === 'none';
+  route.auth === 'user' || route.auth === 'none' || route.auth === 'lfs-action';
 
 /** Handlers that check a password or one-time code (`services/sign-in.ts`) besides the Basic-auth routes. */
 const SIGN_IN_PAGES: readonly string[] = ['pages/login', 'pages/two-factor'];
@@ -247,6 +249,7 @@ const SIGN_IN_PAGES: readonly string[] = ['pages/login', 'pages/two-factor'];
  */
 export const signsIn = (route: Pick<Route, 'auth' | 'handler'>): boolean =>
   route.auth === 'none' ||
+  route.auth === 'lfs-action' ||
   route.auth === 'password' ||
   route.auth === 'user' ||
   SIGN_IN_PAGES.includes(route.handler);

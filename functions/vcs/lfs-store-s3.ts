@@ -20,8 +20,9 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { DEFAULT_LFS_ACTION_SECONDS } from '#shared/config';
 import { isLfsOid, lfsObjectKey } from './hosted-paths.ts';
-import { LFS_ACTION_SECONDS, type LfsAction, LfsObjectMismatch, type LfsStore } from './lfs-store.ts';
+import { type LfsAction, LfsObjectMismatch, type LfsStore } from './lfs-store.ts';
 
 /** The header S3 checks an upload against; signed, so the client must send it unchanged. */
 export const CHECKSUM_HEADER = 'x-amz-checksum-sha256';
@@ -41,7 +42,7 @@ export interface S3LfsStoreOptions {
   readonly sender: S3Sender;
   /** Presigns GetObject and PutObject: its region and credentials sign the URLs. */
   readonly signer: S3Client;
-  /** @default LFS_ACTION_SECONDS */
+  /** How long a presigned URL stays valid (`LFS_ACTION_SECONDS`). @default DEFAULT_LFS_ACTION_SECONDS */
   readonly expiresInSeconds?: number;
 }
 
@@ -55,12 +56,13 @@ const isNotFound = (error: unknown): boolean => {
 };
 
 /**
- * Objects at `<folded owner>/<folded repo>/<oid>` in one bucket. The caller's `Authorization` is
- * never echoed in an action: S3 refuses a request that carries both a header and a query signature.
+ * Objects at `<folded owner>/<folded repo>/<oid>` in one bucket. An action's only credential is
+ * its signature, scoped to one key, one method and `expiresInSeconds`; it carries no
+ * `Authorization` (S3 refuses a request that has both a header and a query signature).
  */
 export function s3LfsStore(options: S3LfsStoreOptions): LfsStore {
   const { bucket, sender, signer } = options;
-  const expiresIn = options.expiresInSeconds ?? LFS_ACTION_SECONDS;
+  const expiresIn = options.expiresInSeconds ?? DEFAULT_LFS_ACTION_SECONDS;
   const keyOf = (owner: string, repo: string, oid: string): string => {
     if (!isLfsOid(oid)) throw new LfsObjectMismatch(`not an LFS oid: ${oid.slice(0, 80)}`);
     return lfsObjectKey(owner, repo, oid);

@@ -23,15 +23,15 @@ export interface LfsAction {
   readonly expires_in?: number;
 }
 
-/** Whom an action is for: the public web URL and the caller's `Authorization`, if any. */
+/** What an action is built with: the public web URL, and the action's own credential. */
 export interface ActionContext {
   readonly webUrl: string;
-  /** Echoed in `actions.*.header`, so `git lfs` sends it to the href without asking again. */
+  /**
+   * The `Authorization` the local store's action carries (`RemoteAuth <token>`, made for this
+   * one action), so `git lfs` sends it to the href without asking. Never the caller's own.
+   */
   readonly authorization?: string | undefined;
 }
-
-/** How long an action stays valid (`expires_in`; a presigned URL's lifetime). */
-export const LFS_ACTION_SECONDS = 3600;
 
 /** The object could not be stored: its content does not hash to its oid, or its size is wrong. */
 export class LfsObjectMismatch extends Error {

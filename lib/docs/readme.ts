@@ -4,6 +4,7 @@ import { stateMachineMermaid } from './state-machine.ts';
 
 const AUTH_TEXT = {
   none: 'optional',
+  'lfs-action': 'optional, or the LFS action token',
   password: 'Basic (password)',
   user: 'password or token',
   app: 'Basic (client_id:secret)',

@@ -285,6 +285,7 @@ function credentials(route: Route): Record<string, string> {
       return { Authorization: userBasic };
     case 'user':
     case 'none':
+    case 'lfs-action':
       return { Authorization: `token ${userToken}` };
     default:
       return {};

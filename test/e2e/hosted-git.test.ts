@@ -339,7 +339,7 @@ describe('Git LFS', () => {
     expect(await readFile(join(work, 'lfs-only-clone', 'README.md'), 'utf8')).toBe('# lfs-only\n');
   }, 60_000);
 
-  it('answers the batch API with per-object errors and echoes the Authorization header', async () => {
+  it("answers the batch API with per-object errors and an action token, not the caller's Authorization", async () => {
     const missing = 'f'.repeat(64);
     const authorization = `token ${ownerToken}`;
     const response = await fetch(`${lfsUrl('media')}/objects/batch`, {
@@ -363,8 +363,10 @@ describe('Git LFS', () => {
     expect(body.transfer).toBe('basic');
     expect(body.objects[0].actions.download).toMatchObject({
       href: `${lfsUrl('media')}/objects/${oid}`,
-      header: { Authorization: authorization },
+      header: { Authorization: expect.stringMatching(/^RemoteAuth \S+$/) },
+      expires_in: 3600,
     });
+    expect(JSON.stringify(body)).not.toContain(ownerToken);
     expect(body.objects[1]).toEqual({
       oid: missing,
       size: 1,

@@ -96,7 +96,7 @@ describe('local LFS store', () => {
     );
   });
 
-  it("points actions at the object route, with the caller's Authorization when there is one", async () => {
+  it('points actions at the object route, with the Authorization the action is given', async () => {
     const store = localLfsStore('/unused');
     const href = `https://web.example/owner/repo.git/info/lfs/objects/${oid}`;
     expect(await store.downloadAction('owner', 'repo', oid, { webUrl: 'https://web.example' })).toEqual({
@@ -106,11 +106,11 @@ describe('local LFS store', () => {
     expect(
       await store.uploadAction('owner', 'repo', oid, 19, {
         webUrl: 'https://web.example',
-        authorization: 'token t',
+        authorization: 'RemoteAuth t',
       }),
     ).toEqual({
       href: `${href}?size=19`,
-      header: { 'Content-Type': 'application/octet-stream', Authorization: 'token t' },
+      header: { 'Content-Type': 'application/octet-stream', Authorization: 'RemoteAuth t' },
     });
   });
 });

@@ -12,7 +12,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chooseLfsStore } from '#services/lfs-objects';
-import { LFS_ACTION_SECONDS, LfsObjectMismatch } from '#vcs/lfs-store';
+import { DEFAULT_LFS_ACTION_SECONDS } from '#shared/config';
+import { LfsObjectMismatch } from '#vcs/lfs-store';
 import {
   CHECKSUM_HEADER,
   type LfsS3Command,
@@ -23,7 +24,7 @@ import {
 
 const BUCKET = 'lfs-objects-bucket';
 const REGION = 'eu-west-1';
-const context = { webUrl: 'https://web.example', authorization: 'token secret-token' };
+const context = { webUrl: 'https://web.example', authorization: 'RemoteAuth for-the-local-store-only' };
 
 /** Signs only: static fake credentials, a fixed region, nothing is ever sent with it. */
 const signer = () =>
@@ -108,9 +109,9 @@ describe('s3LfsStore', () => {
     expect(url.searchParams.get('X-Amz-Credential')).toMatch(
       /^AKIAFAKEFORTESTS\/\d{8}\/eu-west-1\/s3\/aws4_request$/,
     );
-    expect(url.searchParams.get('X-Amz-Expires')).toBe(String(LFS_ACTION_SECONDS));
+    expect(url.searchParams.get('X-Amz-Expires')).toBe(String(DEFAULT_LFS_ACTION_SECONDS));
     expect(url.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
-    expect(action.expires_in).toBe(LFS_ACTION_SECONDS);
+    expect(action.expires_in).toBe(DEFAULT_LFS_ACTION_SECONDS);
     // S3 refuses a request with both a query signature and an Authorization header.
     expect(action.header?.Authorization).toBeUndefined();
     expect(bucket.sent).toEqual([]);
@@ -206,11 +207,15 @@ describe('s3LfsStore', () => {
 
 describe('chooseLfsStore', () => {
   it('keeps objects in the hosted repositories without LFS_BUCKET, and in S3 with it', async () => {
-    expect(chooseLfsStore({ lfsBucket: undefined, repositoriesDir: '/unused' }).kind).toBe('local');
+    const settings = { repositoriesDir: '/unused', lfsActionSeconds: 120 };
+    expect(chooseLfsStore({ ...settings, lfsBucket: undefined }).kind).toBe('local');
 
-    const chosen = chooseLfsStore({ lfsBucket: BUCKET, repositoriesDir: '/unused' }, signer);
+    const chosen = chooseLfsStore({ ...settings, lfsBucket: BUCKET }, signer);
     expect(chosen).toMatchObject({ kind: 's3', bucket: BUCKET });
     const action = await chosen.store.downloadAction('octo', 'hello', oid, context);
-    expect(new URL(action.href).pathname).toBe(`/octo/hello/${oid}`);
+    const url = new URL(action.href);
+    expect(url.pathname).toBe(`/octo/hello/${oid}`);
+    // The configured lifetime (LFS_ACTION_SECONDS) is the presigned URL's.
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('120');
   });
 });
