@@ -15,6 +15,7 @@ const USAGE = `Usage: npm run admin -- <command> [--table <name> [--region <r>]]
   user create <login> --password <pw> [--email <e> [--public-email]] [--name <n>] [--site-admin]
   user otp enable <login>
   app create --owner <login> --name <name> --url <homepage> --callback-url <url>
+             [--client-id <id> [--client-secret <secret>]]   (a well-known client's own credentials)
   app suspend <client_id>
   app unsuspend <client_id>
   app token-expiration enable|disable <client_id>
@@ -37,6 +38,8 @@ function parseCommandLine() {
         owner: { type: 'string' },
         url: { type: 'string' },
         'callback-url': { type: 'string' },
+        'client-id': { type: 'string' },
+        'client-secret': { type: 'string' },
         private: { type: 'boolean' },
         table: { type: 'string' },
         region: { type: 'string' },
@@ -142,7 +145,14 @@ async function run(): Promise<unknown> {
       }
       const user = await userNamed(owner);
       if (!user) throw new Error(`no user "${owner}"`);
-      const { app, clientSecret } = await registerApp({ ownerLogin: user.login, name, url, callbackUrl });
+      const clientId = flags['client-id'];
+      const given = flags['client-secret'];
+      if (given !== undefined && clientId === undefined)
+        throw new UsageError('--client-secret needs --client-id');
+      const { app, clientSecret } = await registerApp(
+        { ownerLogin: user.login, name, url, callbackUrl },
+        clientId === undefined ? undefined : { clientId, clientSecret: given },
+      );
       return { ...app, clientSecret };
     }
     case 'app suspend':

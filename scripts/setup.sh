@@ -45,6 +45,8 @@ readonly SYSTEM_COMMANDS=(
   '/usr/lib/git-core/git-svn:git-svn'
   'chromium:chromium'
   'openssl:openssl'
+  # GitHub's CLI, driven unmodified by test/e2e/gh-cli.test.ts.
+  'gh:gh'
   # The as-deployed tests: the worker image's root file system (scripts/image-root.sh), the init
   # ECS injects into the Git front end's task, and the EFS access point's ownership (a FUSE bind
   # mount that shows and creates every file as the access point's user).

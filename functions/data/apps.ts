@@ -49,10 +49,13 @@ export interface NewApp {
   readonly expireUserTokens?: boolean;
 }
 
-/** Stores a new application under credentials made by the caller (only the secret's hash). */
+/**
+ * Stores a new application under credentials made by the caller (only the secret's hash);
+ * undefined when an application already has that client id (the write's condition).
+ */
 export async function createApp(
   input: NewApp & { readonly clientId: string; readonly secretHash: string },
-): Promise<OAuthApp> {
+): Promise<OAuthApp | undefined> {
   const { clientId } = input;
   const id = await nextId('app');
   const timestamp = now();
@@ -70,28 +73,29 @@ export async function createApp(
     createdAt: timestamp,
     updatedAt: timestamp,
   };
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...appKey(clientId),
-              ...appOwnerIndexKey(input.ownerLogin, clientId),
-              ...typed('OAuthApp'),
-              ...item,
+  const written = await conditionalWrite(
+    db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...appKey(clientId),
+                ...appOwnerIndexKey(input.ownerLogin, clientId),
+                ...typed('OAuthApp'),
+                ...item,
+              },
+              // A minted id (80 random bits) never collides; a given one may be taken already.
+              ConditionExpression: ITEM_ABSENT,
             },
-            // 80 random bits make a collision practically impossible; the condition makes it harmless.
-            ConditionExpression: ITEM_ABSENT,
           },
-        },
-        stateUpdate(clientId, false, timestamp),
-      ],
-    }),
+          stateUpdate(clientId, false, timestamp),
+        ],
+      }),
+    ),
   );
-  const app = withoutSecret(toApp(item));
-  return app;
+  return written === false ? undefined : withoutSecret(toApp(item));
 }
 
 export async function getApp(clientId: string): Promise<StoredApp | undefined> {

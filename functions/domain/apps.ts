@@ -27,6 +27,12 @@ export const newClientId = (): string => randomBytes(10).toString('hex');
 /** 40 characters, as GitHub's client secrets; shown once, stored only as a hash. */
 export const newClientSecret = (): string => randomBytes(20).toString('hex');
 
+/**
+ * A client secret an administrator gives for a well-known client (gh's is 40 hex characters, in
+ * its source): printable ASCII without spaces, 8 to 255 characters.
+ */
+export const isAcceptableClientSecret = (secret: string): boolean => /^[\x21-\x7e]{8,255}$/.test(secret);
+
 /** Secrets are 160 random bits, so a fast hash is enough (no dictionary to attack). */
 export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 

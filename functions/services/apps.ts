@@ -16,6 +16,7 @@ import {
 import {
   type AppTokenSummary,
   hashSecret,
+  isAcceptableClientSecret,
   newClientId,
   newClientSecret,
   type OAuthApp,
@@ -23,6 +24,7 @@ import {
 } from '#domain/apps';
 import { sameAsciiCaseless } from '#domain/ascii-case';
 import { notFound } from '#shared/errors';
+import { matchesParamRule } from '#shared/validate';
 
 /** The applications named, by client_id, in one BatchGetItem (for names and URLs in replies). */
 export async function appDirectory(clientIds: Iterable<string>): Promise<Map<string, OAuthApp>> {
@@ -45,10 +47,36 @@ export const tokensOf = (
   limit: number,
 ): Promise<{ tokens: AppTokenSummary[]; more: boolean }> => tokensOfApp(app.clientId, limit);
 
-/** Registers an application; its client secret is returned this once (only its hash is stored). */
-export async function registerApp(input: NewApp): Promise<{ app: OAuthApp; clientSecret: string }> {
-  const clientSecret = newClientSecret();
-  const app = await createApp({ ...input, clientId: newClientId(), secretHash: hashSecret(clientSecret) });
+/**
+ * Credentials an administrator gives to host a well-known public client (gh's OAuth app as GitHub
+ * Enterprise Server ships it) instead of minting new ones.
+ */
+export interface GivenCredentials {
+  readonly clientId: string;
+  /** Minted when absent. */
+  readonly clientSecret?: string;
+}
+
+/** Why given credentials cannot be registered (the admin CLI prints the message). */
+export class AppCredentialsError extends Error {}
+
+/**
+ * Registers an application; its client secret is returned this once (only its hash is stored).
+ * Given credentials must have the shapes the routes accept (the client id: the `client_id` path
+ * rule, 20 letters and digits), and a client id already registered is refused by the write itself.
+ */
+export async function registerApp(
+  input: NewApp,
+  given?: GivenCredentials,
+): Promise<{ app: OAuthApp; clientSecret: string }> {
+  const clientId = given?.clientId ?? newClientId();
+  const clientSecret = given?.clientSecret ?? newClientSecret();
+  if (!matchesParamRule('client_id', clientId))
+    throw new AppCredentialsError(`invalid client id "${clientId}": 20 letters and digits, as GitHub's`);
+  if (!isAcceptableClientSecret(clientSecret))
+    throw new AppCredentialsError('invalid client secret: 8 to 255 printable ASCII characters, no spaces');
+  const app = await createApp({ ...input, clientId, secretHash: hashSecret(clientSecret) });
+  if (!app) throw new AppCredentialsError(`client id "${clientId}" is already registered`);
   return { app, clientSecret };
 }
 

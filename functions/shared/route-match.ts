@@ -48,6 +48,13 @@ function safeDecode(value: string): string | undefined {
 }
 
 /**
+ * The path API Gateway (REST) matches resources against: one trailing slash does not count, so
+ * `/api/v3/` is the resource `/api/v3` (the event's `path` keeps the slash).
+ */
+export const apiGatewayResourcePath = (pathname: string): string =>
+  pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+
+/**
  * The route API Gateway would pick for a request, with its decoded path parameters; `method`
  * undefined matches the path whatever the method (a CDN's path behaviour).
  */

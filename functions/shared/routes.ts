@@ -69,9 +69,15 @@ export interface Route {
 }
 
 const API = '/api/v3';
+/** GraphQL's endpoint, beside the REST API's root as on GitHub Enterprise Server. */
+export const GRAPHQL_PATH = '/api/graphql';
 
 // biome-ignore format: one line per route keeps the table readable
 export const ROUTES: readonly Route[] = [
+  // The API root, GitHub's `meta/root` at `{base_url}/` (API Gateway routes the trailing slash here).
+  { method: 'GET', path: API, handler: 'meta/root', auth: 'none', scopes: [], media: 'json', table: 'RO' },
+  // GraphQL where GitHub Enterprise Server serves it: the small schema of services/graphql-schema.ts.
+  { method: 'POST', path: GRAPHQL_PATH, handler: 'graphql/query', auth: 'user', scopes: [], media: 'json', table: 'RO' },
   { method: 'GET', path: `${API}/user`, handler: 'users/get-authenticated', auth: 'user', scopes: [], media: 'json', table: 'RO' },
   { method: 'GET', path: `${API}/users/{login}`, handler: 'users/get-by-login', auth: 'none', scopes: [], media: 'json', table: 'RO' },
   { method: 'POST', path: `${API}/user/repos`, handler: 'repos/create-for-user', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW' },

@@ -13,7 +13,13 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { BODY_LIMIT_FUNCTION_SOURCE } from '#cdk/body-limit-function';
 import { isBinaryMediaType } from '#shared/binary-media';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
-import { byPrecedence, type CompiledRoute, compile, matchRoute } from '#shared/route-match';
+import {
+  apiGatewayResourcePath,
+  byPrecedence,
+  type CompiledRoute,
+  compile,
+  matchRoute,
+} from '#shared/route-match';
 import { type Route, routeId, servedBy } from '#shared/routes';
 import { answeredAtEdge, loadViewerRequestFunction } from './viewer-request.ts';
 import { asZipFunction } from './zip-runtime.ts';
@@ -398,7 +404,7 @@ export async function startHttpServer(options: {
       if (gitFrontend && matchRoute(frontEndPaths, undefined, url.pathname))
         return forward(request, url, response, gitFrontend);
       if (answeredAtEdge(bodyLimit, request, url, response)) return;
-      const matched = matchRoute(compiled, request.method ?? 'GET', url.pathname);
+      const matched = matchRoute(compiled, request.method ?? 'GET', apiGatewayResourcePath(url.pathname));
       const reading = readBody(request, limits.maxRequestBytes);
       const body = Buffer.isBuffer(reading) ? reading : await reading;
       if (body === 'too-large') return sendJson(response, 413, GATEWAY_ERROR_BODIES.payloadTooLarge);

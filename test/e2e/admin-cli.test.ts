@@ -128,6 +128,55 @@ describe('admin CLI', () => {
     expect(badUrl.stderr).toMatch(/--url must be/);
   });
 
+  it('app create --client-id hosts a well-known client under its own credentials, once', async () => {
+    await admin(stack.endpointsFile, 'user', 'create', 'cli-host', '--password', 'cli-host-pass-1');
+    const create = (...credentials: string[]) =>
+      admin(
+        stack.endpointsFile,
+        'app',
+        'create',
+        '--owner',
+        'cli-host',
+        '--name',
+        'GitHub CLI',
+        '--url',
+        'https://github.com/cli/cli',
+        '--callback-url',
+        'http://localhost/',
+        ...credentials,
+      );
+    const secret = '34ddeff2b558a23d38fba8a6de74f086ede1cc0b';
+    const made = await create('--client-id', '178c6fc778ccc68e1d6a', '--client-secret', secret);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.json).toMatchObject({ client_id: '178c6fc778ccc68e1d6a', client_secret: secret });
+    const enabled = await admin(stack.endpointsFile, 'app', 'device-flow', 'enable', '178c6fc778ccc68e1d6a');
+    expect(enabled.json).toMatchObject({ device_flow_enabled: true });
+    // The given secret is the client's: the application endpoints accept it.
+    const check = await fetch(
+      `${stack.baseUrl}/applications/178c6fc778ccc68e1d6a/tokens/gho_${'x'.repeat(36)}`,
+      {
+        headers: { Authorization: basicAuth('178c6fc778ccc68e1d6a', secret) },
+      },
+    );
+    expect(check.status).toBe(404);
+
+    const again = await create('--client-id', '178c6fc778ccc68e1d6a');
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stderr)).toEqual({
+      error: 'client id "178c6fc778ccc68e1d6a" is already registered',
+    });
+    for (const bad of ['178c6fc778ccc68e1d6', 'Iv1.0123456789abcdef', '178c6fc778ccc68e1d6a0']) {
+      const refused = await create('--client-id', bad);
+      expect(refused.code, bad).toBe(1);
+      expect(refused.stderr, bad).toContain('invalid client id');
+    }
+    const weak = await create('--client-id', '0123456789abcdefABCD', '--client-secret', 'short');
+    expect(weak.stderr).toContain('invalid client secret');
+    const secretOnly = await create('--client-secret', secret);
+    expect(secretOnly.code).toBe(2);
+    expect(secretOnly.stderr).toContain('--client-secret needs --client-id');
+  });
+
   it('repo create makes a repository the API serves, private ones only to the owner', async () => {
     await admin(stack.endpointsFile, 'user', 'create', 'repoowner', '--password', 'repoowner-pass-1');
     const result = await admin(stack.endpointsFile, 'repo', 'create', 'repoowner/tools', '--private');

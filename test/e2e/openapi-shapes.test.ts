@@ -26,9 +26,16 @@ let app: Awaited<ReturnType<typeof createApp>>;
 const validated = new Set<string>();
 const deviations: string[] = [];
 
-const JSON_ROUTES = ROUTES.filter((route) => route.media === 'json').map(
-  (route) => `${route.method} ${route.path.slice(API_PREFIX.length)}`,
+/** The REST API's JSON routes (GraphQL, beside it, is not in GitHub's REST description). */
+const REST_JSON = ROUTES.filter(
+  (route) => route.media === 'json' && (route.path === API_PREFIX || route.path.startsWith(`${API_PREFIX}/`)),
 );
+/** `GET /users/{login}`; the API root is GitHub's `GET /`. */
+const restPath = (path: string) => path.slice(API_PREFIX.length) || '/';
+const JSON_ROUTES = REST_JSON.map((route) => `${route.method} ${restPath(route.path)}`);
+
+/** Operations whose bodies carry a documented subset of the described fields (README, "Routes"). */
+const SUBSETS: ReadonlySet<string> = new Set(['GET /']);
 
 /**
  * Extensions GitHub does not describe: their errors are checked as those of the GitHub operation
@@ -71,8 +78,8 @@ async function call(route: string, url: string, status: number, options: Call = 
   const [method = '', tablePath = ''] = route.split(' ');
   // The spec's prefix-less import paths are GitHub's `/repos/…` operations.
   const path = tablePath.startsWith('/{owner}/') ? `/repos${tablePath}` : tablePath;
-  const preview = ROUTES.find(
-    (row) => `${row.method} ${row.path}` === `${method} ${API_PREFIX}${tablePath}`,
+  const preview = REST_JSON.find(
+    (row) => `${row.method} ${restPath(row.path)}` === `${method} ${tablePath}`,
   )?.preview;
   const response = await fetch(`${stack.baseUrl}${url}`, {
     method,
@@ -89,7 +96,7 @@ async function call(route: string, url: string, status: number, options: Call = 
   deviations.push(
     ...(route in EXTENSIONS
       ? extensionDeviations(route, status, body)
-      : deviationsFrom(method, path, status, body)),
+      : deviationsFrom(method, path, status, body, { subset: SUBSETS.has(route) })),
   );
   if (status < 300) validated.add(route);
   return body;
@@ -126,6 +133,16 @@ describe('users', () => {
     await call('GET /users/{login}', '/users/octocat', 200);
     await call('GET /users/{login}', '/users/octocat', 200, { auth: hubot.auth });
     await call('GET /users/{login}', '/users/nobody-here', 404);
+    expectConformance();
+  });
+});
+
+describe('the API root', () => {
+  it('GET / matches root: the templates of the resources the service has, each as described', async () => {
+    const root = await call('GET /', '/', 200);
+    await call('GET /', '/', 200, { auth: octocat.auth });
+    await call('GET /', '/', 401, { auth: 'token ghp_000000000000000000000000000000000000' });
+    expect(Object.keys(root)).toContain('current_user_url');
     expectConformance();
   });
 });
@@ -436,8 +453,8 @@ describe('errors without credentials', () => {
       access_token: `gho_${'x'.repeat(36)}`,
       fingerprint: 'laptop',
     };
-    for (const route of ROUTES.filter((r) => r.media === 'json' && r.auth !== 'none')) {
-      const path = route.path.slice(API_PREFIX.length);
+    for (const route of REST_JSON.filter((r) => r.auth !== 'none')) {
+      const path = restPath(route.path);
       const url = path.replace(/\{([^}]+)\}/g, (_, name: string) => example[name] ?? '1');
       const status = route.auth === 'app' ? 404 : 401;
       await call(`${route.method} ${path}`, url, status, route.method === 'GET' ? {} : { body: {} });

@@ -5,6 +5,7 @@ import { GIT_HANDLERS } from '#git-server/handlers';
 import { byPrecedence, compile, matchRoute } from '#shared/route-match';
 import {
   API_PREFIX,
+  GRAPHQL_PATH,
   PATH_PARAMETERS,
   pathParameterNames,
   pathTo,
@@ -43,9 +44,10 @@ describe('route table', () => {
     expect(Object.keys(GIT_HANDLERS).sort()).toEqual(rows.sort());
   });
 
-  it('puts REST routes under the API prefix and gives them JSON', () => {
+  it('puts REST routes under the API prefix (or at its root) and gives them JSON; GraphQL beside it', () => {
     for (const route of ROUTES.filter((candidate) => candidate.media === 'json')) {
-      expect(route.path.startsWith(`${API_PREFIX}/`)).toBe(true);
+      const rest = route.path === API_PREFIX || route.path.startsWith(`${API_PREFIX}/`);
+      expect(rest || route.path === GRAPHQL_PATH, route.path).toBe(true);
     }
   });
 

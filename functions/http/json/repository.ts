@@ -1,6 +1,7 @@
 import type { Repository } from '#domain/repositories';
 import type { User } from '#domain/users';
 import type { PublicUrls } from '#shared/urls';
+import { repositoryNodeId } from './node-ids.ts';
 import { simpleUserJson } from './user.ts';
 
 /**
@@ -22,7 +23,7 @@ export function repositoryJson(
   const host = new URL(urls.auth).host;
   return {
     id: repository.id,
-    node_id: Buffer.from(`010:Repository${repository.id}`).toString('base64'),
+    node_id: repositoryNodeId(repository.id),
     name: repository.name,
     full_name: fullName,
     private: repository.private,

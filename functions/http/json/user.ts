@@ -1,5 +1,6 @@
 import { publicEmailOf, type User, type UserStats } from '#domain/users';
 import type { PublicUrls } from '#shared/urls';
+import { userNodeId } from './node-ids.ts';
 
 /** GitHub's "simple user" shape (the `user` of check/reset, a repository's `owner`). */
 export function simpleUserJson(user: Pick<User, 'id' | 'login' | 'siteAdmin'>, urls: PublicUrls) {
@@ -7,7 +8,7 @@ export function simpleUserJson(user: Pick<User, 'id' | 'login' | 'siteAdmin'>, u
   return {
     login: user.login,
     id: user.id,
-    node_id: Buffer.from(`04:User${user.id}`).toString('base64'),
+    node_id: userNodeId(user.id),
     avatar_url: `${urls.auth}/avatars/u/${user.id}`,
     gravatar_id: '',
     url: api,
