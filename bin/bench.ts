@@ -5,7 +5,7 @@
  * `introspect` (token introspections against the same floor), `device` (device-flow polls on pending
  * codes against a one-GetItem floor), `oauth` (code exchanges under load, and the whole OAuth web
  * flow in Chromium), `login` (password sign-in: scrypt cost and Basic-auth latency), `import` (a
- * 10,000-commit source import against git alone), `hg` (a 2,000-changeset Mercurial import against
+ * 10,000-commit source import, and Lua's real history run after run, against git alone), `hg` (a 2,000-changeset Mercurial import against
  * `hg clone`), `svn` (a 1,000-revision Subversion import against `git svn clone`; the baseline alone
  * takes about 15 minutes), `git` (a clone and a push of 1 GiB through the Git front end against plain
  * `git http-backend`).
@@ -163,7 +163,14 @@ if (run('login')) {
 }
 
 if (run('import')) {
-  const options = { commits: 10_000, bytesPerCommit: 10_000, branches: 5, tags: 10, smallRuns: 5 };
+  const options = {
+    commits: 10_000,
+    bytesPerCommit: 10_000,
+    branches: 5,
+    tags: 10,
+    smallRuns: 5,
+    realRuns: 5,
+  };
   const result = await measureImport(options);
   const markdown = importReport(result, machine, options);
   await writeSection('import', markdown);

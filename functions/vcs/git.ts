@@ -15,6 +15,13 @@ import { dirname, join } from 'node:path';
 import { gitRemoteId } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
 import { type AdapterOptions, adapterSetup } from './adapter-options.ts';
+import {
+  arrivalCheckArgs,
+  arrivalTracePath,
+  checkedOnArrival,
+  markCheckedOnArrival,
+  refusedOnArrival,
+} from './arrival-check.ts';
 import { chunkCursor } from './chunk-cursor.ts';
 import {
   countCommits,
@@ -25,6 +32,7 @@ import {
   runGit,
 } from './git-command.ts';
 import { gitWords } from './git-words.ts';
+import { checkHistory } from './history-check.ts';
 import { checkObjects, checkSize, directorySize, oversizeError, tooManyObjectsError } from './limits.ts';
 import {
   GIT_TUNNEL_PROGRAM,
@@ -91,6 +99,11 @@ interface RawState {
   percent: number;
   commitCount: number | null;
   done: boolean;
+  /**
+   * Every fetch so far had git check each object it wrote (`arrival-check.ts`); absent in a cursor
+   * written before this field existed, which counts as unchecked.
+   */
+  checkedOnArrival?: boolean;
 }
 
 const REFSPECS = ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'];
@@ -155,15 +168,31 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
                 ? [`--deepen=${state.step}`]
                 : [`--depth=${state.step}`];
           const stepStarted = Date.now();
+          const stepOptions = {
+            timeoutMs:
+              state.mode === 'full' ? Math.max(remaining, 1) : Math.max(remaining, plan.minStepTimeoutMs),
+            maxBytes,
+            maxObjects: maxObjects - objectsBefore,
+            onFraction: (fraction: number) => report(from + share * fraction),
+          };
+          const stepArgs = state.mode === 'depth' ? depthArgs : null;
           try {
-            await fetchStep(url, repo, session, state.mode === 'depth' ? depthArgs : null, {
-              timeoutMs:
-                state.mode === 'full' ? Math.max(remaining, 1) : Math.max(remaining, plan.minStepTimeoutMs),
-              maxBytes,
-              maxObjects: maxObjects - objectsBefore,
-              onFraction: (fraction) => report(from + share * fraction),
-            });
+            await markCheckedOnArrival(repo, false);
+            const checked = await fetchStep(url, repo, session, stepArgs, { ...stepOptions, check: true });
+            // A whole fetch replaces the repository: what earlier steps left is gone.
+            state.checkedOnArrival = checked && (stepArgs === null || state.checkedOnArrival === true);
           } catch (error) {
+            if (error instanceof GitFailed && !error.timedOut && refusedOnArrival(error.stderr)) {
+              // git refused an object as it arrived and kept nothing: fetch the step again unchecked
+              // and let the whole check name the commit and path that hold it.
+              await fetchStep(url, repo, session, stepArgs, { ...stepOptions, check: false }).catch(
+                (again: unknown) => {
+                  throw classify(again, session, job);
+                },
+              );
+              await checkHistory(repo, { home, timeoutMs: 600_000 });
+              throw classify(error, session, job);
+            }
             if (
               error instanceof GitFailed &&
               state.mode === 'depth' &&
@@ -178,6 +207,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
             // The transfer is lost (fetch cannot resume): fetch less history per step from now on.
             if (state.mode === 'full') {
               state.mode = 'depth';
+              state.checkedOnArrival = true;
               await rm(repo, { recursive: true, force: true }); // a killed clone leaves a partial repository
             } else if (state.mode === 'depth' && state.step > 1)
               state.step = Math.max(1, Math.floor(state.step / 2));
@@ -193,8 +223,10 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
           }
           state.done = state.mode !== 'depth' || !(await isShallow(repo, home));
           state.commitCount = await countCommits(repo, home);
-          if (state.done) state.percent = 100;
-          else report(from + share);
+          if (state.done) {
+            state.percent = 100;
+            await markCheckedOnArrival(repo, state.checkedOnArrival === true);
+          } else report(from + share);
           await cursor.save(job.workDir, state);
           onProgress({ commitCount: state.commitCount, percent: state.percent });
         }
@@ -423,8 +455,10 @@ async function fetchStep(
     /** Most objects this fetch may bring. */
     maxObjects: number;
     onFraction: (fraction: number) => void;
+    /** git checks every object it receives (`arrival-check.ts`). */
+    check: boolean;
   },
-): Promise<void> {
+): Promise<boolean> {
   const abort = new AbortController();
   let oversize = false;
   let tooMany = false;
@@ -439,6 +473,9 @@ async function fetchStep(
       () => undefined,
     );
   }, 1000);
+  const trace = arrivalTracePath(session.home);
+  await rm(trace, { force: true });
+  const checks = options.check ? arrivalCheckArgs() : [];
   try {
     // `clone` skips the connectivity walk a `fetch` into an empty repository does (its index-pack
     // checks the pack is self-contained): measured 1.5x faster for a whole history.
@@ -447,6 +484,7 @@ async function fetchStep(
       depthArgs === null
         ? [
             ...session.args,
+            ...checks,
             '-c',
             'gc.auto=0',
             'clone',
@@ -459,6 +497,7 @@ async function fetchStep(
           ]
         : [
             ...session.args,
+            ...checks,
             '-c',
             'gc.auto=0',
             '-c',
@@ -479,6 +518,7 @@ async function fetchStep(
         transport: 'network',
         timeoutMs: options.timeoutMs,
         ...session.run,
+        env: { ...session.run.env, ...(options.check ? { GIT_TRACE2_EVENT: trace } : {}) },
         signal: abort.signal,
         onProgress: (line) => {
           const fraction = progressFraction(line);
@@ -494,12 +534,14 @@ async function fetchStep(
     );
     // The origin's URL is not kept in the repository's config (later steps push elsewhere).
     if (depthArgs === null) await local(repo, session.home, ['config', '--remove-section', 'remote.origin']);
+    return options.check && (await checkedOnArrival(trace));
   } catch (error) {
     if (oversize) throw oversizeError(options.maxBytes);
     if (tooMany) throw tooManyObjectsError();
     throw error;
   } finally {
     clearInterval(watch);
+    await rm(trace, { force: true });
   }
 }
 
@@ -591,6 +633,7 @@ const gitCursor = (mode: RawState['mode'], plan: ChunkPlan) =>
     percent: 0,
     commitCount: null,
     done: false,
+    checkedOnArrival: true,
   }));
 
 /* ------------------------------------------------------------------------------------------------

@@ -4,7 +4,12 @@
  * `.git` in any case, with HFS and NTFS lookalikes such as `.git\u200c` and `git~1`, malformed
  * identities; not zero-padded modes: `fsck-policy.ts`) fails the import as it would fail a push.
  * The first object git names is told to the user as the origin commit and path that hold it.
+ * A raw repository whose every object git already checked as it arrived (`arrival-check.ts`) is
+ * not checked a second time.
  */
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CHECKED_ON_ARRIVAL } from './arrival-check.ts';
 import { fsckLeniency } from './fsck-policy.ts';
 import { GitFailed, runGit } from './git-command.ts';
 import { type GitJob, localRun as local } from './git-job.ts';
@@ -16,6 +21,13 @@ const FINDING = /^error in (commit|tree|blob|tag) ([0-9a-f]{40,64}): (\w+): (.*)
 
 /** Fails with the user's message when `git fsck --strict` finds anything in `repoDir`. */
 export async function checkHistory(repoDir: string, job: GitJob): Promise<void> {
+  if (
+    await stat(join(repoDir, CHECKED_ON_ARRIVAL)).then(
+      (marker) => marker.isFile(),
+      () => false,
+    )
+  )
+    return;
   try {
     const leniency = fsckLeniency('fsck').flatMap(([key, value]) => ['-c', `${key}=${value}`]);
     await runGit(

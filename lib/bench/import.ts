@@ -2,12 +2,15 @@
  * `npm run bench -- import`: source imports through the running local service (the API, the very
  * ASL file on the local Step Functions endpoint, the task handlers in process, git), next to the
  * floor a person gets with git alone in the same run: `git clone --mirror` from the origin and
- * `git push --mirror` into an empty repository, both over smart HTTP on 127.0.0.1.
+ * `git push --mirror` into an empty repository, both over smart HTTP on 127.0.0.1. Two origins: a
+ * generated history, and a real one (Lua's, `test/fixtures/git`, or `BENCH_REAL_BUNDLE`) imported
+ * and copied in alternation, run after run, so that a busy machine slows both alike.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { makeFixtureRepository } from '#local/git-fixtures';
@@ -25,6 +28,25 @@ export interface ImportBenchOptions {
   readonly tags: number;
   /** Imports of the one-commit repository (fixed overhead). */
   readonly smallRuns: number;
+  /** Imports of the real history, each after its floor. */
+  readonly realRuns: number;
+}
+
+/** The real history: a bundle of its branches and tags. */
+export const REAL_HISTORY_BUNDLE =
+  process.env.BENCH_REAL_BUNDLE ??
+  fileURLToPath(new URL('../../test/fixtures/git/lua-5.2.0.bundle', import.meta.url));
+
+export interface RealHistoryResult {
+  readonly bundle: string;
+  readonly commits: number;
+  readonly refs: number;
+  /** Per run, in the order measured. */
+  readonly floorMs: readonly number[];
+  readonly importMs: readonly number[];
+  /** Per run: seconds from entering each state to entering the next, by state name (summed). */
+  readonly stateMs: readonly Readonly<Record<string, number>>[];
+  readonly identicalRefs: boolean;
 }
 
 export interface ImportBenchResult {
@@ -39,6 +61,7 @@ export interface ImportBenchResult {
   readonly rawChunks: number;
   readonly mappedTransitions: number;
   readonly identicalRefs: boolean;
+  readonly real: RealHistoryResult;
 }
 
 /** Resident set sizes (KiB) of this process's descendants, read from /proc. */
@@ -121,20 +144,34 @@ export async function measureImport(options: ImportBenchOptions): Promise<Import
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
-    const statesOf = async (repo: string, attempt: number) => {
+    const enteredOf = async (repo: string, attempt: number) => {
       const executionArn = `arn:aws:states:us-east-1:123456789012:execution:SourceImport:bench.${repo}.attempt-${attempt}`;
-      const names: string[] = [];
+      const entered: { name: string; at: number }[] = [];
+      let last = 0;
       let nextToken: string | undefined;
       do {
         const page = await sfn.send(
           new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken }),
         );
         for (const event of page.events ?? []) {
-          if (event.stateEnteredEventDetails?.name) names.push(event.stateEnteredEventDetails.name);
+          const at = event.timestamp?.getTime() ?? 0;
+          last = Math.max(last, at);
+          const name = event.stateEnteredEventDetails?.name;
+          if (name) entered.push({ name, at });
         }
         nextToken = page.nextToken;
       } while (nextToken);
-      return names;
+      return { entered, last };
+    };
+    const statesOf = async (repo: string, attempt: number) =>
+      (await enteredOf(repo, attempt)).entered.map((state) => state.name);
+    const stateTimes = async (repo: string) => {
+      const { entered, last } = await enteredOf(repo, 1);
+      const times: Record<string, number> = {};
+      entered.forEach(({ name, at }, index) => {
+        times[name] = (times[name] ?? 0) + (entered[index + 1]?.at ?? last) - at;
+      });
+      return times;
     };
     let peakChildKiB = 0;
     const importOnce = async (repo: string, url: string) => {
@@ -187,7 +224,55 @@ export async function measureImport(options: ImportBenchOptions): Promise<Import
     }
     const mappedStates = [...(await statesOf('mapped', 1)), ...(await statesOf('mapped', mappedAttempt))];
 
+    // The real history, imported and copied with git alone in alternation.
+    const real = join(origins, 'real.git');
+    await git(['init', '--bare', '-q', real]);
+    await git([
+      '--git-dir',
+      real,
+      'fetch',
+      '-q',
+      REAL_HISTORY_BUNDLE,
+      'refs/heads/*:refs/heads/*',
+      'refs/tags/*:refs/tags/*',
+    ]);
+    const realHead = (await git(['bundle', 'list-heads', REAL_HISTORY_BUNDLE])).stdout.includes(
+      'refs/heads/master',
+    )
+      ? 'master'
+      : 'main';
+    await git(['--git-dir', real, 'symbolic-ref', 'HEAD', `refs/heads/${realHead}`]);
+    const realOriginRefs = sortLines(
+      (await git(['ls-remote', '--heads', '--tags', `${origin.url}/real.git`])).stdout,
+    );
+    const realFloorMs: number[] = [];
+    const realImportMs: number[] = [];
+    const realStateMs: Record<string, number>[] = [];
+    let realIdentical = true;
+    for (let i = 0; i < options.realRuns; i++) {
+      await git(['init', '--bare', '-q', join(targets, `real-${i}.git`)]);
+      const copy = join(work, `real-floor-${i}.git`);
+      const floorStarted = performance.now();
+      await git(['clone', '-q', '--mirror', `${origin.url}/real.git`, copy]);
+      await git(['push', '-q', '--mirror', `${target.url}/real-${i}.git`], copy);
+      realFloorMs.push(performance.now() - floorStarted);
+      await rm(copy, { recursive: true, force: true });
+      realImportMs.push(await importOnce(`real-${i}`, `${origin.url}/real.git`));
+      realStateMs.push(await stateTimes(`real-${i}`));
+      const hosted = sortLines((await git(['ls-remote', `${stack.webUrl}/bench/real-${i}.git`])).stdout);
+      realIdentical &&= hosted === realOriginRefs;
+    }
+
     return {
+      real: {
+        bundle: REAL_HISTORY_BUNDLE,
+        commits: Number((await git(['--git-dir', real, 'rev-list', '--all', '--count'])).stdout.trim()),
+        refs: realOriginRefs.split('\n').length,
+        floorMs: realFloorMs,
+        importMs: realImportMs,
+        stateMs: realStateMs,
+        identicalRefs: realIdentical,
+      },
       packedMiB,
       importMs,
       floorCloneMs,
@@ -226,5 +311,28 @@ export function importReport(
     `Refs and ids of the imported repository equal the origin's: **${result.identicalRefs ? 'yes' : 'NO'}**.`,
     `Peak memory: the whole service process (API, workflow, task handlers) ${result.peakRssMiB.toFixed(0)} MiB resident; git processes it ran, summed at their peak sample, ${result.peakChildRssMiB.toFixed(0)} MiB.`,
     `State transitions (states entered) of that import: ${result.transitions}, of which ${result.rawChunks} \`ImportRawHistory\` chunk(s) (target ≤ 30 plus loop iterations); an import with one author mapped after \`complete\` (the first execution plus the republishing one): ${result.mappedTransitions}.`,
+    '',
+    realHistoryReport(result.real),
+  ].join('\n');
+}
+
+/** The real history's lines: medians of the alternating runs, the ratio, where the import's time went. */
+function realHistoryReport(real: RealHistoryResult): string {
+  const seconds = (value: number) => `${(value / 1000).toFixed(2)} s`;
+  const floor = median(real.floorMs);
+  const imported = median(real.importMs);
+  const ratios = real.importMs.map((value, index) => value / (real.floorMs[index] ?? value));
+  const states = Object.keys(real.stateMs[0] ?? {}).filter((name) =>
+    real.stateMs.some((times) => (times[name] ?? 0) >= 5),
+  );
+  return [
+    `A real history: \`${basename(real.bundle)}\` (${real.commits.toLocaleString('en')} commits, ${real.refs} branches and tags), served the same way; ${real.floorMs.length} runs, each the floor then the import (alternating, so that other work on the machine slows both alike); medians (min–max).`,
+    '',
+    '| | time |',
+    '|---|---|',
+    `| floor: \`git clone --mirror\` + \`git push --mirror\` | ${seconds(floor)} (${seconds(Math.min(...real.floorMs))}–${seconds(Math.max(...real.floorMs))}) |`,
+    `| import through the API | ${seconds(imported)} (${seconds(Math.min(...real.importMs))}–${seconds(Math.max(...real.importMs))}): **${(imported / floor).toFixed(2)}×** the floor (per-run ratios ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; target < 1×) |`,
+    '',
+    `Refs and ids equal the origin's after every import: **${real.identicalRefs ? 'yes' : 'NO'}**. Where the import's time went (median per state, entered → next state): ${states.map((name) => `${name} ${seconds(median(real.stateMs.map((times) => times[name] ?? 0)))}`).join(', ')}.`,
   ].join('\n');
 }
