@@ -16,7 +16,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { authenticate, type Caller } from '#services/authenticate';
-import { type Config, config } from '#shared/config';
+import { config, type GitLimits, readGitLimits } from '#shared/config';
 import { header } from '#shared/credentials';
 import { HttpError, notFound } from '#shared/errors';
 import { log, logUnhandled } from '#shared/log';
@@ -141,7 +141,7 @@ const busy = (full: 'task' | 'client'): HttpError =>
 
 interface Limits {
   readonly admission: Admission;
-  readonly config: Config;
+  readonly config: GitLimits;
 }
 
 async function serve(
@@ -240,10 +240,10 @@ async function serve(
   }
 }
 
-/** Starts the Git front end on `host:port`, with the configuration's limits (read here, once). */
+/** Starts the Git front end on `host:port`, with its limits read here; the rest of the configuration is read as the handlers read it. */
 export async function startGitServer(options: GitServerOptions): Promise<GitServer> {
   const routes = frontEndRoutes();
-  const settings = config();
+  const settings = readGitLimits();
   const limits: Limits = {
     admission: admission({ total: settings.gitMaxProcesses, perClient: settings.gitMaxProcessesPerClient }),
     config: settings,

@@ -99,7 +99,17 @@ export const ENV = {
   devicePollIntervalSeconds: 'DEVICE_POLL_INTERVAL_SECONDS',
 } as const;
 
-export interface Config {
+/** The Git front end's limits (the `GIT_*` variables of `ENV`). */
+export interface GitLimits {
+  readonly gitMaxPushBytes: number;
+  readonly gitMaxProcesses: number;
+  readonly gitMaxProcessesPerClient: number;
+  readonly gitBodyTimeoutSeconds: number;
+  readonly gitBodyMinBytesPerSecond: number;
+  readonly gitRequestTimeoutSeconds: number;
+}
+
+export interface Config extends GitLimits {
   readonly tableName: string;
   readonly dynamodbEndpoint: string | undefined;
   readonly stepFunctionsEndpoint: string | undefined;
@@ -119,12 +129,6 @@ export interface Config {
   readonly repositoriesDir: string;
   readonly lfsBucket: string | undefined;
   readonly largeFileBytes: number;
-  readonly gitMaxPushBytes: number;
-  readonly gitMaxProcesses: number;
-  readonly gitMaxProcessesPerClient: number;
-  readonly gitBodyTimeoutSeconds: number;
-  readonly gitBodyMinBytesPerSecond: number;
-  readonly gitRequestTimeoutSeconds: number;
   readonly importChunkSeconds: number;
   readonly importMaxBytes: number;
   readonly importMaxObjects: number;
@@ -171,6 +175,29 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     repositoriesDir: env[ENV.repositoriesDir] || '/mnt/data/repositories',
     lfsBucket: env[ENV.lfsBucket] || undefined,
     largeFileBytes,
+    ...readGitLimits(env),
+    importChunkSeconds,
+    importMaxBytes: positiveNumber(env, ENV.importMaxBytes, DEFAULT_IMPORT_MAX_BYTES, true),
+    importMaxObjects: positiveNumber(env, ENV.importMaxObjects, DEFAULT_IMPORT_MAX_OBJECTS, true),
+    deviceCodeTtlSeconds: positiveNumber(env, ENV.deviceCodeTtlSeconds, 900, true),
+    devicePollIntervalSeconds: positiveNumber(env, ENV.devicePollIntervalSeconds, 5, false),
+    originAllowedAddresses: Object.freeze(
+      (env[ENV.originAllowedAddresses] ?? '')
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+    ),
+    userTokenSeconds: positiveNumber(env, ENV.userTokenSeconds, DEFAULT_USER_TOKEN_SECONDS, true),
+    refreshTokenSeconds: positiveNumber(env, ENV.refreshTokenSeconds, DEFAULT_REFRESH_TOKEN_SECONDS, true),
+  });
+}
+
+/**
+ * The Git front end's limits alone: the server reads them when it starts, while the rest of the
+ * configuration is read when the first request needs it (the local stack sets public URLs later).
+ */
+export function readGitLimits(env: NodeJS.ProcessEnv = process.env): GitLimits {
+  return {
     gitMaxPushBytes: positiveNumber(env, ENV.gitMaxPushBytes, DEFAULT_GIT_MAX_PUSH_BYTES, true),
     gitMaxProcesses: positiveNumber(env, ENV.gitMaxProcesses, DEFAULT_GIT_MAX_PROCESSES, true),
     gitMaxProcessesPerClient: positiveNumber(
@@ -197,20 +224,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       DEFAULT_GIT_REQUEST_TIMEOUT_SECONDS,
       false,
     ),
-    importChunkSeconds,
-    importMaxBytes: positiveNumber(env, ENV.importMaxBytes, DEFAULT_IMPORT_MAX_BYTES, true),
-    importMaxObjects: positiveNumber(env, ENV.importMaxObjects, DEFAULT_IMPORT_MAX_OBJECTS, true),
-    deviceCodeTtlSeconds: positiveNumber(env, ENV.deviceCodeTtlSeconds, 900, true),
-    devicePollIntervalSeconds: positiveNumber(env, ENV.devicePollIntervalSeconds, 5, false),
-    originAllowedAddresses: Object.freeze(
-      (env[ENV.originAllowedAddresses] ?? '')
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter((entry) => entry !== ''),
-    ),
-    userTokenSeconds: positiveNumber(env, ENV.userTokenSeconds, DEFAULT_USER_TOKEN_SECONDS, true),
-    refreshTokenSeconds: positiveNumber(env, ENV.refreshTokenSeconds, DEFAULT_REFRESH_TOKEN_SECONDS, true),
-  });
+  };
 }
 
 function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, integer: boolean): number {
