@@ -46,6 +46,13 @@ async function smallBody(request: GitRequest): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** The handlers that start a git process: the ones `admission.ts` bounds. */
+export const STARTS_GIT: ReadonlySet<string> = new Set([
+  'git/info-refs',
+  'git/upload-pack',
+  'git/receive-pack',
+]);
+
 export const GIT_HANDLERS: Readonly<Record<string, GitHandler>> = {
   'git/info-refs': smartHttp('/info/refs'),
   'git/upload-pack': smartHttp('/git-upload-pack'),

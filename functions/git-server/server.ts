@@ -3,8 +3,10 @@
  * HTTP and the Git LFS API), in AWS a container service from the worker image behind the load
  * balancer, locally a server of its own that the local API Gateway forwards those paths to. Each
  * request goes path parameters → credentials (`authenticate`, as every route) → the handler's one
- * service call → the answer, with bodies streamed both ways: no size or time limit, and memory that
- * does not grow with a pack or an LFS object.
+ * service call → the answer, with bodies streamed both ways, so memory does not grow with a pack or
+ * an LFS object. The requests that start git are bounded (`admission.ts`: so many at once per task
+ * and per client), and so is the time a request body may take (`body-deadline.ts`, and Node's own
+ * deadline on a whole request): docs/decisions.md, "Git front end limits".
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -13,8 +15,8 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import { authenticate } from '#services/authenticate';
-import { config } from '#shared/config';
+import { authenticate, type Caller } from '#services/authenticate';
+import { config, type GitLimits, readGitLimits } from '#shared/config';
 import { header } from '#shared/credentials';
 import { HttpError, notFound } from '#shared/errors';
 import { log, logUnhandled } from '#shared/log';
@@ -22,7 +24,9 @@ import { byPrecedence, type CompiledRoute, compile, matchRoute } from '#shared/r
 import { ROUTES, type Route, servedBy } from '#shared/routes';
 import { publicUrls } from '#shared/urls';
 import { pathParametersValid } from '#shared/validate';
-import { GIT_HANDLERS, type GitHandler } from './handlers.ts';
+import { type Admission, admission } from './admission.ts';
+import { watchBody } from './body-deadline.ts';
+import { GIT_HANDLERS, type GitHandler, STARTS_GIT } from './handlers.ts';
 import { errorReply } from './replies.ts';
 import type { GitReply } from './request.ts';
 
@@ -103,8 +107,46 @@ async function send(request: IncomingMessage, response: ServerResponse, reply: G
   else response.end(reply.body ?? '');
 }
 
+/**
+ * The address a request came from: CloudFront's `CloudFront-Viewer-Address` (`ip:port`), which the
+ * distribution adds and the load balancer, reached only from CloudFront, passes on (the local
+ * gateway sets it as CloudFront does); the connection's own address without it.
+ */
+function clientAddress(request: IncomingMessage): string {
+  const viewer = request.headers['cloudfront-viewer-address'];
+  if (typeof viewer === 'string' && viewer.includes(':')) return viewer.slice(0, viewer.lastIndexOf(':'));
+  return request.socket.remoteAddress ?? 'unknown';
+}
+
+/** Whose share of the git processes a request takes: the signed-in user or app, else the address. */
+function clientOf(caller: Caller, request: IncomingMessage): string {
+  if (caller.kind === 'user') return `user:${caller.user.id}`;
+  if (caller.kind === 'app') return `app:${caller.app.clientId}`;
+  return `address:${clientAddress(request)}`;
+}
+
+/** Git's answer when a bound of `admission.ts` is full (git prints the text as `remote: …`). */
+const busy = (full: 'task' | 'client'): HttpError =>
+  full === 'client'
+    ? new HttpError(
+        429,
+        'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+        {
+          headers: { 'Retry-After': '60' },
+        },
+      )
+    : new HttpError(503, 'The Git service is busy. Please try again in a few minutes.', {
+        headers: { 'Retry-After': '60' },
+      });
+
+interface Limits {
+  readonly admission: Admission;
+  readonly config: GitLimits;
+}
+
 async function serve(
   routes: readonly CompiledRoute<GitHandler>[],
+  limits: Limits,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
@@ -114,15 +156,39 @@ async function serve(
   const matched = matchRoute(routes, request.method ?? 'GET', url.pathname);
   const route = matched?.compiled.route;
   const requestId = randomUUID();
+  // What the request holds is let go once, when its response closes (sent, or the client gone).
+  const onClose: (() => void)[] = [];
+  response.on('close', () => {
+    for (const release of onClose) release();
+  });
   // The client hung up before the answer was out: stop git and anything else under way.
   const abort = new AbortController();
-  response.on('close', () => {
+  onClose.push(() => {
     if (!response.writableFinished) abort.abort();
   });
+  // A body that stops arriving ends the request, and the git process with it. The rest of the
+  // body is read and dropped, so that closing the connection does not reset it under the 408.
+  let late = false;
+  const bodyLimits = {
+    timeoutSeconds: limits.config.gitBodyTimeoutSeconds,
+    minBytesPerSecond: limits.config.gitBodyMinBytesPerSecond,
+  };
+  onClose.push(
+    watchBody(request, bodyLimits, () => {
+      late = true;
+      abort.abort();
+      if (response.headersSent) return response.destroy();
+      request.unpipe();
+      request.resume();
+      const reply = errorReply(route, 408, 'Request Timeout');
+      response.writeHead(408, { ...reply.headers, Connection: 'close' });
+      response.end(reply.body);
+    }),
+  );
   // One line per request, as an access log: the route's template, never the path or the query
   // (`?access_token=` may be there), and the outcome.
   const started = Date.now();
-  response.on('close', () =>
+  onClose.push(() =>
     log('info', 'git request', {
       requestId,
       method: request.method,
@@ -142,6 +208,11 @@ async function serve(
       pathParameters: matched.pathParameters,
     };
     const caller = await authenticate(source, route);
+    if (STARTS_GIT.has(route.handler)) {
+      const slot = limits.admission.admit(clientOf(caller, request));
+      if (!slot.admitted) throw busy(slot.full);
+      onClose.push(slot.release);
+    }
     const reply = await matched.compiled.handler({
       route,
       params: matched.pathParameters,
@@ -155,6 +226,7 @@ async function serve(
     });
     await send(request, response, reply);
   } catch (error) {
+    if (late) return;
     if (response.headersSent || abort.signal.aborted) {
       // Mid-body: nothing can be said any more but a broken connection.
       if (!abort.signal.aborted) logUnhandled(route?.handler ?? 'git-server', requestId, error);
@@ -168,19 +240,24 @@ async function serve(
   }
 }
 
-/** Starts the Git front end on `host:port`. Configuration is read (lazily) as the handlers read it. */
+/** Starts the Git front end on `host:port`, with its limits read here; the rest of the configuration is read as the handlers read it. */
 export async function startGitServer(options: GitServerOptions): Promise<GitServer> {
   const routes = frontEndRoutes();
+  const settings = readGitLimits();
+  const limits: Limits = {
+    admission: admission({ total: settings.gitMaxProcesses, perClient: settings.gitMaxProcessesPerClient }),
+    config: settings,
+  };
   const server = createServer((request, response) => {
-    serve(routes, request, response).catch((error: unknown) => {
+    serve(routes, limits, request, response).catch((error: unknown) => {
       logUnhandled('git-server', undefined, error);
       response.destroy();
     });
   });
-  // Node's 5-minute limit on receiving a whole request would cut a large push short.
-  server.requestTimeout = 0;
+  // Node's 5-minute default would cut a large push short; an hour lets 2 GiB through at 0.6 MB/s.
+  server.requestTimeout = settings.gitRequestTimeoutSeconds * 1000;
   server.keepAliveTimeout = KEEP_ALIVE_MS;
-  server.headersTimeout = KEEP_ALIVE_MS + 1000;
+  server.headersTimeout = Math.min(KEEP_ALIVE_MS + 1000, server.requestTimeout);
   server.setTimeout(IDLE_SOCKET_MS, (socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -9,7 +9,7 @@ import { getUser } from '#data/users';
 import { sameAsciiCaseless } from '#domain/ascii-case';
 import { canRead, type Repository } from '#domain/repositories';
 import type { User } from '#domain/users';
-import { config } from '#shared/config';
+import { config, vendorTitle } from '#shared/config';
 import { HttpError } from '#shared/errors';
 import { hostedRepositoryPath } from '#vcs/hosted-paths';
 import {
@@ -152,6 +152,11 @@ export async function serveSmartHttp(
     body: request.body,
     contentLength: request.contentLength,
     pusher: hosted.pusher,
+    pushLimits: {
+      maxFileBytes: config().largeFileBytes,
+      maxPushBytes: config().gitMaxPushBytes,
+      vendorTitle: vendorTitle(config().vendor),
+    },
     signal: request.signal,
   });
   if (request.service !== '/git-receive-pack' || response.status !== 200) return response;

@@ -9,6 +9,18 @@ export const DEFAULT_IMPORT_MAX_BYTES = 10 * 1024 * 1024 * 1024;
 /** Most Git objects one import may hold (the Linux kernel's history has about 11 million). */
 export const DEFAULT_IMPORT_MAX_OBJECTS = 30_000_000;
 
+/**
+ * The Git front end's limits (see docs/decisions.md, "Git front end limits"): the largest push
+ * (GitHub refuses pushes over 2 GB), git processes at once per task and per caller or address, and
+ * how a request body must keep arriving (Apache's `mod_reqtimeout` default, `body=20,MinRate=500`).
+ */
+export const DEFAULT_GIT_MAX_PUSH_BYTES = 2 * 1024 * 1024 * 1024;
+export const DEFAULT_GIT_MAX_PROCESSES = 24;
+export const DEFAULT_GIT_MAX_PROCESSES_PER_CLIENT = 6;
+export const DEFAULT_GIT_BODY_TIMEOUT_SECONDS = 20;
+export const DEFAULT_GIT_BODY_MIN_BYTES_PER_SECOND = 500;
+export const DEFAULT_GIT_REQUEST_TIMEOUT_SECONDS = 3600;
+
 /** GitHub's lifetimes for expiring user tokens: 8 hours, and 6 months for their refresh tokens. */
 export const DEFAULT_USER_TOKEN_SECONDS = 28_800;
 export const DEFAULT_REFRESH_TOKEN_SECONDS = 15_897_600;
@@ -56,8 +68,23 @@ export const ENV = {
   lfsBucket: 'LFS_BUCKET',
   /** Lifetime of an LFS batch action in seconds (default 3600; tests use a short one to see expiry). */
   lfsActionSeconds: 'LFS_ACTION_SECONDS',
-  /** Files larger than this many bytes are large files (default 100 MiB; tests use a small one). */
+  /**
+   * Files larger than this many bytes are large files (default 100 MiB, GitHub's file size limit;
+   * tests use a small one): an import reports them, and a push that adds one is refused.
+   */
   largeFileBytes: 'LARGE_FILE_BYTES',
+  /** The largest pack a push may send (git's `receive.maxInputSize`); default 2 GiB. */
+  gitMaxPushBytes: 'GIT_MAX_PUSH_BYTES',
+  /** Smart-HTTP requests (each one git process tree) a front-end task serves at once; default 24. */
+  gitMaxProcesses: 'GIT_MAX_PROCESSES',
+  /** Of those, how many one user, app or (anonymous) client address may hold; default 6. */
+  gitMaxProcessesPerClient: 'GIT_MAX_PROCESSES_PER_CLIENT',
+  /** Seconds a Git request's body may take to start arriving (default 20), extended as it arrives… */
+  gitBodyTimeoutSeconds: 'GIT_BODY_TIMEOUT_SECONDS',
+  /** …by one second per this many bytes (default 500): a body slower than that is cut off. */
+  gitBodyMinBytesPerSecond: 'GIT_BODY_MIN_BYTES_PER_SECOND',
+  /** Longest time to receive a whole Git request, headers and body, in seconds (default 3600). */
+  gitRequestTimeoutSeconds: 'GIT_REQUEST_TIMEOUT_SECONDS',
   /** The time budget of one chunk of a long import step, in seconds (default 600). */
   importChunkSeconds: 'IMPORT_CHUNK_SECONDS',
   /** Largest raw history an import may fetch, in bytes (default 10 GiB); more fails the import. */
@@ -82,7 +109,17 @@ export const ENV = {
   devicePollIntervalSeconds: 'DEVICE_POLL_INTERVAL_SECONDS',
 } as const;
 
-export interface Config {
+/** The Git front end's limits (the `GIT_*` variables of `ENV`). */
+export interface GitLimits {
+  readonly gitMaxPushBytes: number;
+  readonly gitMaxProcesses: number;
+  readonly gitMaxProcessesPerClient: number;
+  readonly gitBodyTimeoutSeconds: number;
+  readonly gitBodyMinBytesPerSecond: number;
+  readonly gitRequestTimeoutSeconds: number;
+}
+
+export interface Config extends GitLimits {
   readonly tableName: string;
   readonly dynamodbEndpoint: string | undefined;
   readonly stepFunctionsEndpoint: string | undefined;
@@ -153,6 +190,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lfsBucket: env[ENV.lfsBucket] || undefined,
     lfsActionSeconds,
     largeFileBytes,
+    ...readGitLimits(env),
     importChunkSeconds,
     importMaxBytes: positiveNumber(env, ENV.importMaxBytes, DEFAULT_IMPORT_MAX_BYTES, true),
     importMaxObjects: positiveNumber(env, ENV.importMaxObjects, DEFAULT_IMPORT_MAX_OBJECTS, true),
@@ -167,6 +205,41 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     userTokenSeconds: positiveNumber(env, ENV.userTokenSeconds, DEFAULT_USER_TOKEN_SECONDS, true),
     refreshTokenSeconds: positiveNumber(env, ENV.refreshTokenSeconds, DEFAULT_REFRESH_TOKEN_SECONDS, true),
   });
+}
+
+/**
+ * The Git front end's limits alone: the server reads them when it starts, while the rest of the
+ * configuration is read when the first request needs it (the local stack sets public URLs later).
+ */
+export function readGitLimits(env: NodeJS.ProcessEnv = process.env): GitLimits {
+  return {
+    gitMaxPushBytes: positiveNumber(env, ENV.gitMaxPushBytes, DEFAULT_GIT_MAX_PUSH_BYTES, true),
+    gitMaxProcesses: positiveNumber(env, ENV.gitMaxProcesses, DEFAULT_GIT_MAX_PROCESSES, true),
+    gitMaxProcessesPerClient: positiveNumber(
+      env,
+      ENV.gitMaxProcessesPerClient,
+      DEFAULT_GIT_MAX_PROCESSES_PER_CLIENT,
+      true,
+    ),
+    gitBodyTimeoutSeconds: positiveNumber(
+      env,
+      ENV.gitBodyTimeoutSeconds,
+      DEFAULT_GIT_BODY_TIMEOUT_SECONDS,
+      false,
+    ),
+    gitBodyMinBytesPerSecond: positiveNumber(
+      env,
+      ENV.gitBodyMinBytesPerSecond,
+      DEFAULT_GIT_BODY_MIN_BYTES_PER_SECOND,
+      false,
+    ),
+    gitRequestTimeoutSeconds: positiveNumber(
+      env,
+      ENV.gitRequestTimeoutSeconds,
+      DEFAULT_GIT_REQUEST_TIMEOUT_SECONDS,
+      false,
+    ),
+  };
 }
 
 function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, integer: boolean): number {
@@ -185,10 +258,13 @@ export function config(): Config {
   return cached;
 }
 
+/** The vendor's name as GitHub spells its own: `GitHub`. */
+export const vendorTitle = (vendor: string): string =>
+  vendor === 'github' ? 'GitHub' : vendor.charAt(0).toUpperCase() + vendor.slice(1);
+
 /** A vendor header name as GitHub spells its own: `X-GitHub-OTP`, `X-GitHub-Media-Type`. */
 export function vendorHeader(vendor: string, suffix: string): string {
-  const title = vendor === 'github' ? 'GitHub' : vendor.charAt(0).toUpperCase() + vendor.slice(1);
-  return `X-${title}-${suffix}`;
+  return `X-${vendorTitle(vendor)}-${suffix}`;
 }
 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'] as const;

@@ -15,6 +15,7 @@ import { PassThrough, type Readable, Transform } from 'node:stream';
 import { promisify } from 'node:util';
 import { toolPath } from '#shared/tool-path';
 import { fsckLeniency } from './fsck-policy.ts';
+import { type PushLimits, pushLimitsSettings, SERVE_MEMORY_CONFIG } from './git-limits.ts';
 import { spawnGroup } from './process-group.ts';
 import { quarantinedKiB } from './quarantine.ts';
 
@@ -41,6 +42,8 @@ export interface BackendRequest {
   readonly contentLength?: number | undefined;
   /** Set for an authorised push: enables receive-pack and names the pusher in the reflog. */
   readonly pusher?: string | undefined;
+  /** What a push is held to (with `pusher`): its largest file and pack. */
+  readonly pushLimits?: PushLimits | undefined;
   /** Aborted when the client has gone: the process ends, with the git processes it started. */
   readonly signal?: AbortSignal | undefined;
 }
@@ -206,6 +209,10 @@ const ABANDONED_PUSH_GRACE_MS = 5_000;
  */
 export async function startHttpBackend(request: BackendRequest): Promise<BackendResponse> {
   const receivePack = request.pusher !== undefined;
+  const push =
+    receivePack && request.pushLimits
+      ? await pushLimitsSettings(request.pushLimits)
+      : { config: [], env: {} };
   const env: NodeJS.ProcessEnv = {
     ...gitEnvironment(await home()),
     GIT_PROJECT_ROOT: dirname(request.repositoryPath),
@@ -221,7 +228,11 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
       ['http.uploadarch', 'false'],
       ['receive.fsckObjects', 'true'],
       ...fsckLeniency('receive.fsck'),
+      ...SERVE_MEMORY_CONFIG,
+      // Last: a push's hooks directory replaces the empty one.
+      ...push.config,
     ]),
+    ...push.env,
     ...(receivePack ? { REMOTE_USER: request.pusher, REMOTE_ADDR: '127.0.0.1' } : {}),
     ...(request.contentEncoding && TOKEN_LIKE.test(request.contentEncoding)
       ? { HTTP_CONTENT_ENCODING: request.contentEncoding }

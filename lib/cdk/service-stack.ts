@@ -107,7 +107,8 @@ export class ServiceStack extends Stack {
       table: this.table,
       secretsKey: this.secretsKey,
       lfsObjects: this.lfsObjects,
-      environment,
+      // The file size limit a push is held to is the one imports report against.
+      environment: { ...environment, [ENV.largeFileBytes]: String(settings.largeFileBytes) },
       minTasks: settings.gitFrontendTasks.min,
       maxTasks: settings.gitFrontendTasks.max,
       logRemovalPolicy: settings.removalPolicy,

@@ -137,7 +137,9 @@ export class WebDistribution extends Construct {
     const gitBehavior: BehaviorOptions = {
       origin: gitOrigin,
       ...passThrough,
-      originRequestPolicy: OriginRequestPolicy.ALL_VIEWER,
+      // With CloudFront's headers: `CloudFront-Viewer-Address`, by which the front end bounds the
+      // git processes of an anonymous client (functions/git-server/server.ts).
+      originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_AND_CLOUDFRONT_2022,
     };
 
     // A body whose event Lambda could not take would be its 500 (API Gateway's 413 only over

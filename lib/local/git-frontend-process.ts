@@ -18,6 +18,8 @@ export interface FrontEndOptions {
    * command's, and `growthDuring` measures it rather than the front end.
    */
   readonly under?: readonly string[];
+  /** Variables set over this process's environment (lowered limits, for instance). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface FrontEndProcess {
@@ -35,7 +37,13 @@ export async function startFrontEndProcess(options: FrontEndOptions = {}): Promi
   const url = `http://127.0.0.1:${port}`;
   const line = [...(options.under ?? []), process.execPath, '--import', 'tsx', MAIN];
   const child = spawn(line[0] as string, line.slice(1), {
-    env: { ...process.env, PORT: String(port), LISTEN_ADDRESS: '127.0.0.1', [ENV.authUrl]: url },
+    env: {
+      ...process.env,
+      ...options.env,
+      PORT: String(port),
+      LISTEN_ADDRESS: '127.0.0.1',
+      [ENV.authUrl]: url,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let ready = false; !ready; await new Promise((resolve) => setTimeout(resolve, 100))) {

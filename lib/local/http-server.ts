@@ -335,6 +335,10 @@ export function originFormUrl(target: string | undefined): URL | undefined {
   return url.origin === LOCAL_ORIGIN ? url : undefined;
 }
 
+/** `ip:port` of the connection, as CloudFront writes `CloudFront-Viewer-Address`. */
+const viewerAddress = (request: IncomingMessage): string =>
+  `${request.socket.remoteAddress ?? '127.0.0.1'}:${request.socket.remotePort ?? 0}`;
+
 /**
  * What the CDN's path behaviour does in AWS for the Git front end's paths: the request as it came
  * (method, path, query, headers) streamed to the front end and its answer streamed back, past API
@@ -348,7 +352,9 @@ function forward(request: IncomingMessage, url: URL, response: ServerResponse, f
       port: frontEnd.port,
       path: `${url.pathname}${url.search}`,
       method: request.method,
-      headers: endToEnd(request.headers),
+      // CloudFront's header (the Git behaviours' origin request policy adds it), set as CloudFront
+      // sets it: whatever the client sent is replaced. The front end bounds anonymous clients by it.
+      headers: { ...endToEnd(request.headers), 'cloudfront-viewer-address': viewerAddress(request) },
     },
     (answer) => {
       // A refusal before the whole body was sent ends the client's connection too.

@@ -368,7 +368,7 @@ describe('the web distribution in front of the API and the Git front end', () =>
     expect(config.DefaultCacheBehavior.AllowedMethods).toHaveLength(7);
   });
 
-  it("sends every Git route's path to the load balancer as a VPC origin, uncached, with every header", () => {
+  it("sends every Git route's path to the load balancer as a VPC origin, uncached, with every header and CloudFront's", () => {
     const [lbId] = only(resources, 'AWS::ElasticLoadBalancingV2::LoadBalancer');
     const [vpcOriginId, vpcOrigin] = only(resources, 'AWS::CloudFront::VpcOrigin');
     expect(vpcOrigin.Properties.VpcOriginEndpointConfig).toMatchObject({
@@ -389,8 +389,9 @@ describe('the web distribution in front of the API and the Git front end', () =>
       expect(behavior).toMatchObject({
         ViewerProtocolPolicy: 'redirect-to-https',
         CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad',
-        // AllViewer: Authorization and Host included.
-        OriginRequestPolicyId: '216adef6-5c7f-47e4-b989-5492eafa07d3',
+        // AllViewerAndCloudFrontHeaders-2022-06: Authorization and Host included, and
+        // CloudFront-Viewer-Address, by which the front end bounds anonymous clients.
+        OriginRequestPolicyId: '33f36d7e-f396-46d9-90e0-52428a34d9dc',
         Compress: false,
       });
       expect(behavior.AllowedMethods).toContain('POST');
