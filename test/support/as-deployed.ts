@@ -21,7 +21,7 @@
  * on PATH, as the managed runtime has no git).
  */
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -174,7 +174,12 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
     await mountAccessPoint(fileSystem, mounted, accessPointUser);
     stops.push(() => run('umount', [mounted]));
 
-    const files = () => ({ [SECRETS_KEY_PATH]: process.env[ENV.secretsKeyFile] ?? '' });
+    // The local sealing key stands in for what AWS gives by role (KMS; the LFS bucket's presigning),
+    // so the identities the functions and the front end run as must read it: a copy they may read.
+    const secretsKey = join(work, 'secrets.key');
+    await copyFile(process.env[ENV.secretsKeyFile] ?? '', secretsKey);
+    await chmod(secretsKey, 0o444);
+    const files = () => ({ [SECRETS_KEY_PATH]: secretsKey });
     // The managed runtime's user database knows Lambda's user (its home is /home/sbx_user1051);
     // the image's does not, which is why the image sets HOME.
     const managedPasswd = join(work, 'passwd');
