@@ -28,7 +28,7 @@ import {
   userPartition,
 } from './keys.ts';
 import { TABLE } from './table.ts';
-import { patchEntry, RING_VERSION } from './token-ring.ts';
+import { liveCountAttribute, patchEntry, RING_VERSION, scopeSetKey } from './token-ring.ts';
 
 /** Changing existing authorizations: delete, revoke a grant, update, reset the token. */
 
@@ -40,8 +40,7 @@ export async function deleteAuthorization(login: string, id: number): Promise<bo
     if (!authorization) return false;
     const items = deleteAuthorizationItems(authorization, state.owned.get(id) ?? {});
     const ringItem = leaveRing(
-      login,
-      authorization.clientId,
+      authorization,
       state.ringEntries.get(id),
       state.grants.get(authorization.clientId),
     );
@@ -51,16 +50,17 @@ export async function deleteAuthorization(login: string, id: number): Promise<bo
 }
 
 /**
- * The grant item's part of deleting an application token: its ring entry goes; with the last
- * entry, the grant's identity goes too (a later grant is a new one), conditioned on no creation
- * having registered since the read.
+ * The grant item's part of deleting an application token: its ring entry goes, and its scope set's
+ * live count with it (the authorization's scopes are its entry's: the two change together); with
+ * the last entry, the grant's identity goes too (a later grant is a new one), conditioned on no
+ * creation having registered since the read.
  */
 function leaveRing(
-  login: string,
-  clientId: string,
+  authorization: Authorization,
   entry: string | undefined,
   grant: GrantItem | undefined,
 ): TransactItem | undefined {
+  const { login, clientId } = authorization;
   if (!clientId || !grant) return undefined;
   const others = grant.ringEntries.filter((name) => name !== entry);
   const last = others.length === 0;
@@ -70,18 +70,30 @@ function leaveRing(
     Update: {
       TableName: tableName(),
       Key: grantKey(login, clientId),
-      UpdateExpression: `SET #updatedAt = :now REMOVE ${remove.join(', ')}`,
+      UpdateExpression: `SET #updatedAt = :now REMOVE ${remove.join(', ')}${entry ? ' ADD #live :leave' : ''}`,
       // Not the last: another entry is still there (of two concurrent deletions of the last two
       // tokens, the second then sees itself last); the last: nothing registered since the read.
-      ConditionExpression: last ? '#ver = :ver' : 'attribute_exists(#other)',
+      // The entry still has the scopes read (a move to another scope set since then changed
+      // which count it is in; the deletion then reads again).
+      ConditionExpression: `${last ? '#ver = :ver' : 'attribute_exists(#other)'}${entry ? ' AND (attribute_not_exists(#entry) OR #entry.#scopes = :scopes)' : ''}`,
       ExpressionAttributeNames: {
         '#updatedAt': 'updatedAt',
-        ...(entry ? { '#entry': entry } : {}),
+        ...(entry
+          ? {
+              '#entry': entry,
+              '#scopes': 'scopes',
+              '#live': liveCountAttribute(scopeSetKey(authorization.scopes)),
+            }
+          : {}),
         ...(last
           ? { '#id': 'id', '#createdAt': 'createdAt', '#ver': RING_VERSION }
           : { '#other': others[0] as string }),
       },
-      ExpressionAttributeValues: { ':now': now(), ...(last ? { ':ver': grant.ringVersion } : {}) },
+      ExpressionAttributeValues: {
+        ':now': now(),
+        ...(entry ? { ':leave': -1, ':scopes': authorization.scopes } : {}),
+        ...(last ? { ':ver': grant.ringVersion } : {}),
+      },
     },
   };
 }
@@ -195,7 +207,7 @@ export async function updateAuthorization(
     if (current.clientId !== '' && ringEntry && (scopesChanged || fingerprintMoved))
       items.push(
         patchEntry(login, current.clientId, ringEntry, {
-          ...(scopesChanged ? { scopes: next.scopes } : {}),
+          ...(scopesChanged ? { scopes: { from: current.scopes, to: next.scopes } } : {}),
           ...(fingerprintMoved ? { fp: nextPointers.fingerprint ?? null } : {}),
         }),
       );

@@ -29,6 +29,7 @@ import {
   commitEntry,
   entriesOf,
   entryAttribute,
+  limitVictim,
   registerRequest,
   scopeSetKey,
   unregisterRequest,
@@ -162,21 +163,38 @@ async function createAppAuthorization(input: NewAuthorization): Promise<CreateRe
     ? fingerprintPointerKey(login, clientId, input.fingerprint ?? '').SK
     : undefined;
   const pointers: OwnedPointers = fingerprintSk ? { fingerprint: fingerprintSk } : {};
-  const unregister = () =>
-    conditionalWrite(db().send(new UpdateCommand(unregisterRequest(login, clientId, attribute))));
+  /** Takes the pending entry back; true when it was still there (no newer creation superseded it). */
+  const unregister = async () => {
+    const written = await conditionalWrite(
+      db().send(new UpdateCommand(unregisterRequest(login, clientId, attribute))),
+    );
+    if (written === false) return true;
+    grant = written.Attributes ?? {};
+    return typeof grant[attribute] === 'number';
+  };
   /** Victims whose authorization is already gone (only their entry is left to drop). */
   const orphans = new Set<string>();
+  /** Whether this creation still commits its token (false once a newer creation superseded it). */
   let live = true;
-  // Decided once, on the item as this registration left it: concurrent creations decide on the
-  // same entries in the same order, so each has its own victim (see token-ring.ts).
-  let victim = input.limit === undefined ? undefined : victimOf(entriesOf(grant, setKey), input.limit);
+  /** Why this creation failed, while it still owes the limit a revocation (it was superseded). */
+  let refused: CreateResult | undefined;
+  const { limit } = input;
+  // Decided on the item as this registration left it: concurrent creations decide on the same
+  // entries in the same order, so each has its own victim (see token-ring.ts).
+  let victim = limit === undefined ? undefined : victimOf(grant, setKey, limit, attribute);
+  /** Decides the victim again on `grant` as last seen. */
+  const decideAgain = () => {
+    if (victim) victim = entriesOf(grant, setKey).find((entry) => entry.attribute === victim?.attribute);
+    if (limit !== undefined)
+      victim = limitVictim(victim, grant, setKey, limit, live ? 'adds' : 'owes', attribute);
+  };
 
   for (let attempt = 0; attempt < MAX_COMMITS; attempt++) {
     if (attempt > 0) await backoff(attempt - 1);
     const timestamp = now();
     const authorization = newAuthorization(input, id, timestamp);
     const items: TransactItem[] = [];
-    const claimIndex = input.claim ? items.push(input.claim(id)) - 1 : -1;
+    const claimIndex = input.claim && !refused ? items.push(input.claim(id)) - 1 : -1;
     let generationIndex = -1;
     let fingerprintIndex = -1;
     if (live) {
@@ -193,6 +211,8 @@ async function createAppAuthorization(input: NewAuthorization): Promise<CreateRe
         commitEntry({
           login,
           clientId,
+          setKey,
+          ...(input.limit !== undefined ? { limit: input.limit } : {}),
           ...(live
             ? {
                 mine: {
@@ -221,13 +241,15 @@ async function createAppAuthorization(input: NewAuthorization): Promise<CreateRe
       );
 
     const outcome = await transact(items);
-    if (outcome === 'ok')
+    if (outcome === 'ok') {
+      if (refused) return refused;
       return {
         kind: 'created',
         authorization,
         ...(live ? {} : { superseded: true as const }),
         ...(victim?.kind === 'live' ? { revoked: { id: victim.token.id, scopes: victim.token.scopes } } : {}),
       };
+    }
     if (outcome === 'conflict') continue;
     const failed = new Set(outcome.failed);
     if (failed.has(generationIndex) && input.grantGeneration === undefined) {
@@ -235,26 +257,32 @@ async function createAppAuthorization(input: NewAuthorization): Promise<CreateRe
       generation = await getGrantGeneration(login, clientId);
       continue;
     }
-    const refused: CreateResult | undefined = failed.has(claimIndex)
+    const why: CreateResult | undefined = failed.has(claimIndex)
       ? { kind: 'claim-refused' }
       : failed.has(generationIndex)
         ? { kind: 'grant-revoked' }
         : failed.has(fingerprintIndex)
           ? { kind: 'fingerprint-taken' }
           : undefined;
-    if (refused) {
-      // Nothing was created: the pending entry goes (a creation that did not happen holds no place).
-      if (live) await unregister();
-      return refused;
-    }
-    if (failed.has(ringIndex)) {
+    if (why) {
+      // Nothing was created: the pending entry goes (a creation that did not happen holds no
+      // place). But a newer creation that superseded it took a place in its stead, counting on
+      // this one's revocation: that is still owed, without the claim.
+      refused = why;
+      if (failed.has(ringIndex)) grant = outcome.items.get(ringIndex) ?? grant;
+      if (live && typeof grant[attribute] === 'number' && (await unregister())) return why;
+      live = false;
+      decideAgain();
+      if (!victim) return why;
+    } else if (failed.has(ringIndex)) {
       grant = outcome.items.get(ringIndex) ?? grant;
       // A newer creation revoked this one while it was pending: its own duty (the victim) remains.
       if (typeof grant[attribute] !== 'number') live = false;
       // The victim was created meanwhile (revoke it as a token), reset or rotated (revoke it by
-      // its new hash), or it is gone (deleted, or a creation that did not happen): a place came
-      // free, nothing left to revoke.
-      if (victim) victim = entriesOf(grant, setKey).find((entry) => entry.attribute === victim?.attribute);
+      // its new hash), or it is gone (deleted, or a creation that did not happen); or the live
+      // count has no room for one more without a victim.
+      decideAgain();
+      if (refused && !victim) return refused;
     } else if (victim) {
       // The ring named a token whose authorization is gone: only its entry is left to drop. (A
       // victim reset or rotated since the ring was read fails the ring's condition too, above:
@@ -262,6 +290,7 @@ async function createAppAuthorization(input: NewAuthorization): Promise<CreateRe
       orphans.add(victim.attribute);
     }
   }
+  if (refused) return refused;
   if (live) await unregister();
   throw new Error('createAuthorization: too much contention');
 }

@@ -30,6 +30,7 @@ import { ITEM_EXISTS, TABLE } from './table.ts';
 
 export const ENTRY_PREFIX = 'tok#';
 const SEQ_PREFIX = 'seq#';
+const LIVE_PREFIX = 'live#';
 export const RING_VERSION = 'ver';
 
 /** A short, attribute-name-safe key for a scope set (hex of its sorted members). */
@@ -44,6 +45,13 @@ export const seqAttribute = (scopes: readonly Scope[]): string => `${SEQ_PREFIX}
 /** The entry attribute of a token registered with `tokenHash` in `scopes`' set. */
 export const entryAttribute = (scopes: readonly Scope[], tokenHash: string): string =>
   `${ENTRY_PREFIX}${scopeSetKey(scopes)}#${tokenHash.slice(0, 24)}`;
+
+/** The attribute counting the committed tokens of a scope set (by `scopeSetKey`). */
+export const liveCountAttribute = (setKey: string): string => `${LIVE_PREFIX}${setKey}`;
+
+/** How many committed tokens a scope set has on a grant item. */
+export const liveCountOf = (item: Record<string, unknown> | undefined, setKey: string): number =>
+  Number(item?.[liveCountAttribute(setKey)] ?? 0);
 
 /** A committed entry's value. */
 export interface RingToken {
@@ -102,13 +110,66 @@ export const entryAttributes = (item: Record<string, unknown> | undefined): stri
   Object.keys(item ?? {}).filter((attribute) => attribute.startsWith(ENTRY_PREFIX));
 
 /**
- * What one more token in a scope set revokes under a limit of `limit` tokens per set: the entry at
- * rank `limit + 1` (newest first) of the set's entries as the creation's registration left them
- * (its own included), or undefined below the limit. A pending victim is a creation still under
- * way: removing its entry makes its commit fail.
+ * What one more token in a scope set revokes under a limit of `limit` tokens per set, on the grant
+ * item as the creation's registration returned it: the entry at rank `limit + 1` (newest first) of
+ * the set's entries (its own included), as `limitVictim` settles it for a creation that adds its
+ * token. A pending victim is a creation still under way: removing its entry makes its commit fail.
  */
-export const victimOf = (entries: readonly RingEntry[], limit: number): RingEntry | undefined =>
-  entries[limit];
+export const victimOf = (
+  item: Record<string, unknown> | undefined,
+  setKey: string,
+  limit: number,
+  self: string,
+): RingEntry | undefined => limitVictim(entriesOf(item, setKey)[limit], item, setKey, limit, 'adds', self);
+
+/**
+ * The victim a creation takes, on the grant item as last seen, given the one its rank named
+ * (`ranked`, as it is on that item now: undefined once gone):
+ * - `adds` (it commits its token): the ranked entry, committed (the count stays) or pending (it is
+ *   superseded, and owes the limit what it would have revoked); without one, nothing while the
+ *   live count leaves room, else a committed token.
+ * - `owes` (it was superseded, whether its exchange then succeeds or fails): nothing unless the
+ *   live count is over the limit, else its ranked entry when committed, or a committed token.
+ *
+ * The rank is only a prediction that spreads concurrent creations over distinct victims: a
+ * pending entry may belong to an exchange that fails (its code spent by another, its grant
+ * revoked) and revokes nothing. The count decides (the commit is conditioned on it).
+ */
+export function limitVictim(
+  ranked: RingEntry | undefined,
+  item: Record<string, unknown> | undefined,
+  setKey: string,
+  limit: number,
+  role: 'adds' | 'owes',
+  /** The creation's own entry (its rank names no one else's victim). */
+  self?: string,
+): RingEntry | undefined {
+  const count = liveCountOf(item, setKey);
+  if (role === 'adds')
+    return ranked ?? (count < limit ? undefined : unclaimedLive(item, setKey, limit, self));
+  if (count <= limit) return undefined;
+  return ranked?.kind === 'live' ? ranked : unclaimedLive(item, setKey, limit, self);
+}
+
+/**
+ * The oldest committed token that no pending entry's rank names (those are other creations'
+ * victims: taking one would cancel that creation's commit), or the oldest committed one.
+ */
+function unclaimedLive(
+  item: Record<string, unknown> | undefined,
+  setKey: string,
+  limit: number,
+  self: string | undefined,
+): RingEntry | undefined {
+  const entries = entriesOf(item, setKey);
+  const claimed = new Set(
+    entries.flatMap((entry, index) =>
+      entry.kind === 'pending' && entry.attribute !== self ? [entries[index + limit]?.attribute ?? ''] : [],
+    ),
+  );
+  const live = entries.filter((entry) => entry.kind === 'live');
+  return live.findLast((entry) => !claimed.has(entry.attribute)) ?? live.at(-1);
+}
 
 // Request builders: pure, so unit tests can read them as plain objects.
 
@@ -148,7 +209,10 @@ export function registerRequest(
   };
 }
 
-/** Drops an entry whatever it holds (a creation that did not happen takes its pending entry back). */
+/**
+ * Drops an entry whatever it holds (a creation that did not happen takes its pending entry back),
+ * returning the item as it was: when the entry was already gone, a newer creation superseded it.
+ */
 export function unregisterRequest(login: string, clientId: string, attribute: string): UpdateCommandInput {
   return {
     TableName: tableName(),
@@ -156,6 +220,7 @@ export function unregisterRequest(login: string, clientId: string, attribute: st
     UpdateExpression: 'REMOVE #entry',
     ConditionExpression: ITEM_EXISTS,
     ExpressionAttributeNames: { '#entry': attribute },
+    ReturnValues: 'ALL_OLD',
   };
 }
 
@@ -171,13 +236,17 @@ export const ringTokenValue = (token: RingToken): Record<string, unknown> => ({
  * The grant item's part of a creation's transaction: the pending entry becomes the token (only
  * while it is still pending: a newer creation may have revoked it meanwhile), the grant gets its
  * identity if it has none, and the victim's entry goes (only while it is as it was seen). The
- * old item comes back when a condition fails, so that the caller decides again without a read.
+ * scope set's live count follows, and is conditioned on as `limitVictim` decides. The old item
+ * comes back when a condition fails, so that the caller decides again without a read.
  */
 export function commitEntry(input: {
   readonly login: string;
   readonly clientId: string;
+  /** The scope set of the token and its victim. */
+  readonly setKey: string;
   readonly mine?: { readonly attribute: string; readonly token: RingToken };
   readonly victim?: RingEntry;
+  readonly limit?: number;
   readonly grantId?: number;
   readonly timestamp: string;
 }): TransactItem {
@@ -207,19 +276,40 @@ export function commitEntry(input: {
     if (input.victim.kind === 'live') {
       // The victim's id and its current token hash: a reset or rotation since the ring was read
       // moved its lookup, and the deletion beside this must take the new one (see
-      // deleteAuthorizationItems).
+      // deleteAuthorizationItems). And its scopes: a token moved to another scope set since
+      // counts in that set.
       values[':victimId'] = input.victim.token.id;
       values[':victimHash'] = input.victim.token.hash;
-      conditions.push('#victim.#victimIdField = :victimId', '#victim.#victimHashField = :victimHash');
+      values[':victimScopes'] = input.victim.token.scopes;
+      conditions.push(
+        '#victim.#victimIdField = :victimId',
+        '#victim.#victimHashField = :victimHash',
+        '#victim.#victimScopesField = :victimScopes',
+      );
       attributeNames['#victimIdField'] = 'id';
       attributeNames['#victimHashField'] = 'hash';
+      attributeNames['#victimScopesField'] = 'scopes';
+    }
+  }
+  let add = '';
+  const change = (input.mine ? 1 : 0) - (input.victim?.kind === 'live' ? 1 : 0);
+  if (change !== 0) {
+    attributeNames['#live'] = liveCountAttribute(input.setKey);
+    values[':change'] = change;
+    add = ' ADD #live :change';
+    // One more token with no victim: only below the limit. One more that supersedes a pending
+    // creation: that creation owes the limit a revocation. A superseded creation's revocation:
+    // only while the count is over the limit (see limitVictim).
+    if (input.limit !== undefined && (change < 0 || !input.victim)) {
+      values[':limit'] = input.limit;
+      conditions.push(change > 0 ? '(attribute_not_exists(#live) OR #live < :limit)' : '#live > :limit');
     }
   }
   return {
     Update: {
       TableName: tableName(),
       Key: grantKey(input.login, input.clientId),
-      UpdateExpression: `SET ${set.join(', ')}${remove}`,
+      UpdateExpression: `SET ${set.join(', ')}${remove}${add}`,
       ConditionExpression: conditions.join(' AND '),
       ExpressionAttributeNames: attributeNames,
       ExpressionAttributeValues: values,
@@ -230,15 +320,20 @@ export function commitEntry(input: {
 
 /**
  * Changes fields of a live token's entry (its token was reset or rotated; its scopes or
- * fingerprint changed: a live entry's scope set is its `scopes`, whatever its name says), only
- * while it is still there, and, for a reset or rotation, only while it still names the hash it
- * replaces (`replaces`). `fp: null` drops the fingerprint.
+ * fingerprint changed: a live entry's scope set is its `scopes`, whatever its name says, so a
+ * change of scope set moves the token from one set's live count to the other's), only while it is
+ * still there, and, for a reset or rotation, only while it still names the hash it replaces
+ * (`replaces`). `fp: null` drops the fingerprint.
  */
 export function patchEntry(
   login: string,
   clientId: string,
   attribute: string,
-  fields: { readonly hash?: string; readonly scopes?: readonly Scope[]; readonly fp?: string | null },
+  fields: {
+    readonly hash?: string;
+    readonly scopes?: { readonly from: readonly Scope[]; readonly to: readonly Scope[] };
+    readonly fp?: string | null;
+  },
   replaces?: string,
 ): TransactItem {
   const attributeNames: Record<string, string> = { '#entry': attribute };
@@ -249,8 +344,10 @@ export function patchEntry(
   }
   const set: string[] = [];
   let remove = '';
+  let add = '';
+  const stored = { hash: fields.hash, scopes: fields.scopes?.to, fp: fields.fp };
   for (const field of ['hash', 'scopes', 'fp'] as const) {
-    const value = fields[field];
+    const value = stored[field];
     if (value === undefined) continue;
     attributeNames[`#${field}`] = field;
     if (value === null) remove = ` REMOVE #entry.#${field}`;
@@ -259,11 +356,22 @@ export function patchEntry(
       set.push(`#entry.#${field} = :${field}`);
     }
   }
+  if (fields.scopes) {
+    const from = scopeSetKey(fields.scopes.from);
+    const to = scopeSetKey(fields.scopes.to);
+    if (from !== to) {
+      attributeNames['#liveFrom'] = liveCountAttribute(from);
+      attributeNames['#liveTo'] = liveCountAttribute(to);
+      values[':leave'] = -1;
+      values[':join'] = 1;
+      add = ' ADD #liveFrom :leave, #liveTo :join';
+    }
+  }
   return {
     Update: {
       TableName: tableName(),
       Key: grantKey(login, clientId),
-      UpdateExpression: `${set.length > 0 ? `SET ${set.join(', ')}` : ''}${remove}`.trim(),
+      UpdateExpression: `${set.length > 0 ? `SET ${set.join(', ')}` : ''}${remove}${add}`.trim(),
       ConditionExpression:
         replaces === undefined
           ? 'attribute_exists(#entry)'
