@@ -313,6 +313,43 @@ describe('authorizations and grants', () => {
       auth: app.basic,
     });
 
+    // The same four with the token in the body (GitHub 2020).
+    const inBody = await call(
+      'PUT /authorizations/clients/{client_id}',
+      `/authorizations/clients/${app.clientId}`,
+      201,
+      { auth: octocat.auth, body: forApp },
+    );
+    const token = `/applications/${app.clientId}/token`;
+    const grant = `/applications/${app.clientId}/grant`;
+    const withToken = (access_token: string) => ({ auth: app.basic, body: { access_token } });
+    await call('POST /applications/{client_id}/token', token, 200, withToken(inBody.token));
+    await call('POST /applications/{client_id}/token', token, 404, withToken(`gho_${'x'.repeat(36)}`));
+    await call('POST /applications/{client_id}/token', token, 422, { auth: app.basic, body: {} });
+    const resetInBody = await call(
+      'PATCH /applications/{client_id}/token',
+      token,
+      200,
+      withToken(inBody.token),
+    );
+    await call('PATCH /applications/{client_id}/token', token, 404, withToken(inBody.token));
+    await call('PATCH /applications/{client_id}/token', token, 422, {
+      auth: app.basic,
+      body: { access_token: 1 },
+    });
+    await call('DELETE /applications/{client_id}/token', token, 204, withToken(resetInBody.token));
+    await call('DELETE /applications/{client_id}/token', token, 404, withToken(resetInBody.token));
+    await call('DELETE /applications/{client_id}/token', token, 422, { auth: app.basic, body: {} });
+    const grantInBody = await call(
+      'PUT /authorizations/clients/{client_id}',
+      `/authorizations/clients/${app.clientId}`,
+      201,
+      { auth: octocat.auth, body: forApp },
+    );
+    await call('DELETE /applications/{client_id}/grant', grant, 204, withToken(grantInBody.token));
+    await call('DELETE /applications/{client_id}/grant', grant, 404, withToken(grantInBody.token));
+    await call('DELETE /applications/{client_id}/grant', grant, 422, { auth: app.basic, body: {} });
+
     await call('DELETE /authorizations/{authorization_id}', `/authorizations/${created.id}`, 204, {
       auth: octocat.auth,
     });
