@@ -42,6 +42,8 @@ const SUBSETS: ReadonlySet<string> = new Set(['GET /']);
  * named (same access rules), their successes by the fields the README documents.
  */
 const EXTENSIONS: Record<string, { readonly errorsAs: string; readonly fields: readonly string[] }> = {
+  // GitHub's 2025 credential revocation API, newer than the description: 202 with `{}`.
+  'POST /credentials/revoke': { errorsAs: '/authorizations', fields: [] },
   'GET /repos/{owner}/{repo}/import/report': {
     errorsAs: '/repos/{owner}/{repo}/import',
     fields: [
@@ -475,6 +477,16 @@ describe('source imports', () => {
     await call('DELETE /repos/{owner}/{repo}/import', base, 204, { auth: octocat.auth });
     await call('DELETE /repos/{owner}/{repo}/import', base, 404, { auth: octocat.auth });
     await call('GET /repos/{owner}/{repo}/import/report', `${base}/report`, 404, { auth: octocat.auth });
+    expectConformance();
+  });
+});
+
+describe('credential revocation', () => {
+  it('POST /credentials/revoke answers 202 with an empty object, and 422 in the validation error shape', async () => {
+    await call('POST /credentials/revoke', '/credentials/revoke', 202, {
+      body: { credentials: [`ghp_${'x'.repeat(36)}`] },
+    });
+    await call('POST /credentials/revoke', '/credentials/revoke', 422, { body: { credentials: 'x' } });
     expectConformance();
   });
 });
