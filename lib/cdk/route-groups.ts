@@ -25,8 +25,8 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   },
   {
     name: 'Account',
-    folders: ['users', 'repos', 'keys', 'deploy-keys'],
-    description: 'Users, repositories, SSH keys and deploy keys API',
+    folders: ['users', 'repos', 'keys', 'deploy-keys', 'meta', 'graphql'],
+    description: 'Users, repositories, SSH keys and deploy keys API, the API root and GraphQL',
   },
   {
     name: 'Web',
