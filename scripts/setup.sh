@@ -53,6 +53,8 @@ readonly SYSTEM_COMMANDS=(
   'mmdebstrap:mmdebstrap'
   'tini:tini'
   'bindfs:bindfs'
+  # A real git credential helper on the authorization-code flow with PKCE (its e2e test).
+  'git-credential-oauth:git-credential-oauth'
 )
 
 fail() {

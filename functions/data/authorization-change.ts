@@ -33,12 +33,35 @@ import { liveCountAttribute, patchEntry, RING_VERSION, scopeSetKey } from './tok
 /** Changing existing authorizations: delete, revoke a grant, update, reset the token. */
 
 /** Deletes an authorization (its token stops working at once); false when it was already gone. */
-export async function deleteAuthorization(login: string, id: number): Promise<boolean> {
+export const deleteAuthorization = (login: string, id: number): Promise<boolean> =>
+  deleteAuthorizationWith(login, id);
+
+/**
+ * Revokes a reported credential's authorization and leaves its owner `notice`, in one
+ * transaction: the notice exists exactly when the revocation happened. `tokenHash` (a reported
+ * access token) revokes only while the authorization still has that token: one reset since the
+ * token leaked already made it worthless, and the new token is not the reporter's to revoke.
+ * Without it (a reported refresh token), the family goes whatever its current access token.
+ */
+export const revokeReportedAuthorization = (
+  login: string,
+  id: number,
+  tokenHash: string | undefined,
+  notice: (authorization: Authorization) => TransactItem,
+): Promise<boolean> => deleteAuthorizationWith(login, id, { tokenHash, notice });
+
+async function deleteAuthorizationWith(
+  login: string,
+  id: number,
+  reported?: { tokenHash: string | undefined; notice: (authorization: Authorization) => TransactItem },
+): Promise<boolean> {
   return retryOnConflict('deleteAuthorization', async () => {
     const state = await readUserAuthState(login);
     const authorization = state.authorizations.find((a) => a.id === id);
     if (!authorization) return false;
+    if (reported?.tokenHash !== undefined && authorization.tokenHash !== reported.tokenHash) return false;
     const items = deleteAuthorizationItems(authorization, state.owned.get(id) ?? {});
+    if (reported) items.push(reported.notice(authorization));
     const ringItem = leaveRing(
       authorization,
       state.ringEntries.get(id),

@@ -37,7 +37,7 @@ export interface NewRefreshToken {
   readonly publicClient: boolean;
 }
 
-const toRefreshToken = (item: Record<string, unknown>): StoredRefreshToken => ({
+export const toRefreshToken = (item: Record<string, unknown>): StoredRefreshToken => ({
   tokenHash: String(item.tokenHash),
   login: String(item.login),
   clientId: String(item.clientId),

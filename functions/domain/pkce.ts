@@ -13,8 +13,14 @@ export type PkceCheck =
 
 /** base64url of a SHA-256: 32 bytes, 43 characters, no padding. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
-/** RFC 7636 §4.1: 43–128 characters of the unreserved set. */
-const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+/**
+ * RFC 7636 §4.1: 43–128 characters of the unreserved set; also accepted, the standard base64
+ * alphabet with its padding (`+`, `/`, and up to two `=` at the end): git-credential-oauth 0.4.2
+ * (Debian's) sends the padded standard base64 of 32 random bytes, 44 characters. That is as much
+ * entropy as RFC 7636 asks for, it arrives form-encoded like any other value, and refusing it
+ * would break an unmodified client that GitHub serves (see docs/decisions.md, issue 26).
+ */
+const VERIFIER = /^(?=.{43,128}$)[A-Za-z0-9\-._~+/]+={0,2}$/;
 
 /** Checks the authorize request's PKCE parameters; `challenge: null` when PKCE is not used. */
 export function checkChallenge(

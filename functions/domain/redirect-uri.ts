@@ -3,6 +3,12 @@
  * is accepted only when it lands inside the registered callback: same scheme, host and port, and
  * a path equal to the callback's or below it segment by segment (`/path/sub`, never `/path2`).
  *
+ * One exception, RFC 8252 §7.3 and GitHub's rule for native apps: when the callback is an `http`
+ * loopback address (`127.0.0.1`, `[::1]` or `localhost`), the port is not compared, since a native
+ * app listens on whatever port the system gives it. Scheme, host and path are still compared as
+ * above; an `https` loopback callback keeps its port (nothing ephemeral listens with a
+ * certificate), and the host must be the callback's own loopback name, not another one.
+ *
  * Both URLs are compared after WHATWG URL parsing, which is how browsers will follow the redirect.
  * Inputs that a parser could read differently from a browser or a server behind the callback are
  * refused before parsing rather than normalized: backslashes, userinfo, fragments, whitespace and
@@ -48,6 +54,20 @@ function parse(raw: string): URL | undefined {
   }
 }
 
+/** Hosts (as WHATWG serializes them) whose `http` callbacks match a redirect on any port. */
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** Same scheme and host; the same port too, unless the callback is an `http` loopback address. */
+function sameOrigin(url: URL, callback: URL): boolean {
+  if (url.protocol !== callback.protocol) return false;
+  if (url.host === callback.host) return true;
+  return (
+    callback.protocol === 'http:' &&
+    LOOPBACK_HOSTS.has(callback.hostname) &&
+    url.hostname === callback.hostname
+  );
+}
+
 /** `/path` itself or a segment-wise sub-path of it; `/` contains every path. */
 function isWithin(path: string, base: string): boolean {
   if (path === base) return true;
@@ -67,8 +87,7 @@ export function checkRedirectUri(requested: string | null | undefined, callbackU
   if (!isPlainAbsoluteUrl(requested)) return { ok: false };
   const url = parse(requested);
   if (!url || url.username || url.password || url.hash) return { ok: false };
-  const sameOrigin = url.protocol === callback.protocol && url.host === callback.host;
-  if (!sameOrigin || !isWithin(url.pathname, callback.pathname)) return { ok: false };
+  if (!sameOrigin(url, callback) || !isWithin(url.pathname, callback.pathname)) return { ok: false };
   return { ok: true, target: url.href, redirectUri: url.href };
 }
 

@@ -117,7 +117,7 @@ async function userByToken(token: string): Promise<Caller> {
  * `client_secret` query parameters (Octokit sends them that way). GitHub answers failures here
  * with 404, not 401, so as not to confirm which client ids exist.
  */
-async function appByCredentials(event: CredentialSource): Promise<Caller> {
+async function appByCredentials(event: CredentialSource, token: string | undefined): Promise<Caller> {
   const presented = presentedCredentials(event);
   const query = event.queryStringParameters ?? {};
   const [clientId, secret] =
@@ -127,7 +127,6 @@ async function appByCredentials(event: CredentialSource): Promise<Caller> {
   // A client_id of the wrong shape names no application: no read (and no over-long key).
   if (!clientId || !secret || !matchesParamRule('client_id', clientId)) throw notFound();
   // The token the route acts on is read in the same round trip as the application.
-  const token = event.pathParameters?.access_token;
   const found =
     token && hasValidChecksum(token)
       ? await getAppAndToken(clientId, hashToken(token))
@@ -150,10 +149,16 @@ function tokenInBasic(username: string, password: string): string | undefined {
  * Checks the request's credentials against what its route accepts. Credentials that are sent are
  * always verified (a wrong password is 401 even on an anonymous route, as on GitHub); routes that
  * need a user answer 401 `Requires authentication` when none was sent. `event` is an API Gateway
- * proxy event or the Git front end's request in its shape.
+ * proxy event or the Git front end's request in its shape. `appToken` is the token an
+ * application-side route acts on: the path's `{access_token}` (2015), or the body's
+ * `access_token` (the 2020 routes), read with the application in one round trip.
  */
-export async function authenticate(event: CredentialSource, route: Pick<Route, 'auth'>): Promise<Caller> {
-  if (route.auth === 'app') return appByCredentials(event);
+export async function authenticate(
+  event: CredentialSource,
+  route: Pick<Route, 'auth'>,
+  appToken: string | undefined = event.pathParameters?.access_token,
+): Promise<Caller> {
+  if (route.auth === 'app') return appByCredentials(event, appToken);
   const presented = presentedCredentials(event);
   let caller: Caller;
   switch (presented.kind) {

@@ -100,6 +100,14 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: `${API}/applications/{client_id}/tokens/{access_token}`, handler: 'applications/reset-token', auth: 'app', scopes: [], media: 'json', table: 'RW' },
   { method: 'DELETE', path: `${API}/applications/{client_id}/tokens/{access_token}`, handler: 'applications/revoke-token', auth: 'app', scopes: [], media: 'json', table: 'RW' },
   { method: 'DELETE', path: `${API}/applications/{client_id}/grants/{access_token}`, handler: 'applications/revoke-grant', auth: 'app', scopes: [], media: 'json', table: 'RW' },
+  // The same four with the token in the body (GitHub 2020): `{"access_token": "…"}`.
+  { method: 'POST', path: `${API}/applications/{client_id}/token`, handler: 'applications/token-check', auth: 'app', scopes: [], media: 'json', table: 'RO' },
+  { method: 'PATCH', path: `${API}/applications/{client_id}/token`, handler: 'applications/token-reset', auth: 'app', scopes: [], media: 'json', table: 'RW' },
+  { method: 'DELETE', path: `${API}/applications/{client_id}/token`, handler: 'applications/token-delete', auth: 'app', scopes: [], media: 'json', table: 'RW' },
+  { method: 'DELETE', path: `${API}/applications/{client_id}/grant`, handler: 'applications/grant-delete', auth: 'app', scopes: [], media: 'json', table: 'RW' },
+
+  // Credential revocation (GitHub 2025): anyone reports leaked tokens, without authenticating.
+  { method: 'POST', path: `${API}/credentials/revoke`, handler: 'credentials/revoke', auth: 'none', scopes: [], media: 'json', table: 'RW' },
 
   // SSH keys and deploy keys
   { method: 'GET', path: `${API}/user/keys`, handler: 'keys/list-for-user', auth: 'user', scopes: ['read:public_key', 'write:public_key', 'admin:public_key'], media: 'json', table: 'RO' },

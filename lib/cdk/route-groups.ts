@@ -20,8 +20,8 @@ export const MAX_ROUTES_PER_GROUP = 40;
 export const ROUTE_GROUPS: readonly RouteGroup[] = [
   {
     name: 'Authorization',
-    folders: ['authorizations', 'grants', 'applications'],
-    description: 'OAuth authorizations and grants API, and the application-side token API',
+    folders: ['authorizations', 'grants', 'applications', 'credentials'],
+    description: 'OAuth authorizations and grants API, the application-side token API, credential revocation',
   },
   {
     name: 'Account',

@@ -116,6 +116,18 @@ describe('logs of an end-to-end pass at debug level', () => {
       headers: { Authorization: app.basic },
     });
     expect(unknown.status).toBe(404);
+    // The same with the token in the body (2020), and a report of leaked tokens (which revokes one).
+    const checkedInBody = await fetch(`${stack.baseUrl}/applications/${app.clientId}/token`, {
+      method: 'POST',
+      headers: { Authorization: app.basic },
+      body: JSON.stringify({ access_token: oauthToken }),
+    });
+    expect([200, 404]).toContain(checkedInBody.status);
+    const reported = await fetch(`${stack.baseUrl}/credentials/revoke`, {
+      method: 'POST',
+      body: JSON.stringify({ credentials: [personal.token, oauthToken, unknownToken] }),
+    });
+    expect(reported.status).toBe(202);
 
     // The capture works and the service logged at debug level, with correlation ids, and counted.
     const output = captured.join('');

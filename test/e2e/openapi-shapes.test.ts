@@ -42,6 +42,8 @@ const SUBSETS: ReadonlySet<string> = new Set(['GET /']);
  * named (same access rules), their successes by the fields the README documents.
  */
 const EXTENSIONS: Record<string, { readonly errorsAs: string; readonly fields: readonly string[] }> = {
+  // GitHub's 2025 credential revocation API, newer than the description: 202 with `{}`.
+  'POST /credentials/revoke': { errorsAs: '/authorizations', fields: [] },
   'GET /repos/{owner}/{repo}/import/report': {
     errorsAs: '/repos/{owner}/{repo}/import',
     fields: [
@@ -313,6 +315,43 @@ describe('authorizations and grants', () => {
       auth: app.basic,
     });
 
+    // The same four with the token in the body (GitHub 2020).
+    const inBody = await call(
+      'PUT /authorizations/clients/{client_id}',
+      `/authorizations/clients/${app.clientId}`,
+      201,
+      { auth: octocat.auth, body: forApp },
+    );
+    const token = `/applications/${app.clientId}/token`;
+    const grant = `/applications/${app.clientId}/grant`;
+    const withToken = (access_token: string) => ({ auth: app.basic, body: { access_token } });
+    await call('POST /applications/{client_id}/token', token, 200, withToken(inBody.token));
+    await call('POST /applications/{client_id}/token', token, 404, withToken(`gho_${'x'.repeat(36)}`));
+    await call('POST /applications/{client_id}/token', token, 422, { auth: app.basic, body: {} });
+    const resetInBody = await call(
+      'PATCH /applications/{client_id}/token',
+      token,
+      200,
+      withToken(inBody.token),
+    );
+    await call('PATCH /applications/{client_id}/token', token, 404, withToken(inBody.token));
+    await call('PATCH /applications/{client_id}/token', token, 422, {
+      auth: app.basic,
+      body: { access_token: 1 },
+    });
+    await call('DELETE /applications/{client_id}/token', token, 204, withToken(resetInBody.token));
+    await call('DELETE /applications/{client_id}/token', token, 404, withToken(resetInBody.token));
+    await call('DELETE /applications/{client_id}/token', token, 422, { auth: app.basic, body: {} });
+    const grantInBody = await call(
+      'PUT /authorizations/clients/{client_id}',
+      `/authorizations/clients/${app.clientId}`,
+      201,
+      { auth: octocat.auth, body: forApp },
+    );
+    await call('DELETE /applications/{client_id}/grant', grant, 204, withToken(grantInBody.token));
+    await call('DELETE /applications/{client_id}/grant', grant, 404, withToken(grantInBody.token));
+    await call('DELETE /applications/{client_id}/grant', grant, 422, { auth: app.basic, body: {} });
+
     await call('DELETE /authorizations/{authorization_id}', `/authorizations/${created.id}`, 204, {
       auth: octocat.auth,
     });
@@ -438,6 +477,16 @@ describe('source imports', () => {
     await call('DELETE /repos/{owner}/{repo}/import', base, 204, { auth: octocat.auth });
     await call('DELETE /repos/{owner}/{repo}/import', base, 404, { auth: octocat.auth });
     await call('GET /repos/{owner}/{repo}/import/report', `${base}/report`, 404, { auth: octocat.auth });
+    expectConformance();
+  });
+});
+
+describe('credential revocation', () => {
+  it('POST /credentials/revoke answers 202 with an empty object, and 422 in the validation error shape', async () => {
+    await call('POST /credentials/revoke', '/credentials/revoke', 202, {
+      body: { credentials: [`ghp_${'x'.repeat(36)}`] },
+    });
+    await call('POST /credentials/revoke', '/credentials/revoke', 422, { body: { credentials: 'x' } });
     expectConformance();
   });
 });

@@ -41,10 +41,22 @@ describe('PKCE', () => {
   it('requires 43 to 128 unreserved characters', () => {
     const short = 'a'.repeat(42);
     const long = 'a'.repeat(129);
-    const bad = `${'a'.repeat(42)}+`;
-    for (const verifier of [short, long, bad])
+    for (const bad of [' ', '%', '!', '*', ':', '=a', '==='])
+      for (const verifier of [`${'a'.repeat(42)}${bad}`, `${bad}${'a'.repeat(42)}`])
+        expect(verifierMatches(verifier, challengeOf(verifier)), verifier).toBe(false);
+    for (const verifier of [short, long])
       expect(verifierMatches(verifier, challengeOf(verifier))).toBe(false);
     for (const verifier of ['a'.repeat(43), `${'-._~'.repeat(32)}`])
       expect(verifierMatches(verifier, challengeOf(verifier))).toBe(true);
+  });
+
+  it('also takes the padded standard base64 verifier git-credential-oauth 0.4.2 sends (44 characters)', () => {
+    // Recorded from Debian's git-credential-oauth 0.4.2: base64.StdEncoding of 32 random bytes.
+    const sent = 'LMfDNPmp4y//wSX/cUeb7oVhIalj0Zr+pakG0D+WY5s=';
+    expect(challengeOf(sent)).toBe('ukCO25_FsFX8HvcuhqpAk8CvSSmzzk3X-P_t3ZtZafg');
+    expect(verifierMatches(sent, 'ukCO25_FsFX8HvcuhqpAk8CvSSmzzk3X-P_t3ZtZafg')).toBe(true);
+    expect(verifierMatches(`${'a'.repeat(42)}+`, challengeOf(`${'a'.repeat(42)}+`))).toBe(true);
+    expect(verifierMatches(`${'a'.repeat(126)}==`, challengeOf(`${'a'.repeat(126)}==`))).toBe(true);
+    expect(verifierMatches(`${'a'.repeat(127)}==`, challengeOf(`${'a'.repeat(127)}==`))).toBe(false);
   });
 });

@@ -105,6 +105,63 @@ describe('redirect_uri rule: beyond the table', () => {
   });
 });
 
+describe('redirect_uri rule: loopback callbacks match on any port (RFC 8252 §7.3, GitHub)', () => {
+  it.each([
+    ['http://127.0.0.1', 'http://127.0.0.1:38123/'],
+    ['http://127.0.0.1', 'http://127.0.0.1:1/'],
+    ['http://127.0.0.1/', 'http://127.0.0.1:65535/'],
+    ['http://127.0.0.1/cb', 'http://127.0.0.1:4000/cb'],
+    ['http://127.0.0.1/cb', 'http://127.0.0.1:4000/cb/sub?x=1'],
+    ['http://127.0.0.1:8080/cb', 'http://127.0.0.1:9090/cb'],
+    ['http://127.0.0.1:8080/cb', 'http://127.0.0.1/cb'],
+    ['http://[::1]/cb', 'http://[::1]:51000/cb'],
+    ['http://[::1]/cb', 'http://[0:0:0:0:0:0:0:1]:51000/cb'],
+    ['http://localhost/cb', 'http://localhost:51000/cb'],
+    ['http://localhost/cb', 'http://LOCALHOST:51000/cb'],
+  ])('callback %s accepts %s', (callback, uri) => {
+    const check = checkRedirectUri(uri, callback);
+    expect(check.ok).toBe(true);
+    expect(check.ok && check.redirectUri).toBe(new URL(uri).href);
+  });
+
+  it.each([
+    ['another path', 'http://127.0.0.1/cb', 'http://127.0.0.1:4000/other'],
+    ['a sibling path that merely starts the same', 'http://127.0.0.1/cb', 'http://127.0.0.1:4000/cb2'],
+    ['https for an http callback', 'http://127.0.0.1/cb', 'https://127.0.0.1:4000/cb'],
+    ['another port of an https loopback callback', 'https://127.0.0.1/cb', 'https://127.0.0.1:4000/cb'],
+    ['another port of an https localhost callback', 'https://localhost:8443/cb', 'https://localhost:4000/cb'],
+    ['another loopback name: localhost for 127.0.0.1', 'http://127.0.0.1/cb', 'http://localhost:4000/cb'],
+    ['another loopback name: 127.0.0.1 for localhost', 'http://localhost/cb', 'http://127.0.0.1:4000/cb'],
+    ['another loopback name: [::1] for 127.0.0.1', 'http://127.0.0.1/cb', 'http://[::1]:4000/cb'],
+    ['another loopback address', 'http://127.0.0.1/cb', 'http://127.0.0.2:4000/cb'],
+    ['a name under localhost', 'http://localhost/cb', 'http://evil.localhost:4000/cb'],
+    ['localhost with a trailing dot', 'http://localhost/cb', 'http://localhost.:4000/cb'],
+    [
+      'a host that starts like the loopback address',
+      'http://127.0.0.1/cb',
+      'http://127.0.0.1.evil.example:4000/cb',
+    ],
+    ['userinfo', 'http://127.0.0.1/cb', 'http://user@127.0.0.1:4000/cb'],
+    ['userinfo that hides another host', 'http://127.0.0.1/cb', 'http://127.0.0.1:4000@evil.example/cb'],
+    ['a fragment', 'http://127.0.0.1/cb', 'http://127.0.0.1:4000/cb#x'],
+    ['a dot-dot segment', 'http://127.0.0.1/cb', 'http://127.0.0.1:4000/cb/../x'],
+    ['an encoded slash', 'http://127.0.0.1/cb', 'http://127.0.0.1:4000/cb%2F..%2Fx'],
+    ['a backslash', 'http://127.0.0.1/cb', 'http://127.0.0.1:4000\\@evil.example/cb'],
+    ['a port out of range', 'http://127.0.0.1/cb', 'http://127.0.0.1:65536/cb'],
+    ['another port of a non-loopback private address', 'http://10.0.0.1/cb', 'http://10.0.0.1:4000/cb'],
+    ['another port of a non-loopback host', 'http://example.com/cb', 'http://example.com:4000/cb'],
+  ])('refuses %s', (_, callback, uri) => {
+    expect(checkRedirectUri(uri, callback).ok).toBe(false);
+  });
+
+  it('binds the port at the token endpoint: the code takes only the redirect_uri it was issued for', () => {
+    const callback = 'http://127.0.0.1/cb';
+    const bound = 'http://127.0.0.1:4000/cb';
+    expect(exchangeRedirectMatches('http://127.0.0.1:4000/cb', bound, callback)).toBe(true);
+    expect(exchangeRedirectMatches('http://127.0.0.1:4001/cb', bound, callback)).toBe(false);
+  });
+});
+
 describe('redirect_uri at the token endpoint', () => {
   it('must equal the one the code was issued for', () => {
     const bound = 'http://example.com/path/sub';

@@ -1,4 +1,5 @@
 import type { Authorization } from '#domain/authorizations';
+import type { RevocationNotice } from '#domain/credential-reports';
 import { SCOPES, type Scope } from '#domain/scopes';
 import type { WebReply, WebRequest } from '#http/middleware/web-stack';
 import type { FieldError } from '#shared/errors';
@@ -26,6 +27,8 @@ export interface TokensPageOptions {
   readonly status?: number;
   readonly errors?: readonly FieldError[];
   readonly input?: TokenInput;
+  /** The user's tokens revoked after a credential report, newest first. */
+  readonly revoked?: readonly RevocationNotice[];
   /** A token just created or regenerated: shown this once. */
   readonly fresh?: {
     readonly authorization: Authorization;
@@ -38,6 +41,31 @@ export interface TokensPageOptions {
 export const scopeFieldId = (scope: string): string => `scope-${scope.replace(/[^a-z_]/g, '-')}`;
 
 const noteOf = (authorization: Authorization): string => authorization.note ?? '(no note)';
+
+const revokedWhat = (notice: RevocationNotice) => {
+  switch (notice.kind) {
+    case 'personal':
+      return html`Personal access token “${notice.note ?? '(no note)'}”`;
+    case 'oauth':
+      return html`Token of the OAuth application <code>${notice.clientId}</code>`;
+    case 'refresh':
+      return html`Refresh token of the OAuth application <code>${notice.clientId}</code> (its access token went with it)`;
+  }
+};
+
+/** Tokens revoked because someone reported them publicly exposed: the owner is told here. */
+function revokedSection(revoked: readonly RevocationNotice[]) {
+  if (revoked.length === 0) return undefined;
+  const items = revoked.map(
+    (notice) =>
+      html`<li>${revokedWhat(notice)}, ending <code>…${notice.tokenLastEight}</code>, revoked ${dateText(notice.revokedAt)}</li>`,
+  );
+  return html`<section class="panel" role="alert" aria-labelledby="revoked-tokens">
+<h2 id="revoked-tokens">Revoked because they were reported exposed</h2>
+<p>Someone reported these tokens through the credential revocation API, so they no longer work. Check where they were stored or shared, and make new ones where you still need them.</p>
+<ul>${items}</ul>
+</section>`;
+}
 
 /** GET (and the answers of POST) /settings/tokens: personal access tokens and the create form. */
 export function tokensPage(
@@ -79,6 +107,7 @@ export function tokensPage(
     title: 'Personal access tokens',
     body: html`<h1>Personal access tokens</h1>
 ${noticeBox(request)}
+${revokedSection(options.revoked ?? [])}
 ${
   fresh
     ? secretPanel(
