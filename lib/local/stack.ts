@@ -33,7 +33,7 @@ export interface LocalEndpoints {
  * once with 32 random bytes, readable by its owner only, reused after that so that sealed values
  * in a persistent table keep opening.
  */
-async function ensureSecretsKey(): Promise<string> {
+export async function ensureSecretsKey(): Promise<string> {
   const file = join(dirname(endpointsFile()), 'secrets.key');
   const existing = await readFile(file).catch(() => undefined);
   if (existing?.length === 32) return file;

@@ -33,7 +33,7 @@ import { type Sandbox, type SandboxOptions, startSandbox } from '#local/image-sa
 import { importStateMachine } from '#local/import-workflow';
 import { type LambdaFunction, lambdaFunction } from '#local/lambda-functions';
 import { freePort } from '#local/ports';
-import { type LocalStack, startLocalStack } from '#local/stack';
+import { ensureSecretsKey, type LocalStack, startLocalStack } from '#local/stack';
 import type { LocalTask } from '#local/step-functions';
 import { ENV } from '#shared/config';
 import { ROUTES } from '#shared/routes';
@@ -177,7 +177,7 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
     // The local sealing key stands in for what AWS gives by role (KMS; the LFS bucket's presigning),
     // so the identities the functions and the front end run as must read it: a copy they may read.
     const secretsKey = join(work, 'secrets.key');
-    await copyFile(process.env[ENV.secretsKeyFile] ?? '', secretsKey);
+    await copyFile(await ensureSecretsKey(), secretsKey);
     await chmod(secretsKey, 0o444);
     const files = () => ({ [SECRETS_KEY_PATH]: secretsKey });
     // The managed runtime's user database knows Lambda's user (its home is /home/sbx_user1051);
