@@ -91,8 +91,11 @@ async function ghHome(): Promise<string> {
 }
 
 /** Runs gh with nothing of this machine's configuration: its own config dir, the front end as its proxy. */
-function gh(home: string, args: string[], input?: string): Gh {
-  const child = spawn('gh', args, {
+const gh = (home: string, args: string[], input?: string): Gh => inGhHome(home, 'gh', args, input);
+
+/** Runs a program (gh, or git configured by gh) in gh's environment. */
+function inGhHome(home: string, program: string, args: string[], input?: string): Gh {
+  const child = spawn(program, args, {
     cwd: home,
     env: {
       PATH: process.env.PATH,
@@ -183,7 +186,7 @@ describe('gh 2.23 against the service as an Enterprise host', () => {
     expect(status.stderr).toContain(`${front.hostname}: authentication failed`);
   }, 30_000);
 
-  it('gh auth login --web: the device flow approved in Chromium, then gh auth status and gh repo clone', async () => {
+  it('gh auth login --web: the device flow approved in Chromium, then gh auth status, gh repo clone, and a push with gh as the credential helper', async () => {
     const home = await ghHome();
     const login = gh(home, [
       'auth',
@@ -234,5 +237,32 @@ describe('gh 2.23 against the service as an Enterprise host', () => {
     const log = await git(['-C', join(home, 'hello'), 'log', '--format=%s']);
     expect(log.stdout.trim()).toBe('Hello from git');
     expect(front.requests).toContain('POST /api/graphql');
+
+    // And a push, with gh as git's credential helper (`gh auth setup-git`), as gh's users work.
+    const setup = await gh(home, ['auth', 'setup-git', '--hostname', front.hostname]).done;
+    expect(setup.code, setup.stderr).toBe(0);
+    const clone2 = join(home, 'hello');
+    const identity = ['-c', 'user.name=Mona', '-c', 'user.email=mona@example.com'];
+    const commit = await inGhHome(home, 'git', [
+      '-C',
+      clone2,
+      ...identity,
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'Pushed with gh as the helper',
+    ]).done;
+    expect(commit.code, commit.stderr).toBe(0);
+    const push = await inGhHome(home, 'git', ['-C', clone2, 'push', '-q', 'origin', 'HEAD']).done;
+    expect(push.code, push.stderr).toBe(0);
+    const head = await git(['-C', clone2, 'rev-parse', 'HEAD']);
+    const remote = await git(
+      ['ls-remote', `${stack.webUrl.replace('//', '//octocat@')}/octocat/hello.git`, 'refs/heads/main'],
+      {
+        password: PASSWORD,
+      },
+    );
+    expect(remote.stdout.split('\t')[0]).toBe(head.stdout.trim());
   }, 60_000);
 });
