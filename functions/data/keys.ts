@@ -98,6 +98,36 @@ export const importLargeFilesKey = (owner: string, name: string, importId: numbe
   SK: `${importItemsPrefix(importId)}LARGEFILES`,
 });
 
+/**
+ * The revision map of an import (`domain/revision-map.ts`): the header names the generation (the
+ * attempt that published it), its total and its bucket count; each generation's pages (origin
+ * order, GetItem/BatchGetItem by number) and lookup buckets (GetItem by hash) sit beneath it.
+ */
+export const importRevisionMapKey = (owner: string, name: string, importId: number): Key => ({
+  PK: repoPartition(owner, name),
+  SK: `${importItemsPrefix(importId)}REVMAP`,
+});
+export const importRevisionPageKey = (
+  owner: string,
+  name: string,
+  importId: number,
+  generation: number,
+  page: number,
+): Key => ({
+  PK: repoPartition(owner, name),
+  SK: `${importItemsPrefix(importId)}REVMAP#${sortableId(generation)}#PAGE#${sortableId(page)}`,
+});
+export const importRevisionBucketKey = (
+  owner: string,
+  name: string,
+  importId: number,
+  generation: number,
+  bucket: number,
+): Key => ({
+  PK: repoPartition(owner, name),
+  SK: `${importItemsPrefix(importId)}REVMAP#${sortableId(generation)}#FIND#${sortableId(bucket)}`,
+});
+
 /** What an import's raw step could not carry over as it was (one item, written when the step ends). */
 export const importReportKey = (owner: string, name: string, importId: number): Key => ({
   PK: repoPartition(owner, name),
@@ -307,6 +337,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'Authors of an import, in id order (`since`); author by id', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: `${importItemsPrefix(ID)}AUTHOR#` }, by: 'prefix' }, strong: true, note: `GetItem ${importAuthorKey(L, '<repo>', ID, ID).SK}; one author per origin identity: conditional put of ${importAuthorRemoteKey(L, '<repo>', ID, H).SK}` },
   { pattern: 'Large files an import found', index: 'table', read: { get: importLargeFilesKey(L, '<repo>', ID) }, strong: true },
   { pattern: 'Report of an import (renamed refs; its large files are the item above)', index: 'table', read: { get: importReportKey(L, '<repo>', ID) }, strong: true },
+  { pattern: 'Revision map of an import: a page in origin order; one origin revision', index: 'table', read: { get: importRevisionMapKey(L, '<repo>', ID) }, strong: true, note: `then BatchGetItem ${importRevisionPageKey(L, '<repo>', ID, ID, ID).SK} (one or two pages), or GetItem ${importRevisionBucketKey(L, '<repo>', ID, ID, ID).SK}` },
   { pattern: 'Everything filed under an import (cancel deletes its authors, pointers, large files and report)', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: importItemsPrefix(ID) }, by: 'prefix' }, strong: true, note: 'keys only, then BatchWriteItem deletes' },
   { pattern: 'Next id of a kind (authorization ids: a block of ten per process)', index: 'table', read: { update: counterKey('<kind>') }, note: 'ADD 1, or ADD 10 for a block, returns the new value' },
 ];

@@ -22,6 +22,7 @@ import {
   setLargeFiles,
   waitForPerson as storeWaiting,
 } from '#data/imports/progress';
+import { storeRevisionMap } from '#data/imports/revision-map';
 import { recordPush } from '#data/repositories';
 import type { StoredReport } from '#domain/import-report';
 import {
@@ -42,6 +43,12 @@ import { findLargeFiles, type GitJob, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
 import { type OriginAccess, type OriginAuthor, type RawJob, rawRepositoryPath } from '#vcs/origin';
 import { publish } from '#vcs/publish';
+import {
+  publishedRevisions,
+  readOriginRevisions,
+  readRevisionList,
+  writeRevisionList,
+} from '#vcs/revision-map';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
@@ -98,6 +105,8 @@ const attemptDir = (input: Pick<StepInput, 'owner' | 'repo'>, attempt: number) =
 /** The raw history of an attempt (never changed after the raw step) and the history that is pushed. */
 const rawDir = rawRepositoryPath;
 const outDir = (dir: string) => join(dir, 'out.git');
+/** The revision map of what is pushed (origin revision → published commit), from the rewrite step. */
+const publishedRevisionsFile = (dir: string) => join(dir, 'published-revisions');
 
 /** What every step is limited by: the adapters' raw copy, the rewrite, the push. */
 const adapterOptions = () => ({ maxBytes: config().importMaxBytes, maxObjects: config().importMaxObjects });
@@ -280,6 +289,10 @@ export const rewrite = watchedStep(async function rewrite(
     },
     await gitJob(dir),
   );
+  await writeRevisionList(
+    publishedRevisionsFile(dir),
+    publishedRevisions(await readOriginRevisions(rawDir(dir)), result.commitMap),
+  );
   return { rewritten: result.rewritten };
 });
 
@@ -307,6 +320,9 @@ async function publishBatch(
   );
   if (result.done) {
     progress.report({ pushPercent: 100 });
+    const revisions = await readRevisionList(publishedRevisionsFile(dir));
+    if (!(await storeRevisionMap(input.owner, input.repo, record.importId, input.attempt, revisions)))
+      throw superseded(input);
     // The pushed copy is not needed again (a republish rewrites from the raw history).
     await rm(outDir(dir), { recursive: true, force: true });
   }

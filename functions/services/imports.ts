@@ -26,6 +26,7 @@ import {
   storeUseLfs,
   type TakenToken,
 } from '#data/imports/requests';
+import { findRevision, pageOfRevisions } from '#data/imports/revision-map';
 import { foldAsciiCase, sameAsciiCaseless } from '#domain/ascii-case';
 import { composeReport, type ImportReport } from '#domain/import-report';
 import {
@@ -53,6 +54,7 @@ import {
 import { checkOriginUrl } from '#domain/origin-url';
 import { type Page, type PageRequest, pageStart } from '#domain/pagination';
 import type { Repository } from '#domain/repositories';
+import { isOriginRevisionName, type RevisionEntry } from '#domain/revision-map';
 import type { SealContext } from '#domain/sealed-secrets';
 import { config } from '#shared/config';
 import { type FieldError, HttpError, notFound, validationFailed } from '#shared/errors';
@@ -460,6 +462,41 @@ export async function importAuthors(
     page.perPage,
   );
   return { record, authors: { items: authors, total } };
+}
+
+// ---- Revision map -------------------------------------------------------------------------
+
+/** GET …/import/revisions: one page of the revision map in origin order, and its length. */
+export async function importRevisions(
+  caller: Caller,
+  owner: string,
+  name: string,
+  page: PageRequest,
+): Promise<{ record: Import; revisions: Page<RevisionEntry> }> {
+  const record = await ownedImport(caller, owner, name);
+  const { entries, total } = await pageOfRevisions(
+    record.ownerLogin,
+    record.repoName,
+    record.importId,
+    pageStart(page),
+    page.perPage,
+  );
+  return { record, revisions: { items: entries, total } };
+}
+
+/** GET …/import/revisions/:origin_revision: the commit it was published as; 404 when not in the map. */
+export async function importRevision(
+  caller: Caller,
+  owner: string,
+  name: string,
+  originRevision: string,
+): Promise<{ record: Import; revision: RevisionEntry }> {
+  const record = await ownedImport(caller, owner, name);
+  const commit = isOriginRevisionName(originRevision)
+    ? await findRevision(record.ownerLogin, record.repoName, record.importId, originRevision)
+    : undefined;
+  if (commit === undefined) throw notFound();
+  return { record, revision: { originRevision, commit } };
 }
 
 export interface AuthorChanges {

@@ -168,6 +168,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'PATCH', path: `${API}/repos/{owner}/{repo}/import/authors/{author_id}`, handler: 'imports/map-author', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'PATCH', path: `${API}/repos/{owner}/{repo}/import/lfs`, handler: 'imports/set-lfs', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'GET', path: `${API}/repos/{owner}/{repo}/import/large_files`, handler: 'imports/list-large-files', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
+  { method: 'GET', path: `${API}/repos/{owner}/{repo}/import/revisions`, handler: 'imports/list-revisions', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
+  { method: 'GET', path: `${API}/repos/{owner}/{repo}/import/revisions/{origin_revision}`, handler: 'imports/get-revision', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
   { method: 'GET', path: `${API}/repos/{owner}/{repo}/import/report`, handler: 'imports/get-report', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
   { method: 'PATCH', path: `${API}/{owner}/{repo}/import/lfs`, handler: 'imports/set-lfs-short-path', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'GET', path: `${API}/{owner}/{repo}/import/large_files`, handler: 'imports/list-large-files-short-path', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
@@ -192,6 +194,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/{owner}/{repo}/import/credentials', handler: 'import-page/credentials', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   { method: 'POST', path: '/{owner}/{repo}/import/project', handler: 'import-page/project-choice', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   { method: 'POST', path: '/{owner}/{repo}/import/cancel', handler: 'import-page/cancel', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow', 'repositories'] },
+  { method: 'GET', path: '/{owner}/{repo}/import/revisions.csv', handler: 'import-page/revisions-csv', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'POST', path: '/{owner}/{repo}/import/restart', handler: 'import-page/restart', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
 ];
 
@@ -229,6 +232,8 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParamRule>> = {
   /** A Git LFS object id: any segment here; the LFS API checks it (`isLfsOid`) and answers 422. */
   oid: { pattern: /^[\s\S]{1,1024}$/ },
   author_id: ID,
+  /** An origin's own revision name; the service answers 404 for any it cannot hold (`isOriginRevisionName`). */
+  origin_revision: { pattern: /^[\s\S]{1,255}$/ },
 };
 
 /** The `{name}`s in a route's path. */

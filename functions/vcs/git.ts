@@ -52,6 +52,7 @@ import {
   type RawJob,
   rawRepositoryPath,
 } from './origin.ts';
+import { saveGitRevisions } from './revision-map.ts';
 
 /**
  * How the raw history is cut into chunks. `git fetch` cannot resume a killed transfer, so a chunk
@@ -226,6 +227,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
           if (state.done) {
             state.percent = 100;
             await markCheckedOnArrival(repo, state.checkedOnArrival === true);
+            await saveGitRevisions(repo, home);
           } else report(from + share);
           await cursor.save(job.workDir, state);
           onProgress({ commitCount: state.commitCount, percent: state.percent });

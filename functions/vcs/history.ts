@@ -24,6 +24,7 @@ import { hiddenPaths, stepFailure } from './git-words.ts';
 import { checkHistory } from './history-check.ts';
 import { migrateToLfs } from './lfs-migrate.ts';
 import { checkObjects, directorySize, type ImportLimits, importLimits, withinSize } from './limits.ts';
+import { readCommitMaps } from './revision-map.ts';
 
 export type { GitJob } from './git-job.ts';
 
@@ -55,6 +56,8 @@ export interface RewriteResult {
   readonly largeFiles: readonly LargeFile[];
   /** The default branch (from the raw HEAD), e.g. `main`. */
   readonly defaultBranch: string;
+  /** Raw commit → the commit written for it; null when every id was kept (`rewritten` false). */
+  readonly commitMap: ReadonlyMap<string, string> | null;
 }
 
 /** Blob id → size of every blob over the threshold, from one pass over the object store. */
@@ -259,7 +262,7 @@ async function rewrite(
           await runGit(['clone', '--mirror', '--quiet', rawDir, outDir], local(rawDir, writing));
         }
         if (handleLarge && options.lfs === 'opt_in')
-          await migrateToLfs(outDir, options.thresholdBytes, writing);
+          await migrateToLfs(outDir, options.thresholdBytes, writing, lfsObjectMap(outDir));
       },
     );
     await checkObjects(outDir, job.home, limits.maxObjects);
@@ -268,13 +271,23 @@ async function rewrite(
     throw error;
   }
   await runGit(['symbolic-ref', 'HEAD', `refs/heads/${defaultBranch}`], local(outDir, job));
+  const filtered = mappings.length > 0 || (handleLarge && options.lfs === 'opt_out');
+  const migrated = handleLarge && options.lfs === 'opt_in';
+  const maps = [
+    ...(filtered ? [{ path: join(outDir, 'filter-repo', 'commit-map'), csv: false }] : []),
+    ...(migrated ? [{ path: lfsObjectMap(outDir), csv: true }] : []),
+  ];
   return {
     rewritten: mappings.length > 0 || handleLarge,
     mappedAuthors: mappings.length,
     largeFiles: handleLarge ? largeFiles : [],
     defaultBranch,
+    commitMap: maps.length > 0 ? await readCommitMaps(maps) : null,
   };
 }
+
+/** Where git-lfs writes the commits it changed (inside outDir: removed with it). */
+const lfsObjectMap = (outDir: string) => join(outDir, 'lfs-object-map.csv');
 
 interface IdentityChange {
   readonly from: { readonly name: string; readonly email: string };

@@ -10,12 +10,26 @@ import { type GitJob, localRun as local } from './git-job.ts';
 /**
  * `git lfs migrate import --everything --above=<threshold>` in `repoDir` (pointer files,
  * `.gitattributes` as git-lfs writes it, objects in `repoDir/lfs/objects`), then annotated tag
- * messages restored where migrate changed them.
+ * messages restored where migrate changed them. `objectMap`, when given, receives git-lfs's
+ * `old,new` lines for the commits it changed (commits it left alone are not listed).
  */
-export async function migrateToLfs(repoDir: string, thresholdBytes: number, job: GitJob): Promise<void> {
+export async function migrateToLfs(
+  repoDir: string,
+  thresholdBytes: number,
+  job: GitJob,
+  objectMap?: string,
+): Promise<void> {
   const before = await annotatedTagMessages(repoDir, job);
   await runGit(
-    ['lfs', 'migrate', 'import', '--everything', `--above=${thresholdBytes}b`, '--yes'],
+    [
+      'lfs',
+      'migrate',
+      'import',
+      '--everything',
+      `--above=${thresholdBytes}b`,
+      '--yes',
+      ...(objectMap ? [`--object-map=${objectMap}`] : []),
+    ],
     local(repoDir, job),
   );
   await restoreTagMessages(repoDir, before, job);

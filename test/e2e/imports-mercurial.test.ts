@@ -27,6 +27,8 @@ let large: OriginServer;
 let locked: OriginServer;
 let index: OriginServer;
 let clashing: OriginServer;
+let originRepo: string;
+let largeRepo: string;
 
 const api = (method: string, path: string, body?: unknown) =>
   importApiCall(stack.baseUrl, token, method, path, body);
@@ -72,23 +74,60 @@ async function makeClashingBranches(repo: string): Promise<void> {
   }
 }
 
+/**
+ * The revision map against the origin: every changeset id of `hg log`, in revision order, mapped to
+ * a commit of `clone` with that changeset's first message line and files (`hg files`; the
+ * `.gitattributes` of Git LFS set apart).
+ */
+async function expectMapMatchesOrigin(repo: string, clone: string, origin = originRepo) {
+  const hg = async (...args: string[]) =>
+    (
+      await promisify(execFile)('hg', args, {
+        cwd: origin,
+        env: { ...process.env, HGPLAIN: '1', HGRCPATH: '' },
+      })
+    ).stdout;
+  const changesets = (await hg('log', '-r', 'all()', '-T', '{node}\t{desc|firstline}\n'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split('\t') as [string, string]);
+  const page = await api('GET', `/repos/octocat/${repo}/import/revisions?per_page=100`);
+  expect(page.status).toBe(200);
+  expect(page.headers.get('link') ?? '').not.toContain('rel="next"');
+  const map = page.body as { origin_revision: string; commit: string }[];
+  expect(map.map((entry) => entry.origin_revision)).toEqual(changesets.map(([node]) => node));
+  for (const [index, [node, subject]] of changesets.entries()) {
+    const commit = map[index]?.commit ?? '';
+    const shown = await git(['log', '-1', '--format=%s', commit], { cwd: clone });
+    expect(shown.stdout.trim(), node).toBe(subject);
+    const files = await git(['ls-tree', '-r', '--name-only', commit], { cwd: clone });
+    const tree = files.stdout.trim().split('\n');
+    expect(
+      tree.filter((path) => path !== '.gitattributes'),
+      node,
+    ).toEqual((await hg('files', '-r', node)).trim().split('\n'));
+  }
+}
+
 beforeAll(async () => {
   stack = await startTestStack();
   git = await gitClient();
   const root = await mkdtemp(join(tmpdir(), 'hg-import-origin-'));
   const several = join(root, 'several');
+  originRepo = join(root, 'repo');
+  largeRepo = join(root, 'large');
   await Promise.all([
     makeHgFixture(join(several, 'alpha')),
     makeHgFixture(join(several, 'beta')),
-    makeHgFixture(join(root, 'repo')),
-    makeHgFixture(join(root, 'large'), {
+    makeHgFixture(originRepo),
+    makeHgFixture(largeRepo, {
       largeFile: { path: 'assets/video.bin', bytes: LARGE_FILE_BYTES + 50_000 },
     }),
     makeClashingBranches(join(root, 'clashing')),
   ]);
   [origin, large, index, clashing] = await Promise.all([
-    serveHg({ repo: join(root, 'repo') }),
-    serveHg({ repo: join(root, 'large') }),
+    serveHg({ repo: originRepo }),
+    serveHg({ repo: largeRepo }),
     serveHg({ root: several }),
     serveHg({ repo: join(root, 'clashing') }),
   ]);
@@ -154,6 +193,7 @@ describe('a Mercurial import through the API and the workflow', () => {
     expect((await git(['log', '--all', '--format=%an <%ae>'], { cwd: dir })).stdout).toContain(
       'bob <bob@mercurial.invalid>',
     );
+    await expectMapMatchesOrigin('from-hg', dir);
   }, 60_000);
 });
 
@@ -277,6 +317,8 @@ describe('a Mercurial origin with a large file', () => {
     const names = (await git(['log', '--all', '--format=%an <%ae>'], { cwd: dir })).stdout;
     expect(names).toContain('Carl Friedrich Gauss <gauss@goettingen.example>');
     expect(names).not.toContain('Carl Gauß');
+    // The map went through both rewrites: the author mapping, then the move to Git LFS.
+    await expectMapMatchesOrigin(kept, dir, largeRepo);
 
     const mirror = await mkdtemp(join(tmpdir(), 'hg-opt-out-'));
     expect((await git(['clone', '-q', '--mirror', hosted(dropped), mirror])).code).toBe(0);

@@ -158,6 +158,55 @@ async function expectSameAsOrigin(repo: string, origin: SvnRepository, project =
   return dir;
 }
 
+/** The revision map of a small import: one page of up to 100 entries, with no next page. */
+async function revisionMap(repo: string): Promise<{ origin_revision: string; commit: string }[]> {
+  const page = await api('GET', `/repos/octocat/${repo}/import/revisions?per_page=100`);
+  expect(page.status).toBe(200);
+  expect(page.headers.get('link') ?? '').not.toContain('rel="next"');
+  return page.body;
+}
+
+/**
+ * The branch or tag folder (`trunk`, `branches/X`, `tags/X`) each origin revision changed, from
+ * `svn log -v --xml` (trunk first when a revision changed several).
+ */
+async function changedBranches(origin: SvnRepository): Promise<Map<number, string>> {
+  const { stdout } = await exec('svn', ['log', '-v', '--xml', '--non-interactive', origin.url], {
+    env: { PATH: process.env.PATH, HOME: work, LC_ALL: 'C' },
+  });
+  const changed = new Map<number, string>();
+  for (const [, revision, body = ''] of stdout.matchAll(
+    /<logentry\s+revision="(\d+)">([\s\S]*?)<\/logentry>/g,
+  )) {
+    const folders = [
+      ...body.matchAll(/<path[^>]*>\/(trunk|(?:branches|tags)\/[^/<]+)(?:\/[^<]*)?<\/path>/g),
+    ].map((match) => match[1] ?? '');
+    const folder = folders.includes('trunk') ? 'trunk' : folders[0];
+    if (folder !== undefined) changed.set(Number(revision), folder);
+  }
+  return changed;
+}
+
+/**
+ * The revision map against the origin: exactly the revisions that changed a branch or tag, in
+ * revision order, each mapped to a hosted commit whose files are `svn export` of that folder at
+ * that revision (`.gitignore`, which carries `svn:ignore`, set apart).
+ */
+async function expectMapMatchesOrigin(repo: string, origin: SvnRepository, clone: string) {
+  const changed = await changedBranches(origin);
+  const map = await revisionMap(repo);
+  expect(map.map((entry) => entry.origin_revision)).toEqual(
+    [...changed.keys()].sort((a, b) => a - b).map(String),
+  );
+  for (const entry of map) {
+    const folder = changed.get(Number(entry.origin_revision)) ?? '';
+    const { files } = await hostedFiles(clone, entry.commit);
+    expect(files, `r${entry.origin_revision} ${folder}`).toEqual(
+      await originFiles(origin, `${folder}@${entry.origin_revision}`),
+    );
+  }
+}
+
 beforeAll(async () => {
   stack = await startTestStack();
   sfn = new SFNClient({
@@ -238,6 +287,8 @@ describe.concurrent('Subversion imports', () => {
       expect(names.stdout).toContain('Ada Lovelace <ada@example.org>');
       expect(names.stdout).toContain(`bob <bob@${uuid}>`);
       expect(names.stdout).not.toContain(`ada@${uuid}`);
+      // The map was rewritten with the history: every revision names a commit of this clone.
+      await expectMapMatchesOrigin(repo, repos.std, dir);
     }, 60_000);
 
     it('detects Subversion over svn:// (svnserve), imports the same history; a restart imports it again', async () => {

@@ -133,6 +133,22 @@ describe('a TFVC import through the API and the workflow', () => {
     const names = (await git(['log', '--format=%an <%ae>'], { cwd: again })).stdout;
     expect(names).toContain('Robert Builder <robert@builder.example>');
     expect(names).not.toContain('bob@tfvc.invalid');
+
+    // The revision map, rewritten with the history: each of Alpha's changesets, in order, names the
+    // commit made of it (one commit per changeset on a straight line).
+    const map = await api('GET', `/repos/octocat/${repo}/import/revisions?per_page=100`);
+    expect(map.status).toBe(200);
+    const [alpha] = tfvcHistory();
+    const commits = (await git(['rev-list', '--reverse', 'HEAD'], { cwd: again })).stdout.trim().split('\n');
+    expect(map.body).toEqual(
+      (alpha?.changesets ?? []).map((changeset, index) => ({
+        origin_revision: String(changeset.id),
+        commit: commits[index],
+      })),
+    );
+    const one = await api('GET', `/repos/octocat/${repo}/import/revisions/7`);
+    expect(one.body).toEqual({ origin_revision: '7', commit: commits[4] });
+    expect((await api('GET', `/repos/octocat/${repo}/import/revisions/2`)).status).toBe(404);
   }, 40_000);
 
   it('keeps the empty folder when the owner chose keep_empty_directories on PUT: the choice reaches the job', async () => {
@@ -178,6 +194,11 @@ describe('a TFVC import through the API and the workflow', () => {
     const dir = await clone(repo);
     expect(await readFile(join(dir, 'beta.txt'), 'utf8')).toBe('beta\nmore\n');
     expect((await git(['log', '--format=%s'], { cwd: dir })).stdout).toBe('Beta grows\nBeta starts\n');
+    // Beta's changesets keep the collection's numbers.
+    const map = (await api('GET', `/repos/octocat/${repo}/import/revisions`)).body as {
+      origin_revision: string;
+    }[];
+    expect(map.map((entry) => entry.origin_revision)).toEqual(['2', '5']);
   }, 40_000);
 
   it('asks for credentials at a protected collection, then imports with the PAT', async () => {

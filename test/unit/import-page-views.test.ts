@@ -49,12 +49,13 @@ const data = (record: Import, extra: Partial<ImportPageData> = {}): ImportPageDa
   authorsPage: { page: 1, perPage: AUTHORS_SHOWN, perPageGiven: false },
   largeFiles: [],
   report: composeReport(record, undefined, []),
+  revisionCount: 0,
   ...extra,
 });
 
 /** The whole document as the web stack serves it. */
 function rendered(reply: WebReply): string {
-  if ('location' in reply) throw new Error('a redirect');
+  if ('location' in reply || 'download' in reply) throw new Error('a redirect');
   return page(reply.title, { login: 'octocat', csrf: request.csrf }, reply.body).toString();
 }
 

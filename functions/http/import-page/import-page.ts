@@ -1,7 +1,7 @@
 import { pageRequest } from '#domain/pagination';
 import { type WebReply, type WebRequest, webHandler } from '#http/middleware/web-stack';
 import type { Caller } from '#services/authenticate';
-import { importAuthors, importLargeFiles, importReport } from '#services/imports';
+import { importAuthors, importLargeFiles, importReport, importRevisions } from '#services/imports';
 import { HttpError } from '#shared/errors';
 import { paths, type RepoName } from './paths.ts';
 import { AUTHORS_SHOWN, type ImportPageData, importPage, noImportPage, type PageProblems } from './views.ts';
@@ -53,12 +53,21 @@ export function importPageHandler(
 /** The import, one page of its authors (`?page=`), its large files and its report, read for the page. */
 export async function pageData(caller: Caller, repo: RepoName, page?: string): Promise<ImportPageData> {
   const authorsPage = { ...pageRequest({ page }), perPage: AUTHORS_SHOWN };
-  const [{ record, authors }, files, report] = await Promise.all([
+  const [{ record, authors }, files, report, { revisions }] = await Promise.all([
     importAuthors(caller, repo.owner, repo.repo, undefined, authorsPage),
     importLargeFiles(caller, repo.owner, repo.repo),
     importReport(caller, repo.owner, repo.repo),
+    importRevisions(caller, repo.owner, repo.repo, { page: 1, perPage: 0, perPageGiven: true }),
   ]);
-  return { repo, record, authors, authorsPage, largeFiles: files.files, report };
+  return {
+    repo,
+    record,
+    authors,
+    authorsPage,
+    largeFiles: files.files,
+    report,
+    revisionCount: revisions.total,
+  };
 }
 
 /** After a change: back to the page, whose state shows the result (no flash message). */

@@ -18,4 +18,5 @@ export const paths = {
   project: (repo: RepoName) => at('import-page/project-choice', repo),
   cancel: (repo: RepoName) => at('import-page/cancel', repo),
   restart: (repo: RepoName) => at('import-page/restart', repo),
+  revisionsCsv: (repo: RepoName, part: number) => `${at('import-page/revisions-csv', repo)}?part=${part}`,
 } as const;

@@ -13,7 +13,7 @@ import {
   type UseLfs,
 } from '#domain/imports';
 import type { Page, PageRequest } from '#domain/pagination';
-import type { WebReply, WebRequest } from '#http/middleware/web-stack';
+import type { WebPage, WebRequest } from '#http/middleware/web-stack';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
 import { LIVE_SCRIPT_HASH, liveScript } from './live-script.ts';
@@ -189,6 +189,8 @@ export interface ImportPageData {
   readonly authorsPage: PageRequest;
   readonly largeFiles: readonly LargeFile[];
   readonly report: ImportReport;
+  /** Entries in the revision map (origin revision → published commit). */
+  readonly revisionCount: number;
 }
 
 function statusRegion(data: ImportPageData): Html {
@@ -324,6 +326,26 @@ function lfsForm(request: WebRequest, data: ImportPageData): Html {
 </form>`;
 }
 
+/** Entries in one CSV download of the revision map (about 0.8 MB: far under Lambda's 6 MB). */
+export const REVISIONS_PER_CSV = 10_000;
+
+/** The revision map as CSV downloads, one per `REVISIONS_PER_CSV` entries. */
+function revisionsRegion(data: ImportPageData): Html {
+  const { revisionCount: total, repo } = data;
+  if (total === 0) return html`<section id="import-revisions" data-live hidden></section>`;
+  const parts = Math.ceil(total / REVISIONS_PER_CSV);
+  const links = Array.from({ length: parts }, (_, index) => {
+    const first = index * REVISIONS_PER_CSV + 1;
+    const last = Math.min(total, (index + 1) * REVISIONS_PER_CSV);
+    return html`<li><a href="${paths.revisionsCsv(repo, index + 1)}" download>Revisions ${first}–${last} (CSV)</a></li>`;
+  });
+  return html`<section id="import-revisions" data-live aria-labelledby="revisions-heading">
+<h2 id="revisions-heading">Revision map (${total})</h2>
+<p class="muted">Each origin revision and the commit it became, as <code>origin_revision,commit</code>, in origin order: for rewriting links in issue trackers.</p>
+<ul>${links}</ul>
+</section>`;
+}
+
 function largeFilesRegion(request: WebRequest, data: ImportPageData): Html {
   const { record, largeFiles } = data;
   if (!record.hasLargeFiles) return html`<section id="import-large-files" data-live hidden></section>`;
@@ -365,7 +387,7 @@ export function importPage(
   request: WebRequest,
   data: ImportPageData,
   options: { readonly status?: number; readonly problems?: PageProblems } = {},
-): WebReply {
+): WebPage {
   const { record, repo } = data;
   const final = isFinalStatus(record.status);
   return {
@@ -385,6 +407,7 @@ ${waitingRegion(request, data)}
 ${progressRegion(record)}
 ${reportRegion(data.report)}
 ${largeFilesRegion(request, data)}
+${revisionsRegion(data)}
 ${authorsRegion(request, data, options.problems)}
 ${actionsRegion(request, repo)}
 ${liveScript()}`,
@@ -392,7 +415,7 @@ ${liveScript()}`,
 }
 
 /** The answer when there is no import the signed-in user may see (the same for every reason). */
-export function noImportPage(repo: RepoName): WebReply {
+export function noImportPage(repo: RepoName): WebPage {
   return {
     status: 404,
     title: 'Not Found',

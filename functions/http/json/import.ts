@@ -8,6 +8,7 @@ import {
   showsRawProgress,
   statusText,
 } from '#domain/imports';
+import type { RevisionEntry } from '#domain/revision-map';
 import type { PublicUrls } from '#shared/urls';
 
 /** The import's API address, `{base_url}/repos/{owner}/{repo}/import` (also its `Location`). */
@@ -113,3 +114,9 @@ export function importReportJson(report: ImportReport) {
   }
   return body;
 }
+
+/** One entry of the revision map (an extension: GitHub's API has no such resource). */
+export const importRevisionJson = (entry: RevisionEntry): Record<string, string> => ({
+  origin_revision: entry.originRevision,
+  commit: entry.commit,
+});

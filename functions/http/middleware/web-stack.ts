@@ -50,22 +50,29 @@ export interface WebOptions<Along> {
   }) => ((login: string) => Promise<{ readonly user: User | undefined; readonly along: Along }>) | undefined;
 }
 
-/** A page, or a redirect; either may set cookies. */
+/** An HTML page. */
+export interface WebPage {
+  readonly status?: number;
+  readonly title: string;
+  readonly body: Html;
+  /** Origins a form on this page may end up at (its POST redirects there); CSP form-action. */
+  readonly formActions?: readonly string[];
+  /**
+   * CSP hashes (`'sha256-…'`) of the inline scripts the page carries. A page with scripts may
+   * also fetch from its own origin (`connect-src 'self'`); pages without stay script-free.
+   */
+  readonly scriptHashes?: readonly string[];
+  readonly cookies?: readonly string[];
+}
+
+/** A page, a redirect, or a file to save (`Content-Disposition: attachment`); any may set cookies. */
 export type WebReply =
+  | WebPage
+  | { readonly location: string; readonly status?: 302 | 303; readonly cookies?: readonly string[] }
   | {
-      readonly status?: number;
-      readonly title: string;
-      readonly body: Html;
-      /** Origins a form on this page may end up at (its POST redirects there); CSP form-action. */
-      readonly formActions?: readonly string[];
-      /**
-       * CSP hashes (`'sha256-…'`) of the inline scripts the page carries. A page with scripts may
-       * also fetch from its own origin (`connect-src 'self'`); pages without stay script-free.
-       */
-      readonly scriptHashes?: readonly string[];
+      readonly download: { readonly contentType: string; readonly filename: string; readonly body: string };
       readonly cookies?: readonly string[];
-    }
-  | { readonly location: string; readonly status?: 302 | 303; readonly cookies?: readonly string[] };
+    };
 
 type WebEvent = APIGatewayProxyEvent & { web?: WebRequest<unknown>; newCsrfCookie?: string };
 
@@ -119,6 +126,19 @@ function toResult(reply: WebReply, event: WebEvent): APIGatewayProxyResult {
       headers: { Location: sitePath ? `${basePath}${reply.location}` : reply.location, ...securityHeaders() },
       ...(multiValueHeaders ? { multiValueHeaders } : {}),
       body: '',
+    };
+  }
+  if ('download' in reply) {
+    const { contentType, filename, body } = reply.download;
+    return {
+      statusCode: 200,
+      headers: {
+        'Content-Type': contentType,
+        'Content-Disposition': `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
+        ...securityHeaders(),
+      },
+      ...(multiValueHeaders ? { multiValueHeaders } : {}),
+      body,
     };
   }
   const context = { login: event.web?.user?.login, csrf: event.web?.csrf ?? '' };

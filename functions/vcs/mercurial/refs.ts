@@ -9,10 +9,12 @@
  */
 import { rm } from 'node:fs/promises';
 import { type AssignedRef, assignRefNames, type RefRequest } from '#domain/ref-names';
+import type { RevisionEntry } from '#domain/revision-map';
 import { runBounded } from '#vcs/bounded-process';
 import { GitFailed, runGit } from '#vcs/git-command';
 import { OriginFailed } from '#vcs/origin';
-import { hgEnvironment } from './command.ts';
+import { readMarks, writeOriginRevisions } from '#vcs/revision-map';
+import { hgEnvironment, runHg } from './command.ts';
 import { type HgExportRun, hgPython, initBare, marksFile } from './export.ts';
 import { HG_EXPORT_PROGRAM } from './export-program.ts';
 import { hideLocalPaths } from './words.ts';
@@ -142,6 +144,28 @@ export async function exportHgRefs(run: HgExportRun, maxListed: number): Promise
     .filter((line) => line !== '');
   const head = heads.includes('refs/heads/main') ? 'refs/heads/main' : heads[0];
   if (head) await local(['symbolic-ref', 'HEAD', head]);
+  await saveHgRevisions(run);
   await rm(marksFile(run.gitRepo), { force: true });
   return { assigned, subrepos: found.subrepos, authorless: found.authorless };
+}
+
+/**
+ * The revision map's raw side (`vcs/revision-map.ts`): each changeset id in revision order, with
+ * the commit its mark (`:<rev + 1>`) names; written while the marks are still there.
+ */
+async function saveHgRevisions(run: HgExportRun): Promise<void> {
+  const marks = await readMarks(marksFile(run.gitRepo));
+  const nodes = await runHg(['log', '-R', run.hgRepo, '-r', 'all()', '-T', '{rev} {node}\\n'], {
+    cwd: run.home,
+    home: run.home,
+    timeoutMs: run.timeoutMs,
+    maxStdoutBytes: 256 * 1024 * 1024,
+  });
+  const entries: RevisionEntry[] = [];
+  for (const line of nodes.toString('utf8').split('\n')) {
+    const [rev, node] = line.split(' ');
+    const commit = rev === undefined ? undefined : marks.get(String(Number(rev) + 1));
+    if (node && commit) entries.push({ originRevision: node, commit });
+  }
+  await writeOriginRevisions(run.gitRepo, entries);
 }

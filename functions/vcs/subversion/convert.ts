@@ -12,7 +12,7 @@ import { checkObjects, checkSize } from '../limits.ts';
 import { OriginFailed, rawRepositoryPath } from '../origin.ts';
 import { runSvn, SvnFailed } from './command.ts';
 import { localFailure } from './errors.ts';
-import { removeResumeFiles, saveConversionFindings, settleDeletedRefs } from './finish.ts';
+import { removeResumeFiles, saveConversionFindings, saveSvnRevisions, settleDeletedRefs } from './finish.ts';
 import { IDENTITY_MAP, scanHistory } from './history-findings.ts';
 import type { SvnChunk } from './mirror.ts';
 import { conversionRules, type LayoutNames, layoutNames, svnRefs } from './rules.ts';
@@ -248,6 +248,7 @@ async function finishConversion(
     log: join(workDir, `log-${OUTPUT_NAME}`),
     keepDeletedRefs: choices.keepDeletedRefs,
   });
+  await saveSvnRevisions(workDir, OUTPUT_NAME);
   await removeResumeFiles(workDir, OUTPUT_NAME);
   await settleDeletedRefs(gitRepo, home, choices.keepDeletedRefs);
 }

@@ -28,6 +28,7 @@ import { saveFinding } from '#vcs/findings';
 import { prepareHome } from '#vcs/git-command';
 import { directorySize, objectCount, oversizeError, tooManyObjectsError } from '#vcs/limits';
 import { type OriginAccess, type OriginAdapter, rawRepositoryPath } from '#vcs/origin';
+import { saveNumberedRevisions } from '#vcs/revision-map';
 import { apiClient } from './api-client.ts';
 import { tfvcAuthors } from './authors.ts';
 import { listChangesets, type Paging, readChangeset } from './changesets.ts';
@@ -162,7 +163,10 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
         onProgress({ commitCount: state.replayed, percent: percent() });
       }
       state.done = state.replayed >= listing.length;
-      if (state.done) await saveEmptyDirectories();
+      if (state.done) {
+        await saveEmptyDirectories();
+        await saveNumberedRevisions(repo, join(job.workDir, MARKS_FILE));
+      }
       await cursor.save(job.workDir, state);
       return {
         done: state.done,

@@ -1,0 +1,186 @@
+/**
+ * The revision map's items (`domain/revision-map.ts`). The worker writes a whole generation (the
+ * attempt that published it) in BatchWriteItem calls of 25, then points the header at it in a
+ * transaction conditional on the attempt (a superseded attempt's map never becomes visible), then
+ * deletes the previous generation. Readers follow the header, so they see one whole generation.
+ */
+import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  lookupBucket,
+  lookupBuckets,
+  REVISION_PAGE,
+  type RevisionEntry,
+  storedPagesFor,
+} from '#domain/revision-map';
+import { db, getItems, itemOf, now, tableName, transactWithRetry } from '../client.ts';
+import {
+  importKey,
+  importRevisionBucketKey,
+  importRevisionMapKey,
+  importRevisionPageKey,
+  type Key,
+} from '../keys.ts';
+import { typed } from '../table.ts';
+
+interface Header {
+  readonly generation: number;
+  readonly total: number;
+  readonly buckets: number;
+}
+
+async function header(owner: string, repo: string, importId: number): Promise<Header | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: importRevisionMapKey(owner, repo, importId),
+      ConsistentRead: true,
+    }),
+  );
+  if (!Item) return undefined;
+  return { generation: Number(Item.generation), total: Number(Item.total), buckets: Number(Item.buckets) };
+}
+
+/** Pairs as stored: `[origin revision, commit]`, compact (a page of 100 is about 9 KB). */
+const toEntries = (value: unknown): RevisionEntry[] =>
+  (Array.isArray(value) ? (value as [string, string][]) : []).map(([originRevision, commit]) => ({
+    originRevision,
+    commit,
+  }));
+
+async function batchWrite(requests: Record<string, unknown>[]): Promise<void> {
+  for (let i = 0; i < requests.length; i += 25) {
+    let pending: Record<string, unknown>[] | undefined = requests.slice(i, i + 25);
+    while (pending && pending.length > 0) {
+      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = result.UnprocessedItems?.[tableName()] as Record<string, unknown>[] | undefined;
+    }
+  }
+}
+
+function generationKeys(owner: string, repo: string, importId: number, map: Header): Key[] {
+  const keys: Key[] = [];
+  for (let page = 0; page * REVISION_PAGE < map.total; page++)
+    keys.push(importRevisionPageKey(owner, repo, importId, map.generation, page));
+  for (let bucket = 0; bucket < map.buckets; bucket++)
+    keys.push(importRevisionBucketKey(owner, repo, importId, map.generation, bucket));
+  return keys;
+}
+
+/**
+ * Stores `entries` (origin order) as the import's map, written by `attempt`. False when the attempt
+ * is no longer current (its items are removed again).
+ */
+export async function storeRevisionMap(
+  owner: string,
+  repo: string,
+  importId: number,
+  attempt: number,
+  entries: readonly RevisionEntry[],
+): Promise<boolean> {
+  const timestamp = now();
+  const fresh: Header = {
+    generation: attempt,
+    total: entries.length,
+    buckets: lookupBuckets(entries.length),
+  };
+  const item = (key: Key, type: string, body: Record<string, unknown>) => ({
+    PutRequest: { Item: { ...key, ...typed(type), ...body, createdAt: timestamp, updatedAt: timestamp } },
+  });
+  const requests: Record<string, unknown>[] = [];
+  for (let page = 0; page * REVISION_PAGE < entries.length; page++) {
+    const slice = entries.slice(page * REVISION_PAGE, (page + 1) * REVISION_PAGE);
+    requests.push(
+      item(importRevisionPageKey(owner, repo, importId, attempt, page), 'ImportRevisionPage', {
+        entries: slice.map((entry) => [entry.originRevision, entry.commit]),
+      }),
+    );
+  }
+  const buckets: Record<string, string>[] = Array.from({ length: fresh.buckets }, () => ({}));
+  for (const entry of entries) {
+    const bucket = buckets[lookupBucket(entry.originRevision, fresh.buckets)];
+    if (bucket) bucket[entry.originRevision] = entry.commit;
+  }
+  buckets.forEach((found, bucket) => {
+    requests.push(
+      item(importRevisionBucketKey(owner, repo, importId, attempt, bucket), 'ImportRevisionBucket', {
+        found,
+      }),
+    );
+  });
+  const previous = await header(owner, repo, importId);
+  await batchWrite(requests);
+  const outcome = await transactWithRetry(
+    [
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...importRevisionMapKey(owner, repo, importId),
+            ...typed('ImportRevisionMap'),
+            ...fresh,
+            createdAt: timestamp,
+            updatedAt: timestamp,
+          },
+        },
+      },
+      {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: importKey(owner, repo),
+          ConditionExpression: 'importId = :id AND attempt = :attempt',
+          ExpressionAttributeValues: { ':id': importId, ':attempt': attempt },
+        },
+      },
+    ],
+    'storeRevisionMap',
+  );
+  // What no header points at any more: the previous generation, or this one when it lost.
+  const visible = outcome === 'ok' ? attempt : previous?.generation;
+  const stale = outcome === 'ok' ? previous : fresh;
+  if (stale && stale.generation !== visible)
+    await batchWrite(
+      generationKeys(owner, repo, importId, stale).map((key) => ({ DeleteRequest: { Key: key } })),
+    );
+  return outcome === 'ok';
+}
+
+/** Entries `start` … `start + count − 1` of the map in origin order, and how many it has. */
+export async function pageOfRevisions(
+  owner: string,
+  repo: string,
+  importId: number,
+  start: number,
+  count: number,
+): Promise<{ entries: RevisionEntry[]; total: number }> {
+  const map = await header(owner, repo, importId);
+  if (!map) return { entries: [], total: 0 };
+  const pages = storedPagesFor(start, count, map.total);
+  if (pages.length === 0) return { entries: [], total: map.total };
+  const keys = pages.map((page) => importRevisionPageKey(owner, repo, importId, map.generation, page));
+  const items = await getItems(keys, true);
+  const entries = keys.flatMap((key) => toEntries(itemOf(items, key)?.entries));
+  const offset = start - (pages[0] ?? 0) * REVISION_PAGE;
+  return { entries: entries.slice(offset, offset + count), total: map.total };
+}
+
+/** The commit an origin revision was published as; undefined when the map has no such revision. */
+export async function findRevision(
+  owner: string,
+  repo: string,
+  importId: number,
+  originRevision: string,
+): Promise<string | undefined> {
+  const map = await header(owner, repo, importId);
+  if (!map) return undefined;
+  const bucket = lookupBucket(originRevision, map.buckets);
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: importRevisionBucketKey(owner, repo, importId, map.generation, bucket),
+      ConsistentRead: true,
+    }),
+  );
+  const found = (Item?.found ?? {}) as Record<string, unknown>;
+  const commit = Object.hasOwn(found, originRevision) ? found[originRevision] : undefined;
+  return typeof commit === 'string' ? commit : undefined;
+}

@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RevisionEntry } from '#domain/revision-map';
+import { freshTable } from '#test/dynamodb';
+
+/*
+ * The revision map's items against DynamoDB Local: pages in origin order across stored pages, one
+ * entry by origin revision, a new generation replacing the old whole, and a superseded attempt's
+ * map never showing. Sized as the Lua history (5,907 commits) to measure the write.
+ */
+
+let map: typeof import('#data/imports/revision-map');
+let seed: typeof import('#test/import-seed');
+let requests: typeof import('#data/imports/requests');
+let repositories: typeof import('#data/repositories');
+
+async function newImport(repo: string) {
+  await repositories.createRepository({ ownerLogin: 'octocat', name: repo });
+  return seed.seedImport('octocat', repo, {});
+}
+
+const sha = (text: string) => createHash('sha1').update(text).digest('hex');
+const entries = (n: number, salt: string): RevisionEntry[] =>
+  Array.from({ length: n }, (_, i) => ({ originRevision: String(i + 1), commit: sha(`${salt}${i}`) }));
+
+beforeAll(async () => {
+  const table = await freshTable();
+  process.env.TABLE_NAME = table.tableName;
+  process.env.DYNAMODB_ENDPOINT = table.endpoint;
+  map = await import('#data/imports/revision-map');
+  seed = await import('#test/import-seed');
+  requests = await import('#data/imports/requests');
+  repositories = await import('#data/repositories');
+  await (await import('#data/users')).createUser({ login: 'octocat', passwordHash: 'h' });
+});
+
+describe('the revision map data', () => {
+  it('stores 5,907 entries in batches, then reads any page and any single entry', async () => {
+    const { importId, attempt } = await newImport('lua');
+    const all = entries(5907, 'a');
+
+    const started = performance.now();
+    expect(await map.storeRevisionMap('octocat', 'lua', importId, attempt, all)).toBe(true);
+    console.log(`stored 5,907 entries in ${Math.round(performance.now() - started)} ms`);
+
+    expect(await map.pageOfRevisions('octocat', 'lua', importId, 0, 30)).toEqual({
+      entries: all.slice(0, 30),
+      total: 5907,
+    });
+    expect((await map.pageOfRevisions('octocat', 'lua', importId, 5850, 100)).entries).toEqual(
+      all.slice(5850),
+    );
+    expect((await map.pageOfRevisions('octocat', 'lua', importId, 190, 20)).entries).toEqual(
+      all.slice(190, 210),
+    );
+    expect((await map.pageOfRevisions('octocat', 'lua', importId, 6000, 30)).entries).toEqual([]);
+    for (const entry of [all[0], all[4321], all[5906]])
+      expect(await map.findRevision('octocat', 'lua', importId, entry?.originRevision ?? '')).toBe(
+        entry?.commit,
+      );
+    expect(await map.findRevision('octocat', 'lua', importId, '5908')).toBeUndefined();
+  });
+
+  it('replaces the map whole with the next attempt’s, and ignores a superseded attempt’s', async () => {
+    const { importId, attempt } = await newImport('rewritten');
+    await map.storeRevisionMap('octocat', 'rewritten', importId, attempt, entries(250, 'first'));
+    // A republish (an author mapped after complete) is the next attempt.
+    expect(
+      await requests.beginAttempt('octocat', 'rewritten', { attempt, status: 'importing' }, 'mapping'),
+    ).toBe(true);
+    const second = entries(120, 'second');
+    expect(await map.storeRevisionMap('octocat', 'rewritten', importId, attempt + 1, second)).toBe(true);
+    expect(await map.storeRevisionMap('octocat', 'rewritten', importId, attempt, entries(300, 'late'))).toBe(
+      false,
+    );
+
+    const page = await map.pageOfRevisions('octocat', 'rewritten', importId, 100, 100);
+    expect(page).toEqual({ entries: second.slice(100), total: 120 });
+    expect(await map.findRevision('octocat', 'rewritten', importId, '200')).toBeUndefined();
+    expect(await map.findRevision('octocat', 'rewritten', importId, '7')).toBe(second[6]?.commit);
+  });
+});
