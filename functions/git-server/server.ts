@@ -98,11 +98,28 @@ async function drainSmallBody(request: IncomingMessage): Promise<void> {
   await Promise.race([once(request, 'end'), delay(5000)]).catch(() => undefined);
 }
 
+/**
+ * How long the rest of a large body a refusal did not read is read and dropped after the answer
+ * (a lingering close, as web servers do): a client or load balancer that still sends gets the
+ * answer whole instead of a reset, and one that stops sending is let go at once.
+ */
+const LINGER_MS = 2000;
+
+function lingerAfter(request: IncomingMessage, response: ServerResponse): void {
+  request.resume();
+  response.once('finish', () => {
+    if (request.complete) return;
+    const timer = setTimeout(() => request.socket.destroy(), LINGER_MS);
+    request.once('end', () => clearTimeout(timer));
+    request.socket.once('close', () => clearTimeout(timer));
+  });
+}
+
 async function send(request: IncomingMessage, response: ServerResponse, reply: GitReply): Promise<void> {
   if (reply.status >= 400) await drainSmallBody(request);
-  // A refusal given before a large body was read closes the connection rather than read the rest.
-  const closing = reply.status >= 400 && !request.complete ? { Connection: 'close' } : {};
-  response.writeHead(reply.status, { ...reply.headers, ...closing });
+  // A refusal given before a large body was read lingers for the rest rather than close on it.
+  if (reply.status >= 400 && !request.complete) lingerAfter(request, response);
+  response.writeHead(reply.status, reply.headers);
   if (reply.body instanceof Readable) await pipeline(reply.body, response);
   else response.end(reply.body ?? '');
 }

@@ -17,7 +17,7 @@ import { toolPath } from '#shared/tool-path';
 import { fsckLeniency } from './fsck-policy.ts';
 import { type PushLimits, pushLimitsSettings, SERVE_MEMORY_CONFIG } from './git-limits.ts';
 import { spawnGroup } from './process-group.ts';
-import { quarantinedKiB } from './quarantine.ts';
+import { repositorySizeKiB } from './repository-size.ts';
 
 const run = promisify(execFile);
 
@@ -157,10 +157,7 @@ const exists = (path: string): Promise<boolean> =>
 
 /** What a push changed, for the repository's `size` and whether it has content. */
 export interface RepositoryStats {
-  /**
-   * Loose and packed objects in KiB (`git count-objects -v`: size + size-pack), GitHub's unit, and
-   * what quarantine directories hold (`quarantine.ts`).
-   */
+  /** The repository's `size` in KiB (`repository-size.ts`). */
   readonly sizeKiB: number;
   /** Whether any ref exists. */
   readonly hasContent: boolean;
@@ -168,13 +165,11 @@ export interface RepositoryStats {
 
 export async function repositoryStats(path: string): Promise<RepositoryStats> {
   const env = { ...gitEnvironment(await home()), GIT_DIR: path };
-  const [counts, refs, quarantined] = await Promise.all([
+  const [counts, refs] = await Promise.all([
     run('git', ['count-objects', '-v'], { env }),
     run('git', ['for-each-ref', '--count=1', '--format=%(refname)'], { env }),
-    quarantinedKiB(path),
   ]);
-  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(counts.stdout)?.[1] ?? 0);
-  return { sizeKiB: field('size') + field('size-pack') + quarantined, hasContent: refs.stdout.trim() !== '' };
+  return { sizeKiB: await repositorySizeKiB(path, counts.stdout), hasContent: refs.stdout.trim() !== '' };
 }
 
 /** Only sane values of client headers reach the CGI environment. */

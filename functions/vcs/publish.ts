@@ -30,6 +30,7 @@ import {
   oversizeError,
   withinSize,
 } from './limits.ts';
+import { repositorySizeKiB } from './repository-size.ts';
 
 /** The limits default to the service's (`IMPORT_MAX_BYTES`, `IMPORT_MAX_OBJECTS`). */
 export interface PublishOptions extends Partial<ImportLimits> {
@@ -50,7 +51,7 @@ export interface PublishResult {
   /** Branches and tags to publish. */
   readonly total: number;
   readonly defaultBranch: string;
-  /** `git count-objects` size of the hosted repository in KiB (loose + packed; LFS objects not counted). */
+  /** The hosted repository's `size` in KiB (`repository-size.ts`), as a push reports it. */
   readonly sizeKiB: number;
 }
 
@@ -258,7 +259,8 @@ async function lfsObjects(repoDir: string): Promise<LfsObject[]> {
 }
 
 async function sizeKiB(repoDir: string, job: GitJob): Promise<number> {
-  const out = (await runGit(['count-objects', '-v'], local(repoDir, job))).toString('utf8');
-  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(out)?.[1] ?? 0);
-  return field('size') + field('size-pack');
+  return repositorySizeKiB(
+    repoDir,
+    (await runGit(['count-objects', '-v'], local(repoDir, job))).toString('utf8'),
+  );
 }

@@ -344,8 +344,14 @@ const viewerAddress = (request: IncomingMessage): string =>
  * (method, path, query, headers) streamed to the front end and its answer streamed back, past API
  * Gateway and its limits. Only the path and query are the request's: the host and port are always
  * the front end's. A front end that cannot be reached is 502, as CloudFront answers.
+ *
+ * A front end may answer before it has read the body (a refusal: 401, 403, 404, 413) and close.
+ * Its answer is the client's answer, as CloudFront and the load balancer pass on an origin's early
+ * answer: the rest of the body is no longer sent upstream but read and dropped here, so the
+ * client's connection ends cleanly after the answer rather than with a reset that loses it.
  */
 function forward(request: IncomingMessage, url: URL, response: ServerResponse, frontEnd: URL): void {
+  let answered = false;
   const upstream = httpRequest(
     {
       hostname: frontEnd.hostname,
@@ -357,20 +363,32 @@ function forward(request: IncomingMessage, url: URL, response: ServerResponse, f
       headers: { ...endToEnd(request.headers), 'cloudfront-viewer-address': viewerAddress(request) },
     },
     (answer) => {
-      // A refusal before the whole body was sent ends the client's connection too.
-      const closing = answer.headers.connection === 'close' ? { connection: 'close' } : {};
-      response.writeHead(answer.statusCode ?? 502, { ...endToEnd(answer.headers), ...closing });
-      pipeline(answer, response).catch(() => response.destroy());
+      answered = true;
+      const early = !request.complete;
+      if (early) {
+        request.unpipe(upstream);
+        request.resume();
+      }
+      response.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
+      pipeline(answer, response).then(
+        // The front end waits for a body it will not get: let it go.
+        () => early && upstream.destroy(),
+        () => response.destroy(),
+      );
     },
   );
+  // Once answered, a failed write of the unread body is the front end closing: its answer stands
+  // (and a cut answer fails its own pipeline above).
   upstream.on('error', () => {
+    if (answered) return;
     if (response.headersSent) response.destroy();
     else sendJson(response, 502, GATEWAY_ERROR_BODIES.serverError);
   });
   response.on('close', () => {
     if (!response.writableFinished) upstream.destroy();
   });
-  pipeline(request, upstream).catch(() => upstream.destroy());
+  request.on('error', () => upstream.destroy());
+  request.pipe(upstream);
 }
 
 /**

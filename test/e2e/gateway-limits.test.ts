@@ -33,11 +33,11 @@ let token: string;
 const remote = (name: string) =>
   `${stack.webUrl.replace('://', '://x-access-token@')}/${owner.login}/${name}.git`;
 
-async function createRepository(name: string): Promise<void> {
+async function createRepository(name: string, visibility: { private?: boolean } = {}): Promise<void> {
   const response = await fetch(`${stack.baseUrl}/user/repos`, {
     method: 'POST',
     headers: { Authorization: owner.auth, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ name }),
+    body: JSON.stringify({ name, ...visibility }),
   });
   expect(response.status).toBe(201);
 }
@@ -153,6 +153,22 @@ describe('the local API Gateway at AWS limits', () => {
     expect(cloned.code, cloned.stderr).toBe(0);
     const heads = await Promise.all([dir, clone].map((cwd) => git(['rev-parse', 'HEAD'], { cwd })));
     expect(heads[1]?.stdout).toBe(heads[0]?.stdout);
+  }, 60_000);
+
+  it("passes on the front end's early refusal of an 11 MB body: 401 with its challenge, not 502 or a reset", async () => {
+    // The front end answers an anonymous push to a private repository before reading its body, and
+    // closes; CloudFront and the load balancer hand that answer to the client.
+    await createRepository('kept', { private: true });
+    for (let round = 0; round < 10; round++) {
+      const response = await fetch(`${stack.webUrl}/${owner.login}/kept.git/git-receive-pack`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-git-receive-pack-request' },
+        body: randomBytes(11 * MB),
+      });
+      expect(response.status, `round ${round}`).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
+      await response.arrayBuffer();
+    }
   }, 60_000);
 
   it("serves Git LFS objects over 10 MB up and down: the object routes are the front end's (locally the stand-in for S3)", async () => {
