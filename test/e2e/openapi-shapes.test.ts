@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getImport, listAuthors } from '#data/imports/items';
 import { addAuthors } from '#data/imports/progress';
+import { storeRevisionMap } from '#data/imports/revision-map';
 import { FINDING_KINDS } from '#domain/import-report';
 import { API_PREFIX, ROUTES } from '#shared/routes';
 import { createApp, createUser, enableOtp } from '#test/fixtures';
@@ -56,13 +57,25 @@ const EXTENSIONS: Record<string, { readonly errorsAs: string; readonly fields: r
       'large_files',
     ],
   },
+  // The revision map (issue 27): entries of `origin_revision` and `commit`, a page or one.
+  'GET /repos/{owner}/{repo}/import/revisions': {
+    errorsAs: '/repos/{owner}/{repo}/import',
+    fields: ['origin_revision', 'commit'],
+  },
+  'GET /repos/{owner}/{repo}/import/revisions/{origin_revision}': {
+    errorsAs: '/repos/{owner}/{repo}/import',
+    fields: ['origin_revision', 'commit'],
+  },
 };
 
 function extensionDeviations(route: string, status: number, body: unknown): string[] {
   const extension = EXTENSIONS[route];
   if (!extension) return [];
   if (status >= 300) return deviationsFrom(route.split(' ')[0] ?? '', extension.errorsAs, status, body);
-  const unknown = Object.keys(body as object).filter((key) => !extension.fields.includes(key));
+  const objects = Array.isArray(body) ? body : [body];
+  const unknown = objects.flatMap((object) =>
+    Object.keys(object as object).filter((key) => !extension.fields.includes(key)),
+  );
   return unknown.length === 0 ? [] : [`${route} → ${status}: undocumented fields ${unknown.join(', ')}`];
 }
 
@@ -438,6 +451,21 @@ describe('source imports', () => {
       { remoteId: 'Ann <ann@x>', remoteName: 'Ann', email: 'ann@x', name: 'Ann' },
     ]);
     const [author] = await listAuthors('octocat', 'imported', record.importId);
+    await storeRevisionMap('octocat', 'imported', record.importId, record.attempt, [
+      { originRevision: '1', commit: 'a'.repeat(40) },
+      { originRevision: '2', commit: 'b'.repeat(40) },
+    ]);
+    const revisions = await call('GET /repos/{owner}/{repo}/import/revisions', `${base}/revisions`, 200, {
+      auth: octocat.auth,
+    });
+    expect(revisions).toEqual([
+      { origin_revision: '1', commit: 'a'.repeat(40) },
+      { origin_revision: '2', commit: 'b'.repeat(40) },
+    ]);
+    const revision = 'GET /repos/{owner}/{repo}/import/revisions/{origin_revision}';
+    await call(revision, `${base}/revisions/2`, 200, { auth: octocat.auth });
+    await call(revision, `${base}/revisions/3`, 404, { auth: octocat.auth });
+    await call(revision, `${base}/revisions/2`, 404, { auth: hubot.auth });
     await call('GET /repos/{owner}/{repo}/import/authors', `${base}/authors`, 200, { auth: octocat.auth });
     await call('GET /repos/{owner}/{repo}/import/authors', '/repos/octocat/nothing/import/authors', 404, {
       auth: octocat.auth,
