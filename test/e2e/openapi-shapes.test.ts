@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getImport, listAuthors } from '#data/imports/items';
-import { addAuthors } from '#data/imports/progress';
+import { addAuthors, enterStatus } from '#data/imports/progress';
 import { FINDING_KINDS } from '#domain/import-report';
 import { API_PREFIX, ROUTES } from '#shared/routes';
 import { createApp, createUser, enableOtp } from '#test/fixtures';
@@ -37,6 +37,20 @@ const JSON_ROUTES = REST_JSON.map((route) => `${route.method} ${restPath(route.p
 /** Operations whose bodies carry a documented subset of the described fields (README, "Routes"). */
 const SUBSETS: ReadonlySet<string> = new Set(['GET /']);
 
+/** The sync resource's fields (README, "Following the origin"). */
+const SYNC_FIELDS = [
+  'url',
+  'import_url',
+  'state',
+  'interval_minutes',
+  'following_since',
+  'last_synced_at',
+  'next_sync_at',
+  'origin_revision',
+  'last_sync',
+  'cut_over_at',
+];
+
 /**
  * Extensions GitHub does not describe: their errors are checked as those of the GitHub operation
  * named (same access rules), their successes by the fields the README documents.
@@ -56,6 +70,12 @@ const EXTENSIONS: Record<string, { readonly errorsAs: string; readonly fields: r
       'large_files',
     ],
   },
+  ...Object.fromEntries(
+    ['GET', 'PUT', 'DELETE'].map((method) => [
+      `${method} /repos/{owner}/{repo}/import/sync`,
+      { errorsAs: '/repos/{owner}/{repo}/import', fields: SYNC_FIELDS },
+    ]),
+  ),
 };
 
 function extensionDeviations(route: string, status: number, body: unknown): string[] {
@@ -477,6 +497,30 @@ describe('source imports', () => {
     await call('DELETE /repos/{owner}/{repo}/import', base, 204, { auth: octocat.auth });
     await call('DELETE /repos/{owner}/{repo}/import', base, 404, { auth: octocat.auth });
     await call('GET /repos/{owner}/{repo}/import/report', `${base}/report`, 404, { auth: octocat.auth });
+    expectConformance();
+  });
+});
+
+describe('following the origin', () => {
+  it('the sync resource answers its documented fields, and errors as the import does', async () => {
+    await call('POST /user/repos', '/user/repos', 201, { auth: octocat.auth, body: { name: 'followed' } });
+    const base = '/repos/octocat/followed/import';
+    const start = { vcs_url: 'http://127.0.0.1:9/origin.git', vcs: 'git' };
+    await call('GET /repos/{owner}/{repo}/import/sync', `${base}/sync`, 404, { auth: octocat.auth });
+    await call('PUT /repos/{owner}/{repo}/import', base, 201, { auth: octocat.auth, body: start });
+    await call('GET /repos/{owner}/{repo}/import/sync', `${base}/sync`, 200, { auth: octocat.auth });
+    await call('PUT /repos/{owner}/{repo}/import/sync', `${base}/sync`, 422, {
+      auth: octocat.auth,
+      body: { interval_minutes: 60 },
+    });
+    const record = await getImport('octocat', 'followed');
+    if (!record) throw new Error('no import');
+    await enterStatus('octocat', 'followed', record.attempt, 'complete');
+    await call('PUT /repos/{owner}/{repo}/import/sync', `${base}/sync`, 200, {
+      auth: octocat.auth,
+      body: { interval_minutes: 60 },
+    });
+    await call('DELETE /repos/{owner}/{repo}/import/sync', `${base}/sync`, 200, { auth: octocat.auth });
     expectConformance();
   });
 });

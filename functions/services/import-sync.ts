@@ -1,0 +1,70 @@
+/**
+ * Following an import's origin (issue 27, an extension of the import API): the owner turns it on
+ * once the import is `complete`, and ends it with the cut-over. While following, the hosted
+ * repository is read-only (`followingRefusal`), since the origin is the source of truth.
+ */
+import { getImport } from '#data/imports/items';
+import { cutOver, followOrigin, getImportSync } from '#data/imports/sync';
+import { type ImportSync, SYNC_OFF } from '#domain/import-sync';
+import type { Import } from '#domain/imports';
+import { type HttpError, notFound, validationFailed } from '#shared/errors';
+import type { Caller } from './authenticate.ts';
+import { importProgress } from './imports.ts';
+
+const RESOURCE = 'ImportSync';
+
+export interface SyncView {
+  readonly record: Import;
+  readonly sync: ImportSync;
+}
+
+const refused = (field: string, message: string): HttpError =>
+  validationFailed([{ resource: RESOURCE, field, code: 'custom', message }]);
+
+const syncOf = async (record: Import): Promise<ImportSync> =>
+  (await getImportSync(record.ownerLogin, record.repoName, record.importId)) ?? SYNC_OFF;
+
+/** GET …/import/sync: the owner's import and its sync resource (`off` until asked to follow). */
+export async function importSync(caller: Caller, owner: string, repo: string): Promise<SyncView> {
+  const record = await importProgress(caller, owner, repo);
+  return { record, sync: await syncOf(record) };
+}
+
+/**
+ * PUT …/import/sync: follows the origin, syncing every `intervalMinutes` (null: on demand only),
+ * or changes the interval while following. 422 before the import is `complete` and after a
+ * cut-over.
+ */
+export async function followImportOrigin(
+  caller: Caller,
+  owner: string,
+  repo: string,
+  intervalMinutes: number | null,
+): Promise<SyncView> {
+  const record = await importProgress(caller, owner, repo);
+  const outcome = await followOrigin(record.ownerLogin, record.repoName, record.importId, intervalMinutes);
+  if (outcome === 'not-complete') {
+    const now = await getImport(record.ownerLogin, record.repoName);
+    if (!now || now.importId !== record.importId) throw notFound();
+    throw refused(
+      'status',
+      `The import is ${now.status}; a repository follows its origin once the import is complete`,
+    );
+  }
+  if (outcome === 'cut-over')
+    throw refused('state', 'The repository was cut over from its origin; it cannot follow it again');
+  return importSync(caller, owner, repo);
+}
+
+/**
+ * DELETE …/import/sync: the cut-over. Following stops for good and pushes are accepted again.
+ * Cutting over twice answers the cut-over resource; 422 when the repository never followed.
+ */
+export async function cutOverImport(caller: Caller, owner: string, repo: string): Promise<SyncView> {
+  const record = await importProgress(caller, owner, repo);
+  const done = await cutOver(record.ownerLogin, record.repoName, record.importId);
+  const sync = await syncOf(record);
+  if (!done && sync.state !== 'cut_over')
+    throw refused('state', 'The repository is not following its origin; there is nothing to cut over');
+  return { record, sync };
+}
