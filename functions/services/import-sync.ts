@@ -9,7 +9,7 @@ import { type ImportSync, SYNC_OFF } from '#domain/import-sync';
 import type { Import } from '#domain/imports';
 import { type HttpError, notFound, validationFailed } from '#shared/errors';
 import type { Caller } from './authenticate.ts';
-import { importProgress } from './imports.ts';
+import { beginSyncAttempt, conflict, importProgress } from './imports.ts';
 
 const RESOURCE = 'ImportSync';
 
@@ -67,4 +67,22 @@ export async function cutOverImport(caller: Caller, owner: string, repo: string)
   if (!done && sync.state !== 'cut_over')
     throw refused('state', 'The repository is not following its origin; there is nothing to cut over');
   return { record, sync };
+}
+
+/** Statuses in which no attempt runs or waits: a sync may start. */
+const SETTLED: ReadonlySet<Import['status']> = new Set(['complete', 'error']);
+
+/**
+ * POST …/import/sync: syncs now, as one execution of the import workflow (`owner.repo.sync-N`),
+ * answering the import as it starts. 422 when the repository does not follow its origin, 409
+ * while an attempt runs or waits for someone.
+ */
+export async function syncNow(caller: Caller, owner: string, repo: string): Promise<Import> {
+  const record = await importProgress(caller, owner, repo);
+  const sync = await syncOf(record);
+  if (sync.state !== 'following')
+    throw refused('state', `The repository is not following its origin (state ${sync.state})`);
+  if (!SETTLED.has(record.status) || !(await beginSyncAttempt(record)))
+    throw conflict('An import or sync attempt is under way; try again when it has ended');
+  return importProgress(caller, owner, repo);
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getImport } from '#data/imports/items';
 import { enterStatus } from '#data/imports/progress';
@@ -23,6 +24,10 @@ let owner: string; // octocat's `repo` token
 let other: string; // hubot's `repo` token
 let work: string;
 let askpass: string;
+let sfn: SFNClient;
+
+const executionStatus = async (executionArn: string | undefined) =>
+  (await sfn.send(new DescribeExecutionCommand({ executionArn }))).status;
 
 const IDLE = fileURLToPath(new URL('../fixtures/import-idle.asl.json', import.meta.url));
 const PREVIEW = 'application/vnd.github.barred-rock-preview';
@@ -101,6 +106,11 @@ async function workingCopy(repo: string): Promise<string> {
 
 beforeAll(async () => {
   stack = await startTestStack({ importStateMachine: { name: 'Import', definitionFile: IDLE, tasks: {} } });
+  sfn = new SFNClient({
+    endpoint: stack.stepFunctionsEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   const [octocat, hubot] = await Promise.all([
     createUser(stack.endpointsFile, 'octocat'),
     createUser(stack.endpointsFile, 'hubot'),
@@ -205,6 +215,43 @@ describe('the sync resource', () => {
     expect((await api('GET', '/repos/octocat/nothing-here/import/sync')).status).toBe(404);
     expect((await api('DELETE', `/repos/octocat/${repo}/import`)).status).toBe(204);
     expect((await api('GET', url)).status).toBe(404);
+  });
+});
+
+describe('sync now', () => {
+  it('starts one execution of the import workflow named owner.repo.sync-N; 409 while it runs, 422 unless following', async () => {
+    const repo = await imported();
+    const url = `/repos/octocat/${repo}/import/sync`;
+    expect((await api('POST', url)).status).toBe(422);
+    await complete(repo);
+    const notFollowing = await api('POST', url);
+    expect(notFollowing.status).toBe(422);
+    expect(notFollowing.body.errors).toMatchObject([
+      { resource: 'ImportSync', field: 'state', code: 'custom' },
+    ]);
+    expect((await api('PUT', url, { body: { interval_minutes: null } })).status).toBe(200);
+
+    const started = await api('POST', url);
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect(started.body).toMatchObject({ status: 'importing', vcs: 'git', vcs_url: ORIGIN });
+    const record = await getImport('octocat', repo);
+    expect(record?.attempt).toBe(2);
+    expect(record?.executionArn).toMatch(new RegExp(`:execution:[^:]+:octocat\\.${repo}\\.sync-2$`));
+    expect(await executionStatus(record?.executionArn)).toBe('RUNNING');
+
+    const busy = await api('POST', url);
+    expect(busy.status).toBe(409);
+    expect(busy.body.message).toMatch(/under way/);
+
+    await complete(repo);
+    const again = await api('POST', url);
+    expect(again.status).toBe(202);
+    expect((await getImport('octocat', repo))?.executionArn).toMatch(/\.sync-3$/);
+    await complete(repo);
+
+    expect((await api('DELETE', url)).status).toBe(200);
+    expect((await api('POST', url)).status).toBe(422);
+    expect((await api('POST', url, { auth: other })).status).toBe(404);
   });
 });
 

@@ -55,7 +55,15 @@ const SYNC_FIELDS = [
  * Extensions GitHub does not describe: their errors are checked as those of the GitHub operation
  * named (same access rules), their successes by the fields the README documents.
  */
-const EXTENSIONS: Record<string, { readonly errorsAs: string; readonly fields: readonly string[] }> = {
+const EXTENSIONS: Record<
+  string,
+  {
+    readonly errorsAs: string;
+    readonly fields: readonly string[];
+    /** A success whose body is that of this GitHub operation (its 200 schema). */
+    readonly successAs?: string;
+  }
+> = {
   // GitHub's 2025 credential revocation API, newer than the description: 202 with `{}`.
   'POST /credentials/revoke': { errorsAs: '/authorizations', fields: [] },
   'GET /repos/{owner}/{repo}/import/report': {
@@ -76,12 +84,28 @@ const EXTENSIONS: Record<string, { readonly errorsAs: string; readonly fields: r
       { errorsAs: '/repos/{owner}/{repo}/import', fields: SYNC_FIELDS },
     ]),
   ),
+  // Sync now answers the import itself.
+  'POST /repos/{owner}/{repo}/import/sync': {
+    errorsAs: 'PUT /repos/{owner}/{repo}/import',
+    fields: [],
+    successAs: 'GET /repos/{owner}/{repo}/import',
+  },
 };
 
 function extensionDeviations(route: string, status: number, body: unknown): string[] {
   const extension = EXTENSIONS[route];
   if (!extension) return [];
-  if (status >= 300) return deviationsFrom(route.split(' ')[0] ?? '', extension.errorsAs, status, body);
+  if (status >= 300) {
+    // `errorsAs` is a path (same method) or `METHOD path`.
+    const [method, path] = extension.errorsAs.includes(' ')
+      ? extension.errorsAs.split(' ')
+      : [route.split(' ')[0], extension.errorsAs];
+    return deviationsFrom(method ?? '', path ?? '', status, body);
+  }
+  if (extension.successAs) {
+    const [method = '', path = ''] = extension.successAs.split(' ');
+    return deviationsFrom(method, path, 200, body);
+  }
   const unknown = Object.keys(body as object).filter((key) => !extension.fields.includes(key));
   return unknown.length === 0 ? [] : [`${route} → ${status}: undocumented fields ${unknown.join(', ')}`];
 }
@@ -520,7 +544,9 @@ describe('following the origin', () => {
       auth: octocat.auth,
       body: { interval_minutes: 60 },
     });
+    await call('POST /repos/{owner}/{repo}/import/sync', `${base}/sync`, 202, { auth: octocat.auth });
     await call('DELETE /repos/{owner}/{repo}/import/sync', `${base}/sync`, 200, { auth: octocat.auth });
+    await call('POST /repos/{owner}/{repo}/import/sync', `${base}/sync`, 422, { auth: octocat.auth });
     expectConformance();
   });
 });
