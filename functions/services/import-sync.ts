@@ -4,7 +4,7 @@
  * repository is read-only (`followingRefusal`), since the origin is the source of truth.
  */
 import { getImport } from '#data/imports/items';
-import { cutOver, followOrigin, getImportSync } from '#data/imports/sync';
+import { changeInterval, cutOver, followOrigin, getImportSync } from '#data/imports/sync';
 import { type ImportSync, SYNC_OFF } from '#domain/import-sync';
 import type { Import } from '#domain/imports';
 import { type HttpError, notFound, validationFailed } from '#shared/errors';
@@ -32,8 +32,8 @@ export async function importSync(caller: Caller, owner: string, repo: string): P
 
 /**
  * PUT …/import/sync: follows the origin, syncing every `intervalMinutes` (null: on demand only),
- * or changes the interval while following. 422 before the import is `complete` and after a
- * cut-over.
+ * or changes the interval while following (whatever the import's status: a sync may be under
+ * way). 422 before the import is `complete` and after a cut-over.
  */
 export async function followImportOrigin(
   caller: Caller,
@@ -42,7 +42,19 @@ export async function followImportOrigin(
   intervalMinutes: number | null,
 ): Promise<SyncView> {
   const record = await importProgress(caller, owner, repo);
-  const outcome = await followOrigin(record.ownerLogin, record.repoName, record.importId, intervalMinutes);
+  // While following (a sync may be running or have failed), only the interval changes.
+  if (
+    (await syncOf(record)).state === 'following' &&
+    (await changeInterval(record.ownerLogin, record.repoName, record.importId, intervalMinutes))
+  )
+    return importSync(caller, owner, repo);
+  const outcome = await followOrigin(
+    record.ownerLogin,
+    record.repoName,
+    record.importId,
+    intervalMinutes,
+    record.commitCount,
+  );
   if (outcome === 'not-complete') {
     const now = await getImport(record.ownerLogin, record.repoName);
     if (!now || now.importId !== record.importId) throw notFound();

@@ -242,6 +242,10 @@ describe('sync now', () => {
     const busy = await api('POST', url);
     expect(busy.status).toBe(409);
     expect(busy.body.message).toMatch(/under way/);
+    // The interval changes while the sync runs.
+    const changed = await api('PUT', url, { body: { interval_minutes: 15 } });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body).toMatchObject({ state: 'following', interval_minutes: 15 });
 
     await complete(repo);
     const again = await api('POST', url);

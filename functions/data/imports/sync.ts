@@ -60,6 +60,7 @@ export async function followOrigin(
   repo: string,
   importId: number,
   intervalMinutes: number | null,
+  commitCount: number | null,
 ): Promise<FollowOutcome> {
   const timestamp = now();
   const outcome = await transactWithRetry(
@@ -79,7 +80,8 @@ export async function followOrigin(
           Key: importSyncKey(owner, repo, importId),
           UpdateExpression:
             'SET #type = :type, #state = :following, intervalMinutes = :interval, updatedAt = :now, ' +
-            'createdAt = if_not_exists(createdAt, :now), followingSince = if_not_exists(followingSince, :now)',
+            'createdAt = if_not_exists(createdAt, :now), followingSince = if_not_exists(followingSince, :now), ' +
+            'commitCount = if_not_exists(commitCount, :count)',
           ConditionExpression: 'attribute_not_exists(#state) OR #state = :following',
           ExpressionAttributeNames: { '#type': TABLE.typeAttribute, '#state': 'state' },
           ExpressionAttributeValues: {
@@ -87,6 +89,8 @@ export async function followOrigin(
             ':following': 'following',
             ':interval': intervalMinutes,
             ':now': timestamp,
+            // The import's commit count: new commits of the next sync are counted from it.
+            ':count': commitCount,
           },
         },
       },
@@ -95,6 +99,28 @@ export async function followOrigin(
   );
   if (outcome === 'ok') return 'ok';
   return outcome.failed.includes(0) ? 'not-complete' : 'cut-over';
+}
+
+/** Changes the interval of an import that follows its origin; false when it no longer does. */
+export async function changeInterval(
+  owner: string,
+  repo: string,
+  importId: number,
+  intervalMinutes: number | null,
+): Promise<boolean> {
+  const done = await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: importSyncKey(owner, repo, importId),
+        UpdateExpression: 'SET intervalMinutes = :interval, updatedAt = :now',
+        ConditionExpression: '#state = :following',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':interval': intervalMinutes, ':following': 'following', ':now': now() },
+      }),
+    ),
+  );
+  return done !== false;
 }
 
 /** Ends following for good (`cut_over`); false when the import was not following. */
@@ -113,6 +139,55 @@ export async function cutOver(owner: string, repo: string, importId: number): Pr
     ),
   );
   return done !== false;
+}
+
+/**
+ * Records how an attempt of a followed import ended (every attempt after following began is a
+ * sync): `last_sync`, and on success `last_synced_at` and the new commits, counted as the growth
+ * of the import's commit count since the last sync. Nothing when the import does not follow.
+ */
+export async function recordSyncOutcome(
+  owner: string,
+  repo: string,
+  importId: number,
+  outcome: { readonly commitCount: number | null } | { readonly errorMessage: string },
+): Promise<void> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: importSyncKey(owner, repo, importId),
+      ConsistentRead: true,
+    }),
+  );
+  if (Item?.state !== 'following') return;
+  const timestamp = now();
+  const values: Record<string, unknown> = { ':following': 'following', ':now': timestamp };
+  let set: string;
+  if ('errorMessage' in outcome) {
+    values[':last'] = { status: 'failed', newCommits: 0, errorMessage: outcome.errorMessage };
+    set = 'lastSync = :last';
+  } else {
+    const before = typeof Item.commitCount === 'number' ? Item.commitCount : null;
+    const after = outcome.commitCount;
+    values[':last'] = {
+      status: 'succeeded',
+      newCommits: before === null || after === null ? 0 : Math.max(0, after - before),
+    };
+    values[':count'] = after ?? before;
+    set = 'lastSync = :last, lastSyncedAt = :now, commitCount = :count';
+  }
+  await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: importSyncKey(owner, repo, importId),
+        UpdateExpression: `SET ${set}, updatedAt = :now`,
+        ConditionExpression: '#state = :following',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: values,
+      }),
+    ),
+  );
 }
 
 /**
