@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getImport, listAuthors } from '#data/imports/items';
 import { addAuthors, enterStatus } from '#data/imports/progress';
+import { storeRevisionMap } from '#data/imports/revision-map';
 import { FINDING_KINDS } from '#domain/import-report';
 import { API_PREFIX, ROUTES } from '#shared/routes';
 import { createApp, createUser, enableOtp } from '#test/fixtures';
@@ -62,6 +63,8 @@ const EXTENSIONS: Record<
     readonly fields: readonly string[];
     /** A success whose body is that of this GitHub operation (its 200 schema). */
     readonly successAs?: string;
+    /** The success is a list, each of its items with the fields. */
+    readonly list?: boolean;
   }
 > = {
   // GitHub's 2025 credential revocation API, newer than the description: 202 with `{}`.
@@ -84,6 +87,16 @@ const EXTENSIONS: Record<
       { errorsAs: '/repos/{owner}/{repo}/import', fields: SYNC_FIELDS },
     ]),
   ),
+  // The revision map (issue 27): a list of entries, and one entry.
+  'GET /repos/{owner}/{repo}/import/revisions': {
+    errorsAs: '/repos/{owner}/{repo}/import',
+    fields: ['origin_revision', 'commit'],
+    list: true,
+  },
+  'GET /repos/{owner}/{repo}/import/revisions/{origin_revision}': {
+    errorsAs: '/repos/{owner}/{repo}/import',
+    fields: ['origin_revision', 'commit'],
+  },
   // Sync now answers the import itself.
   'POST /repos/{owner}/{repo}/import/sync': {
     errorsAs: 'PUT /repos/{owner}/{repo}/import',
@@ -106,7 +119,10 @@ function extensionDeviations(route: string, status: number, body: unknown): stri
     const [method = '', path = ''] = extension.successAs.split(' ');
     return deviationsFrom(method, path, 200, body);
   }
-  const unknown = Object.keys(body as object).filter((key) => !extension.fields.includes(key));
+  const items: object[] = extension.list ? (body as object[]) : [body as object];
+  const unknown = [...new Set(items.flatMap((item) => Object.keys(item)))].filter(
+    (key) => !extension.fields.includes(key),
+  );
   return unknown.length === 0 ? [] : [`${route} → ${status}: undocumented fields ${unknown.join(', ')}`];
 }
 
@@ -547,6 +563,42 @@ describe('following the origin', () => {
     await call('POST /repos/{owner}/{repo}/import/sync', `${base}/sync`, 202, { auth: octocat.auth });
     await call('DELETE /repos/{owner}/{repo}/import/sync', `${base}/sync`, 200, { auth: octocat.auth });
     await call('POST /repos/{owner}/{repo}/import/sync', `${base}/sync`, 422, { auth: octocat.auth });
+    expectConformance();
+  });
+});
+
+describe('the revision map', () => {
+  it('lists origin revisions with their commits, and errors as the import does', async () => {
+    await call('POST /user/repos', '/user/repos', 201, { auth: octocat.auth, body: { name: 'mapped' } });
+    const base = '/repos/octocat/mapped/import';
+    await call('GET /repos/{owner}/{repo}/import/revisions', `${base}/revisions`, 404, {
+      auth: octocat.auth,
+    });
+    await call('PUT /repos/{owner}/{repo}/import', base, 201, {
+      auth: octocat.auth,
+      body: { vcs_url: 'http://127.0.0.1:9/origin.git', vcs: 'git' },
+    });
+    const record = await getImport('octocat', 'mapped');
+    if (!record) throw new Error('no import');
+    const origin = 'a'.repeat(40);
+    await storeRevisionMap('octocat', 'mapped', record.importId, record.attempt, [
+      { originRevision: origin, commit: 'b'.repeat(40) },
+    ]);
+    await call('GET /repos/{owner}/{repo}/import/revisions', `${base}/revisions`, 200, {
+      auth: octocat.auth,
+    });
+    await call(
+      'GET /repos/{owner}/{repo}/import/revisions/{origin_revision}',
+      `${base}/revisions/${origin}`,
+      200,
+      { auth: octocat.auth },
+    );
+    await call(
+      'GET /repos/{owner}/{repo}/import/revisions/{origin_revision}',
+      `${base}/revisions/${'c'.repeat(40)}`,
+      404,
+      { auth: octocat.auth },
+    );
     expectConformance();
   });
 });
