@@ -4,6 +4,7 @@
  * repository is read-only (`followingRefusal`), since the origin is the source of truth.
  */
 import { getImport } from '#data/imports/items';
+import { lastRevision } from '#data/imports/revision-map';
 import { changeInterval, cutOver, followOrigin, getImportSync } from '#data/imports/sync';
 import { type ImportSync, SYNC_OFF } from '#domain/import-sync';
 import type { Import } from '#domain/imports';
@@ -54,6 +55,7 @@ export async function followImportOrigin(
     record.importId,
     intervalMinutes,
     record.commitCount,
+    await lastRevision(record.ownerLogin, record.repoName, record.importId),
   );
   if (outcome === 'not-complete') {
     const now = await getImport(record.ownerLogin, record.repoName);

@@ -67,9 +67,14 @@ describe('syncing a followed Git origin', () => {
     await until('followed', 'complete');
     const before = await remoteRefs(git, hosted);
     expect(before).toEqual(await remoteRefs(git, originUrl));
-    expect((await api('PUT', '/repos/octocat/followed/import/sync', { interval_minutes: null })).status).toBe(
-      200,
-    );
+    const following = await api('PUT', '/repos/octocat/followed/import/sync', { interval_minutes: null });
+    expect(following.status).toBe(200);
+    // The newest origin revision published: the revision map's last entry.
+    const mapped = (await api('GET', '/repos/octocat/followed/import/revisions?per_page=100')).body as {
+      origin_revision: string;
+    }[];
+    expect(mapped.length).toBeGreaterThan(0);
+    expect(following.body.origin_revision).toBe(mapped.at(-1)?.origin_revision);
 
     // The origin moves on: one commit on its default branch.
     const work = await mkdtemp(join(root, 'work-'));
@@ -103,6 +108,7 @@ describe('syncing a followed Git origin', () => {
     const sync = await api('GET', '/repos/octocat/followed/import/sync');
     expect(sync.body).toMatchObject({
       state: 'following',
+      origin_revision: newTip,
       last_sync: { status: 'succeeded', new_commits: 1 },
     });
     expect(Date.parse(sync.body.last_synced_at)).toBeGreaterThanOrEqual(

@@ -9,6 +9,7 @@ import { conditionalWrite, db, now, tableName, transactWithRetry } from '../clie
 import { importKey, importSyncKey } from '../keys.ts';
 import { TABLE } from '../table.ts';
 import { importItem } from './items.ts';
+import { lastRevision } from './revision-map.ts';
 
 const orNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
@@ -61,6 +62,7 @@ export async function followOrigin(
   importId: number,
   intervalMinutes: number | null,
   commitCount: number | null,
+  originRevision: string | undefined,
 ): Promise<FollowOutcome> {
   const timestamp = now();
   const outcome = await transactWithRetry(
@@ -81,7 +83,7 @@ export async function followOrigin(
           UpdateExpression:
             'SET #type = :type, #state = :following, intervalMinutes = :interval, updatedAt = :now, ' +
             'createdAt = if_not_exists(createdAt, :now), followingSince = if_not_exists(followingSince, :now), ' +
-            'commitCount = if_not_exists(commitCount, :count)',
+            'commitCount = if_not_exists(commitCount, :count), originRevision = if_not_exists(originRevision, :revision)',
           ConditionExpression: 'attribute_not_exists(#state) OR #state = :following',
           ExpressionAttributeNames: { '#type': TABLE.typeAttribute, '#state': 'state' },
           ExpressionAttributeValues: {
@@ -91,6 +93,8 @@ export async function followOrigin(
             ':now': timestamp,
             // The import's commit count: new commits of the next sync are counted from it.
             ':count': commitCount,
+            // The newest origin revision the import published (the revision map's last entry).
+            ':revision': originRevision ?? null,
           },
         },
       },
@@ -143,8 +147,9 @@ export async function cutOver(owner: string, repo: string, importId: number): Pr
 
 /**
  * Records how an attempt of a followed import ended (every attempt after following began is a
- * sync): `last_sync`, and on success `last_synced_at` and the new commits, counted as the growth
- * of the import's commit count since the last sync. Nothing when the import does not follow.
+ * sync): `last_sync`, and on success `last_synced_at`, the newest origin revision published (the
+ * revision map's last entry) and the new commits, counted as the growth of the import's commit
+ * count since the last sync. Nothing when the import does not follow.
  */
 export async function recordSyncOutcome(
   owner: string,
@@ -174,7 +179,8 @@ export async function recordSyncOutcome(
       newCommits: before === null || after === null ? 0 : Math.max(0, after - before),
     };
     values[':count'] = after ?? before;
-    set = 'lastSync = :last, lastSyncedAt = :now, commitCount = :count';
+    values[':revision'] = (await lastRevision(owner, repo, importId)) ?? null;
+    set = 'lastSync = :last, lastSyncedAt = :now, commitCount = :count, originRevision = :revision';
   }
   await conditionalWrite(
     db().send(
