@@ -134,6 +134,12 @@ export const importReportKey = (owner: string, name: string, importId: number): 
   SK: `${importItemsPrefix(importId)}REPORT`,
 });
 
+/** Whether and how an import follows its origin after `complete` (one item; absent: `off`). */
+export const importSyncKey = (owner: string, name: string, importId: number): Key => ({
+  PK: repoPartition(owner, name),
+  SK: `${importItemsPrefix(importId)}SYNC`,
+});
+
 /** Atomic id counter per entity kind (UpdateItem ADD); ids are never reused. */
 export const counterKey = (entity: string): Key => ({ PK: `COUNTER#${entity}`, SK: 'COUNTER' });
 
@@ -338,6 +344,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'Large files an import found', index: 'table', read: { get: importLargeFilesKey(L, '<repo>', ID) }, strong: true },
   { pattern: 'Report of an import (renamed refs; its large files are the item above)', index: 'table', read: { get: importReportKey(L, '<repo>', ID) }, strong: true },
   { pattern: 'Revision map of an import: a page in origin order; one origin revision', index: 'table', read: { get: importRevisionMapKey(L, '<repo>', ID) }, strong: true, note: `then BatchGetItem ${importRevisionPageKey(L, '<repo>', ID, ID, ID).SK} (one or two pages), or GetItem ${importRevisionBucketKey(L, '<repo>', ID, ID, ID).SK}` },
+  { pattern: 'Following of an import (sync resource; the Git front end reads it before a push)', index: 'table', read: { get: importSyncKey(L, '<repo>', ID) }, strong: true, note: 'put conditional on the import being complete; cut-over conditional on following' },
   { pattern: 'Everything filed under an import (cancel deletes its authors, pointers, large files and report)', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: importItemsPrefix(ID) }, by: 'prefix' }, strong: true, note: 'keys only, then BatchWriteItem deletes' },
   { pattern: 'Next id of a kind (authorization ids: a block of ten per process)', index: 'table', read: { update: counterKey('<kind>') }, note: 'ADD 1, or ADD 10 for a block, returns the new value' },
 ];

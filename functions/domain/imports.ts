@@ -207,8 +207,13 @@ export const acceptsHistoryChanges = (record: Pick<Import, 'ownerPushed'>): bool
  * attempt, within AWS's rules (1–80 of letters, digits, `.`, `-`, `_`). Logins have no `.`, so the
  * first `.` separates owner from repository.
  */
-export function executionName(ownerLogin: string, repoName: string, attempt: number): string {
-  const suffix = `.attempt-${attempt}`;
+export function executionName(
+  ownerLogin: string,
+  repoName: string,
+  attempt: number,
+  kind: 'attempt' | 'sync' = 'attempt',
+): string {
+  const suffix = `.${kind}-${attempt}`;
   const full = `${ownerLogin}.${repoName}${suffix}`;
   if (full.length <= 80) return full;
   // Long names keep their start and a short digest of the whole, so two long names stay distinct.
@@ -216,6 +221,17 @@ export function executionName(ownerLogin: string, repoName: string, attempt: num
   const room = 80 - suffix.length - digest.length - 1;
   return `${`${ownerLogin}.${repoName}`.slice(0, room)}-${digest}${suffix}`;
 }
+
+/**
+ * An execution's name: `owner.repo.attempt-N`, or `owner.repo.sync-N` when attempt N syncs a
+ * followed origin (attempt numbers never repeat within a repository, so neither do these names).
+ */
+export const executionNameOf = (input: {
+  readonly owner: string;
+  readonly repo: string;
+  readonly attempt: number;
+  readonly sync?: boolean | undefined;
+}): string => executionName(input.owner, input.repo, input.attempt, input.sync ? 'sync' : 'attempt');
 
 function fnv1a(text: string): number {
   let hash = 0x811c9dc5;

@@ -4,9 +4,11 @@
  */
 
 import { pipeline, type Readable, Transform } from 'node:stream';
+import { followsOrigin } from '#data/imports/sync';
 import { getRepository, recordPush } from '#data/repositories';
 import { getUser } from '#data/users';
 import { sameAsciiCaseless } from '#domain/ascii-case';
+import { followingRefusal } from '#domain/import-sync';
 import { canRead, type Repository } from '#domain/repositories';
 import type { User } from '#domain/users';
 import { config, vendorTitle } from '#shared/config';
@@ -66,7 +68,9 @@ export async function namedRepository(
  * - reading a public repository needs nothing; a private one needs its owner, by password or a
  *   token with `repo`;
  * - writing needs the owner, by password or a token with `repo` (or `public_repo` for a public
- *   repository); anyone else who can see the repository is refused with 403.
+ *   repository); anyone else who can see the repository is refused with 403;
+ * - while the repository follows its import's origin (until the cut-over), nobody may write: 403
+ *   naming the cut-over, as GitHub refuses pushes to an archived repository.
  */
 export async function hostedRepository(
   caller: Caller,
@@ -91,6 +95,8 @@ export async function hostedRepository(
   const pushScopes = repository.private ? ['repo'] : ['repo', 'public_repo'];
   if (!sameAsciiCaseless(login, owner.login) || !callerHasScope(caller, pushScopes))
     throw new HttpError(403, `Permission to ${owner.login}/${repository.name}.git denied to ${login}.`);
+  if (await followsOrigin(owner.login, repository.name))
+    throw new HttpError(403, followingRefusal(owner.login, repository.name));
   return { repository, owner, path, pusher: login };
 }
 

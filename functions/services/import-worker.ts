@@ -23,6 +23,7 @@ import {
   waitForPerson as storeWaiting,
 } from '#data/imports/progress';
 import { storeRevisionMap } from '#data/imports/revision-map';
+import { recordSyncOutcome } from '#data/imports/sync';
 import { recordPush } from '#data/repositories';
 import type { StoredReport } from '#domain/import-report';
 import {
@@ -348,6 +349,9 @@ export async function complete(
     'import',
   );
   await writesOf(input).status('complete');
+  await recordSyncOutcome(record.ownerLogin, record.repoName, record.importId, {
+    commitCount: record.commitCount,
+  });
   countSignal('ImportCompleted');
   log('info', 'import complete', { owner: input.owner, repo: input.repo, attempt: input.attempt });
   return {};
@@ -391,10 +395,12 @@ export async function recordFailure(
     failedStep: input.failedStep,
     error: input.failure?.Error,
   });
-  await enterStatus(input.owner, input.repo, input.attempt, 'error', {
+  const failed = await enterStatus(input.owner, input.repo, input.attempt, 'error', {
     failedStep: input.failedStep,
     errorMessage,
   });
+  const record = failed ? await getImport(input.owner, input.repo) : undefined;
+  if (record) await recordSyncOutcome(record.ownerLogin, record.repoName, record.importId, { errorMessage });
   countSignal('ImportFailed');
   return {};
 }

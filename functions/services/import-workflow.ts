@@ -9,7 +9,7 @@ import {
   StartExecutionCommand,
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import { executionName } from '#domain/imports';
+import { executionNameOf } from '#domain/imports';
 import { config, ENV } from '#shared/config';
 
 /** Where an attempt starts: detection, the raw import, or the rewrite (republishing a complete import). */
@@ -23,6 +23,8 @@ export interface ImportExecutionInput {
   readonly startAt: StartAt;
   /** For `rewrite`: the attempt whose raw history is reused. */
   readonly fromAttempt?: number;
+  /** The attempt syncs a followed origin (the execution is named `owner.repo.sync-N`). */
+  readonly sync?: boolean;
 }
 
 let client: SFNClient | undefined;
@@ -46,12 +48,12 @@ function stateMachineArn(): string {
   return arn;
 }
 
-/** Starts the execution of an attempt; its name (owner.repo.attempt-N) reads well in the console. */
+/** Starts the execution of an attempt; its name (`executionNameOf`) reads well in the console. */
 export async function startAttempt(input: ImportExecutionInput): Promise<string> {
   const { executionArn } = await sfn().send(
     new StartExecutionCommand({
       stateMachineArn: stateMachineArn(),
-      name: executionName(input.owner, input.repo, input.attempt),
+      name: executionNameOf(input),
       input: JSON.stringify(input),
     }),
   );

@@ -145,6 +145,7 @@ async function launch(
   startAt: StartAt,
   onFailure: () => Promise<unknown>,
   fromAttempt?: number,
+  sync?: boolean,
 ): Promise<void> {
   let arn: string;
   try {
@@ -154,6 +155,7 @@ async function launch(
       attempt: record.attempt,
       startAt,
       ...(fromAttempt === undefined ? {} : { fromAttempt }),
+      ...(sync ? { sync } : {}),
     });
   } catch (error) {
     log('error', 'StartExecution failed', {
@@ -410,6 +412,18 @@ async function restart(record: Import, sent: SentImportChoices): Promise<true | 
 async function republish(record: Import): Promise<void> {
   const next = { ...record, attempt: record.attempt + 1 };
   await launch(next, 'rewrite', () => markUnstarted(record, next.attempt, 'rewrite'), record.attempt);
+}
+
+/**
+ * A sync of a followed origin: the next attempt of a complete (or failed) import, from its raw
+ * import, in the same workflow (named `owner.repo.sync-N`). False when the import changed meanwhile.
+ */
+export async function beginSyncAttempt(record: Import): Promise<boolean> {
+  if (!(await beginAttempt(record.ownerLogin, record.repoName, record, firstStatus(record.vcs))))
+    return false;
+  const next = { ...record, attempt: record.attempt + 1 };
+  await launch(next, startAtFor(record.vcs), () => markUnstarted(record, next.attempt), undefined, true);
+  return true;
 }
 
 // ---- Cancel -------------------------------------------------------------------------------

@@ -171,6 +171,11 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: `${API}/repos/{owner}/{repo}/import/revisions`, handler: 'imports/list-revisions', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
   { method: 'GET', path: `${API}/repos/{owner}/{repo}/import/revisions/{origin_revision}`, handler: 'imports/get-revision', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
   { method: 'GET', path: `${API}/repos/{owner}/{repo}/import/report`, handler: 'imports/get-report', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
+  // Following the origin until cut-over (issue 27): extensions, not in GitHub's API.
+  { method: 'GET', path: `${API}/repos/{owner}/{repo}/import/sync`, handler: 'imports/get-sync', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
+  { method: 'PUT', path: `${API}/repos/{owner}/{repo}/import/sync`, handler: 'imports/follow', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock' },
+  { method: 'POST', path: `${API}/repos/{owner}/{repo}/import/sync`, handler: 'imports/sync-now', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
+  { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/import/sync`, handler: 'imports/cut-over', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock' },
   { method: 'PATCH', path: `${API}/{owner}/{repo}/import/lfs`, handler: 'imports/set-lfs-short-path', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'GET', path: `${API}/{owner}/{repo}/import/large_files`, handler: 'imports/list-large-files-short-path', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
   { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/cancel', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow', 'repositories'] },

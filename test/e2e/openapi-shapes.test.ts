@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getImport, listAuthors } from '#data/imports/items';
-import { addAuthors } from '#data/imports/progress';
+import { addAuthors, enterStatus } from '#data/imports/progress';
 import { storeRevisionMap } from '#data/imports/revision-map';
 import { FINDING_KINDS } from '#domain/import-report';
 import { API_PREFIX, ROUTES } from '#shared/routes';
@@ -38,11 +38,35 @@ const JSON_ROUTES = REST_JSON.map((route) => `${route.method} ${restPath(route.p
 /** Operations whose bodies carry a documented subset of the described fields (README, "Routes"). */
 const SUBSETS: ReadonlySet<string> = new Set(['GET /']);
 
+/** The sync resource's fields (README, "Following the origin"). */
+const SYNC_FIELDS = [
+  'url',
+  'import_url',
+  'state',
+  'interval_minutes',
+  'following_since',
+  'last_synced_at',
+  'next_sync_at',
+  'origin_revision',
+  'last_sync',
+  'cut_over_at',
+];
+
 /**
  * Extensions GitHub does not describe: their errors are checked as those of the GitHub operation
  * named (same access rules), their successes by the fields the README documents.
  */
-const EXTENSIONS: Record<string, { readonly errorsAs: string; readonly fields: readonly string[] }> = {
+const EXTENSIONS: Record<
+  string,
+  {
+    readonly errorsAs: string;
+    readonly fields: readonly string[];
+    /** A success whose body is that of this GitHub operation (its 200 schema). */
+    readonly successAs?: string;
+    /** The success is a list, each of its items with the fields. */
+    readonly list?: boolean;
+  }
+> = {
   // GitHub's 2025 credential revocation API, newer than the description: 202 with `{}`.
   'POST /credentials/revoke': { errorsAs: '/authorizations', fields: [] },
   'GET /repos/{owner}/{repo}/import/report': {
@@ -57,24 +81,47 @@ const EXTENSIONS: Record<string, { readonly errorsAs: string; readonly fields: r
       'large_files',
     ],
   },
-  // The revision map (issue 27): entries of `origin_revision` and `commit`, a page or one.
+  ...Object.fromEntries(
+    ['GET', 'PUT', 'DELETE'].map((method) => [
+      `${method} /repos/{owner}/{repo}/import/sync`,
+      { errorsAs: '/repos/{owner}/{repo}/import', fields: SYNC_FIELDS },
+    ]),
+  ),
+  // The revision map (issue 27): a list of entries, and one entry.
   'GET /repos/{owner}/{repo}/import/revisions': {
     errorsAs: '/repos/{owner}/{repo}/import',
     fields: ['origin_revision', 'commit'],
+    list: true,
   },
   'GET /repos/{owner}/{repo}/import/revisions/{origin_revision}': {
     errorsAs: '/repos/{owner}/{repo}/import',
     fields: ['origin_revision', 'commit'],
+  },
+  // Sync now answers the import itself.
+  'POST /repos/{owner}/{repo}/import/sync': {
+    errorsAs: 'PUT /repos/{owner}/{repo}/import',
+    fields: [],
+    successAs: 'GET /repos/{owner}/{repo}/import',
   },
 };
 
 function extensionDeviations(route: string, status: number, body: unknown): string[] {
   const extension = EXTENSIONS[route];
   if (!extension) return [];
-  if (status >= 300) return deviationsFrom(route.split(' ')[0] ?? '', extension.errorsAs, status, body);
-  const objects = Array.isArray(body) ? body : [body];
-  const unknown = objects.flatMap((object) =>
-    Object.keys(object as object).filter((key) => !extension.fields.includes(key)),
+  if (status >= 300) {
+    // `errorsAs` is a path (same method) or `METHOD path`.
+    const [method, path] = extension.errorsAs.includes(' ')
+      ? extension.errorsAs.split(' ')
+      : [route.split(' ')[0], extension.errorsAs];
+    return deviationsFrom(method ?? '', path ?? '', status, body);
+  }
+  if (extension.successAs) {
+    const [method = '', path = ''] = extension.successAs.split(' ');
+    return deviationsFrom(method, path, 200, body);
+  }
+  const items: object[] = extension.list ? (body as object[]) : [body as object];
+  const unknown = [...new Set(items.flatMap((item) => Object.keys(item)))].filter(
+    (key) => !extension.fields.includes(key),
   );
   return unknown.length === 0 ? [] : [`${route} → ${status}: undocumented fields ${unknown.join(', ')}`];
 }
@@ -451,21 +498,6 @@ describe('source imports', () => {
       { remoteId: 'Ann <ann@x>', remoteName: 'Ann', email: 'ann@x', name: 'Ann' },
     ]);
     const [author] = await listAuthors('octocat', 'imported', record.importId);
-    await storeRevisionMap('octocat', 'imported', record.importId, record.attempt, [
-      { originRevision: '1', commit: 'a'.repeat(40) },
-      { originRevision: '2', commit: 'b'.repeat(40) },
-    ]);
-    const revisions = await call('GET /repos/{owner}/{repo}/import/revisions', `${base}/revisions`, 200, {
-      auth: octocat.auth,
-    });
-    expect(revisions).toEqual([
-      { origin_revision: '1', commit: 'a'.repeat(40) },
-      { origin_revision: '2', commit: 'b'.repeat(40) },
-    ]);
-    const revision = 'GET /repos/{owner}/{repo}/import/revisions/{origin_revision}';
-    await call(revision, `${base}/revisions/2`, 200, { auth: octocat.auth });
-    await call(revision, `${base}/revisions/3`, 404, { auth: octocat.auth });
-    await call(revision, `${base}/revisions/2`, 404, { auth: hubot.auth });
     await call('GET /repos/{owner}/{repo}/import/authors', `${base}/authors`, 200, { auth: octocat.auth });
     await call('GET /repos/{owner}/{repo}/import/authors', '/repos/octocat/nothing/import/authors', 404, {
       auth: octocat.auth,
@@ -505,6 +537,68 @@ describe('source imports', () => {
     await call('DELETE /repos/{owner}/{repo}/import', base, 204, { auth: octocat.auth });
     await call('DELETE /repos/{owner}/{repo}/import', base, 404, { auth: octocat.auth });
     await call('GET /repos/{owner}/{repo}/import/report', `${base}/report`, 404, { auth: octocat.auth });
+    expectConformance();
+  });
+});
+
+describe('following the origin', () => {
+  it('the sync resource answers its documented fields, and errors as the import does', async () => {
+    await call('POST /user/repos', '/user/repos', 201, { auth: octocat.auth, body: { name: 'followed' } });
+    const base = '/repos/octocat/followed/import';
+    const start = { vcs_url: 'http://127.0.0.1:9/origin.git', vcs: 'git' };
+    await call('GET /repos/{owner}/{repo}/import/sync', `${base}/sync`, 404, { auth: octocat.auth });
+    await call('PUT /repos/{owner}/{repo}/import', base, 201, { auth: octocat.auth, body: start });
+    await call('GET /repos/{owner}/{repo}/import/sync', `${base}/sync`, 200, { auth: octocat.auth });
+    await call('PUT /repos/{owner}/{repo}/import/sync', `${base}/sync`, 422, {
+      auth: octocat.auth,
+      body: { interval_minutes: 60 },
+    });
+    const record = await getImport('octocat', 'followed');
+    if (!record) throw new Error('no import');
+    await enterStatus('octocat', 'followed', record.attempt, 'complete');
+    await call('PUT /repos/{owner}/{repo}/import/sync', `${base}/sync`, 200, {
+      auth: octocat.auth,
+      body: { interval_minutes: 60 },
+    });
+    await call('POST /repos/{owner}/{repo}/import/sync', `${base}/sync`, 202, { auth: octocat.auth });
+    await call('DELETE /repos/{owner}/{repo}/import/sync', `${base}/sync`, 200, { auth: octocat.auth });
+    await call('POST /repos/{owner}/{repo}/import/sync', `${base}/sync`, 422, { auth: octocat.auth });
+    expectConformance();
+  });
+});
+
+describe('the revision map', () => {
+  it('lists origin revisions with their commits, and errors as the import does', async () => {
+    await call('POST /user/repos', '/user/repos', 201, { auth: octocat.auth, body: { name: 'mapped' } });
+    const base = '/repos/octocat/mapped/import';
+    await call('GET /repos/{owner}/{repo}/import/revisions', `${base}/revisions`, 404, {
+      auth: octocat.auth,
+    });
+    await call('PUT /repos/{owner}/{repo}/import', base, 201, {
+      auth: octocat.auth,
+      body: { vcs_url: 'http://127.0.0.1:9/origin.git', vcs: 'git' },
+    });
+    const record = await getImport('octocat', 'mapped');
+    if (!record) throw new Error('no import');
+    const origin = 'a'.repeat(40);
+    await storeRevisionMap('octocat', 'mapped', record.importId, record.attempt, [
+      { originRevision: origin, commit: 'b'.repeat(40) },
+    ]);
+    await call('GET /repos/{owner}/{repo}/import/revisions', `${base}/revisions`, 200, {
+      auth: octocat.auth,
+    });
+    await call(
+      'GET /repos/{owner}/{repo}/import/revisions/{origin_revision}',
+      `${base}/revisions/${origin}`,
+      200,
+      { auth: octocat.auth },
+    );
+    await call(
+      'GET /repos/{owner}/{repo}/import/revisions/{origin_revision}',
+      `${base}/revisions/${'c'.repeat(40)}`,
+      404,
+      { auth: octocat.auth },
+    );
     expectConformance();
   });
 });

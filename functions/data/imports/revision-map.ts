@@ -184,3 +184,14 @@ export async function findRevision(
   const commit = Object.hasOwn(found, originRevision) ? found[originRevision] : undefined;
   return typeof commit === 'string' ? commit : undefined;
 }
+
+/** The map's last origin revision (the newest published, in origin order); undefined when empty. */
+export async function lastRevision(
+  owner: string,
+  repo: string,
+  importId: number,
+): Promise<string | undefined> {
+  const { total } = await pageOfRevisions(owner, repo, importId, 0, 0);
+  if (total === 0) return undefined;
+  return (await pageOfRevisions(owner, repo, importId, total - 1, 1)).entries[0]?.originRevision;
+}

@@ -1,0 +1,207 @@
+/**
+ * The sync item of an import (issue 27): whether the repository follows its origin. The owner's
+ * requests write it; following starts only while the import is `complete` (checked in the same
+ * transaction), and the cut-over happens once.
+ */
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ImportSync, LastSync, SyncState } from '#domain/import-sync';
+import { conditionalWrite, db, now, tableName, transactWithRetry } from '../client.ts';
+import { importKey, importSyncKey } from '../keys.ts';
+import { TABLE } from '../table.ts';
+import { importItem } from './items.ts';
+import { lastRevision } from './revision-map.ts';
+
+const orNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+function toLastSync(value: unknown): LastSync | null {
+  if (!value || typeof value !== 'object') return null;
+  const item = value as Record<string, unknown>;
+  return {
+    status: item.status === 'failed' ? 'failed' : 'succeeded',
+    newCommits: Number(item.newCommits ?? 0),
+    errorMessage: typeof item.errorMessage === 'string' ? item.errorMessage : undefined,
+  };
+}
+
+const toSync = (item: Record<string, unknown>): ImportSync => ({
+  state: item.state as SyncState,
+  intervalMinutes: typeof item.intervalMinutes === 'number' ? item.intervalMinutes : null,
+  followingSince: orNull(item.followingSince),
+  lastSyncedAt: orNull(item.lastSyncedAt),
+  originRevision: orNull(item.originRevision),
+  lastSync: toLastSync(item.lastSync),
+  cutOverAt: orNull(item.cutOverAt),
+});
+
+/** The import's sync item (strongly consistent), or undefined: not following yet (`off`). */
+export async function getImportSync(
+  owner: string,
+  repo: string,
+  importId: number,
+): Promise<ImportSync | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: importSyncKey(owner, repo, importId),
+      ConsistentRead: true,
+    }),
+  );
+  return Item ? toSync(Item) : undefined;
+}
+
+export type FollowOutcome = 'ok' | 'not-complete' | 'cut-over';
+
+/**
+ * Follows the origin with this interval (or changes the interval while following), in one
+ * transaction with a check that import `importId` is still the repository's and `complete`.
+ * `'cut-over'`: the import was cut over and cannot follow again.
+ */
+export async function followOrigin(
+  owner: string,
+  repo: string,
+  importId: number,
+  intervalMinutes: number | null,
+  commitCount: number | null,
+  originRevision: string | undefined,
+): Promise<FollowOutcome> {
+  const timestamp = now();
+  const outcome = await transactWithRetry(
+    [
+      {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: importKey(owner, repo),
+          ConditionExpression: 'importId = :id AND #status = :complete',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':id': importId, ':complete': 'complete' },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: importSyncKey(owner, repo, importId),
+          UpdateExpression:
+            'SET #type = :type, #state = :following, intervalMinutes = :interval, updatedAt = :now, ' +
+            'createdAt = if_not_exists(createdAt, :now), followingSince = if_not_exists(followingSince, :now), ' +
+            'commitCount = if_not_exists(commitCount, :count), originRevision = if_not_exists(originRevision, :revision)',
+          ConditionExpression: 'attribute_not_exists(#state) OR #state = :following',
+          ExpressionAttributeNames: { '#type': TABLE.typeAttribute, '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':type': 'ImportSync',
+            ':following': 'following',
+            ':interval': intervalMinutes,
+            ':now': timestamp,
+            // The import's commit count: new commits of the next sync are counted from it.
+            ':count': commitCount,
+            // The newest origin revision the import published (the revision map's last entry).
+            ':revision': originRevision ?? null,
+          },
+        },
+      },
+    ],
+    'followOrigin',
+  );
+  if (outcome === 'ok') return 'ok';
+  return outcome.failed.includes(0) ? 'not-complete' : 'cut-over';
+}
+
+/** Changes the interval of an import that follows its origin; false when it no longer does. */
+export async function changeInterval(
+  owner: string,
+  repo: string,
+  importId: number,
+  intervalMinutes: number | null,
+): Promise<boolean> {
+  const done = await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: importSyncKey(owner, repo, importId),
+        UpdateExpression: 'SET intervalMinutes = :interval, updatedAt = :now',
+        ConditionExpression: '#state = :following',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':interval': intervalMinutes, ':following': 'following', ':now': now() },
+      }),
+    ),
+  );
+  return done !== false;
+}
+
+/** Ends following for good (`cut_over`); false when the import was not following. */
+export async function cutOver(owner: string, repo: string, importId: number): Promise<boolean> {
+  const timestamp = now();
+  const done = await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: importSyncKey(owner, repo, importId),
+        UpdateExpression: 'SET #state = :cutOver, cutOverAt = :now, updatedAt = :now',
+        ConditionExpression: '#state = :following',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':cutOver': 'cut_over', ':following': 'following', ':now': timestamp },
+      }),
+    ),
+  );
+  return done !== false;
+}
+
+/**
+ * Records how an attempt of a followed import ended (every attempt after following began is a
+ * sync): `last_sync`, and on success `last_synced_at`, the newest origin revision published (the
+ * revision map's last entry) and the new commits, counted as the growth of the import's commit
+ * count since the last sync. Nothing when the import does not follow.
+ */
+export async function recordSyncOutcome(
+  owner: string,
+  repo: string,
+  importId: number,
+  outcome: { readonly commitCount: number | null } | { readonly errorMessage: string },
+): Promise<void> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: importSyncKey(owner, repo, importId),
+      ConsistentRead: true,
+    }),
+  );
+  if (Item?.state !== 'following') return;
+  const timestamp = now();
+  const values: Record<string, unknown> = { ':following': 'following', ':now': timestamp };
+  let set: string;
+  if ('errorMessage' in outcome) {
+    values[':last'] = { status: 'failed', newCommits: 0, errorMessage: outcome.errorMessage };
+    set = 'lastSync = :last';
+  } else {
+    const before = typeof Item.commitCount === 'number' ? Item.commitCount : null;
+    const after = outcome.commitCount;
+    values[':last'] = {
+      status: 'succeeded',
+      newCommits: before === null || after === null ? 0 : Math.max(0, after - before),
+    };
+    values[':count'] = after ?? before;
+    values[':revision'] = (await lastRevision(owner, repo, importId)) ?? null;
+    set = 'lastSync = :last, lastSyncedAt = :now, commitCount = :count, originRevision = :revision';
+  }
+  await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: importSyncKey(owner, repo, importId),
+        UpdateExpression: `SET ${set}, updatedAt = :now`,
+        ConditionExpression: '#state = :following',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: values,
+      }),
+    ),
+  );
+}
+
+/**
+ * Whether the repository's import follows its origin (pushes are then refused): the import item,
+ * then its sync item; one read when there is no import.
+ */
+export async function followsOrigin(owner: string, repo: string): Promise<boolean> {
+  const record = await importItem(owner, repo);
+  if (!record) return false;
+  return (await getImportSync(owner, repo, Number(record.importId)))?.state === 'following';
+}

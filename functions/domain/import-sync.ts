@@ -1,0 +1,60 @@
+/**
+ * Following an origin after an import (issue 27, an extension of the import API): the sync
+ * resource's states and rules. `off` until the owner asks to follow (once the import is
+ * `complete`), `following` until the cut-over, `cut_over` for good: the origin is then no longer
+ * the source of truth and the repository is the owner's.
+ */
+
+export type SyncState = 'off' | 'following' | 'cut_over';
+
+/** The outcome of the last sync attempt (none before the first sync). */
+export interface LastSync {
+  readonly status: 'succeeded' | 'failed';
+  readonly newCommits: number;
+  readonly errorMessage?: string | undefined;
+}
+
+export interface ImportSync {
+  readonly state: SyncState;
+  /** Minutes between scheduled syncs; null: on demand only. */
+  readonly intervalMinutes: number | null;
+  /** When following began (the schedule counts from it until the first sync). */
+  readonly followingSince: string | null;
+  readonly lastSyncedAt: string | null;
+  /** The newest origin revision published (null until a sync records it). */
+  readonly originRevision: string | null;
+  readonly lastSync: LastSync | null;
+  readonly cutOverAt: string | null;
+}
+
+/** Shorter intervals would keep an origin busy for little gain. */
+export const MIN_SYNC_INTERVAL_MINUTES = 5;
+/** One year: longer is better served by syncing on demand. */
+export const MAX_SYNC_INTERVAL_MINUTES = 525_600;
+
+/** The resource of an import nobody asked to follow. */
+export const SYNC_OFF: ImportSync = {
+  state: 'off',
+  intervalMinutes: null,
+  followingSince: null,
+  lastSyncedAt: null,
+  originRevision: null,
+  lastSync: null,
+  cutOverAt: null,
+};
+
+/** When the next scheduled sync is due: the interval after the last sync (or the start of following). */
+export function nextSyncAt(sync: ImportSync): string | null {
+  if (sync.state !== 'following' || sync.intervalMinutes === null) return null;
+  const from = sync.lastSyncedAt ?? sync.followingSince;
+  if (from === null) return null;
+  return new Date(Date.parse(from) + sync.intervalMinutes * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * What a push to a following repository is told (git prints it as `remote: …`): the origin is the
+ * source of truth until the cut-over, and how to cut over.
+ */
+export const followingRefusal = (owner: string, repo: string): string =>
+  `This repository follows its import origin until cut-over, so it is read-only. ` +
+  `To push, cut over first: DELETE /repos/${owner}/${repo}/import/sync.`;

@@ -1,0 +1,38 @@
+import * as z from 'zod/mini';
+import { MAX_SYNC_INTERVAL_MINUTES, MIN_SYNC_INTERVAL_MINUTES } from '#domain/import-sync';
+import { apiHandler } from '#http/middleware/http-stack';
+import { followImportOrigin } from '#services/import-sync';
+import { importSyncJson } from '../json/import-sync.ts';
+
+const isInterval = (minutes: number) =>
+  Number.isInteger(minutes) && minutes >= MIN_SYNC_INTERVAL_MINUTES && minutes <= MAX_SYNC_INTERVAL_MINUTES;
+
+const body = z.object({
+  interval_minutes: z.nullable(
+    z
+      .number()
+      .check(
+        z.refine(
+          isInterval,
+          `interval_minutes must be a whole number from ${MIN_SYNC_INTERVAL_MINUTES} to ${MAX_SYNC_INTERVAL_MINUTES}, or null (on demand only)`,
+        ),
+      ),
+  ),
+});
+
+/**
+ * PUT /repos/:owner/:repo/import/sync: the repository follows its origin from now on, syncing
+ * every `interval_minutes` (null: on demand only), until the cut-over (an extension).
+ */
+export const handler = apiHandler(
+  { body: { schema: body, resource: 'ImportSync' } },
+  async ({ body, caller, params, urls }) => {
+    const { record, sync } = await followImportOrigin(
+      caller,
+      params.owner ?? '',
+      params.repo ?? '',
+      body.interval_minutes,
+    );
+    return { status: 200, body: importSyncJson(record, sync, urls) };
+  },
+);

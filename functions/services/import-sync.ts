@@ -1,0 +1,102 @@
+/**
+ * Following an import's origin (issue 27, an extension of the import API): the owner turns it on
+ * once the import is `complete`, and ends it with the cut-over. While following, the hosted
+ * repository is read-only (`followingRefusal`), since the origin is the source of truth.
+ */
+import { getImport } from '#data/imports/items';
+import { lastRevision } from '#data/imports/revision-map';
+import { changeInterval, cutOver, followOrigin, getImportSync } from '#data/imports/sync';
+import { type ImportSync, SYNC_OFF } from '#domain/import-sync';
+import type { Import } from '#domain/imports';
+import { type HttpError, notFound, validationFailed } from '#shared/errors';
+import type { Caller } from './authenticate.ts';
+import { beginSyncAttempt, conflict, importProgress } from './imports.ts';
+
+const RESOURCE = 'ImportSync';
+
+export interface SyncView {
+  readonly record: Import;
+  readonly sync: ImportSync;
+}
+
+const refused = (field: string, message: string): HttpError =>
+  validationFailed([{ resource: RESOURCE, field, code: 'custom', message }]);
+
+const syncOf = async (record: Import): Promise<ImportSync> =>
+  (await getImportSync(record.ownerLogin, record.repoName, record.importId)) ?? SYNC_OFF;
+
+/** GET …/import/sync: the owner's import and its sync resource (`off` until asked to follow). */
+export async function importSync(caller: Caller, owner: string, repo: string): Promise<SyncView> {
+  const record = await importProgress(caller, owner, repo);
+  return { record, sync: await syncOf(record) };
+}
+
+/**
+ * PUT …/import/sync: follows the origin, syncing every `intervalMinutes` (null: on demand only),
+ * or changes the interval while following (whatever the import's status: a sync may be under
+ * way). 422 before the import is `complete` and after a cut-over.
+ */
+export async function followImportOrigin(
+  caller: Caller,
+  owner: string,
+  repo: string,
+  intervalMinutes: number | null,
+): Promise<SyncView> {
+  const record = await importProgress(caller, owner, repo);
+  // While following (a sync may be running or have failed), only the interval changes.
+  if (
+    (await syncOf(record)).state === 'following' &&
+    (await changeInterval(record.ownerLogin, record.repoName, record.importId, intervalMinutes))
+  )
+    return importSync(caller, owner, repo);
+  const outcome = await followOrigin(
+    record.ownerLogin,
+    record.repoName,
+    record.importId,
+    intervalMinutes,
+    record.commitCount,
+    await lastRevision(record.ownerLogin, record.repoName, record.importId),
+  );
+  if (outcome === 'not-complete') {
+    const now = await getImport(record.ownerLogin, record.repoName);
+    if (!now || now.importId !== record.importId) throw notFound();
+    throw refused(
+      'status',
+      `The import is ${now.status}; a repository follows its origin once the import is complete`,
+    );
+  }
+  if (outcome === 'cut-over')
+    throw refused('state', 'The repository was cut over from its origin; it cannot follow it again');
+  return importSync(caller, owner, repo);
+}
+
+/**
+ * DELETE …/import/sync: the cut-over. Following stops for good and pushes are accepted again.
+ * Cutting over twice answers the cut-over resource; 422 when the repository never followed.
+ */
+export async function cutOverImport(caller: Caller, owner: string, repo: string): Promise<SyncView> {
+  const record = await importProgress(caller, owner, repo);
+  const done = await cutOver(record.ownerLogin, record.repoName, record.importId);
+  const sync = await syncOf(record);
+  if (!done && sync.state !== 'cut_over')
+    throw refused('state', 'The repository is not following its origin; there is nothing to cut over');
+  return { record, sync };
+}
+
+/** Statuses in which no attempt runs or waits: a sync may start. */
+const SETTLED: ReadonlySet<Import['status']> = new Set(['complete', 'error']);
+
+/**
+ * POST …/import/sync: syncs now, as one execution of the import workflow (`owner.repo.sync-N`),
+ * answering the import as it starts. 422 when the repository does not follow its origin, 409
+ * while an attempt runs or waits for someone.
+ */
+export async function syncNow(caller: Caller, owner: string, repo: string): Promise<Import> {
+  const record = await importProgress(caller, owner, repo);
+  const sync = await syncOf(record);
+  if (sync.state !== 'following')
+    throw refused('state', `The repository is not following its origin (state ${sync.state})`);
+  if (!SETTLED.has(record.status) || !(await beginSyncAttempt(record)))
+    throw conflict('An import or sync attempt is under way; try again when it has ended');
+  return importProgress(caller, owner, repo);
+}
