@@ -1,17 +1,13 @@
 /**
- * The revision map's items (`domain/revision-map.ts`). The worker writes a whole generation (the
- * attempt that published it) in BatchWriteItem calls of 25, then points the header at it in a
+ * The revision map's items (entries as in `domain/revision-map.ts`): pages of `REVISION_PAGE`
+ * entries in origin order (a page of the API is at most two stored pages) and, for finding one
+ * entry, `lookupBuckets(total)` buckets by a hash of the origin revision. The worker writes a
+ * whole generation (the attempt that published it) in BatchWriteItem calls of 25, then points the header at it in a
  * transaction conditional on the attempt (a superseded attempt's map never becomes visible), then
  * deletes the previous generation. Readers follow the header, so they see one whole generation.
  */
 import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  lookupBucket,
-  lookupBuckets,
-  REVISION_PAGE,
-  type RevisionEntry,
-  storedPagesFor,
-} from '#domain/revision-map';
+import type { RevisionEntry } from '#domain/revision-map';
 import { db, getItems, itemOf, now, tableName, transactWithRetry } from '../client.ts';
 import {
   importKey,
@@ -21,6 +17,34 @@ import {
   type Key,
 } from '../keys.ts';
 import { typed } from '../table.ts';
+
+/** Entries per stored page: the API's largest `per_page`, so one answer reads at most two pages. */
+export const REVISION_PAGE = 100;
+
+/** Entries per lookup bucket, on average. */
+const BUCKET_ENTRIES = 100;
+
+/** How many lookup buckets a map of `total` entries is spread over (fixed when it is written). */
+export const lookupBuckets = (total: number): number => Math.max(1, Math.ceil(total / BUCKET_ENTRIES));
+
+/** The stored pages (0-based) that hold entries `start` … `start + count − 1`. */
+export function storedPagesFor(start: number, count: number, total: number): number[] {
+  const end = Math.min(start + count, total);
+  if (end <= start) return [];
+  const pages: number[] = [];
+  for (let page = Math.floor(start / REVISION_PAGE); page * REVISION_PAGE < end; page++) pages.push(page);
+  return pages;
+}
+
+/** The bucket of an origin revision: FNV-1a over its UTF-8 bytes, so every writer and reader agrees. */
+export function lookupBucket(originRevision: string, buckets: number): number {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(originRevision)) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % buckets;
+}
 
 interface Header {
   readonly generation: number;
