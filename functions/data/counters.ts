@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client.ts';
-import { counterKey } from './keys.ts';
+import { conditionalWrite, db, now, tableName } from './client.ts';
+import { counterKey, type Key } from './keys.ts';
 import { TABLE } from './table.ts';
 
 /** Entities with integer ids. */
@@ -69,4 +69,44 @@ export async function nextId(kind: IdKind): Promise<number> {
     }
     await pending;
   }
+}
+
+/**
+ * Counts one event in a fixed window's item (`key`, typed `type`, expiring at `expiresAt`): a
+ * conditional ADD below `max`, so concurrent events cannot exceed the limit. The window's count
+ * with this event, or false when the window is full.
+ */
+export async function countInWindow(
+  key: Key,
+  type: string,
+  max: number,
+  expiresAt: number,
+): Promise<number | false> {
+  const written = await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression:
+          'ADD #count :one SET #type = :type, #expiresAt = :expiresAt, #updatedAt = :now, #createdAt = if_not_exists(#createdAt, :now)',
+        ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+        ExpressionAttributeNames: {
+          '#count': 'count',
+          '#type': TABLE.typeAttribute,
+          '#expiresAt': 'expiresAt',
+          '#updatedAt': 'updatedAt',
+          '#createdAt': 'createdAt',
+        },
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':max': max,
+          ':type': type,
+          ':expiresAt': expiresAt,
+          ':now': now(),
+        },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    ),
+  );
+  return written === false ? false : Number(written.Attributes?.count);
 }

@@ -1,16 +1,7 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Authorization } from '#domain/authorizations';
 import type { ReportedToken, RevocationNotice } from '#domain/credential-reports';
-import {
-  conditionalWrite,
-  db,
-  getItems,
-  itemOf,
-  now,
-  queryAll,
-  type TransactItem,
-  tableName,
-} from './client.ts';
+import { getItems, itemOf, queryAll, type TransactItem, tableName } from './client.ts';
+import { countInWindow } from './counters.ts';
 import {
   credentialReportWindowKey,
   type Key,
@@ -36,32 +27,14 @@ export async function countReport(
   max: number,
   expiresAt: number,
 ): Promise<boolean> {
-  const written = await conditionalWrite(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: credentialReportWindowKey(address, window),
-        UpdateExpression:
-          'ADD #count :one SET #type = :type, #expiresAt = :expiresAt, #updatedAt = :now, #createdAt = if_not_exists(#createdAt, :now)',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
-        ExpressionAttributeNames: {
-          '#count': 'count',
-          '#type': TABLE.typeAttribute,
-          '#expiresAt': 'expiresAt',
-          '#updatedAt': 'updatedAt',
-          '#createdAt': 'createdAt',
-        },
-        ExpressionAttributeValues: {
-          ':one': 1,
-          ':max': max,
-          ':type': 'CredentialReportWindow',
-          ':expiresAt': expiresAt,
-          ':now': now(),
-        },
-      }),
-    ),
+  return (
+    (await countInWindow(
+      credentialReportWindowKey(address, window),
+      'CredentialReportWindow',
+      max,
+      expiresAt,
+    )) !== false
   );
-  return written !== false;
 }
 
 /** BatchGetItem takes 100 keys a call. */

@@ -1,8 +1,9 @@
 import { GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '#domain/scopes';
 import { conditionalWrite, db, now, tableName, transact } from './client.ts';
+import { countInWindow } from './counters.ts';
 import { deviceCodeKey, deviceEntryKey, userCodeKey } from './keys.ts';
-import { ITEM_ABSENT, ITEM_EXISTS, TABLE, typed } from './table.ts';
+import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
 /**
  * Device authorizations (RFC 8628). Two items, written in one transaction: the authorization
@@ -223,29 +224,7 @@ export async function reserveEntry(
   max: number,
   expiresAt: number,
 ): Promise<number | false> {
-  const written = await conditionally({
-    TableName: tableName(),
-    Key: deviceEntryKey(login, window),
-    UpdateExpression:
-      'ADD #count :one SET #type = :type, #expiresAt = :expiresAt, #updatedAt = :now, #createdAt = if_not_exists(#createdAt, :now)',
-    ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
-    ExpressionAttributeNames: {
-      '#count': 'count',
-      '#type': TABLE.typeAttribute,
-      '#expiresAt': 'expiresAt',
-      '#updatedAt': 'updatedAt',
-      '#createdAt': 'createdAt',
-    },
-    ExpressionAttributeValues: {
-      ':one': 1,
-      ':max': max,
-      ':type': 'DeviceEntryWindow',
-      ':expiresAt': expiresAt,
-      ':now': now(),
-    },
-    ReturnValues: 'UPDATED_NEW',
-  });
-  return written === false ? false : Number(written.count);
+  return countInWindow(deviceEntryKey(login, window), 'DeviceEntryWindow', max, expiresAt);
 }
 
 /** Gives a reserved entry back: the code was right, so it was no wrong entry. */
