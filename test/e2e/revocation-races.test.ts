@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '#test/admin';
 import { createApp, createUser, signedUpUser } from '#test/fixtures';
 import { json, startTestStack } from '#test/stack';
-import type { WebClient } from '#test/web-client';
+import { authorizedCode, type WebClient } from '#test/web-client';
 
 /**
  * Revocation that always revokes, over HTTP: an application resets and refreshes its tokens
@@ -47,19 +47,7 @@ interface Held {
   refresh?: string;
 }
 
-async function codeFrom(browser: WebClient): Promise<string> {
-  const path = `/login/oauth/authorize?${new URLSearchParams({ client_id: app.clientId, scope: SCOPE, state: 's' })}`;
-  let response = await browser.get(path);
-  if (response.status === 200) {
-    const fields: Record<string, string> = { decision: 'authorize', granted_scope: SCOPE };
-    for (const match of browser.lastHtml.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
-      if (match[1] !== '_csrf') fields[match[1] ?? ''] = (match[2] ?? '').replace(/&amp;/g, '&');
-    response = await browser.post('/login/oauth/authorize', fields);
-  }
-  const code = new URL(response.headers.get('location') ?? 'missing:').searchParams.get('code');
-  if (!code) throw new Error(`no code: ${response.status}`);
-  return code;
-}
+const codeFrom = (browser: WebClient) => authorizedCode(browser, app.clientId, SCOPE);
 
 /** The authorization id a token belongs to, as the application sees it. */
 async function idOf(token: string): Promise<number | undefined> {

@@ -5,7 +5,7 @@ import { codeKey } from '#data/keys';
 import { localDynamoDbClient } from '#local/dynamodb-local';
 import { createApp, createUser, signedUpUser } from '#test/fixtures';
 import { json, startTestStack } from '#test/stack';
-import type { WebClient } from '#test/web-client';
+import { authorizedCode, type WebClient } from '#test/web-client';
 
 /**
  * The 10-token limit per user, application and scope set under concurrent code exchanges, over
@@ -42,19 +42,7 @@ afterAll(async () => {
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
-async function codeFrom(browser: WebClient): Promise<string> {
-  const path = `/login/oauth/authorize?${new URLSearchParams({ client_id: app.clientId, scope: SCOPE, state: 's' })}`;
-  let response = await browser.get(path);
-  if (response.status === 200) {
-    const fields: Record<string, string> = { decision: 'authorize', granted_scope: SCOPE };
-    for (const match of browser.lastHtml.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
-      if (match[1] !== '_csrf') fields[match[1] ?? ''] = (match[2] ?? '').replace(/&amp;/g, '&');
-    response = await browser.post('/login/oauth/authorize', fields);
-  }
-  const code = new URL(response.headers.get('location') ?? 'missing:').searchParams.get('code');
-  if (!code) throw new Error(`no code: ${response.status}`);
-  return code;
-}
+const codeFrom = (browser: WebClient) => authorizedCode(browser, app.clientId, SCOPE);
 
 /** Exchanges a code; the access token, or undefined when the exchange failed. */
 async function exchange(code: string, fields: Record<string, string> = {}): Promise<string | undefined> {
