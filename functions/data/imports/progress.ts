@@ -35,6 +35,20 @@ export interface Progress {
   readonly pushPercent?: number | null;
 }
 
+/** A transaction's condition that `attempt` of import `importId` is still the repository's current one. */
+export const attemptIsCurrent = (
+  owner: string,
+  repo: string,
+  importId: number,
+  attempt: number,
+): TransactItem => ({
+  ConditionCheck: {
+    TableName: tableName(),
+    Key: importKey(owner, repo),
+    ConditionExpression: 'importId = :id AND attempt = :attempt',
+    ExpressionAttributeValues: { ':id': importId, ':attempt': attempt },
+  },
+});
 /** Records progress of the attempt; false when it is no longer the import's attempt. */
 export function recordProgress(
   owner: string,
@@ -313,14 +327,7 @@ export async function setImportReport(
           },
         },
       },
-      {
-        ConditionCheck: {
-          TableName: tableName(),
-          Key: importKey(owner, repo),
-          ConditionExpression: 'importId = :id AND attempt = :attempt',
-          ExpressionAttributeValues: { ':id': importId, ':attempt': attempt },
-        },
-      },
+      attemptIsCurrent(owner, repo, importId, attempt),
     ],
     'setImportReport',
   );

@@ -9,14 +9,9 @@
 import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { RevisionEntry } from '#domain/revision-map';
 import { db, getItems, itemOf, now, tableName, transactWithRetry } from '../client.ts';
-import {
-  importKey,
-  importRevisionBucketKey,
-  importRevisionMapKey,
-  importRevisionPageKey,
-  type Key,
-} from '../keys.ts';
+import { importRevisionBucketKey, importRevisionMapKey, importRevisionPageKey, type Key } from '../keys.ts';
 import { typed } from '../table.ts';
+import { attemptIsCurrent } from './progress.ts';
 
 /** Entries per stored page: the API's largest `per_page`, so one answer reads at most two pages. */
 export const REVISION_PAGE = 100;
@@ -147,14 +142,7 @@ export async function storeRevisionMap(
           },
         },
       },
-      {
-        ConditionCheck: {
-          TableName: tableName(),
-          Key: importKey(owner, repo),
-          ConditionExpression: 'importId = :id AND attempt = :attempt',
-          ExpressionAttributeValues: { ':id': importId, ':attempt': attempt },
-        },
-      },
+      attemptIsCurrent(owner, repo, importId, attempt),
     ],
     'storeRevisionMap',
   );
