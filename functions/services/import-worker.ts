@@ -204,6 +204,26 @@ export const detect = watchedStep(async function detect(
   return { outcome: detection.kind };
 });
 
+/**
+ * A sync or a republish continues from the attempt before (`fromAttempt`): its whole working
+ * directory (the raw history and whatever the adapter keeps to follow the origin) moves on to this
+ * attempt, a rename on one file system. `prepare` runs on it first (a sync reopens the raw history
+ * for what is new); both are repeated safely when a retried step finds the move undone, and a step
+ * that finds its directory in place (a later chunk, a retry after the move) moves nothing.
+ */
+async function carryOver(
+  input: StepInput,
+  dir: string,
+  prepare?: (previousDir: string) => Promise<void>,
+): Promise<void> {
+  if (input.fromAttempt === undefined || input.fromAttempt === input.attempt || (await exists(dir))) return;
+  const previous = attemptDir(input, input.fromAttempt);
+  if (!(await exists(previous))) return;
+  await prepare?.(previous);
+  // A reopen that keeps nothing (`startAfresh`) leaves nothing to move: the step starts empty.
+  if (await exists(previous)) await rename(previous, dir);
+}
+
 /** What the adapter gets for a raw chunk: the origin, the attempt's directory, the owner's choices. */
 export const rawJobOf = (record: Import, access: OriginAccess, workDir: string): RawJob => ({
   ...access,
@@ -220,6 +240,7 @@ export const importRawChunk = watchedStep(async function importRawChunk(
   if (record.vcs === null) throw new Error('importRawChunk: the import has no vcs (detection did not run)');
   const adapter = adapterFor(record.vcs, adapterOptions());
   const dir = attemptDir(input, input.attempt);
+  await carryOver(input, dir, (previous) => adapter.reopen(previous));
   await mkdir(dir, { recursive: true });
   const write = writesOf(input);
   if (record.status !== 'importing') await write.progress({ status: 'importing' });
@@ -268,15 +289,8 @@ export const rewrite = watchedStep(async function rewrite(
 ): Promise<{ rewritten: boolean }> {
   await writesOf(input).progress({ status: 'mapping', pushPercent: null });
   const dir = attemptDir(input, input.attempt);
+  await carryOver(input, dir);
   await mkdir(dir, { recursive: true });
-  // Republishing a complete import: its raw history moves on to this attempt (a rename on one file system).
-  if (
-    input.fromAttempt !== undefined &&
-    input.fromAttempt !== input.attempt &&
-    !(await exists(rawDir(dir)))
-  ) {
-    await rename(rawDir(attemptDir(input, input.fromAttempt)), rawDir(dir));
-  }
   const authors = await listAuthors(input.owner, input.repo, record.importId);
   const lfs = record.largeFilesCount === 0 || record.useLfs === 'undecided' ? 'none' : record.useLfs;
   const result = await rewriteHistory(

@@ -422,7 +422,8 @@ export async function beginSyncAttempt(record: Import): Promise<boolean> {
   if (!(await beginAttempt(record.ownerLogin, record.repoName, record, firstStatus(record.vcs))))
     return false;
   const next = { ...record, attempt: record.attempt + 1 };
-  await launch(next, startAtFor(record.vcs), () => markUnstarted(record, next.attempt), undefined, true);
+  // The attempt before keeps the raw history and the adapter's state: the sync fetches what is new.
+  await launch(next, startAtFor(record.vcs), () => markUnstarted(record, next.attempt), record.attempt, true);
   return true;
 }
 

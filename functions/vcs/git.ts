@@ -51,6 +51,7 @@ import {
   OriginFailed,
   type RawJob,
   rawRepositoryPath,
+  startAfresh,
 } from './origin.ts';
 import { saveGitRevisions } from './revision-map.ts';
 
@@ -244,6 +245,8 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
       await prepareGitHome(home, [repo]);
       return gitAuthors(repo, home);
     },
+
+    reopen: startAfresh,
   };
 }
 

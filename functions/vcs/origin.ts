@@ -8,6 +8,7 @@
  * Error class names are part of the workflow's contract: `statemachines/import.asl.json` matches
  * them in `ErrorEquals`.
  */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ImportChoices, ProjectChoice, Vcs } from '#domain/imports';
 
@@ -85,7 +86,17 @@ export interface OriginAdapter {
   ): Promise<RawChunk>;
   /** Authors in the raw history fetched so far. */
   authors(job: RawJob): Promise<readonly OriginAuthor[]>;
+  /**
+   * Reopens a finished raw history (`workDir`, an earlier attempt's directory, before it moves to
+   * a sync's attempt) to follow the origin: the following `importRawChunk` calls fetch and convert
+   * only what the origin gained, and the result is the raw history a fresh import of the whole
+   * origin would give, id for id. Repeated safely (a retried step may reopen twice).
+   */
+  reopen(workDir: string): Promise<void>;
 }
+
+/** A reopen that keeps nothing: the sync imports the whole history again (always correct, never cheap). */
+export const startAfresh = (workDir: string): Promise<void> => rm(workDir, { recursive: true, force: true });
 
 /** The origin wants credentials, or refused the ones given: the import waits for new ones. */
 export class OriginAuthFailed extends Error {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { type AdapterOptions, adapterSetup } from '#vcs/adapter-options';
 import { rawRepository } from '#vcs/git';
 import { prepareHome } from '#vcs/git-command';
-import { type OriginAdapter, rawRepositoryPath } from '#vcs/origin';
+import { type OriginAdapter, rawRepositoryPath, startAfresh } from '#vcs/origin';
 import { mercurialAuthors } from './authors.ts';
 import { convertHistory, finishConversion } from './convert.ts';
 import { checkedUrl, detectHttp, originUrl } from './detect.ts';
@@ -81,5 +81,7 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
       if (!raw) return []; // converted only once the whole history is pulled
       return mercurialAuthors(raw.repo, rawHgPath(job.workDir), raw.home, originUrl(job));
     },
+
+    reopen: startAfresh,
   };
 }

@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AdapterOptions, adapterSetup } from '../adapter-options.ts';
 import { prepareHome } from '../git-command.ts';
-import { type OriginAdapter, rawRepositoryPath } from '../origin.ts';
+import { type OriginAdapter, rawRepositoryPath, startAfresh } from '../origin.ts';
 import { subversionAuthors } from './authors.ts';
 import { runSvn } from './command.ts';
 import { convertRevisions } from './convert.ts';
@@ -121,5 +121,7 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
     },
 
     authors: subversionAuthors,
+
+    reopen: startAfresh,
   };
 }

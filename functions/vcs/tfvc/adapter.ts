@@ -27,7 +27,7 @@ import { type AdapterOptions, adapterSetup } from '#vcs/adapter-options';
 import { saveFinding } from '#vcs/findings';
 import { prepareHome } from '#vcs/git-command';
 import { directorySize, objectCount, oversizeError, tooManyObjectsError } from '#vcs/limits';
-import { type OriginAccess, type OriginAdapter, rawRepositoryPath } from '#vcs/origin';
+import { type OriginAccess, type OriginAdapter, rawRepositoryPath, startAfresh } from '#vcs/origin';
 import { saveNumberedRevisions } from '#vcs/revision-map';
 import { apiClient } from './api-client.ts';
 import { tfvcAuthors } from './authors.ts';
@@ -176,5 +176,7 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
     },
 
     authors: tfvcAuthors,
+
+    reopen: startAfresh,
   };
 }
