@@ -137,16 +137,18 @@ describe('POST /credentials/revoke', () => {
     // No oracle: the same answer, byte for byte, as for tokens that never existed.
     expect(await revoked.text()).toBe(nothingBody);
     expect(JSON.parse(nothingBody)).toEqual({});
+    // What was revoked first (a failure then says which token survived), then what it cost.
+    expect({
+      personal: await apiAs(personal.token),
+      first: await apiAs(first.access),
+      // A reported refresh token takes its access token with it.
+      second: await apiAs(second.access),
+      kept: await apiAs(kept.token),
+    }).toEqual({ personal: 401, first: 401, second: 401, kept: 200 });
     // Rate limit (1 UpdateItem), one BatchGetItem for the 7 well-formed tokens, then per revoked
     // token its owner's authorizations (Query) and one transaction with the notice.
     expect(byCommand).toEqual({ UpdateItem: 1, BatchGetItem: 1, Query: 3, TransactWriteItems: 3 });
     expect(inSequence).toBe(8);
-
-    expect(await apiAs(personal.token)).toBe(401);
-    expect(await apiAs(first.access)).toBe(401);
-    // A reported refresh token takes its access token with it.
-    expect(await apiAs(second.access)).toBe(401);
-    expect(await apiAs(kept.token)).toBe(200);
     const refreshed = await fetch(`${stack.webUrl}/login/oauth/access_token`, {
       method: 'POST',
       headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
