@@ -8,7 +8,8 @@
  * 10,000-commit source import, and Lua's real history run after run, against git alone), `hg` (a 2,000-changeset Mercurial import against
  * `hg clone`), `svn` (a 1,000-revision Subversion import against `git svn clone`; the baseline alone
  * takes about 15 minutes), `git` (a clone and a push of 1 GiB through the Git front end against plain
- * `git http-backend`).
+ * `git http-backend`), `sync-tfvc` (a sync of 10 new changesets against the import of 5,000 from
+ * the TFVC stand-in, alternating).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
@@ -26,6 +27,7 @@ import { measureOAuth, oauthReport } from '#bench/oauth';
 import { writeSection } from '#bench/report';
 import { timeToReady } from '#bench/startup';
 import { measureSvn, svnReport } from '#bench/svn';
+import { measureSyncTfvc, syncTfvcReport } from '#bench/sync-tfvc';
 import { measureTokens, tokensReport } from '#bench/tokens';
 import { RUNTIME_ENVIRONMENT } from '#cdk/bundling';
 
@@ -43,6 +45,7 @@ const SECTIONS = [
   'hg',
   'svn',
   'git',
+  'sync-tfvc',
 ] as const;
 const wanted = new Set(process.argv.slice(2));
 
@@ -202,5 +205,13 @@ if (run('svn')) {
 if (run('git')) {
   const markdown = gitReport(await measureGit(), machine);
   await writeSection('git', markdown);
+  console.log(markdown);
+}
+
+if (run('sync-tfvc')) {
+  const options = { changesets: 5_000, added: 10, files: 100, rounds: 3 };
+  const result = await measureSyncTfvc(options);
+  const markdown = syncTfvcReport(result, machine, options);
+  await writeSection('sync-tfvc', markdown);
   console.log(markdown);
 }

@@ -5,7 +5,7 @@
  * so a kind's file exists exactly when the adapter looked for it; the raw step stores them all
  * where the API reads the import report.
  */
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type Finding,
@@ -54,4 +54,9 @@ export async function loadFindings(workDir: string): Promise<Findings> {
     findings[kind] = JSON.parse(await readFile(join(dir, name), 'utf8')) as Finding;
   }
   return findings;
+}
+
+/** Forgets the job's findings of one kind (a sync looks for it again; an origin that stops answering for it leaves none). */
+export async function removeFinding(workDir: string, kind: FindingKind): Promise<void> {
+  await rm(join(workDir, FINDINGS_DIR, `${kind}.json`), { force: true });
 }

@@ -103,6 +103,11 @@ export interface TfvcServeOptions {
 export interface TfvcServer extends OriginServer {
   /** `http://127.0.0.1:<port>/<collection>` */
   readonly collectionUrl: string;
+  /**
+   * Serves `projects` from the next request on: the origin moving on (new changesets, labels, a
+   * folder deleted) or, as `tf destroy` may, a history that no longer holds what was imported.
+   */
+  replaceHistory(projects: readonly TfvcProjectSpec[]): void;
 }
 
 interface Version {
@@ -161,19 +166,19 @@ function wantsBytes(format: string | null, accept: string | undefined): boolean 
   return types.includes('application/octet-stream') || types.includes('text/plain');
 }
 
-export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> {
-  const collection = options.collection ?? 'DefaultCollection';
-  const maxPage = options.maxPage ?? 100;
-  const requests: string[] = [];
+/** Each server path's versions and the changesets in id order: what every answer is read from. */
+function indexHistory(projects: readonly TfvcProjectSpec[]) {
   // Every server path's versions, oldest first (paths compared case-insensitively, as TFVC does).
   const versions = new Map<string, Version[]>();
   const at = (path: string, changeset: number): Version | undefined =>
     (versions.get(path.toLowerCase()) ?? []).filter((v) => v.changeset <= changeset).at(-1);
   const record = (path: string, version: Version) => {
     const key = path.toLowerCase();
-    versions.set(key, [...(versions.get(key) ?? []), version]);
+    const known = versions.get(key);
+    if (known) known.push(version);
+    else versions.set(key, [version]);
   };
-  const changesets = options.projects
+  const changesets = projects
     .flatMap((project) => project.changesets.map((changeset) => ({ project, changeset })))
     .sort((a, b) => a.changeset.id - b.changeset.id);
   for (const { project, changeset } of changesets) {
@@ -204,6 +209,14 @@ export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> 
       record(path, { changeset: changeset.id, content, folder: false });
     }
   }
+  return { projects, changesets, at };
+}
+
+export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> {
+  const collection = options.collection ?? 'DefaultCollection';
+  const maxPage = options.maxPage ?? 100;
+  const requests: string[] = [];
+  let history = indexHistory(options.projects);
 
   const identity = (user: TfvcUser) => ({
     displayName: user.displayName,
@@ -215,6 +228,7 @@ export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> 
 
   const server = createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
+    const { projects, changesets, at } = history;
     if (options.throttleEvery !== undefined && requests.length % options.throttleEvery === 0) {
       res.writeHead(429, { 'retry-after': '0.05', 'content-type': 'text/plain' }).end('Too many requests');
       return;
@@ -266,7 +280,7 @@ export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> 
     let rest = segments.slice(1);
     let scope: TfvcProjectSpec | undefined;
     if (rest[0] !== '_apis') {
-      scope = options.projects.find((project) => project.name.toLowerCase() === rest[0]?.toLowerCase());
+      scope = projects.find((project) => project.name.toLowerCase() === rest[0]?.toLowerCase());
       if (!scope) return notFound(`The project ${rest[0]} does not exist.`);
       rest = rest.slice(1);
     }
@@ -276,7 +290,7 @@ export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> 
     const page = <T>(all: readonly T[]) => all.slice(skip, skip + top);
 
     if (route === '_apis/projects' && !scope) {
-      const value = page(options.projects).map((project) => ({
+      const value = page(projects).map((project) => ({
         id: Buffer.from(project.name).toString('hex').padEnd(32, '0').slice(0, 32),
         name: project.name,
         url: `${base}/_apis/projects/${encodeURIComponent(project.name)}`,
@@ -433,7 +447,7 @@ export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> 
       route,
       url,
       project: scope?.name,
-      projects: options.projects,
+      projects,
       shelvesets: options.shelvesets ?? [],
       base,
       identity,
@@ -455,6 +469,9 @@ export async function serveTfvc(options: TfvcServeOptions): Promise<TfvcServer> 
     collectionUrl: `http://127.0.0.1:${port}/${collection}`,
     port,
     requests,
+    replaceHistory: (projects) => {
+      history = indexHistory(projects);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -13,14 +13,15 @@
  * Shelvesets, labels, check-in notes, work item links and changes outside `$/{project}` are not
  * imported; the import report lists the labels, shelvesets, branch relations and empty folders
  * (`server-findings.ts`, `#vcs/findings`). Identities: `authors.ts`. A failure names its step,
- * the changeset and path where known, and the server's own words (`api-client.ts`).
+ * the changeset and path where known, and the server's own words (`api-client.ts`). A sync replays
+ * only the changesets after the last one imported (`follow.ts`).
  *
  * Network: every request goes through `guardedRequest`; credentials (any username, a personal
  * access token as password) travel only in a Basic `Authorization` header, which is never logged
  * nor put in a message. 401 or 203 (Azure DevOps' anonymous sign-in page) means "credentials
  * needed or refused".
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_IMPORT_CHOICES } from '#domain/imports';
 import { type AdapterOptions, adapterSetup } from '#vcs/adapter-options';
@@ -33,6 +34,7 @@ import { apiClient } from './api-client.ts';
 import { tfvcAuthors } from './authors.ts';
 import { listChangesets, type Paging, readChangeset } from './changesets.ts';
 import { checkedUrl, detectTfvc, locate } from './detect.ts';
+import { listingAfter, reopenTfvc } from './follow.ts';
 import {
   checkLimits,
   commitCommands,
@@ -70,6 +72,114 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
   const clientFor = (access: OriginAccess, timeoutMs: number) =>
     apiClient(access, guardFor(access), timeoutMs);
 
+  const importRawChunk: OriginAdapter['importRawChunk'] = async (job, budgetMs, onProgress) => {
+    const started = Date.now();
+    const state = await cursor.load(job.workDir);
+    if (state.done) return { done: true, commitCount: state.replayed, percent: 100 };
+    const api = clientFor(job, options.requestTimeoutMs ?? 60_000);
+    const home = join(job.workDir, 'home');
+    const repo = rawRepositoryPath(job.workDir);
+    await prepareHome(home, [repo]);
+    await ensureBareRepository(repo, home);
+
+    if (state.collection === undefined || state.project === undefined) {
+      const located = await locate(checkedUrl(job.url, job), job, api);
+      state.collection = located.collection;
+      state.project = located.project;
+      await cursor.save(job.workDir, state);
+    }
+    const { collection, project } = state as Required<Pick<TfvcState, 'collection' | 'project'>>;
+    const host = new URL(collection).hostname;
+    const listingFile = join(job.workDir, LISTING_FILE);
+    if (!state.listed) {
+      const listing =
+        state.last === undefined
+          ? await listChangesets(api, job, collection, project, pageSize)
+          : await listingAfter(api, job, { workDir: job.workDir, collection, project }, pageSize, state.last);
+      if (listing === undefined) {
+        // A sync whose last changeset the origin no longer has as imported: the whole history again.
+        await startAfresh(job.workDir);
+        await mkdir(job.workDir, { recursive: true });
+        return importRawChunk(job, Math.max(0, budgetMs - (Date.now() - started)), onProgress);
+      }
+      await writeWhole(listingFile, JSON.stringify(listing));
+      state.listed = true;
+      state.total = listing.length;
+      await cursor.save(job.workDir, state);
+    }
+    const listing = JSON.parse(await readFile(listingFile, 'utf8')) as ListedChangeset[];
+    state.total = listing.length;
+    // A chunk killed after fast-import finished but before the cursor was saved: raw.git knows.
+    state.replayed = await replayedSoFar(repo, home, job.workDir, listing, state.replayed);
+
+    if (!state.serverFindings) {
+      await saveServerFindings(job.workDir, { api, access: job, collection, project, pageSize });
+      state.serverFindings = true;
+      await cursor.save(job.workDir, state);
+    }
+
+    const keepEmpty = (job.choices ?? DEFAULT_IMPORT_CHOICES).keepEmptyDirectories;
+    const tip = listing[state.replayed - 1]?.id ?? null;
+    const tree = await loadWorkingTree(job.workDir, tip, await filesOf(repo, home));
+    const saveEmptyDirectories = () =>
+      saveFinding(
+        job.workDir,
+        'empty_directories',
+        tree.emptyFolders().map((path) => ({ path, ref: 'refs/heads/main', kept: keepEmpty })),
+      );
+    const paging: Paging = { size: pageSize, tokens: false };
+    const percent = () => (state.total ? Math.min(99, Math.floor((state.replayed / state.total) * 100)) : 0);
+    let batches = 0;
+    while (state.replayed < listing.length) {
+      if (batches > 0 && Date.now() - started >= budgetMs) break;
+      await checkLimits(repo, home, maxBytes, maxObjects);
+      const stream: Buffer[] = [];
+      let streamBytes = 0;
+      let objects = 0;
+      let next = state.replayed;
+      let lastRead = state.last;
+      while (next < listing.length) {
+        const listed = listing[next];
+        if (listed === undefined) break;
+        const changeset = await readChangeset(api, job, collection, project, listed, paging);
+        const { changes: _, ...read } = changeset;
+        lastRead = { ...read, truncated: false };
+        const previous = next > 0 ? listing[next - 1]?.id : undefined;
+        const commit = commitCommands(changeset, previous, host, tree, keepEmpty);
+        stream.push(...commit.parts);
+        streamBytes += commit.bytes;
+        objects += commit.objects;
+        next += 1;
+        if (streamBytes >= batchBytes || Date.now() - started >= budgetMs) break;
+      }
+      const size = await directorySize(repo);
+      if (size + streamBytes > maxBytes) throw oversizeError(maxBytes);
+      if ((await objectCount(repo, home)) + objects > maxObjects) throw tooManyObjectsError();
+      stream.push(Buffer.from('done\n'));
+      const last = listing[next - 1];
+      if (last !== undefined) await saveNextFolders(job.workDir, last.id, tree);
+      await fastImport(repo, home, join(job.workDir, MARKS_FILE), Buffer.concat(stream));
+      state.replayed = next;
+      state.last = lastRead;
+      batches += 1;
+      await cursor.save(job.workDir, state);
+      await commitFolders(job.workDir);
+      await saveEmptyDirectories();
+      onProgress({ commitCount: state.replayed, percent: percent() });
+    }
+    state.done = state.replayed >= listing.length;
+    if (state.done) {
+      await saveEmptyDirectories();
+      await saveNumberedRevisions(repo, join(job.workDir, MARKS_FILE));
+    }
+    await cursor.save(job.workDir, state);
+    return {
+      done: state.done,
+      commitCount: state.replayed,
+      percent: state.done ? 100 : percent(),
+    };
+  };
+
   return {
     vcs: 'tfvc',
 
@@ -79,104 +189,10 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
       return detectTfvc(url, access, api, options.maxProbedProjects ?? 200);
     },
 
-    async importRawChunk(job, budgetMs, onProgress) {
-      const started = Date.now();
-      const state = await cursor.load(job.workDir);
-      if (state.done) return { done: true, commitCount: state.replayed, percent: 100 };
-      const api = clientFor(job, options.requestTimeoutMs ?? 60_000);
-      const home = join(job.workDir, 'home');
-      const repo = rawRepositoryPath(job.workDir);
-      await prepareHome(home, [repo]);
-      await ensureBareRepository(repo, home);
-
-      if (state.collection === undefined || state.project === undefined) {
-        const located = await locate(checkedUrl(job.url, job), job, api);
-        state.collection = located.collection;
-        state.project = located.project;
-        await cursor.save(job.workDir, state);
-      }
-      const { collection, project } = state as Required<Pick<TfvcState, 'collection' | 'project'>>;
-      const host = new URL(collection).hostname;
-      const listingFile = join(job.workDir, LISTING_FILE);
-      if (!state.listed) {
-        const listing = await listChangesets(api, job, collection, project, pageSize);
-        await writeWhole(listingFile, JSON.stringify(listing));
-        state.listed = true;
-        state.total = listing.length;
-        await cursor.save(job.workDir, state);
-      }
-      const listing = JSON.parse(await readFile(listingFile, 'utf8')) as ListedChangeset[];
-      state.total = listing.length;
-      // A chunk killed after fast-import finished but before the cursor was saved: raw.git knows.
-      state.replayed = await replayedSoFar(repo, home, job.workDir, listing, state.replayed);
-
-      if (!state.serverFindings) {
-        await saveServerFindings(job.workDir, { api, access: job, collection, project, pageSize });
-        state.serverFindings = true;
-        await cursor.save(job.workDir, state);
-      }
-
-      const keepEmpty = (job.choices ?? DEFAULT_IMPORT_CHOICES).keepEmptyDirectories;
-      const tip = listing[state.replayed - 1]?.id ?? null;
-      const tree = await loadWorkingTree(job.workDir, tip, await filesOf(repo, home));
-      const saveEmptyDirectories = () =>
-        saveFinding(
-          job.workDir,
-          'empty_directories',
-          tree.emptyFolders().map((path) => ({ path, ref: 'refs/heads/main', kept: keepEmpty })),
-        );
-      const paging: Paging = { size: pageSize, tokens: false };
-      const percent = () =>
-        state.total ? Math.min(99, Math.floor((state.replayed / state.total) * 100)) : 0;
-      let batches = 0;
-      while (state.replayed < listing.length) {
-        if (batches > 0 && Date.now() - started >= budgetMs) break;
-        await checkLimits(repo, home, maxBytes, maxObjects);
-        const stream: Buffer[] = [];
-        let streamBytes = 0;
-        let objects = 0;
-        let next = state.replayed;
-        while (next < listing.length) {
-          const listed = listing[next];
-          if (listed === undefined) break;
-          const changeset = await readChangeset(api, job, collection, project, listed, paging);
-          const previous = next > 0 ? listing[next - 1]?.id : undefined;
-          const commit = commitCommands(changeset, previous, host, tree, keepEmpty);
-          stream.push(...commit.parts);
-          streamBytes += commit.bytes;
-          objects += commit.objects;
-          next += 1;
-          if (streamBytes >= batchBytes || Date.now() - started >= budgetMs) break;
-        }
-        const size = await directorySize(repo);
-        if (size + streamBytes > maxBytes) throw oversizeError(maxBytes);
-        if ((await objectCount(repo, home)) + objects > maxObjects) throw tooManyObjectsError();
-        stream.push(Buffer.from('done\n'));
-        const last = listing[next - 1];
-        if (last !== undefined) await saveNextFolders(job.workDir, last.id, tree);
-        await fastImport(repo, home, join(job.workDir, MARKS_FILE), Buffer.concat(stream));
-        state.replayed = next;
-        batches += 1;
-        await cursor.save(job.workDir, state);
-        await commitFolders(job.workDir);
-        await saveEmptyDirectories();
-        onProgress({ commitCount: state.replayed, percent: percent() });
-      }
-      state.done = state.replayed >= listing.length;
-      if (state.done) {
-        await saveEmptyDirectories();
-        await saveNumberedRevisions(repo, join(job.workDir, MARKS_FILE));
-      }
-      await cursor.save(job.workDir, state);
-      return {
-        done: state.done,
-        commitCount: state.replayed,
-        percent: state.done ? 100 : percent(),
-      };
-    },
+    importRawChunk,
 
     authors: tfvcAuthors,
 
-    reopen: startAfresh,
+    reopen: reopenTfvc,
   };
 }

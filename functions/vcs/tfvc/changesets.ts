@@ -25,9 +25,26 @@ function identityOf(value: unknown): TfvcIdentity {
   return { displayName: displayName || uniqueName || 'Unknown', uniqueName };
 }
 
+/** A changeset as a listing (or `GET changesets/{id}`) describes it; undefined without a usable id. */
+export function listedOf(entry: Record<string, unknown>): ListedChangeset | undefined {
+  const id = entry.changesetId;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) return undefined;
+  const author = identityOf(entry.author);
+  return {
+    id,
+    author,
+    committer: isRecord(entry.checkedInBy) ? identityOf(entry.checkedInBy) : author,
+    date: typeof entry.createdDate === 'string' ? entry.createdDate : '',
+    comment: typeof entry.comment === 'string' ? entry.comment : '',
+    truncated: entry.commentTruncated === true,
+  };
+}
+
 /**
  * Every changeset touching `$/{project}`, oldest first, paged with `$top`/`$skip` until a page is
- * empty (a server may answer fewer than `$top` asked for: `$skip` moves by what came).
+ * empty (a server may answer fewer than `$top` asked for: `$skip` moves by what came). With
+ * `fromId`, only those from that id on (`searchCriteria.fromId`; whether the id itself is listed
+ * is left open by the specification, "after this changesetID", so callers must not rely on it).
  */
 export async function listChangesets(
   api: ApiClient,
@@ -35,6 +52,7 @@ export async function listChangesets(
   collection: string,
   project: string,
   pageSize: number,
+  fromId?: number,
 ): Promise<ListedChangeset[]> {
   const all = new Map<number, ListedChangeset>();
   for (let skip = 0; ; ) {
@@ -43,6 +61,7 @@ export async function listChangesets(
         api,
         apiUrl(`${collection}/${encodeURIComponent(project)}`, '_apis/tfvc/changesets', {
           'searchCriteria.itemPath': `$/${project}`,
+          ...(fromId === undefined ? {} : { 'searchCriteria.fromId': fromId }),
           $orderby: 'id asc',
           $top: pageSize,
           $skip: skip,
@@ -56,17 +75,8 @@ export async function listChangesets(
         `Listing the changesets of $/${project} failed: the origin sent a list the importer cannot read`,
       );
     for (const entry of page) {
-      const id = entry.changesetId;
-      if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) continue;
-      const author = identityOf(entry.author);
-      all.set(id, {
-        id,
-        author,
-        committer: isRecord(entry.checkedInBy) ? identityOf(entry.checkedInBy) : author,
-        date: typeof entry.createdDate === 'string' ? entry.createdDate : '',
-        comment: typeof entry.comment === 'string' ? entry.comment : '',
-        truncated: entry.commentTruncated === true,
-      });
+      const listed = listedOf(entry);
+      if (listed !== undefined) all.set(listed.id, listed);
     }
     if (page.length === 0) break;
     skip += page.length;
@@ -96,7 +106,7 @@ export interface Paging {
 }
 
 /** Long enough for any comment: `GET changesets/{id}` cuts at 2,000 characters unless told. */
-const MAX_COMMENT_LENGTH = 2 ** 31 - 1;
+export const MAX_COMMENT_LENGTH = 2 ** 31 - 1;
 
 export interface Changeset extends ListedChangeset {
   readonly changes: readonly Change[];

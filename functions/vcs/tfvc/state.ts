@@ -18,6 +18,11 @@ export interface TfvcState {
   replayed: number;
   total: number | null;
   done: boolean;
+  /**
+   * The last changeset replayed into raw.git, its comment whole: what a sync checks the origin
+   * still has (`follow.ts`). Absent before the first batch (and in imports made before syncs).
+   */
+  last?: ListedChangeset;
 }
 
 export interface TfvcIdentity {
