@@ -336,4 +336,36 @@ describe('import progress page: following the origin', () => {
     await screenshot(page, 'import-following-03-cut-over');
     await context.close();
   });
+
+  it('in Chromium with JavaScript on: a sync started with Sync now shows its outcome without a reload, though it is written after the status', async () => {
+    const { name, path, importId } = await imported();
+    const context = await chromium.newContext();
+    const page = await context.newPage();
+    await page.goto(`${stack.webUrl}${path}`);
+    await page.getByLabel('Username', { exact: true }).fill(owner.login);
+    await page.getByLabel('Password', { exact: true }).fill(owner.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname === path);
+    const region = page.getByRole('region', { name: 'Following the origin' });
+    await region.getByLabel('On demand only', { exact: false }).check();
+    await region.getByRole('button', { name: 'Follow the origin' }).click();
+    await page.waitForURL((url) => url.search === '?notice=following');
+    await region.getByRole('button', { name: 'Sync now' }).click();
+    await page.waitForURL((url) => url.search === '?notice=sync-started');
+    await page.getByRole('status').filter({ hasText: 'Importing...' }).waitFor();
+
+    let navigations = 0;
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) navigations++;
+    });
+    // As the Complete task does: the status first, the sync's outcome just after it.
+    expect(await enterStatus(owner.login, name, 2, 'complete')).toBe(true);
+    await page.getByRole('status').filter({ hasText: 'Done' }).waitFor({ timeout: 8000 });
+    await recordSyncOutcome(owner.login, name, importId, { commitCount: 260 });
+    await page
+      .locator('#following-last-sync', { hasText: 'Succeeded with 10 new commits.' })
+      .waitFor({ timeout: 8000 });
+    expect(navigations).toBe(0);
+    await context.close();
+  });
 });
