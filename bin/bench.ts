@@ -8,7 +8,8 @@
  * 10,000-commit source import, and Lua's real history run after run, against git alone), `hg` (a 2,000-changeset Mercurial import against
  * `hg clone`), `svn` (a 1,000-revision Subversion import against `git svn clone`; the baseline alone
  * takes about 15 minutes), `git` (a clone and a push of 1 GiB through the Git front end against plain
- * `git http-backend`).
+ * `git http-backend`), `followpage` (the progress page of an import that follows its origin against
+ * one that does not).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
@@ -16,6 +17,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_LOAD_TARGET_MS, measureBundles } from '#bench/bundles';
 import { deviceReport, measureDevicePolls } from '#bench/device';
+import { followPageReport, measureFollowPage } from '#bench/followpage';
 import { gitReport, measureGit } from '#bench/git';
 import { importReport, measureImport } from '#bench/import';
 import { hgImportReport, measureHgImport } from '#bench/import-hg';
@@ -43,6 +45,7 @@ const SECTIONS = [
   'hg',
   'svn',
   'git',
+  'followpage',
 ] as const;
 const wanted = new Set(process.argv.slice(2));
 
@@ -202,5 +205,11 @@ if (run('svn')) {
 if (run('git')) {
   const markdown = gitReport(await measureGit(), machine);
   await writeSection('git', markdown);
+  console.log(markdown);
+}
+
+if (run('followpage')) {
+  const markdown = followPageReport(await measureFollowPage(200), machine);
+  await writeSection('followpage', markdown);
   console.log(markdown);
 }
