@@ -10,6 +10,8 @@
  * takes about 15 minutes), `git` (a clone and a push of 1 GiB through the Git front end against plain
  * `git http-backend`), `sync-tfvc` (a sync of 10 new changesets against the import of 5,000 from
  * the TFVC stand-in, alternating).
+ * `git http-backend`), `followpage` (the progress page of an import that follows its origin against
+ * one that does not).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
@@ -17,6 +19,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_LOAD_TARGET_MS, measureBundles } from '#bench/bundles';
 import { deviceReport, measureDevicePolls } from '#bench/device';
+import { followPageReport, measureFollowPage } from '#bench/followpage';
 import { gitReport, measureGit } from '#bench/git';
 import { importReport, measureImport } from '#bench/import';
 import { hgImportReport, measureHgImport } from '#bench/import-hg';
@@ -46,6 +49,7 @@ const SECTIONS = [
   'svn',
   'git',
   'sync-tfvc',
+  'followpage',
 ] as const;
 const wanted = new Set(process.argv.slice(2));
 
@@ -213,5 +217,11 @@ if (run('sync-tfvc')) {
   const result = await measureSyncTfvc(options);
   const markdown = syncTfvcReport(result, machine, options);
   await writeSection('sync-tfvc', markdown);
+  console.log(markdown);
+}
+
+if (run('followpage')) {
+  const markdown = followPageReport(await measureFollowPage(200), machine);
+  await writeSection('followpage', markdown);
   console.log(markdown);
 }

@@ -32,6 +32,10 @@ export const MIN_SYNC_INTERVAL_MINUTES = 5;
 /** One year: longer is better served by syncing on demand. */
 export const MAX_SYNC_INTERVAL_MINUTES = 525_600;
 
+/** An interval the owner may choose: whole minutes within the bounds above. */
+export const isSyncInterval = (minutes: number): boolean =>
+  Number.isInteger(minutes) && minutes >= MIN_SYNC_INTERVAL_MINUTES && minutes <= MAX_SYNC_INTERVAL_MINUTES;
+
 /** The resource of an import nobody asked to follow. */
 export const SYNC_OFF: ImportSync = {
   state: 'off',

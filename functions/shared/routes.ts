@@ -201,6 +201,10 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/{owner}/{repo}/import/cancel', handler: 'import-page/cancel', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow', 'repositories'] },
   { method: 'GET', path: '/{owner}/{repo}/import/revisions.csv', handler: 'import-page/revisions-csv', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'POST', path: '/{owner}/{repo}/import/restart', handler: 'import-page/restart', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
+  // Following the origin (issue 27): the page's forms for PUT, POST and DELETE …/import/sync.
+  { method: 'POST', path: '/{owner}/{repo}/import/follow', handler: 'import-page/follow', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'POST', path: '/{owner}/{repo}/import/sync', handler: 'import-page/sync-now', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
+  { method: 'POST', path: '/{owner}/{repo}/import/cut-over', handler: 'import-page/cut-over', auth: 'web', scopes: [], media: 'html', table: 'RW' },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { composeReport } from '#domain/import-report';
+import { SYNC_OFF } from '#domain/import-sync';
 import { IMPORT_STATUSES, type Import, type ImportStatus, statusText } from '#domain/imports';
 import { LIVE_SCRIPT, LIVE_SCRIPT_HASH } from '#http/import-page/live-script';
 import { formatBytes } from '#http/import-page/report-words';
@@ -16,7 +17,12 @@ import { securityHeaders, type WebReply, type WebRequest } from '#http/middlewar
 import { page } from '#shared/page-layout';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
-const request = { csrf: 'csrf-token-1', method: 'GET', form: new URLSearchParams() } as unknown as WebRequest;
+const request = {
+  csrf: 'csrf-token-1',
+  method: 'GET',
+  form: new URLSearchParams(),
+  query: {},
+} as unknown as WebRequest;
 const repo = { owner: 'octocat', repo: 'hello' };
 
 const importOf = (changes: Partial<Import> = {}): Import => ({
@@ -50,6 +56,7 @@ const data = (record: Import, extra: Partial<ImportPageData> = {}): ImportPageDa
   largeFiles: [],
   report: composeReport(record, undefined, []),
   revisionCount: 0,
+  sync: SYNC_OFF,
   ...extra,
 });
 

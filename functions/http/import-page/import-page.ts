@@ -1,8 +1,10 @@
 import { pageRequest } from '#domain/pagination';
 import { type WebReply, type WebRequest, webHandler } from '#http/middleware/web-stack';
 import type { Caller } from '#services/authenticate';
+import { importSync } from '#services/import-sync';
 import { importAuthors, importLargeFiles, importReport, importRevisions } from '#services/imports';
 import { HttpError } from '#shared/errors';
+import type { NoticeKey } from './notices.ts';
 import { paths, type RepoName } from './paths.ts';
 import { AUTHORS_SHOWN, type ImportPageData, importPage, noImportPage, type PageProblems } from './views.ts';
 
@@ -53,11 +55,12 @@ export function importPageHandler(
 /** The import, one page of its authors (`?page=`), its large files and its report, read for the page. */
 export async function pageData(caller: Caller, repo: RepoName, page?: string): Promise<ImportPageData> {
   const authorsPage = { ...pageRequest({ page }), perPage: AUTHORS_SHOWN };
-  const [{ record, authors }, files, report, { revisions }] = await Promise.all([
+  const [{ record, authors }, files, report, { revisions }, { sync }] = await Promise.all([
     importAuthors(caller, repo.owner, repo.repo, undefined, authorsPage),
     importLargeFiles(caller, repo.owner, repo.repo),
     importReport(caller, repo.owner, repo.repo),
     importRevisions(caller, repo.owner, repo.repo, { page: 1, perPage: 0, perPageGiven: true }),
+    importSync(caller, repo.owner, repo.repo),
   ]);
   return {
     repo,
@@ -67,11 +70,15 @@ export async function pageData(caller: Caller, repo: RepoName, page?: string): P
     largeFiles: files.files,
     report,
     revisionCount: revisions.total,
+    sync,
   };
 }
 
-/** After a change: back to the page, whose state shows the result (no flash message). */
-export const backToPage = (repo: RepoName): WebReply => ({ location: paths.page(repo), status: 303 });
+/** After a change: back to the page, whose state shows the result, with a fixed notice when asked. */
+export const backToPage = (repo: RepoName, notice?: NoticeKey): WebReply => ({
+  location: notice ? `${paths.page(repo)}?notice=${notice}` : paths.page(repo),
+  status: 303,
+});
 
 /** Answers the service gives for a change the page shows in its error box instead of an error page. */
 const SHOWN_STATUSES = new Set([409, 422, 503]);
@@ -91,7 +98,7 @@ export async function changeThenBack(
   caller: Caller,
   repo: RepoName,
   change: () => Promise<unknown>,
-  typed?: PageProblems['author'],
+  { typed, notice }: { readonly typed?: PageProblems['author']; readonly notice?: NoticeKey } = {},
 ): Promise<WebReply> {
   try {
     await change();
@@ -102,7 +109,7 @@ export async function changeThenBack(
       problems: { messages: messagesOf(error), ...(typed ? { author: typed } : {}) },
     });
   }
-  return backToPage(repo);
+  return backToPage(repo, notice);
 }
 
 /** A refusal found by the page itself, before calling the service (a missing or malformed field). */

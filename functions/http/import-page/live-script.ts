@@ -9,7 +9,9 @@ import { trustedHtml } from '#shared/html';
  * lost); its nested `data-live` regions are still updated. The `aria-live` status keeps its element
  * (screen readers announce changes of an element they already know) and gets the new children.
  * Polling stops when the status is final (`data-final` on `#import-status`), when the answer is
- * not the page (signed out, import cancelled elsewhere), or after a run of network failures.
+ * not the page (signed out, import cancelled elsewhere), or after a run of network failures. When
+ * the status turns final while the page watches, it fetches once more: a sync's outcome (the
+ * following section) is written just after the import's status.
  *
  * Plain ES2017 text, not compiled: the CSP allows exactly these bytes by their hash.
  */
@@ -18,6 +20,7 @@ const SCRIPT = `
   'use strict';
   var INTERVAL = 2000;
   var failures = 0;
+  var settled = false;
   function adopt(node) { return document.adoptNode(node); }
   function busy(element) {
     if (element.contains(document.activeElement) && document.activeElement !== document.body) return true;
@@ -66,6 +69,7 @@ const SCRIPT = `
           if (current) sync(current, region);
         });
         if (!isFinal(doc)) setTimeout(tick, INTERVAL);
+        else if (!settled) { settled = true; setTimeout(tick, INTERVAL); }
       })
       .catch(function (error) {
         if (error && error.message === 'stop') return;

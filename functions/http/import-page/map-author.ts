@@ -25,6 +25,6 @@ export const handler = importPageHandler((request, caller, repo) => {
         ...(email === '' ? {} : { email }),
       });
     },
-    { id: authorId, name, email },
+    { typed: { id: authorId, name, email } },
   );
 });

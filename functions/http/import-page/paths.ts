@@ -18,5 +18,8 @@ export const paths = {
   project: (repo: RepoName) => at('import-page/project-choice', repo),
   cancel: (repo: RepoName) => at('import-page/cancel', repo),
   restart: (repo: RepoName) => at('import-page/restart', repo),
+  follow: (repo: RepoName) => at('import-page/follow', repo),
+  syncNow: (repo: RepoName) => at('import-page/sync-now', repo),
+  cutOver: (repo: RepoName) => at('import-page/cut-over', repo),
   revisionsCsv: (repo: RepoName, part: number) => `${at('import-page/revisions-csv', repo)}?part=${part}`,
 } as const;

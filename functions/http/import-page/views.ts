@@ -1,4 +1,5 @@
 import type { ImportReport } from '#domain/import-report';
+import type { ImportSync } from '#domain/import-sync';
 import {
   acceptsCredentials,
   acceptsProjectChoice,
@@ -16,7 +17,9 @@ import type { Page, PageRequest } from '#domain/pagination';
 import type { WebPage, WebRequest } from '#http/middleware/web-stack';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
+import { followingRegion } from './following-view.ts';
 import { LIVE_SCRIPT_HASH, liveScript } from './live-script.ts';
+import { noticeBox } from './notices.ts';
 import { paths, type RepoName } from './paths.ts';
 import { reportRegion } from './report-view.ts';
 import { formatBytes } from './report-words.ts';
@@ -191,6 +194,8 @@ export interface ImportPageData {
   readonly report: ImportReport;
   /** Entries in the revision map (origin revision → published commit). */
   readonly revisionCount: number;
+  /** Whether the repository follows its origin (the sync resource). */
+  readonly sync: ImportSync;
 }
 
 function statusRegion(data: ImportPageData): Html {
@@ -396,6 +401,7 @@ export function importPage(
     scriptHashes: [LIVE_SCRIPT_HASH],
     body: html`<h1>Import into ${repo.owner}/${repo.repo}</h1>
 <p class="muted">From <code>${record.vcsUrl}</code>${record.vcs ? html` (${record.vcs})` : undefined}.</p>
+${noticeBox(options.problems ? undefined : request.query.notice)}
 ${problemsBox(options.problems)}
 ${statusRegion(data)}
 ${
@@ -407,6 +413,7 @@ ${waitingRegion(request, data)}
 ${progressRegion(record)}
 ${reportRegion(data.report)}
 ${largeFilesRegion(request, data)}
+${followingRegion(request, repo, record, data.sync)}
 ${revisionsRegion(data)}
 ${authorsRegion(request, data, options.problems)}
 ${actionsRegion(request, repo)}

@@ -1,11 +1,8 @@
 import * as z from 'zod/mini';
-import { MAX_SYNC_INTERVAL_MINUTES, MIN_SYNC_INTERVAL_MINUTES } from '#domain/import-sync';
+import { isSyncInterval, MAX_SYNC_INTERVAL_MINUTES, MIN_SYNC_INTERVAL_MINUTES } from '#domain/import-sync';
 import { apiHandler } from '#http/middleware/http-stack';
 import { followImportOrigin } from '#services/import-sync';
 import { importSyncJson } from '../json/import-sync.ts';
-
-const isInterval = (minutes: number) =>
-  Number.isInteger(minutes) && minutes >= MIN_SYNC_INTERVAL_MINUTES && minutes <= MAX_SYNC_INTERVAL_MINUTES;
 
 const body = z.object({
   interval_minutes: z.nullable(
@@ -13,7 +10,7 @@ const body = z.object({
       .number()
       .check(
         z.refine(
-          isInterval,
+          isSyncInterval,
           `interval_minutes must be a whole number from ${MIN_SYNC_INTERVAL_MINUTES} to ${MAX_SYNC_INTERVAL_MINUTES}, or null (on demand only)`,
         ),
       ),
