@@ -84,7 +84,7 @@ export async function cutOverImport(caller: Caller, owner: string, repo: string)
 }
 
 /** Statuses in which no attempt runs or waits: a sync may start. */
-const SETTLED: ReadonlySet<Import['status']> = new Set(['complete', 'error']);
+export const SETTLED: ReadonlySet<Import['status']> = new Set(['complete', 'error']);
 
 /**
  * POST …/import/sync: syncs now, as one execution of the import workflow (`owner.repo.sync-N`),
