@@ -24,9 +24,10 @@ import {
 } from '#data/imports/progress';
 import { storeRevisionMap } from '#data/imports/revision-map';
 import { recordSyncOutcome } from '#data/imports/sync';
+import { refreshDue } from '#data/imports/sync-due';
 import { recordPush } from '#data/repositories';
 import type { StoredReport } from '#domain/import-report';
-import { SYNC_AUTH_FAILED_MESSAGE } from '#domain/import-sync';
+import { nextSyncAt, SYNC_AUTH_FAILED_MESSAGE } from '#domain/import-sync';
 import {
   choicesOf,
   type FailedStep,
@@ -368,6 +369,7 @@ export async function complete(
     commitCount: record.commitCount,
     originFingerprint: input.originFingerprint,
   });
+  await refreshDue(record.ownerLogin, record.repoName, record.importId, nextSyncAt);
   countSignal('ImportCompleted');
   log('info', 'import complete', { owner: input.owner, repo: input.repo, attempt: input.attempt });
   return {};

@@ -8,6 +8,7 @@
 import { getImport } from '#data/imports/items';
 import { getImportSync } from '#data/imports/sync';
 import { type DueSync, dueSyncs, recordCheck } from '#data/imports/sync-due';
+import { nextSyncAt } from '#domain/import-sync';
 import type { Import } from '#domain/imports';
 import { config } from '#shared/config';
 import { log } from '#shared/log';
@@ -50,7 +51,7 @@ async function runDue(due: DueSync, at: Date): Promise<DueOutcome> {
     log('info', 'origin check failed; syncing', { error: (error as Error).name });
     return undefined;
   });
-  await recordCheck(due.owner, due.repo, due.importId, at);
+  await recordCheck(due.owner, due.repo, due.importId, at, nextSyncAt);
   if (fingerprint !== undefined && fingerprint === due.originFingerprint) return 'unchanged';
   return (await beginSyncAttempt(record, fingerprint)) ? 'started' : 'skipped';
 }

@@ -4,8 +4,11 @@
  * the worker image function it is (the machine's PATH: its origin check runs `git`). Ticks never
  * overlap: a tick that is still running when the next is due delays it.
  */
-import { handler } from '../../functions/workflow/start-due-syncs.ts';
 import { asImageFunction } from './zip-runtime.ts';
+
+/** Loaded like the workflow's task handlers (`import-workflow.ts`): the entry point AWS runs. */
+const HANDLER = new URL('../../functions/workflow/start-due-syncs.ts', import.meta.url);
+type Handler = (event: { time: string }) => Promise<unknown>;
 
 /** EventBridge's `rate(1 minute)`. */
 export const SYNC_TICK_MS = 60_000;
@@ -30,8 +33,10 @@ export function startSyncTimer(options: SyncTimerOptions = {}): SyncTimer {
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
+  const handler = import(HANDLER.href).then((module) => (module as { handler: Handler }).handler);
   const tick = () => {
-    running = asImageFunction(() => handler({ time: new Date(clock()).toISOString() }))
+    running = handler
+      .then((run) => asImageFunction(() => run({ time: new Date(clock()).toISOString() })))
       .catch((error: unknown) => console.error('sync scheduler tick failed:', (error as Error).message))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, tickMs);

@@ -1,36 +1,44 @@
 /**
  * The schedule of followed imports (issue 27): each sync item that is due at some time carries
- * `syncDueIndexKey` (GSI1, sparse), kept equal to `nextSyncAt` of the item after every write, so
+ * `syncDueIndexKey` (GSI1, sparse), which the services put in line with `nextSyncAt` after every
+ * write that moves the schedule (follow, interval, cut-over, a successful sync, a check), so
  * the scheduler finds due syncs with one Query per shard and never scans the table.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { nextSyncAt, type SyncState } from '#domain/import-sync';
+import type { SyncSchedule, SyncState } from '#domain/import-sync';
 import { conditionalWrite, db, now, queryAll, tableName } from '../client.ts';
 import { importSyncKey, SYNC_DUE_SHARDS, syncDueIndexKey, syncDuePartition } from '../keys.ts';
 
 const orNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
-/** `nextSyncAt` of a stored sync item. */
-const dueOf = (item: Record<string, unknown>): string | null =>
-  nextSyncAt({
-    state: item.state as SyncState,
-    intervalMinutes: typeof item.intervalMinutes === 'number' ? item.intervalMinutes : null,
-    followingSince: orNull(item.followingSince),
-    lastSyncedAt: orNull(item.lastSyncedAt),
-    lastCheckedAt: orNull(item.lastCheckedAt),
-  });
+/** When a sync is due by its schedule (`nextSyncAt` of the domain, passed in by the services). */
+export type DueTime = (schedule: SyncSchedule) => string | null;
+
+/** The schedule a stored sync item says. */
+const scheduleOf = (item: Record<string, unknown>): SyncSchedule => ({
+  state: item.state as SyncState,
+  intervalMinutes: typeof item.intervalMinutes === 'number' ? item.intervalMinutes : null,
+  followingSince: orNull(item.followingSince),
+  lastSyncedAt: orNull(item.lastSyncedAt),
+  lastCheckedAt: orNull(item.lastCheckedAt),
+});
 
 /**
  * Puts the sync item's due-time index key in line with what it says now (or removes it when
  * nothing is due: on demand only, cut over). Conditional on the item being unchanged since it was
  * read; a concurrent write is read again.
  */
-export async function refreshDue(owner: string, repo: string, importId: number): Promise<void> {
+export async function refreshDue(
+  owner: string,
+  repo: string,
+  importId: number,
+  dueTime: DueTime,
+): Promise<void> {
   const Key = importSyncKey(owner, repo, importId);
   for (let round = 0; round < 5; round++) {
     const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
     if (!Item) return;
-    const due = dueOf(Item);
+    const due = dueTime(scheduleOf(Item));
     const index = due === null ? undefined : syncDueIndexKey(owner, repo, importId, due);
     if (Item.GSI1PK === index?.GSI1PK && Item.GSI1SK === index?.GSI1SK) return;
     const written = await conditionalWrite(
@@ -90,7 +98,13 @@ export async function dueSyncs(at: Date): Promise<DueSync[]> {
  * The scheduler looked at the origin at `at` (and found nothing new, or started a sync): the
  * schedule moves on an interval from then. Only while following.
  */
-export async function recordCheck(owner: string, repo: string, importId: number, at: Date): Promise<void> {
+export async function recordCheck(
+  owner: string,
+  repo: string,
+  importId: number,
+  at: Date,
+  dueTime: DueTime,
+): Promise<void> {
   const checkedAt = at.toISOString().replace(/\.\d{3}Z$/, 'Z');
   const written = await conditionalWrite(
     db().send(
@@ -104,5 +118,5 @@ export async function recordCheck(owner: string, repo: string, importId: number,
       }),
     ),
   );
-  if (written !== false) await refreshDue(owner, repo, importId);
+  if (written !== false) await refreshDue(owner, repo, importId, dueTime);
 }

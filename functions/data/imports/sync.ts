@@ -10,7 +10,6 @@ import { importKey, importSyncKey } from '../keys.ts';
 import { TABLE } from '../table.ts';
 import { importItem } from './items.ts';
 import { lastRevision } from './revision-map.ts';
-import { refreshDue } from './sync-due.ts';
 
 const orNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
@@ -103,10 +102,7 @@ export async function followOrigin(
     ],
     'followOrigin',
   );
-  if (outcome === 'ok') {
-    await refreshDue(owner, repo, importId);
-    return 'ok';
-  }
+  if (outcome === 'ok') return 'ok';
   return outcome.failed.includes(0) ? 'not-complete' : 'cut-over';
 }
 
@@ -129,7 +125,6 @@ export async function changeInterval(
       }),
     ),
   );
-  if (done !== false) await refreshDue(owner, repo, importId);
   return done !== false;
 }
 
@@ -148,7 +143,6 @@ export async function cutOver(owner: string, repo: string, importId: number): Pr
       }),
     ),
   );
-  if (done !== false) await refreshDue(owner, repo, importId);
   return done !== false;
 }
 
@@ -219,7 +213,6 @@ export async function recordSyncOutcome(
       }),
     ),
   );
-  await refreshDue(owner, repo, importId);
 }
 
 /**
