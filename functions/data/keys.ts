@@ -140,6 +140,26 @@ export const importSyncKey = (owner: string, name: string, importId: number): Ke
   SK: `${importItemsPrefix(importId)}SYNC`,
 });
 
+/**
+ * Syncs that are due (GSI1, sparse: only a following import with an interval carries it), spread
+ * over `SYNC_DUE_SHARDS` partitions by repository so no one partition takes every write. The sort
+ * key starts with the due time (`next_sync_at`, ISO 8601 in UTC): the scheduler reads each shard
+ * with `GSI1SK <= <now>~`.
+ */
+export const SYNC_DUE_SHARDS = 4;
+export const syncDuePartition = (shard: number): string => `SYNCDUE#${shard}`;
+export const syncDueIndexKey = (owner: string, name: string, importId: number, dueAt: string): Gsi1Key => ({
+  GSI1PK: syncDuePartition(fnv1a(repoPartition(owner, name)) % SYNC_DUE_SHARDS),
+  GSI1SK: `${dueAt}#${lower(owner)}/${lower(name)}#${sortableId(importId)}`,
+});
+
+/** FNV-1a (32 bits): a stable, evenly spread shard for a string. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}
+
 /** Atomic id counter per entity kind (UpdateItem ADD); ids are never reused. */
 export const counterKey = (entity: string): Key => ({ PK: `COUNTER#${entity}`, SK: 'COUNTER' });
 
@@ -345,6 +365,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'Report of an import (renamed refs; its large files are the item above)', index: 'table', read: { get: importReportKey(L, '<repo>', ID) }, strong: true },
   { pattern: 'Revision map of an import: a page in origin order; one origin revision', index: 'table', read: { get: importRevisionMapKey(L, '<repo>', ID) }, strong: true, note: `then BatchGetItem ${importRevisionPageKey(L, '<repo>', ID, ID, ID).SK} (one or two pages), or GetItem ${importRevisionBucketKey(L, '<repo>', ID, ID, ID).SK}` },
   { pattern: 'Following of an import (sync resource; the Git front end reads it before a push)', index: 'table', read: { get: importSyncKey(L, '<repo>', ID) }, strong: true, note: 'put conditional on the import being complete; cut-over conditional on following' },
+  { pattern: 'Syncs that are due (the scheduler, once a minute)', index: 'GSI1', read: { query: { GSI1PK: syncDuePartition(0), GSI1SK: '' }, by: 'partition' }, note: `each of the ${SYNC_DUE_SHARDS} shards ${syncDuePartition(0)}…${syncDuePartition(SYNC_DUE_SHARDS - 1)} with GSI1SK <= <now>~ (sort keys ${syncDueIndexKey(L, '<repo>', ID, '<next_sync_at>').GSI1SK}); only following imports with an interval carry it` },
   { pattern: 'Everything filed under an import (cancel deletes its authors, pointers, large files and report)', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: importItemsPrefix(ID) }, by: 'prefix' }, strong: true, note: 'keys only, then BatchWriteItem deletes' },
   { pattern: 'Next id of a kind (authorization ids: a block of ten per process)', index: 'table', read: { update: counterKey('<kind>') }, note: 'ADD 1, or ADD 10 for a block, returns the new value' },
 ];

@@ -9,7 +9,8 @@ export type SyncState = 'off' | 'following' | 'cut_over';
 
 /** The outcome of the last sync attempt (none before the first sync). */
 export interface LastSync {
-  readonly status: 'succeeded' | 'failed';
+  /** `auth_failed`: the origin refused the credentials; the import waits for new ones (still following). */
+  readonly status: 'succeeded' | 'failed' | 'auth_failed';
   readonly newCommits: number;
   readonly errorMessage?: string | undefined;
 }
@@ -21,6 +22,8 @@ export interface ImportSync {
   /** When following began (the schedule counts from it until the first sync). */
   readonly followingSince: string | null;
   readonly lastSyncedAt: string | null;
+  /** When the scheduler last looked at the origin (a sync started, or nothing new found). */
+  readonly lastCheckedAt: string | null;
   /** The newest origin revision published (null until a sync records it). */
   readonly originRevision: string | null;
   readonly lastSync: LastSync | null;
@@ -42,18 +45,36 @@ export const SYNC_OFF: ImportSync = {
   intervalMinutes: null,
   followingSince: null,
   lastSyncedAt: null,
+  lastCheckedAt: null,
   originRevision: null,
   lastSync: null,
   cutOverAt: null,
 };
 
-/** When the next scheduled sync is due: the interval after the last sync (or the start of following). */
-export function nextSyncAt(sync: ImportSync): string | null {
+/** What the schedule is computed from (the scheduler reads only these). */
+export type SyncSchedule = Pick<
+  ImportSync,
+  'state' | 'intervalMinutes' | 'followingSince' | 'lastSyncedAt' | 'lastCheckedAt'
+>;
+
+/**
+ * When the next scheduled sync is due: the interval after the last sync or the last check of the
+ * origin, whichever is later (or after the start of following). A check that found nothing new,
+ * or that started a sync which failed, moves the schedule on, so a failing origin is tried once an
+ * interval, not at every tick.
+ */
+export function nextSyncAt(sync: SyncSchedule): string | null {
   if (sync.state !== 'following' || sync.intervalMinutes === null) return null;
-  const from = sync.lastSyncedAt ?? sync.followingSince;
+  const times = [sync.lastSyncedAt, sync.lastCheckedAt].filter((time): time is string => time !== null);
+  const from =
+    times.length > 0 ? times.reduce((a, b) => (Date.parse(a) >= Date.parse(b) ? a : b)) : sync.followingSince;
   if (from === null) return null;
   return new Date(Date.parse(from) + sync.intervalMinutes * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+/** What `last_sync` says while a sync waits for new credentials (`PATCH …/import`). */
+export const SYNC_AUTH_FAILED_MESSAGE =
+  'The origin refused the credentials; following goes on once new ones are sent (PATCH …/import with vcs_username and vcs_password)';
 
 /**
  * What a push to a following repository is told (git prints it as `remote: …`): the origin is the

@@ -6,7 +6,8 @@
 import { getImport } from '#data/imports/items';
 import { lastRevision } from '#data/imports/revision-map';
 import { changeInterval, cutOver, followOrigin, getImportSync } from '#data/imports/sync';
-import { type ImportSync, SYNC_OFF } from '#domain/import-sync';
+import { refreshDue } from '#data/imports/sync-due';
+import { type ImportSync, nextSyncAt, SYNC_OFF } from '#domain/import-sync';
 import type { Import } from '#domain/imports';
 import { type HttpError, notFound, validationFailed } from '#shared/errors';
 import type { Caller } from './authenticate.ts';
@@ -31,6 +32,10 @@ export async function importSync(caller: Caller, owner: string, repo: string): P
   return { record, sync: await syncOf(record) };
 }
 
+/** After a change of the schedule: the due-time index says what the sync item says. */
+const scheduleMoved = (record: Import): Promise<void> =>
+  refreshDue(record.ownerLogin, record.repoName, record.importId, nextSyncAt);
+
 /**
  * PUT …/import/sync: follows the origin, syncing every `intervalMinutes` (null: on demand only),
  * or changes the interval while following (whatever the import's status: a sync may be under
@@ -47,8 +52,10 @@ export async function followImportOrigin(
   if (
     (await syncOf(record)).state === 'following' &&
     (await changeInterval(record.ownerLogin, record.repoName, record.importId, intervalMinutes))
-  )
+  ) {
+    await scheduleMoved(record);
     return importSync(caller, owner, repo);
+  }
   const outcome = await followOrigin(
     record.ownerLogin,
     record.repoName,
@@ -67,6 +74,7 @@ export async function followImportOrigin(
   }
   if (outcome === 'cut-over')
     throw refused('state', 'The repository was cut over from its origin; it cannot follow it again');
+  await scheduleMoved(record);
   return importSync(caller, owner, repo);
 }
 
@@ -77,6 +85,7 @@ export async function followImportOrigin(
 export async function cutOverImport(caller: Caller, owner: string, repo: string): Promise<SyncView> {
   const record = await importProgress(caller, owner, repo);
   const done = await cutOver(record.ownerLogin, record.repoName, record.importId);
+  if (done) await scheduleMoved(record);
   const sync = await syncOf(record);
   if (!done && sync.state !== 'cut_over')
     throw refused('state', 'The repository is not following its origin; there is nothing to cut over');
@@ -84,7 +93,7 @@ export async function cutOverImport(caller: Caller, owner: string, repo: string)
 }
 
 /** Statuses in which no attempt runs or waits: a sync may start. */
-const SETTLED: ReadonlySet<Import['status']> = new Set(['complete', 'error']);
+export const SETTLED: ReadonlySet<Import['status']> = new Set(['complete', 'error']);
 
 /**
  * POST …/import/sync: syncs now, as one execution of the import workflow (`owner.repo.sync-N`),

@@ -24,8 +24,10 @@ import {
 } from '#data/imports/progress';
 import { storeRevisionMap } from '#data/imports/revision-map';
 import { recordSyncOutcome } from '#data/imports/sync';
+import { refreshDue } from '#data/imports/sync-due';
 import { recordPush } from '#data/repositories';
 import type { StoredReport } from '#domain/import-report';
+import { nextSyncAt, SYNC_AUTH_FAILED_MESSAGE } from '#domain/import-sync';
 import {
   choicesOf,
   type FailedStep,
@@ -365,7 +367,9 @@ export async function complete(
   await writesOf(input).status('complete');
   await recordSyncOutcome(record.ownerLogin, record.repoName, record.importId, {
     commitCount: record.commitCount,
+    originFingerprint: input.originFingerprint,
   });
+  await refreshDue(record.ownerLogin, record.repoName, record.importId, nextSyncAt);
   countSignal('ImportCompleted');
   log('info', 'import complete', { owner: input.owner, repo: input.repo, attempt: input.attempt });
   return {};
@@ -430,6 +434,15 @@ export async function waitForPerson(
   const stored = await storeWaiting(owner, repo, attempt, waitingFor, taskToken, status);
   if (stored === 'already-decided') await resumeWaiting(taskToken, {});
   else if (!stored) throw superseded(input);
+  // A sync whose origin refuses the credentials: following goes on, `last_sync` says it waits.
+  if (stored && status === 'auth_failed') {
+    const record = await getImport(owner, repo);
+    if (record?.attempt === attempt)
+      await recordSyncOutcome(owner, repo, record.importId, {
+        errorMessage: SYNC_AUTH_FAILED_MESSAGE,
+        status: 'auth_failed',
+      });
+  }
   return {};
 }
 

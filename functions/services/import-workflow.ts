@@ -25,6 +25,8 @@ export interface ImportExecutionInput {
   readonly fromAttempt?: number;
   /** The attempt syncs a followed origin (the execution is named `owner.repo.sync-N`). */
   readonly sync?: boolean;
+  /** A scheduled sync: the origin's fingerprint taken before it started (`Complete` records it). */
+  readonly originFingerprint?: string;
 }
 
 let client: SFNClient | undefined;

@@ -146,6 +146,7 @@ async function launch(
   onFailure: () => Promise<unknown>,
   fromAttempt?: number,
   sync?: boolean,
+  originFingerprint?: string,
 ): Promise<void> {
   let arn: string;
   try {
@@ -156,6 +157,7 @@ async function launch(
       startAt,
       ...(fromAttempt === undefined ? {} : { fromAttempt }),
       ...(sync ? { sync } : {}),
+      ...(originFingerprint === undefined ? {} : { originFingerprint }),
     });
   } catch (error) {
     log('error', 'StartExecution failed', {
@@ -418,12 +420,19 @@ async function republish(record: Import): Promise<void> {
  * A sync of a followed origin: the next attempt of a complete (or failed) import, from its raw
  * import, in the same workflow (named `owner.repo.sync-N`). False when the import changed meanwhile.
  */
-export async function beginSyncAttempt(record: Import): Promise<boolean> {
+export async function beginSyncAttempt(record: Import, originFingerprint?: string): Promise<boolean> {
   if (!(await beginAttempt(record.ownerLogin, record.repoName, record, firstStatus(record.vcs))))
     return false;
   const next = { ...record, attempt: record.attempt + 1 };
   // The attempt before keeps the raw history and the adapter's state: the sync fetches what is new.
-  await launch(next, startAtFor(record.vcs), () => markUnstarted(record, next.attempt), record.attempt, true);
+  await launch(
+    next,
+    startAtFor(record.vcs),
+    () => markUnstarted(record, next.attempt),
+    record.attempt,
+    true,
+    originFingerprint,
+  );
   return true;
 }
 

@@ -250,7 +250,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
   };
 }
 
-function checkedUrl(access: OriginAccess): URL {
+export function checkedUrl(access: OriginAccess): URL {
   const check = checkOriginUrl(access.url, 'git', access.allowedAddresses);
   if (check.ok) return check.url;
   if (check.problem === 'forbidden_address') throw new ForbiddenAddress(new URL(access.url).hostname);
@@ -378,13 +378,13 @@ interface Session {
   close(): Promise<void>;
 }
 
-async function prepareGitHome(home: string, repositories: readonly string[]): Promise<void> {
+export async function prepareGitHome(home: string, repositories: readonly string[]): Promise<void> {
   await prepareHome(home, repositories);
   await writeFile(join(home, 'git-tunnel.mjs'), GIT_TUNNEL_PROGRAM(process.execPath), { mode: 0o700 });
 }
 
 /** The guard proxy for one job's git calls, and the options and environment that use it. */
-async function openSession(
+export async function openSession(
   home: string,
   guard: Guard,
   access: OriginAccess,
@@ -572,7 +572,7 @@ export function objectsAnnounced(line: string): number | undefined {
  * A failed network call, as the user may read it: the guard's refusal first (it knows why), then
  * git's words mapped to a few plain cases; never a credential, the helper's path or the proxy.
  */
-function classify(
+export function classify(
   error: unknown,
   session: Session,
   access: Pick<OriginAccess, 'url'> & { readonly workDir?: string },

@@ -11,6 +11,7 @@ import { LfsObjects } from './lfs-objects.ts';
 import { IMPORT_ASL_FILE } from './paths.ts';
 import { API_ROUTES, ServiceRestApi, STAGE_NAME } from './rest-api.ts';
 import type { ServiceSettings } from './settings.ts';
+import { SyncScheduler } from './sync-scheduler.ts';
 import { WebDistribution } from './web-distribution.ts';
 import { WorkerNetwork } from './worker-network.ts';
 
@@ -87,6 +88,14 @@ export class ServiceStack extends Stack {
       environment,
       importChunkSeconds: settings.importChunkSeconds,
       largeFileBytes: settings.largeFileBytes,
+      logRemovalPolicy: settings.removalPolicy,
+    });
+    new SyncScheduler(this, 'SyncScheduler', {
+      table: this.table,
+      stateMachine: this.importWorkflow.stateMachine,
+      secretsKey: this.secretsKey,
+      network: this.network,
+      environment,
       logRemovalPolicy: settings.removalPolicy,
     });
     this.restApi = new ServiceRestApi(this, 'Api', {

@@ -18,6 +18,16 @@ export const WORKFLOW_TASKS = [
   { name: 'RecordFailure', handler: 'record-failure', packaging: 'zip' },
 ] as const satisfies readonly WorkflowTask[];
 
+/**
+ * The sync scheduler (issue 27), beside the workflow's tasks: a rule invokes it, not the state
+ * machine, but it lives in the worker image because its origin check runs `git` (as `Detect` does).
+ */
+export const SYNC_SCHEDULER = {
+  name: 'SyncScheduler',
+  handler: 'start-due-syncs',
+  packaging: 'image',
+} as const;
+
 export interface WorkflowTask {
   /** The state's story name; the placeholder is `${<name>FunctionArn}`. */
   readonly name: string;

@@ -10,6 +10,7 @@ import { localDynamoDbClient, startDynamoDbLocal } from './dynamodb-local.ts';
 import { API_GATEWAY_LIMITS, type GatewayLimits, type Handler, startHttpServer } from './http-server.ts';
 import { importStateMachine } from './import-workflow.ts';
 import { type LocalStateMachine, startStepFunctionsLocal } from './step-functions.ts';
+import { type SyncTimerOptions, startSyncTimer } from './sync-timer.ts';
 
 /** Where `npm start` keeps DynamoDB Local's files and the endpoints file the admin CLI reads. */
 export const DATA_DIR = fileURLToPath(new URL('../../.data/', import.meta.url));
@@ -70,6 +71,8 @@ export interface LocalStackOptions {
   readonly gitFrontend?: () => Promise<{ readonly url: string; stop(): Promise<void> }>;
   /** Route handlers by handler id, instead of the modules in this process (the deployed bundles). */
   readonly handlers?: Readonly<Record<string, Handler>>;
+  /** The sync scheduler's timer (AWS: an EventBridge rule, once a minute); see `sync-timer.ts`. */
+  readonly syncScheduler?: SyncTimerOptions;
 }
 
 export interface LocalStack extends LocalEndpoints {
@@ -127,6 +130,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // Known only now that the port is bound; the handlers read config lazily on first request.
     process.env[ENV.baseUrl] = `${http.url}/api/v3`;
     for (const name of [ENV.authUrl, ENV.settingsUrl, ENV.importUrl]) process.env[name] = http.url;
+    // Scheduled syncs, started by the same handler the EventBridge rule invokes in AWS.
+    const syncTimer = startSyncTimer(options.syncScheduler);
+    stops.push(() => syncTimer.stop());
 
     const endpoints: LocalEndpoints = {
       tableName,

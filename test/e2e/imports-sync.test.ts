@@ -146,6 +146,7 @@ describe('the sync resource', () => {
       interval_minutes: null,
       following_since: null,
       last_synced_at: null,
+      last_checked_at: null,
       next_sync_at: null,
       origin_revision: null,
       last_sync: null,

@@ -46,6 +46,7 @@ const SYNC_FIELDS = [
   'interval_minutes',
   'following_since',
   'last_synced_at',
+  'last_checked_at',
   'next_sync_at',
   'origin_revision',
   'last_sync',

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ESM_REQUIRE_BANNER, ZIP_EXTERNAL_MODULES } from '#cdk/bundling';
 import { API_ROUTES } from '#cdk/rest-api';
 import { bundleWorkerHandlers, GIT_SERVER_BUNDLE, IMAGE_HANDLERS } from '#cdk/worker/bundle';
-import { WORKFLOW_TASKS } from '#cdk/workflow-tasks';
+import { SYNC_SCHEDULER, WORKFLOW_TASKS } from '#cdk/workflow-tasks';
 import { runtimeImports } from '#test/bundle-imports';
 import { loadDeployment } from '#test/deployment';
 
@@ -99,9 +99,10 @@ describe('the worker image build stage (lib/cdk/worker/bundle.ts), run here with
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
   it('bundles every image handler into one ESM file the command names', () => {
-    expect(IMAGE_HANDLERS).toEqual(
-      WORKFLOW_TASKS.filter((task) => task.packaging === 'image').map((task) => task.handler),
-    );
+    expect(IMAGE_HANDLERS).toEqual([
+      ...WORKFLOW_TASKS.filter((task) => task.packaging === 'image').map((task) => task.handler),
+      SYNC_SCHEDULER.handler,
+    ]);
     for (const handler of IMAGE_HANDLERS) {
       const bundle = readFileSync(join(outdir, `${handler}.mjs`), 'utf8');
       expect(bundle.startsWith(ESM_REQUIRE_BANNER)).toBe(true);

@@ -11,7 +11,10 @@ import { ENV } from '#shared/config';
  * a table of the file's own, the Step Functions endpoint and the HTTP server on a free port.
  */
 export async function startTestStack(
-  options: Pick<LocalStackOptions, 'importStateMachine' | 'gatewayLimits' | 'gitFrontend'> = {},
+  options: Pick<
+    LocalStackOptions,
+    'importStateMachine' | 'gatewayLimits' | 'gitFrontend' | 'syncScheduler'
+  > = {},
 ): Promise<LocalStack & { endpointsFile: string }> {
   const endpointsFile = join(await mkdtemp(join(tmpdir(), 'stack-')), 'local.json');
   process.env.LOCAL_ENDPOINTS_FILE = endpointsFile;

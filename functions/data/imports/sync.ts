@@ -17,7 +17,7 @@ function toLastSync(value: unknown): LastSync | null {
   if (!value || typeof value !== 'object') return null;
   const item = value as Record<string, unknown>;
   return {
-    status: item.status === 'failed' ? 'failed' : 'succeeded',
+    status: item.status === 'failed' || item.status === 'auth_failed' ? item.status : 'succeeded',
     newCommits: Number(item.newCommits ?? 0),
     errorMessage: typeof item.errorMessage === 'string' ? item.errorMessage : undefined,
   };
@@ -28,6 +28,7 @@ const toSync = (item: Record<string, unknown>): ImportSync => ({
   intervalMinutes: typeof item.intervalMinutes === 'number' ? item.intervalMinutes : null,
   followingSince: orNull(item.followingSince),
   lastSyncedAt: orNull(item.lastSyncedAt),
+  lastCheckedAt: orNull(item.lastCheckedAt),
   originRevision: orNull(item.originRevision),
   lastSync: toLastSync(item.lastSync),
   cutOverAt: orNull(item.cutOverAt),
@@ -155,7 +156,13 @@ export async function recordSyncOutcome(
   owner: string,
   repo: string,
   importId: number,
-  outcome: { readonly commitCount: number | null } | { readonly errorMessage: string },
+  outcome:
+    | {
+        readonly commitCount: number | null;
+        /** The origin's fingerprint taken before this sync (by the scheduler); absent: unknown. */
+        readonly originFingerprint?: string | undefined;
+      }
+    | { readonly errorMessage: string; readonly status?: 'failed' | 'auth_failed' },
 ): Promise<void> {
   const { Item } = await db().send(
     new GetCommand({
@@ -168,8 +175,13 @@ export async function recordSyncOutcome(
   const timestamp = now();
   const values: Record<string, unknown> = { ':following': 'following', ':now': timestamp };
   let set: string;
+  let remove = '';
   if ('errorMessage' in outcome) {
-    values[':last'] = { status: 'failed', newCommits: 0, errorMessage: outcome.errorMessage };
+    values[':last'] = {
+      status: outcome.status ?? 'failed',
+      newCommits: 0,
+      errorMessage: outcome.errorMessage,
+    };
     set = 'lastSync = :last';
   } else {
     const before = typeof Item.commitCount === 'number' ? Item.commitCount : null;
@@ -181,13 +193,20 @@ export async function recordSyncOutcome(
     values[':count'] = after ?? before;
     values[':revision'] = (await lastRevision(owner, repo, importId)) ?? null;
     set = 'lastSync = :last, lastSyncedAt = :now, commitCount = :count, originRevision = :revision';
+    // The scheduler skips a sync while the origin's fingerprint equals this one; without one
+    // (a sync now, the first import) the next check syncs.
+    if (outcome.originFingerprint === undefined) remove = ' REMOVE originFingerprint';
+    else {
+      values[':fingerprint'] = outcome.originFingerprint;
+      set += ', originFingerprint = :fingerprint';
+    }
   }
   await conditionalWrite(
     db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: importSyncKey(owner, repo, importId),
-        UpdateExpression: `SET ${set}, updatedAt = :now`,
+        UpdateExpression: `SET ${set}, updatedAt = :now${remove}`,
         ConditionExpression: '#state = :following',
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: values,

@@ -17,6 +17,7 @@ export function importSyncJson(record: Import, sync: ImportSync, urls: PublicUrl
     interval_minutes: sync.intervalMinutes,
     following_since: sync.followingSince,
     last_synced_at: sync.lastSyncedAt,
+    last_checked_at: sync.lastCheckedAt,
     next_sync_at: nextSyncAt(sync),
     origin_revision: sync.originRevision,
     last_sync:

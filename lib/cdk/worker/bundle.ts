@@ -1,6 +1,6 @@
 /**
  * Bundles what the worker image runs into `<out>/<name>.mjs`: the image-packaged workflow handlers
- * (`WORKFLOW_TASKS` with `packaging: 'image'`) and the Git front end's server (`git-server.mjs`),
+ * (`WORKFLOW_TASKS` with `packaging: 'image'`, and `SYNC_SCHEDULER`) and the Git front end's server (`git-server.mjs`),
  * with the zip functions' esbuild options (`../bundling.ts`) but nothing external. Run by the worker
  * image's build stage (`npx tsx lib/cdk/worker/bundle.ts /build/dist`) and by the infra test that
  * proves the build stage works without Docker. Imports nothing of aws-cdk-lib.
@@ -8,14 +8,15 @@
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { ESM_REQUIRE_BANNER, MAIN_FIELDS } from '../bundling.ts';
-import { WORKFLOW_TASKS } from '../workflow-tasks.ts';
+import { SYNC_SCHEDULER, WORKFLOW_TASKS } from '../workflow-tasks.ts';
 
 const ROOT = new URL('../../../', import.meta.url);
 
 /** The handlers the image holds; a function's command is `<handler>.handler`. */
-export const IMAGE_HANDLERS: readonly string[] = WORKFLOW_TASKS.filter(
-  (task) => task.packaging === 'image',
-).map((task) => task.handler);
+export const IMAGE_HANDLERS: readonly string[] = [
+  ...WORKFLOW_TASKS.filter((task) => task.packaging === 'image').map((task) => task.handler),
+  SYNC_SCHEDULER.handler,
+];
 
 /**
  * The Git front end's entry point in the image, `/var/task/git-server.mjs`: an HTTP server, not a
