@@ -5,7 +5,7 @@
  */
 import { getImport } from '#data/imports/items';
 import { lastRevision } from '#data/imports/revision-map';
-import { changeInterval, cutOver, followOrigin, getImportSync } from '#data/imports/sync';
+import { changeInterval, cutOver, followOrigin, getImportSync, setKeepDeletedRefs } from '#data/imports/sync';
 import { type ImportSync, SYNC_OFF } from '#domain/import-sync';
 import type { Import } from '#domain/imports';
 import { type HttpError, notFound, validationFailed } from '#shared/errors';
@@ -41,14 +41,21 @@ export async function followImportOrigin(
   owner: string,
   repo: string,
   intervalMinutes: number | null,
+  /** Absent: unchanged (false when following begins). */
+  keepDeletedRefs?: boolean,
 ): Promise<SyncView> {
   const record = await importProgress(caller, owner, repo);
+  const keep = async () => {
+    if (keepDeletedRefs !== undefined)
+      await setKeepDeletedRefs(record.ownerLogin, record.repoName, record.importId, keepDeletedRefs);
+    return importSync(caller, owner, repo);
+  };
   // While following (a sync may be running or have failed), only the interval changes.
   if (
     (await syncOf(record)).state === 'following' &&
     (await changeInterval(record.ownerLogin, record.repoName, record.importId, intervalMinutes))
   )
-    return importSync(caller, owner, repo);
+    return keep();
   const outcome = await followOrigin(
     record.ownerLogin,
     record.repoName,
@@ -67,7 +74,7 @@ export async function followImportOrigin(
   }
   if (outcome === 'cut-over')
     throw refused('state', 'The repository was cut over from its origin; it cannot follow it again');
-  return importSync(caller, owner, repo);
+  return keep();
 }
 
 /**
