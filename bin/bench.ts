@@ -5,7 +5,8 @@
  * `introspect` (token introspections against the same floor), `device` (device-flow polls on pending
  * codes against a one-GetItem floor), `oauth` (code exchanges under load, and the whole OAuth web
  * flow in Chromium), `login` (password sign-in: scrypt cost and Basic-auth latency), `import` (a
- * 10,000-commit source import, and Lua's real history run after run, against git alone), `hg` (a 2,000-changeset Mercurial import against
+ * 10,000-commit source import, and Lua's real history run after run, against git alone), `sync-git` (a sync of 10 new commits against the import of a 5,000-commit
+ * Git history, run after run), `hg` (a 2,000-changeset Mercurial import against
  * `hg clone`), `svn` (a 1,000-revision Subversion import against `git svn clone`; the baseline alone
  * takes about 15 minutes), `git` (a clone and a push of 1 GiB through the Git front end against plain
  * `git http-backend`), `sync-tfvc` (a sync of 10 new changesets against the import of 5,000 from
@@ -30,6 +31,7 @@ import { measureOAuth, oauthReport } from '#bench/oauth';
 import { writeSection } from '#bench/report';
 import { timeToReady } from '#bench/startup';
 import { measureSvn, svnReport } from '#bench/svn';
+import { measureSyncGit, syncGitReport } from '#bench/sync-git';
 import { measureSyncTfvc, syncTfvcReport } from '#bench/sync-tfvc';
 import { measureTokens, tokensReport } from '#bench/tokens';
 import { RUNTIME_ENVIRONMENT } from '#cdk/bundling';
@@ -45,6 +47,7 @@ const SECTIONS = [
   'oauth',
   'login',
   'import',
+  'sync-git',
   'hg',
   'svn',
   'git',
@@ -181,6 +184,14 @@ if (run('import')) {
   const result = await measureImport(options);
   const markdown = importReport(result, machine, options);
   await writeSection('import', markdown);
+  console.log(markdown);
+}
+
+if (run('sync-git')) {
+  const options = { commits: 5_000, bytesPerCommit: 2_000, newCommits: 10, rounds: 5 };
+  const result = await measureSyncGit(options);
+  const markdown = syncGitReport(result, machine, options);
+  await writeSection('sync-git', markdown);
   console.log(markdown);
 }
 

@@ -7,12 +7,47 @@
 
 export type SyncState = 'off' | 'following' | 'cut_over';
 
+/**
+ * A branch or tag a sync's publish deleted or moved against history (the origin deleted it, or
+ * rewrote it: a Git force-push). `oldTip` is the id the hosted ref pointed at (a tag object for an
+ * annotated tag), `newTip` where it points now (null: deleted), `backupRef` the ref that keeps the
+ * old tip (`backupRefName`), null when nothing was kept.
+ */
+export interface SyncRefChange {
+  readonly ref: string;
+  readonly oldTip: string;
+  readonly newTip: string | null;
+  readonly backupRef: string | null;
+}
+
+/** What a sync's publish did to refs besides adding and fast-forwarding them. */
+export interface SyncRefChanges {
+  readonly deleted: readonly SyncRefChange[];
+  readonly rewritten: readonly SyncRefChange[];
+}
+
+/** A sync item and a workflow payload stay small: at most this many changes of each kind are named. */
+export const MAX_REPORTED_REF_CHANGES = 100;
+
+/**
+ * Where a sync keeps an old tip: `refs/backups/heads/<branch>@<old id>` or
+ * `refs/backups/tags/<tag>@<old id>`. Outside `refs/heads` and `refs/tags`, so no origin branch or
+ * tag can collide with one (not even a directory/file clash such as a branch named `backups`) and
+ * publishing never mistakes one for a ref the origin deleted; the full old id makes it unique per
+ * old tip (the same tip kept twice is the same ref). Always a valid refname: the ref was one, and
+ * `@` followed by hex never forms `@{`.
+ */
+export const backupRefName = (ref: string, oldTip: string): string =>
+  `refs/backups/${ref.slice('refs/'.length)}@${oldTip}`;
+
 /** The outcome of the last sync attempt (none before the first sync). */
 export interface LastSync {
   /** `auth_failed`: the origin refused the credentials; the import waits for new ones (still following). */
   readonly status: 'succeeded' | 'failed' | 'auth_failed';
   readonly newCommits: number;
   readonly errorMessage?: string | undefined;
+  /** Branches and tags the sync deleted, and those it moved to a history without their old tip. */
+  readonly refChanges?: SyncRefChanges | undefined;
 }
 
 export interface ImportSync {
@@ -28,6 +63,8 @@ export interface ImportSync {
   readonly originRevision: string | null;
   readonly lastSync: LastSync | null;
   readonly cutOverAt: string | null;
+  /** A branch or tag the origin deletes is kept as a backup ref (`backupRefName`) instead of deleted. */
+  readonly keepDeletedRefs?: boolean;
 }
 
 /** Shorter intervals would keep an origin busy for little gain. */

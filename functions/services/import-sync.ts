@@ -5,7 +5,7 @@
  */
 import { getImport } from '#data/imports/items';
 import { lastRevision } from '#data/imports/revision-map';
-import { changeInterval, cutOver, followOrigin, getImportSync } from '#data/imports/sync';
+import { changeInterval, cutOver, followOrigin, getImportSync, setKeepDeletedRefs } from '#data/imports/sync';
 import { refreshDue } from '#data/imports/sync-due';
 import { type ImportSync, nextSyncAt, SYNC_OFF } from '#domain/import-sync';
 import type { Import } from '#domain/imports';
@@ -46,15 +46,22 @@ export async function followImportOrigin(
   owner: string,
   repo: string,
   intervalMinutes: number | null,
+  /** Absent: unchanged (false when following begins). */
+  keepDeletedRefs?: boolean,
 ): Promise<SyncView> {
   const record = await importProgress(caller, owner, repo);
+  const keep = async () => {
+    if (keepDeletedRefs !== undefined)
+      await setKeepDeletedRefs(record.ownerLogin, record.repoName, record.importId, keepDeletedRefs);
+    return importSync(caller, owner, repo);
+  };
   // While following (a sync may be running or have failed), only the interval changes.
   if (
     (await syncOf(record)).state === 'following' &&
     (await changeInterval(record.ownerLogin, record.repoName, record.importId, intervalMinutes))
   ) {
     await scheduleMoved(record);
-    return importSync(caller, owner, repo);
+    return keep();
   }
   const outcome = await followOrigin(
     record.ownerLogin,
@@ -75,7 +82,7 @@ export async function followImportOrigin(
   if (outcome === 'cut-over')
     throw refused('state', 'The repository was cut over from its origin; it cannot follow it again');
   await scheduleMoved(record);
-  return importSync(caller, owner, repo);
+  return keep();
 }
 
 /**

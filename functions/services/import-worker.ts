@@ -23,11 +23,16 @@ import {
   waitForPerson as storeWaiting,
 } from '#data/imports/progress';
 import { storeRevisionMap } from '#data/imports/revision-map';
-import { recordSyncOutcome } from '#data/imports/sync';
+import { getImportSync, recordSyncOutcome } from '#data/imports/sync';
 import { refreshDue } from '#data/imports/sync-due';
 import { recordPush } from '#data/repositories';
 import type { StoredReport } from '#domain/import-report';
-import { nextSyncAt, SYNC_AUTH_FAILED_MESSAGE } from '#domain/import-sync';
+import {
+  MAX_REPORTED_REF_CHANGES,
+  nextSyncAt,
+  SYNC_AUTH_FAILED_MESSAGE,
+  type SyncRefChanges,
+} from '#domain/import-sync';
 import {
   choicesOf,
   type FailedStep,
@@ -110,6 +115,11 @@ const rawDir = rawRepositoryPath;
 const outDir = (dir: string) => join(dir, 'out.git');
 /** The revision map of what is pushed (origin revision → published commit), from the rewrite step. */
 const publishedRevisionsFile = (dir: string) => join(dir, 'published-revisions');
+/**
+ * A sync's deletions and rewrites, planned by its first push call (`publish-follow.ts`); named by
+ * attempt, since the directory moves on to the next sync.
+ */
+const syncRefsFile = (dir: string, attempt: number) => join(dir, `sync-refs.${attempt}.json`);
 
 /** What every step is limited by: the adapters' raw copy, the rewrite, the push. */
 const adapterOptions = () => ({ maxBytes: config().importMaxBytes, maxObjects: config().importMaxObjects });
@@ -319,7 +329,7 @@ export const push = watchedStep(publishBatch, { publishes: true });
 async function publishBatch(
   input: StepInput,
   record: Import,
-): Promise<{ done: boolean; defaultBranch?: string; sizeKiB?: number }> {
+): Promise<{ done: boolean; defaultBranch?: string; sizeKiB?: number; refChanges?: SyncRefChanges }> {
   if (record.status !== 'pushing') await writesOf(input).progress({ status: 'pushing', pushPercent: 0 });
   const progress = progressWriter(input);
   const dir = attemptDir(input, input.attempt);
@@ -332,6 +342,7 @@ async function publishBatch(
       onPercent: (percent) => progress.report({ pushPercent: percent }),
       lfs: { store: lfsStore(), owner: input.owner, repo: input.repo },
       ...adapterOptions(),
+      ...(input.sync ? { follow: await followPublish(input, record, dir) } : {}),
     },
     await gitJob(dir, [hostedPath]),
   );
@@ -342,16 +353,34 @@ async function publishBatch(
       throw superseded(input);
     // The pushed copy is not needed again (a republish rewrites from the raw history).
     await rm(outDir(dir), { recursive: true, force: true });
+    await rm(syncRefsFile(dir, input.attempt), { force: true });
   }
   await progress.flush();
   return result.done
-    ? { done: true, defaultBranch: result.defaultBranch, sizeKiB: result.sizeKiB }
+    ? {
+        done: true,
+        defaultBranch: result.defaultBranch,
+        sizeKiB: result.sizeKiB,
+        ...(result.refChanges ? { refChanges: reported(result.refChanges) } : {}),
+      }
     : { done: false };
 }
 
+/** A sync publishes what the origin deleted or rewrote with backups, as the owner chose. */
+async function followPublish(input: StepInput, record: Import, dir: string) {
+  const sync = await getImportSync(input.owner, input.repo, record.importId);
+  return { keepDeletedRefs: sync?.keepDeletedRefs === true, planFile: syncRefsFile(dir, input.attempt) };
+}
+
+/** The changes the workflow carries to Complete: a bounded number of each kind. */
+const reported = (changes: SyncRefChanges): SyncRefChanges => ({
+  deleted: changes.deleted.slice(0, MAX_REPORTED_REF_CHANGES),
+  rewritten: changes.rewritten.slice(0, MAX_REPORTED_REF_CHANGES),
+});
+
 /** Complete: the repository shows the imported history (table only: no file system in AWS). */
 export async function complete(
-  input: StepInput & { push?: { defaultBranch?: string; sizeKiB?: number } },
+  input: StepInput & { push?: { defaultBranch?: string; sizeKiB?: number; refChanges?: SyncRefChanges } },
 ): Promise<Record<string, never>> {
   const record = await current(input);
   await recordPush(
@@ -368,6 +397,7 @@ export async function complete(
   await recordSyncOutcome(record.ownerLogin, record.repoName, record.importId, {
     commitCount: record.commitCount,
     originFingerprint: input.originFingerprint,
+    ...(input.push?.refChanges ? { refChanges: input.push.refChanges } : {}),
   });
   await refreshDue(record.ownerLogin, record.repoName, record.importId, nextSyncAt);
   countSignal('ImportCompleted');

@@ -22,7 +22,6 @@ import {
   markCheckedOnArrival,
   refusedOnArrival,
 } from './arrival-check.ts';
-import { chunkCursor } from './chunk-cursor.ts';
 import {
   countCommits,
   GitFailed,
@@ -31,6 +30,8 @@ import {
   prepareHome,
   runGit,
 } from './git-command.ts';
+import { reopenGitHistory } from './git-follow.ts';
+import { type ChunkPlan, DEFAULT_CHUNK_PLAN, gitCursor } from './git-raw-state.ts';
 import { gitWords } from './git-words.ts';
 import { checkHistory } from './history-check.ts';
 import { checkObjects, checkSize, directorySize, oversizeError, tooManyObjectsError } from './limits.ts';
@@ -51,61 +52,13 @@ import {
   OriginFailed,
   type RawJob,
   rawRepositoryPath,
-  startAfresh,
 } from './origin.ts';
 import { saveGitRevisions } from './revision-map.ts';
-
-/**
- * How the raw history is cut into chunks. `git fetch` cannot resume a killed transfer, so a chunk
- * is a whole fetch: with a large budget the whole history at once (one fetch, like `git clone
- * --mirror`); otherwise, or when that did not fit in one budget, by history depth: `--depth` of
- * `firstDepth` commits per ref, then `--deepen` by steps that grow by `growth` until the
- * repository is no longer shallow.
- */
-export interface ChunkPlan {
-  /** A chunk budget at least this long first tries the whole history in one fetch. */
-  readonly fullFetchMinBudgetMs: number;
-  readonly firstDepth: number;
-  readonly growth: number;
-  /** A step's time limit when little budget is left (the first step of a chunk always runs). */
-  readonly minStepTimeoutMs: number;
-}
-
-export const DEFAULT_CHUNK_PLAN: ChunkPlan = {
-  fullFetchMinBudgetMs: 120_000,
-  firstDepth: 1000,
-  growth: 2,
-  minStepTimeoutMs: 120_000,
-};
 
 export interface GitAdapterOptions extends AdapterOptions {
   readonly plan?: Partial<ChunkPlan>;
   /** Time limit of a detection probe (default 30 s). */
   readonly probeTimeoutMs?: number;
-}
-
-/** What survives between chunks (the function may be killed between them). */
-interface RawState {
-  readonly version: 1;
-  /** The origin's HEAD branch; null when it has none; absent until asked. */
-  defaultBranch?: string | null;
-  /**
-   * `full`: the whole history in one fetch limited by the budget; `depth`: by depth steps;
-   * `whole`: an origin that cannot fetch by depth (dumb HTTP), fetched whole in one long step.
-   */
-  mode: 'full' | 'depth' | 'whole';
-  /** The next `--depth`/`--deepen` step. */
-  step: number;
-  /** A depth fetch happened: later steps deepen. */
-  shallowStarted: boolean;
-  percent: number;
-  commitCount: number | null;
-  done: boolean;
-  /**
-   * Every fetch so far had git check each object it wrote (`arrival-check.ts`); absent in a cursor
-   * written before this field existed, which counts as unchecked.
-   */
-  checkedOnArrival?: boolean;
 }
 
 const REFSPECS = ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'];
@@ -140,7 +93,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
       const session = await openSession(home, guardFor(job), job, idleTimeoutMs);
       try {
         // A whole fetch is a `clone --bare`, which records the origin's HEAD itself.
-        if (state.defaultBranch === undefined && state.mode === 'depth') {
+        if (state.defaultBranch === undefined && (state.mode === 'depth' || state.mode === 'sync')) {
           state.defaultBranch = await remoteHeadBranch(url, repo, session);
           if (state.defaultBranch !== null)
             await local(repo, home, ['symbolic-ref', 'HEAD', `refs/heads/${state.defaultBranch}`]);
@@ -177,7 +130,8 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
             maxObjects: maxObjects - objectsBefore,
             onFraction: (fraction: number) => report(from + share * fraction),
           };
-          const stepArgs = state.mode === 'depth' ? depthArgs : null;
+          // A sync fetches into the raw history it kept (`git-follow.ts`).
+          const stepArgs = state.mode === 'depth' ? depthArgs : state.mode === 'sync' ? [] : null;
           try {
             await markCheckedOnArrival(repo, false);
             const checked = await fetchStep(url, repo, session, stepArgs, { ...stepOptions, check: true });
@@ -206,10 +160,12 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
               continue;
             }
             if (!(error instanceof GitFailed && error.timedOut)) throw classify(error, session, job);
-            // The transfer is lost (fetch cannot resume): fetch less history per step from now on.
-            if (state.mode === 'full') {
+            // The transfer is lost (fetch cannot resume): fetch less history per step from now on
+            // (a sync too: its raw history is fetched afresh, by depth).
+            if (state.mode === 'full' || state.mode === 'sync') {
               state.mode = 'depth';
               state.checkedOnArrival = true;
+              state.defaultBranch = undefined; // the new repository's HEAD is set again
               await rm(repo, { recursive: true, force: true }); // a killed clone leaves a partial repository
             } else if (state.mode === 'depth' && state.step > 1)
               state.step = Math.max(1, Math.floor(state.step / 2));
@@ -246,7 +202,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
       return gitAuthors(repo, home);
     },
 
-    reopen: startAfresh,
+    reopen: (workDir) => reopenGitHistory(workDir, plan),
   };
 }
 
@@ -623,23 +579,6 @@ const hostOf = (url: string) => {
     return 'host';
   }
 };
-
-/* ------------------------------------------------------------------------------------------------
- * Cursor
- * ---------------------------------------------------------------------------------------------- */
-
-/** The cursor of the Git raw step; a first chunk starts from `mode` with the plan's first depth. */
-const gitCursor = (mode: RawState['mode'], plan: ChunkPlan) =>
-  chunkCursor<RawState>('raw-state.json', () => ({
-    version: 1,
-    mode,
-    step: plan.firstDepth,
-    shallowStarted: false,
-    percent: 0,
-    commitCount: null,
-    done: false,
-    checkedOnArrival: true,
-  }));
 
 /* ------------------------------------------------------------------------------------------------
  * Authors

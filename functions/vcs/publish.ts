@@ -7,7 +7,9 @@
  *
  * Only `refs/heads/*` and `refs/tags/*` are published (never `refs/replace/*`, `refs/notes/*`,
  * `refs/original/*`). Updates are forced and refs gone from the source are deleted, so publishing
- * a new rewrite over an earlier one (an author mapped after `complete`) replaces it.
+ * a new rewrite over an earlier one (an author mapped after `complete`) replaces it. A sync's
+ * publish keeps what it deletes or rewrites as backup refs first (`publish-follow.ts`); other refs
+ * of the hosted repository (those backups) are never touched.
  *
  * What a publish stores, Git objects and Git LFS objects (in the local store or uploaded to S3)
  * alike, is held to the import's limits: checked on the source before anything is written, and
@@ -16,6 +18,7 @@
 
 import { copyFile, link, mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { SyncRefChanges } from '#domain/import-sync';
 import { runGit } from './git-command.ts';
 import { type GitJob, localRun as local } from './git-job.ts';
 import { hiddenPaths, stepFailure } from './git-words.ts';
@@ -30,6 +33,7 @@ import {
   oversizeError,
   withinSize,
 } from './limits.ts';
+import { type FollowPublish, planFollowedRefs } from './publish-follow.ts';
 import { repositorySizeKiB } from './repository-size.ts';
 
 /** The limits default to the service's (`IMPORT_MAX_BYTES`, `IMPORT_MAX_OBJECTS`). */
@@ -42,6 +46,8 @@ export interface PublishOptions extends Partial<ImportLimits> {
   readonly refsPerPush?: number;
   /** Where LFS objects go (the hosted repository's store) and whose they are. */
   readonly lfs: { readonly store: Pick<LfsStore, 'put'>; readonly owner: string; readonly repo: string };
+  /** A sync: deletions and rewrites in the origin keep backups and are reported (`publish-follow.ts`). */
+  readonly follow?: FollowPublish;
 }
 
 export interface PublishResult {
@@ -53,6 +59,8 @@ export interface PublishResult {
   readonly defaultBranch: string;
   /** The hosted repository's `size` in KiB (`repository-size.ts`), as a push reports it. */
   readonly sizeKiB: number;
+  /** A sync's deleted and rewritten refs (with `follow` only). */
+  readonly refChanges?: SyncRefChanges;
 }
 
 const WRITING = /Writing objects:\s+(\d+)%/;
@@ -141,7 +149,12 @@ async function publishRefsAndObjects(
     }
   };
 
-  if ((await branchesAndTags(hostedPath, job)).size === 0 && wanted.size > 0) {
+  const hostedBefore = await branchesAndTags(hostedPath, job);
+  const refChanges = options.follow
+    ? await planFollowedRefs(sourceDir, hostedPath, hostedBefore, wanted, options.follow, job)
+    : undefined;
+  const changes = refChanges ? { refChanges } : {};
+  if (hostedBefore.size === 0 && wanted.size > 0) {
     await seedEmpty(sourceDir, hostedPath, wanted, job);
   }
   let batches = 0;
@@ -153,7 +166,14 @@ async function publishRefsAndObjects(
     report(total === 0 ? 0 : (pushed / total) * 100);
     if (pending.length === 0 && stale.length === 0) break;
     if (batches > 0 && Date.now() - started >= options.budgetMs) {
-      return { done: false, pushed, total, defaultBranch, sizeKiB: await sizeKiB(hostedPath, job) };
+      return {
+        done: false,
+        pushed,
+        total,
+        defaultBranch,
+        sizeKiB: await sizeKiB(hostedPath, job),
+        ...changes,
+      };
     }
     const batch = orderForPush(pending, defaultRef).slice(0, batchSize);
     const refspecs = [...batch.map((ref) => `+${wanted.get(ref)}:${ref}`), ...stale.map((ref) => `:${ref}`)];
@@ -170,14 +190,28 @@ async function publishRefsAndObjects(
   const { store, owner, repo } = options.lfs;
   for (const [index, object] of objects.entries()) {
     if (index > 0 && Date.now() - started >= options.budgetMs) {
-      return { done: false, pushed: total, total, defaultBranch, sizeKiB: await sizeKiB(hostedPath, job) };
+      return {
+        done: false,
+        pushed: total,
+        total,
+        defaultBranch,
+        sizeKiB: await sizeKiB(hostedPath, job),
+        ...changes,
+      };
     }
     await store.put(owner, repo, object.oid, object.file);
     onStored(object.size);
   }
   await runGit(['symbolic-ref', 'HEAD', defaultRef], local(hostedPath, job));
   report(100);
-  return { done: true, pushed: total, total, defaultBranch, sizeKiB: await sizeKiB(hostedPath, job) };
+  return {
+    done: true,
+    pushed: total,
+    total,
+    defaultBranch,
+    sizeKiB: await sizeKiB(hostedPath, job),
+    ...changes,
+  };
 }
 
 /** Creates the hosted bare repository if absent, its HEAD naming the default branch. */

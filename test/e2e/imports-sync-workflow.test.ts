@@ -133,6 +133,8 @@ describe('syncing a followed Git origin', () => {
     expect((await api('GET', '/repos/octocat/followed/import/sync')).body.last_sync).toEqual({
       status: 'succeeded',
       new_commits: 0,
+      deleted_refs: [],
+      rewritten_refs: [],
     });
   });
 });

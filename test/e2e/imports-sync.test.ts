@@ -151,6 +151,7 @@ describe('the sync resource', () => {
       origin_revision: null,
       last_sync: null,
       cut_over_at: null,
+      keep_deleted_refs: false,
     });
 
     const early = await api('PUT', url, { body: { interval_minutes: 60 } });

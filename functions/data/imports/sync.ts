@@ -4,7 +4,7 @@
  * transaction), and the cut-over happens once.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ImportSync, LastSync, SyncState } from '#domain/import-sync';
+import type { ImportSync, LastSync, SyncRefChanges, SyncState } from '#domain/import-sync';
 import { conditionalWrite, db, now, tableName, transactWithRetry } from '../client.ts';
 import { importKey, importSyncKey } from '../keys.ts';
 import { TABLE } from '../table.ts';
@@ -20,6 +20,17 @@ function toLastSync(value: unknown): LastSync | null {
     status: item.status === 'failed' || item.status === 'auth_failed' ? item.status : 'succeeded',
     newCommits: Number(item.newCommits ?? 0),
     errorMessage: typeof item.errorMessage === 'string' ? item.errorMessage : undefined,
+    refChanges: toRefChanges(item.refChanges),
+  };
+}
+
+/** Stored as the domain shape; absent before syncs reported them (or for a failure). */
+function toRefChanges(value: unknown): SyncRefChanges | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const item = value as Record<string, unknown>;
+  return {
+    deleted: Array.isArray(item.deleted) ? item.deleted : [],
+    rewritten: Array.isArray(item.rewritten) ? item.rewritten : [],
   };
 }
 
@@ -32,6 +43,7 @@ const toSync = (item: Record<string, unknown>): ImportSync => ({
   originRevision: orNull(item.originRevision),
   lastSync: toLastSync(item.lastSync),
   cutOverAt: orNull(item.cutOverAt),
+  keepDeletedRefs: item.keepDeletedRefs === true,
 });
 
 /** The import's sync item (strongly consistent), or undefined: not following yet (`off`). */
@@ -128,6 +140,31 @@ export async function changeInterval(
   return done !== false;
 }
 
+/**
+ * Whether branches and tags the origin deletes are kept as backup refs (`keep_deleted_refs`);
+ * false when the import no longer follows its origin.
+ */
+export async function setKeepDeletedRefs(
+  owner: string,
+  repo: string,
+  importId: number,
+  keep: boolean,
+): Promise<boolean> {
+  const done = await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: importSyncKey(owner, repo, importId),
+        UpdateExpression: 'SET keepDeletedRefs = :keep, updatedAt = :now',
+        ConditionExpression: '#state = :following',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':keep': keep, ':following': 'following', ':now': now() },
+      }),
+    ),
+  );
+  return done !== false;
+}
+
 /** Ends following for good (`cut_over`); false when the import was not following. */
 export async function cutOver(owner: string, repo: string, importId: number): Promise<boolean> {
   const timestamp = now();
@@ -161,6 +198,7 @@ export async function recordSyncOutcome(
         readonly commitCount: number | null;
         /** The origin's fingerprint taken before this sync (by the scheduler); absent: unknown. */
         readonly originFingerprint?: string | undefined;
+        readonly refChanges?: SyncRefChanges;
       }
     | { readonly errorMessage: string; readonly status?: 'failed' | 'auth_failed' },
 ): Promise<void> {
@@ -189,6 +227,7 @@ export async function recordSyncOutcome(
     values[':last'] = {
       status: 'succeeded',
       newCommits: before === null || after === null ? 0 : Math.max(0, after - before),
+      refChanges: outcome.refChanges ?? { deleted: [], rewritten: [] },
     };
     values[':count'] = after ?? before;
     values[':revision'] = (await lastRevision(owner, repo, importId)) ?? null;

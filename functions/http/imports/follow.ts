@@ -15,6 +15,8 @@ const body = z.object({
         ),
       ),
   ),
+  /** Deleted branches and tags are kept as backup refs; absent: unchanged (false at first). */
+  keep_deleted_refs: z.optional(z.boolean()),
 });
 
 /**
@@ -29,6 +31,7 @@ export const handler = apiHandler(
       params.owner ?? '',
       params.repo ?? '',
       body.interval_minutes,
+      body.keep_deleted_refs,
     );
     return { status: 200, body: importSyncJson(record, sync, urls) };
   },
