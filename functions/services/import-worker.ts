@@ -393,13 +393,14 @@ export async function complete(
     },
     'import',
   );
-  await writesOf(input).status('complete');
+  // The sync's outcome first: a client that sees `complete` then reads this sync's, not the last.
   await recordSyncOutcome(record.ownerLogin, record.repoName, record.importId, {
     commitCount: record.commitCount,
     originFingerprint: input.originFingerprint,
     ...(input.push?.refChanges ? { refChanges: input.push.refChanges } : {}),
   });
   await refreshDue(record.ownerLogin, record.repoName, record.importId, nextSyncAt);
+  await writesOf(input).status('complete');
   countSignal('ImportCompleted');
   log('info', 'import complete', { owner: input.owner, repo: input.repo, attempt: input.attempt });
   return {};
@@ -443,12 +444,14 @@ export async function recordFailure(
     failedStep: input.failedStep,
     error: input.failure?.Error,
   });
-  const failed = await enterStatus(input.owner, input.repo, input.attempt, 'error', {
+  // The sync's outcome first (only while this attempt is the import's), then the status.
+  const record = await getImport(input.owner, input.repo);
+  if (record?.attempt === input.attempt)
+    await recordSyncOutcome(record.ownerLogin, record.repoName, record.importId, { errorMessage });
+  await enterStatus(input.owner, input.repo, input.attempt, 'error', {
     failedStep: input.failedStep,
     errorMessage,
   });
-  const record = failed ? await getImport(input.owner, input.repo) : undefined;
-  if (record) await recordSyncOutcome(record.ownerLogin, record.repoName, record.importId, { errorMessage });
   countSignal('ImportFailed');
   return {};
 }
