@@ -35,6 +35,7 @@ export async function fingerprintOf(record: Import): Promise<string | undefined>
       ...(credentials ? { credentials } : {}),
       allowedAddresses: config().originAllowedAddresses,
       ...(record.tfvcProject ? { tfvcProject: record.tfvcProject } : {}),
+      ...(record.chosenProject ? { choice: record.chosenProject } : {}),
     },
     { maxBytes: config().importMaxBytes, maxObjects: config().importMaxObjects },
   );

@@ -15,7 +15,7 @@ export function checkedUrl(raw: string, access: Pick<OriginAccess, 'allowedAddre
 }
 
 /** The repository to pull: the URL itself, or the chosen repository of an hgweb index. */
-export function originUrl(job: RawJob): string {
+export function originUrl(job: Pick<RawJob, 'url' | 'choice' | 'allowedAddresses'>): string {
   const base = checkedUrl(job.url, job);
   if (!job.choice?.path) return base.toString();
   const root = base.toString().endsWith('/') ? base : new URL(`${base.toString()}/`);

@@ -106,7 +106,7 @@ function splitProjectUrl(base: string): { collection: string; project: string } 
  */
 export async function locate(
   url: URL,
-  job: RawJob,
+  job: OriginAccess & Pick<RawJob, 'choice'>,
   api: ApiClient,
 ): Promise<{ collection: string; project: string }> {
   const wanted = job.tfvcProject ?? job.choice?.tfvcProject;
