@@ -26,6 +26,7 @@ import { measureOAuth, oauthReport } from '#bench/oauth';
 import { writeSection } from '#bench/report';
 import { timeToReady } from '#bench/startup';
 import { measureSvn, svnReport } from '#bench/svn';
+import { measureSyncSvn, syncSvnReport } from '#bench/sync-svn';
 import { measureTokens, tokensReport } from '#bench/tokens';
 import { RUNTIME_ENVIRONMENT } from '#cdk/bundling';
 
@@ -42,6 +43,7 @@ const SECTIONS = [
   'import',
   'hg',
   'svn',
+  'sync-svn',
   'git',
 ] as const;
 const wanted = new Set(process.argv.slice(2));
@@ -196,6 +198,22 @@ if (run('svn')) {
   const result = await measureSvn(options);
   const markdown = svnReport(result, machine, options);
   await writeSection('svn', markdown);
+  console.log(markdown);
+}
+
+if (run('sync-svn')) {
+  const options = {
+    revisions: 5_000,
+    branches: 4,
+    tags: 10,
+    files: 60,
+    authors: ['ada', 'bob', 'carl', 'dora', 'emil'],
+    rounds: 3,
+    added: 10,
+  };
+  const result = await measureSyncSvn(options);
+  const markdown = syncSvnReport(result, machine, options);
+  await writeSection('sync-svn', markdown);
   console.log(markdown);
 }
 
