@@ -100,7 +100,7 @@ if (run('tokens')) {
     prewarmMs: 5_000,
     warmupMs: 2_000,
     durationMs: 10_000,
-    rounds: 3,
+    rounds: 2,
     countedRequests: 20,
   });
   const markdown = tokensReport(result, machine);
@@ -114,7 +114,7 @@ if (run('introspect')) {
     prewarmMs: 5_000,
     warmupMs: 2_000,
     durationMs: 10_000,
-    rounds: 3,
+    rounds: 2,
     countedRequests: 20,
   });
   const markdown = introspectReport(result, machine);
@@ -208,7 +208,7 @@ if (run('sync-svn')) {
     tags: 10,
     files: 60,
     authors: ['ada', 'bob', 'carl', 'dora', 'emil'],
-    rounds: 3,
+    rounds: 2,
     added: 10,
   };
   const result = await measureSyncSvn(options);

@@ -32,7 +32,7 @@ const OUTPUT_NAME = 'raw.git';
 
 /**
  * Converts the mirror's revisions until all are in `raw.git` or the chunk's budget is spent; true
- * when the conversion is complete (resume files removed, HEAD `main`, commits counted). A range
+ * when the conversion is complete (HEAD `main`, commits counted). A range
  * killed by its time limit is not resumed: the conversion starts again in smaller ranges.
  */
 export async function convertRevisions(
@@ -211,9 +211,9 @@ async function convertRange(
 }
 
 /**
- * After the last range: HEAD is `main`, the findings only the converted history knows are saved,
- * svn-all-fast-export's resume files go, and the refs of what was deleted are settled. Safe to run
- * again: the findings are saved while the log is there, the refs settled idempotently.
+ * After the last range: HEAD is `main`, the findings only the converted history knows are saved
+ * and the refs of what was deleted settled; svn-all-fast-export's resume files stay for a sync
+ * (`follow.ts`). Safe to run again: findings are rewritten whole, refs settled idempotently.
  */
 async function finishConversion(
   workDir: string,

@@ -1,7 +1,7 @@
 /**
  * The end of a conversion: what only the converted history can tell (issue 18's import report),
- * saved before svn-all-fast-export's log is removed, then the refs of what Subversion deleted
- * kept as tags or dropped, as the owner chose.
+ * read from svn-all-fast-export's log (kept for a sync to resume from), then the refs of what
+ * Subversion deleted kept as tags or dropped, as the owner chose.
  *
  * - `svn_mergeinfo`: each change the history scan listed (`history-findings.ts`), `merged` when
  *   the commit svn-all-fast-export made for that revision on that path's branch has a merge
@@ -36,13 +36,13 @@ export interface Finish {
   readonly keepDeletedRefs: boolean;
 }
 
-/** Saves the findings of the converted history (once: while the conversion's log is there). */
+/** Saves the findings of the converted history (again at each finish, from the whole log). */
 export async function saveConversionFindings(finish: Finish): Promise<void> {
   let log: string;
   try {
     log = await readFile(finish.log, 'utf8');
   } catch {
-    return; // saved by an earlier run of this step, which removed the log
+    return; // an attempt from before the log was kept, which removed it after saving
   }
   await saveMergeinfo(finish, log);
   await saveFinding(finish.workDir, 'kept_deleted_refs', await deletedRefs(finish));
