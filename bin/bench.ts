@@ -32,6 +32,7 @@ import { writeSection } from '#bench/report';
 import { timeToReady } from '#bench/startup';
 import { measureSvn, svnReport } from '#bench/svn';
 import { measureSyncGit, syncGitReport } from '#bench/sync-git';
+import { measureSyncSvn, syncSvnReport } from '#bench/sync-svn';
 import { measureSyncTfvc, syncTfvcReport } from '#bench/sync-tfvc';
 import { measureTokens, tokensReport } from '#bench/tokens';
 import { RUNTIME_ENVIRONMENT } from '#cdk/bundling';
@@ -50,6 +51,7 @@ const SECTIONS = [
   'sync-git',
   'hg',
   'svn',
+  'sync-svn',
   'git',
   'sync-tfvc',
   'followpage',
@@ -108,7 +110,7 @@ if (run('tokens')) {
     prewarmMs: 5_000,
     warmupMs: 2_000,
     durationMs: 10_000,
-    rounds: 3,
+    rounds: 2,
     countedRequests: 20,
   });
   const markdown = tokensReport(result, machine);
@@ -122,7 +124,7 @@ if (run('introspect')) {
     prewarmMs: 5_000,
     warmupMs: 2_000,
     durationMs: 10_000,
-    rounds: 3,
+    rounds: 2,
     countedRequests: 20,
   });
   const markdown = introspectReport(result, machine);
@@ -214,6 +216,22 @@ if (run('svn')) {
   const result = await measureSvn(options);
   const markdown = svnReport(result, machine, options);
   await writeSection('svn', markdown);
+  console.log(markdown);
+}
+
+if (run('sync-svn')) {
+  const options = {
+    revisions: 5_000,
+    branches: 4,
+    tags: 10,
+    files: 60,
+    authors: ['ada', 'bob', 'carl', 'dora', 'emil'],
+    rounds: 2,
+    added: 10,
+  };
+  const result = await measureSyncSvn(options);
+  const markdown = syncSvnReport(result, machine, options);
+  await writeSection('sync-svn', markdown);
   console.log(markdown);
 }
 

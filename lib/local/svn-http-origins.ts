@@ -15,6 +15,7 @@ import { canConnect, freePort } from './ports.ts';
 
 export const APACHE_BINARY = '/usr/sbin/apache2';
 export const APACHE_MODULES = '/usr/lib/apache2/modules';
+const OPERATIONS_LOG = 'operations.log';
 
 /** `svn` needs no credentials; `private` answers 401 without the Basic credentials of a user. */
 export type SvnHttpLocation = 'svn' | 'private';
@@ -25,6 +26,11 @@ export interface SvnHttpServer {
   readonly pid: number;
   /** `http(s)://127.0.0.1:<port>/<location>/<repoName>` (`repoName` may be empty for the location itself). */
   url(repoName: string, location?: SvnHttpLocation): string;
+  /**
+   * mod_dav_svn's log of what clients asked for so far, one action a line (`replay /svn/x r5`,
+   * `get-dir …`): what an importer fetched.
+   */
+  operations(): Promise<string[]>;
   /** Stops Apache (its process group) and removes its temp dir; nothing of it keeps running. */
   close(): Promise<void>;
 }
@@ -36,6 +42,12 @@ export interface SvnHttpOptions {
   readonly users?: Readonly<Record<string, string>>;
   /** PEM key and certificate (for 127.0.0.1): serve https instead of http. */
   readonly tls?: { readonly key: string; readonly cert: string };
+  /**
+   * Turn off mod_dav_svn's in-memory cache (`SVNInMemoryCacheSize 0`): a repository replaced in
+   * place (moved away, created again with the same UUID) is otherwise served from the old one's
+   * cached revisions until Apache restarts.
+   */
+  readonly noCache?: boolean;
 }
 
 const MODULES = [
@@ -75,6 +87,8 @@ function httpdConf(dir: string, port: number, options: SvnHttpOptions): string {
     `DefaultRuntimeDir "${dir}"`,
     `Mutex file:${dir} default`,
     'LogLevel error',
+    // mod_dav_svn's operational log: one line per high-level action (`replay /path r5`, ...).
+    `CustomLog "${join(dir, OPERATIONS_LOG)}" "%{SVN-ACTION}e" env=SVN-ACTION`,
     ...MODULES.map(([name, so]) => `LoadModule ${name} "${join(APACHE_MODULES, so)}"`),
     ...(options.tls
       ? [
@@ -86,6 +100,7 @@ function httpdConf(dir: string, port: number, options: SvnHttpOptions): string {
       : []),
     // Tests start several imports at once; a dump of a big revision range is one long request.
     'ThreadsPerChild 16',
+    ...(options.noCache ? ['SVNInMemoryCacheSize 0'] : []),
     'Timeout 600',
     '<Location /svn>',
     '  DAV svn',
@@ -149,6 +164,8 @@ export async function serveSvnHttp(options: SvnHttpOptions): Promise<SvnHttpServ
     pid: child.pid ?? 0,
     url: (repoName, location = 'svn') =>
       `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}/${location}/${repoName.replace(/^\/+/, '')}`,
+    operations: async () =>
+      (await readFile(join(dir, OPERATIONS_LOG), 'utf8').catch(() => '')).split('\n').filter(Boolean),
     close: stop,
   };
 }

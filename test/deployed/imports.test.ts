@@ -12,7 +12,7 @@ import { tfvcHistory } from '#local/tfvc-alpha';
 import { serveTfvc, type TfvcServer } from '#local/tfvc-origin';
 import { type AsDeployed, LAMBDA_USER, startAsDeployed } from '#test/as-deployed';
 import { createUser, personalToken } from '#test/fixtures';
-import { gitClient } from '#test/git-client';
+import { gitClient, remoteRefs } from '#test/git-client';
 import { importApiCall } from '#test/import-api';
 import { commandLine, descendantsOf, processTable } from '#test/process-tree';
 
@@ -143,6 +143,35 @@ describe('the worker image under AWS identities', () => {
     const hosted = join(deployed.fileSystem, 'repositories', 'octocat', 'from-git.git');
     expect((await stat(hosted)).uid).toBe(deployed.accessPointUser.uid);
     expect(LAMBDA_USER.uid).not.toBe(deployed.accessPointUser.uid);
+  }, 300_000);
+
+  it('follows a Git origin: a sync moves the attempt directory on and publishes what is new', async () => {
+    const origin = join(work, 'origins', 'followed.git');
+    await makeFixtureRepository(origin, { commits: 5, branches: 1, annotatedTags: 1 });
+    await importAndClone('followed', { vcs_url: `${gitOrigin.url}/followed.git` });
+    expect((await api('PUT', '/repos/octocat/followed/import/sync', { interval_minutes: null })).status).toBe(
+      200,
+    );
+
+    const change = await mkdtemp(join(work, 'followed-change-'));
+    expect((await git(['clone', '-q', origin, change])).code).toBe(0);
+    await writeFile(join(change, 'after-follow.txt'), 'new at the origin\n');
+    for (const args of [
+      ['add', 'after-follow.txt'],
+      ['commit', '-q', '-m', 'New at the origin'],
+      ['push', '-q'],
+    ])
+      expect((await git(args, { cwd: change })).code).toBe(0);
+
+    expect((await api('POST', '/repos/octocat/followed/import/sync')).status).toBe(202);
+    await until('followed', (body) => body.status === 'complete');
+    const sync = (await api('GET', '/repos/octocat/followed/import/sync')).body;
+    expect(sync).toMatchObject({ state: 'following', last_sync: { status: 'succeeded', new_commits: 1 } });
+    const hosted = `${withUser(deployed.stack.webUrl)}/octocat/followed.git`;
+    expect(await remoteRefs(git, hosted, PASSWORD)).toEqual(await remoteRefs(git, origin));
+    // The second attempt holds the first's raw history; the first's directory is gone.
+    const attempts = await readdir(join(deployed.fileSystem, 'imports', 'octocat', 'followed'));
+    expect(attempts).toEqual(['2']);
   }, 300_000);
 
   it('imports a Mercurial origin', async () => {

@@ -14,13 +14,14 @@
  * `backups/<name>@<rev>`, or dropped (the owner's choice). What Git cannot hold is listed in the
  * import report (`history-findings.ts`, `finish.ts`).
  *
- * Authors: `authors.ts`.
+ * Authors: `authors.ts`. Following the origin after the import (a sync continues the mirror and
+ * the conversion): `follow.ts`.
  *
  * Network: Node's probes use `guardedRequest` / `guardedConnect`; svn talks only through its job's
  * guard proxy, pinned to the origin, and follows no redirect away from it (`transport.ts`).
  * `svn+ssh://` is refused by `checkOriginUrl`: ssh cannot be routed through the guard.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AdapterOptions, adapterSetup } from '../adapter-options.ts';
@@ -31,6 +32,7 @@ import { runSvn } from './command.ts';
 import { convertRevisions } from './convert.ts';
 import { detectHttp, detectLayout, detectSvnProtocol } from './detect.ts';
 import { classify } from './errors.ts';
+import { historyKept, reopenMirror } from './follow.ts';
 import { mirrorRevisions, originInfo, rawSvnPath, type SvnChunk } from './mirror.ts';
 import { DEFAULT_SVN_CHUNK_PLAN, StepClock, type SvnChunkPlan, svnCursor } from './state.ts';
 import { openTransport, type SvnNetwork } from './transport.ts';
@@ -102,8 +104,19 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
       };
       const partial = () => ({ done: false, commitCount: state.commitCount, percent: state.percent });
       try {
-        if (state.origin === null) {
-          state.origin = await originInfo(transport.url, (args) => chunk.remote('svn', args, 120_000));
+        if (state.origin === null || state.following) {
+          const now = await originInfo(transport.url, (args) => chunk.remote('svn', args, 120_000));
+          if (
+            state.following &&
+            !(await historyKept(state, now, chunk.mirror, home, chunk.remote, transport.url))
+          ) {
+            // The origin's history was replaced: this sync imports it whole, from the next chunk.
+            await startAfresh(job.workDir);
+            await mkdir(job.workDir, { recursive: true });
+            return { done: false, commitCount: null, percent: 0 };
+          }
+          state.origin = now;
+          state.following = false;
           await cursor.save(job.workDir, state);
         }
         const origin = state.origin;
@@ -122,6 +135,6 @@ export function subversionAdapter(options: SubversionAdapterOptions = {}): Origi
 
     authors: subversionAuthors,
 
-    reopen: startAfresh,
+    reopen: reopenMirror,
   };
 }

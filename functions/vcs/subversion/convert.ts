@@ -3,19 +3,28 @@
  * network), resumable by revision ranges (its `--max-rev` and `--resume-from`); the rules are
  * fixed by the first step, when the mirror is complete.
  */
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_IMPORT_CHOICES, type ImportChoices } from '#domain/imports';
-import { saveRenamedRefs } from '../findings.ts';
 import { countCommits, GitFailed, runGit } from '../git-command.ts';
 import { checkObjects, checkSize } from '../limits.ts';
 import { OriginFailed, rawRepositoryPath } from '../origin.ts';
 import { runSvn, SvnFailed } from './command.ts';
 import { localFailure } from './errors.ts';
-import { removeResumeFiles, saveConversionFindings, saveSvnRevisions, settleDeletedRefs } from './finish.ts';
+import { forgetDeletedRefs, saveConversionFindings, saveSvnRevisions, settleDeletedRefs } from './finish.ts';
 import { IDENTITY_MAP, scanHistory } from './history-findings.ts';
 import type { SvnChunk } from './mirror.ts';
-import { conversionRules, type LayoutNames, layoutNames, svnRefs } from './rules.ts';
+import { svnRefs } from './rules.ts';
+import {
+  planRules,
+  projectPath,
+  RULES_FILE,
+  type RulesAt,
+  savedLayout,
+  savedRules,
+  saveRules,
+  scanOf,
+} from './rules-plan.ts';
 import type { SvnOrigin } from './state.ts';
 
 /** The Git repository svn-all-fast-export writes (named in the rules, created in its cwd). */
@@ -23,7 +32,7 @@ const OUTPUT_NAME = 'raw.git';
 
 /**
  * Converts the mirror's revisions until all are in `raw.git` or the chunk's budget is spent; true
- * when the conversion is complete (resume files removed, HEAD `main`, commits counted). A range
+ * when the conversion is complete (HEAD `main`, commits counted). A range
  * killed by its time limit is not resumed: the conversion starts again in smaller ranges.
  */
 export async function convertRevisions(
@@ -42,9 +51,18 @@ async function convertSteps(chunk: SvnChunk, origin: SvnOrigin, maxObjects: numb
   const { job, mirror, home, state, cursor, clock } = chunk;
   const gitRepo = rawRepositoryPath(job.workDir);
   const choices = job.choices ?? DEFAULT_IMPORT_CHOICES;
+  if (state.converted > 0 && state.scanned < origin.youngest) {
+    // A sync: the mirror gained revisions. The conversion goes on unless its rules change.
+    const scan = { mirror, workDir: job.workDir, home, origin, timeoutMs: clock.stepTimeout() };
+    if (await continueRules(scan, state.scanned)) state.scanned = origin.youngest;
+    else state.converted = 0;
+    await cursor.save(job.workDir, state);
+  }
   if (state.converted === 0) {
     await checkSize(mirror, chunk.maxBytes);
-    await writeRules(job.workDir, mirror, origin, home, clock.stepTimeout());
+    await writeRules({ mirror, workDir: job.workDir, home, origin, timeoutMs: clock.stepTimeout() });
+    state.scanned = origin.youngest;
+    await cursor.save(job.workDir, state);
   }
   while (state.converted < origin.youngest) {
     const remaining = clock.remaining();
@@ -94,52 +112,34 @@ async function convertSteps(chunk: SvnChunk, origin: SvnOrigin, maxObjects: numb
   return true;
 }
 
-/** The layout the rules were written for, kept for the end of the conversion. */
-const LAYOUT_FILE = 'svn-layout.json';
-
 /**
- * The conversion rules of the imported path (`rules.ts`): standard when it has a `trunk` at the
- * youngest revision. The renamed branches and tags are saved at the same time, and the history
- * scanned for the report (`history-findings.ts`), so a conversion started again rewrites all of
- * it from the same complete mirror.
+ * The conversion rules of the imported path (`rules.ts`) written afresh, with the renamed
+ * branches and tags and the history scanned for the report (`history-findings.ts`), so a
+ * conversion started again rewrites all of it from the same complete mirror.
  */
-async function writeRules(
-  workDir: string,
-  mirror: string,
-  origin: SvnOrigin,
-  home: string,
-  timeoutMs: number,
-): Promise<void> {
-  const path = projectPath(origin);
-  const top = (
-    await runSvn('svnlook', ['tree', '--non-recursive', '--', mirror, `/${path}`], {
-      cwd: home,
-      home,
-      timeoutMs: 60_000,
-    })
-  )
-    .toString('utf8')
-    .split('\n')
-    .map((line) => line.trim());
+async function writeRules(at: RulesAt): Promise<void> {
+  const { workDir } = at;
   await rm(rawRepositoryPath(workDir), { recursive: true, force: true });
   await rm(join(workDir, `log-${OUTPUT_NAME}`), { force: true });
-  const layout = top.includes('trunk/') ? await layoutNames(mirror, path, home) : undefined;
-  const { rules, renames } = conversionRules(path, layout, OUTPUT_NAME);
-  await writeFile(join(workDir, 'svn.rules'), rules);
-  await writeFile(join(workDir, LAYOUT_FILE), JSON.stringify({ layout: layout ?? null }));
-  await saveRenamedRefs(workDir, renames);
-  await scanHistory({
-    mirror,
-    workDir,
-    home,
-    path,
-    standard: layout !== undefined,
-    uuid: origin.uuid,
-    timeoutMs,
-  });
+  await forgetDeletedRefs(workDir);
+  const planned = await planRules(at, OUTPUT_NAME);
+  await saveRules(workDir, planned);
+  await scanHistory({ ...scanOf(at, planned), from: 0 });
 }
 
-const projectPath = (origin: SvnOrigin) => origin.path.replace(/^\/+|\/+$/g, '');
+/**
+ * A sync's mirror gained revisions: when the rules for the whole mirror are the ones the
+ * conversion was written with (the branch and tag names new revisions brought need no rule of
+ * their own), the layout is updated and only the new revisions scanned; false when the rules
+ * changed and the conversion must start again.
+ */
+async function continueRules(at: RulesAt, scanned: number): Promise<boolean> {
+  const planned = await planRules(at, OUTPUT_NAME);
+  if ((await savedRules(at.workDir)) !== planned.rules) return false;
+  await saveRules(at.workDir, planned);
+  await scanHistory({ ...scanOf(at, planned), from: scanned + 1 });
+  return true;
+}
 
 /**
  * Revisions `from`..`to` (to the youngest without `to`) of raw.svn into raw.git with
@@ -180,7 +180,7 @@ async function convertRange(
         '--identity-map',
         join(workDir, IDENTITY_MAP),
         '--rules',
-        join(workDir, 'svn.rules'),
+        join(workDir, RULES_FILE),
         '--svn-ignore',
         ...(range.emptyDirs ? ['--empty-dirs'] : []),
         '--stats',
@@ -211,9 +211,9 @@ async function convertRange(
 }
 
 /**
- * After the last range: HEAD is `main`, the findings only the converted history knows are saved,
- * svn-all-fast-export's resume files go, and the refs of what was deleted are settled. Safe to run
- * again: the findings are saved while the log is there, the refs settled idempotently.
+ * After the last range: HEAD is `main`, the findings only the converted history knows are saved
+ * and the refs of what was deleted settled; svn-all-fast-export's resume files stay for a sync
+ * (`follow.ts`). Safe to run again: findings are rewritten whole, refs settled idempotently.
  */
 async function finishConversion(
   workDir: string,
@@ -236,20 +236,18 @@ async function finishConversion(
     });
   }
   await gitLocal(gitRepo, home, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
-  const { layout } = JSON.parse(await readFile(join(workDir, LAYOUT_FILE), 'utf8')) as {
-    layout: LayoutNames | null;
-  };
+  const layout = await savedLayout(workDir);
   await saveConversionFindings({
     workDir,
     mirror,
     home,
     path: projectPath(origin),
-    refs: svnRefs(layout ?? undefined),
+    refs: svnRefs(layout),
     log: join(workDir, `log-${OUTPUT_NAME}`),
     keepDeletedRefs: choices.keepDeletedRefs,
   });
   await saveSvnRevisions(workDir, OUTPUT_NAME);
-  await removeResumeFiles(workDir, OUTPUT_NAME);
+  // svn-all-fast-export's resume files (its log and marks) stay: a sync continues from them.
   await settleDeletedRefs(gitRepo, home, choices.keepDeletedRefs);
 }
 

@@ -1,7 +1,7 @@
 /**
  * The end of a conversion: what only the converted history can tell (issue 18's import report),
- * saved before svn-all-fast-export's log is removed, then the refs of what Subversion deleted
- * kept as tags or dropped, as the owner chose.
+ * read from svn-all-fast-export's log (kept for a sync to resume from), then the refs of what
+ * Subversion deleted kept as tags or dropped, as the owner chose.
  *
  * - `svn_mergeinfo`: each change the history scan listed (`history-findings.ts`), `merged` when
  *   the commit svn-all-fast-export made for that revision on that path's branch has a merge
@@ -12,7 +12,7 @@
  *   (`svn ls -R`), `kept` when the ref's tree has it (a placeholder `.gitignore` when the owner
  *   chose to keep them, or the `.gitignore` made from its `svn:ignore`).
  */
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FindingEntry } from '#domain/import-report';
@@ -36,13 +36,13 @@ export interface Finish {
   readonly keepDeletedRefs: boolean;
 }
 
-/** Saves the findings of the converted history (once: while the conversion's log is there). */
+/** Saves the findings of the converted history (again at each finish, from the whole log). */
 export async function saveConversionFindings(finish: Finish): Promise<void> {
   let log: string;
   try {
     log = await readFile(finish.log, 'utf8');
   } catch {
-    return; // saved by an earlier run of this step, which removed the log
+    return; // an attempt from before the log was kept, which removed it after saving
   }
   await saveMergeinfo(finish, log);
   await saveFinding(finish.workDir, 'kept_deleted_refs', await deletedRefs(finish));
@@ -120,8 +120,29 @@ async function backups(gitRepo: string, home: string): Promise<Backup[]> {
   });
 }
 
+/**
+ * Every branch or tag deleted so far, by name and revision: `settleDeletedRefs` renames or drops
+ * their refs, so a sync, which converts only new revisions, lists the earlier ones from here.
+ */
+const DELETED_REFS_FILE = 'svn-deleted-refs.json';
+
+type Deleted = Pick<Backup, 'kind' | 'name' | 'revision'>;
+
+/** Forgets the deleted refs (the conversion starts again). */
+export const forgetDeletedRefs = (workDir: string): Promise<void> =>
+  rm(join(workDir, DELETED_REFS_FILE), { force: true });
+
 async function deletedRefs(finish: Finish): Promise<FindingEntry[]> {
-  const found = await backups(rawRepositoryPath(finish.workDir), finish.home);
+  const file = join(finish.workDir, DELETED_REFS_FILE);
+  const known = JSON.parse(await readFile(file, 'utf8').catch(() => '[]')) as Deleted[];
+  const key = (deleted: Deleted) => `${deleted.name}@${deleted.revision}`;
+  const seen = new Set(known.map(key));
+  // A settled ref of an earlier conversion is known: as a kept tag it no longer says its kind.
+  const fresh = (await backups(rawRepositoryPath(finish.workDir), finish.home))
+    .filter((backup) => !seen.has(key(backup)))
+    .map(({ kind, name, revision }) => ({ kind, name, revision }));
+  const found = [...known, ...fresh];
+  await writeFile(file, JSON.stringify(found));
   return found
     .sort((a, b) => a.revision - b.revision || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((backup) => ({
@@ -197,13 +218,6 @@ async function emptyDirectories(finish: Finish): Promise<FindingEntry[]> {
     ref: place.ref,
     kept: answer[index] === 'tree',
   }));
-}
-
-/** Removes what svn-all-fast-export keeps for resuming: its log and marks. */
-export async function removeResumeFiles(workDir: string, output: string): Promise<void> {
-  await rm(join(workDir, `log-${output}`), { force: true });
-  for (const file of ['marks', 'annotatedTags', 'branchNotes'])
-    await rm(join(rawRepositoryPath(workDir), `${file}-${output}`), { force: true });
 }
 
 /**

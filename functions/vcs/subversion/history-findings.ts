@@ -18,11 +18,12 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type FindingEntry, MAX_LISTED_FINDINGS } from '#domain/import-report';
+import type { FindingEntry } from '#domain/import-report';
 import { saveFinding } from '../findings.ts';
 import { runSvn } from './command.ts';
 import { type DumpProps, dumpReader } from './dump-reader.ts';
 import { localFailure } from './errors.ts';
+import { loadTally, saveTally } from './scan-tally.ts';
 
 /** The name svn-all-fast-export is given for a revision without author (git-svn's). */
 export const NO_AUTHOR = '(no author)';
@@ -42,16 +43,6 @@ const CARRIED = new Set(['svn:ignore', 'svn:global-ignores', 'svn:executable', '
 const COMMIT_PROPS = new Set(['svn:author', 'svn:date', 'svn:log']);
 const LAYOUT_FOLDERS = new Set(['trunk', 'branches', 'tags']);
 
-/** Up to `MAX_LISTED_FINDINGS` entries, and how many there were. */
-class Listing {
-  readonly entries: FindingEntry[] = [];
-  count = 0;
-  add(entry: FindingEntry): void {
-    this.count += 1;
-    if (this.entries.length < MAX_LISTED_FINDINGS) this.entries.push(entry);
-  }
-}
-
 export interface HistoryScan {
   readonly mirror: string;
   readonly workDir: string;
@@ -62,11 +53,14 @@ export interface HistoryScan {
   readonly standard: boolean;
   readonly uuid: string;
   readonly timeoutMs: number;
+  /** The first revision to scan: 0 for the whole history, later after a sync's mirror grew. */
+  readonly from: number;
 }
 
 /**
- * Scans the mirror, saves the findings it knows, writes the identity map and gives the mirror's
- * authorless revisions their author.
+ * Scans the mirror (from `scan.from`, adding to the tally of the revisions before it), saves the
+ * findings it knows, writes the identity map and gives the scanned authorless revisions their
+ * author.
  */
 export async function scanHistory(scan: HistoryScan): Promise<void> {
   const prefix = scan.path === '' ? '' : `${scan.path}/`;
@@ -75,13 +69,11 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
     path === scan.path ? '' : path.startsWith(prefix) ? path.slice(prefix.length) : undefined;
   const shown = (path: string) => `/${path}`;
 
-  const outside = new Map<string, number>();
-  const externals = new Listing();
-  const mergeinfo = new Listing();
-  const authorless = new Listing();
+  const tally = await loadTally(scan.workDir, scan.from);
+  const { outside, externals, mergeinfo, authorless, nodeProps, revisionProps } = tally;
   const authorlessProps = new Map<number, DumpProps>();
-  const nodeProps = new Map<string, { paths: Set<string>; revisions: Set<number> }>();
-  const revisionProps = new Map<string, number>();
+  /** The revisions of this scan that set each node property (ranges never overlap). */
+  const propRevisions = new Map<string, Set<number>>();
 
   /** Where the dump is, for a failure's message: the revision and the path being read. */
   const at: { revision?: number; path?: string } = {};
@@ -116,10 +108,12 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
         if (name === 'svn:externals') externals.add({ path, revision: node.revision, definition: value });
         else if (name === 'svn:mergeinfo') mergeinfo.add({ path, revision: node.revision, merged: false });
         else if (!CARRIED.has(name)) {
-          const seen = nodeProps.get(name) ?? { paths: new Set(), revisions: new Set() };
+          const seen = nodeProps.get(name) ?? { paths: new Set(), revisions: 0 };
           seen.paths.add(path);
-          seen.revisions.add(node.revision);
           nodeProps.set(name, seen);
+          const revisions = propRevisions.get(name) ?? new Set();
+          revisions.add(node.revision);
+          propRevisions.set(name, revisions);
         }
       }
       if (node.props.deleted.includes('svn:mergeinfo'))
@@ -127,7 +121,8 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
     },
   });
   try {
-    await runSvn('svnadmin', ['dump', '--deltas', '-q', '--', scan.mirror], {
+    const range = scan.from > 0 ? ['-r', `${scan.from}:HEAD`, '--incremental'] : [];
+    await runSvn('svnadmin', ['dump', '--deltas', '-q', ...range, '--', scan.mirror], {
       cwd: scan.home,
       home: scan.home,
       timeoutMs: scan.timeoutMs,
@@ -136,6 +131,10 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
     reader.end();
   } catch (error) {
     throw localFailure(error, 'Converting', scan, at);
+  }
+  for (const [name, revisions] of propRevisions) {
+    const seen = nodeProps.get(name);
+    if (seen) seen.revisions += revisions.size;
   }
 
   const { workDir } = scan;
@@ -150,7 +149,7 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
       name,
       scope: 'path',
       paths: seen.paths.size,
-      revisions: seen.revisions.size,
+      revisions: seen.revisions,
     })),
     ...[...revisionProps].map(([name, revisions]) => ({ name, scope: 'revision', paths: 0, revisions })),
   ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -162,6 +161,7 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
   );
   await writeFile(join(workDir, IDENTITY_MAP), `${NO_AUTHOR} = ${noAuthorIdentity(scan.uuid)}\n`);
   await nameAuthorless(scan, authorlessProps);
+  await saveTally(workDir, tally);
 }
 
 /**

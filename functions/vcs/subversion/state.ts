@@ -41,6 +41,13 @@ export interface SvnState {
   loaded: number;
   /** Revisions of raw.svn converted into raw.git so far (0: none). */
   converted: number;
+  /** Revisions of raw.svn scanned for the import report (`history-findings.ts`) so far. */
+  scanned: number;
+  /**
+   * Reopened by a sync (`follow.ts`): the next chunk checks that the origin still has the history
+   * mirrored before it continues it.
+   */
+  following: boolean;
   /** Revisions per conversion step in `ranges` mode. */
   convertRevs: number;
   percent: number;
@@ -56,6 +63,8 @@ export const svnCursor = (mode: SvnState['mode'], plan: SvnChunkPlan) =>
     origin: null,
     loaded: 0,
     converted: 0,
+    scanned: 0,
+    following: false,
     convertRevs: plan.firstRevs,
     percent: 0,
     commitCount: null,

@@ -1,0 +1,93 @@
+/**
+ * What the history scan (`history-findings.ts`) has counted so far, kept in `svn-scan.json` so a
+ * sync scans only the revisions the mirror gained and its findings equal a scan of the whole
+ * history (the scanned ranges never overlap: each revision is counted once).
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type FindingEntry, MAX_LISTED_FINDINGS } from '#domain/import-report';
+
+const TALLY_FILE = 'svn-scan.json';
+
+/** Up to `MAX_LISTED_FINDINGS` entries, and how many there were. */
+export class Listing {
+  constructor(
+    readonly entries: FindingEntry[] = [],
+    public count = 0,
+  ) {}
+  add(entry: FindingEntry): void {
+    this.count += 1;
+    if (this.entries.length < MAX_LISTED_FINDINGS) this.entries.push(entry);
+  }
+}
+
+export interface ScanTally {
+  /** Each path beside the layout → the first revision it appeared in. */
+  readonly outside: Map<string, number>;
+  readonly externals: Listing;
+  readonly mergeinfo: Listing;
+  readonly authorless: Listing;
+  /** Each node property Git has no place for → the paths it was set on, in how many revisions. */
+  readonly nodeProps: Map<string, { paths: Set<string>; revisions: number }>;
+  /** Each revision property Git has no place for → how many revisions carry it. */
+  readonly revisionProps: Map<string, number>;
+}
+
+const emptyTally = (): ScanTally => ({
+  outside: new Map(),
+  externals: new Listing(),
+  mergeinfo: new Listing(),
+  authorless: new Listing(),
+  nodeProps: new Map(),
+  revisionProps: new Map(),
+});
+
+interface SavedListing {
+  readonly entries: FindingEntry[];
+  readonly count: number;
+}
+
+interface SavedTally {
+  readonly outside: [string, number][];
+  readonly externals: SavedListing;
+  readonly mergeinfo: SavedListing;
+  readonly authorless: SavedListing;
+  readonly nodeProps: [string, { paths: string[]; revisions: number }][];
+  readonly revisionProps: [string, number][];
+}
+
+const listing = (saved: SavedListing) => new Listing(saved.entries, saved.count);
+
+/** The tally of the revisions scanned before `from`: empty when the scan starts at the beginning. */
+export async function loadTally(workDir: string, from: number): Promise<ScanTally> {
+  if (from <= 1) return emptyTally();
+  const saved = JSON.parse(await readFile(join(workDir, TALLY_FILE), 'utf8')) as SavedTally;
+  return {
+    outside: new Map(saved.outside),
+    externals: listing(saved.externals),
+    mergeinfo: listing(saved.mergeinfo),
+    authorless: listing(saved.authorless),
+    nodeProps: new Map(
+      saved.nodeProps.map(([name, seen]) => [
+        name,
+        { paths: new Set(seen.paths), revisions: seen.revisions },
+      ]),
+    ),
+    revisionProps: new Map(saved.revisionProps),
+  };
+}
+
+export async function saveTally(workDir: string, tally: ScanTally): Promise<void> {
+  const saved: SavedTally = {
+    outside: [...tally.outside],
+    externals: tally.externals,
+    mergeinfo: tally.mergeinfo,
+    authorless: tally.authorless,
+    nodeProps: [...tally.nodeProps].map(([name, seen]) => [
+      name,
+      { paths: [...seen.paths], revisions: seen.revisions },
+    ]),
+    revisionProps: [...tally.revisionProps],
+  };
+  await writeFile(join(workDir, TALLY_FILE), JSON.stringify(saved));
+}
