@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -182,6 +182,46 @@ describe('the worker image under AWS identities', () => {
   it('imports a Subversion origin', async () => {
     const dir = await importAndClone('from-svn', { vcs_url: svnOrigin.url('repo') });
     expect((await readdir(dir)).filter((name) => name !== '.git').length).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('follows a Subversion origin: the kept mirror and marks continue under Lambda identities', async () => {
+    await importAndClone('followed-svn', { vcs_url: svnOrigin.url('repo') });
+    expect(
+      (await api('PUT', '/repos/octocat/followed-svn/import/sync', { interval_minutes: null })).status,
+    ).toBe(200);
+    const file = join(work, 'after-follow.txt');
+    await writeFile(file, 'new at the origin\n');
+    const origin = `file://${join(work, 'svn', 'repo')}`;
+    const put = spawnSync('svnmucc', [
+      '--username',
+      'ada',
+      '-m',
+      'New at the origin',
+      'put',
+      file,
+      `${origin}/trunk/after-follow.txt`,
+    ]);
+    expect(put.status, put.stderr.toString()).toBe(0);
+    const youngest = spawnSync('svnlook', ['youngest', join(work, 'svn', 'repo')])
+      .stdout.toString()
+      .trim();
+
+    expect((await api('POST', '/repos/octocat/followed-svn/import/sync')).status).toBe(202);
+    await until('followed-svn', (body) => body.status === 'complete');
+    const sync = (await api('GET', '/repos/octocat/followed-svn/import/sync')).body;
+    expect(sync).toMatchObject({
+      last_sync: { status: 'succeeded', new_commits: 1 },
+      origin_revision: youngest,
+    });
+    const dir = await mkdtemp(join(work, 'followed-svn-'));
+    const cloned = await git(
+      ['clone', '-q', `${withUser(deployed.stack.webUrl)}/octocat/followed-svn.git`, dir],
+      {
+        password: PASSWORD,
+      },
+    );
+    expect(cloned.code, cloned.stderr).toBe(0);
+    expect(await readFile(join(dir, 'after-follow.txt'), 'utf8')).toBe('new at the origin\n');
   }, 300_000);
 
   it('imports a TFVC origin', async () => {
