@@ -6,7 +6,7 @@
  * codes against a one-GetItem floor), `oauth` (code exchanges under load, and the whole OAuth web
  * flow in Chromium), `login` (password sign-in: scrypt cost and Basic-auth latency), `import` (a
  * 10,000-commit source import, and Lua's real history run after run, against git alone), `hg` (a 2,000-changeset Mercurial import against
- * `hg clone`), `svn` (a 1,000-revision Subversion import against `git svn clone`; the baseline alone
+ * `hg clone`), `sync-hg` (a sync of 10 new changesets against a 5,000-changeset import), `svn` (a 1,000-revision Subversion import against `git svn clone`; the baseline alone
  * takes about 15 minutes), `git` (a clone and a push of 1 GiB through the Git front end against plain
  * `git http-backend`).
  * No section named means all of them.
@@ -26,6 +26,7 @@ import { measureOAuth, oauthReport } from '#bench/oauth';
 import { writeSection } from '#bench/report';
 import { timeToReady } from '#bench/startup';
 import { measureSvn, svnReport } from '#bench/svn';
+import { hgSyncReport, measureHgSync } from '#bench/sync-hg';
 import { measureTokens, tokensReport } from '#bench/tokens';
 import { RUNTIME_ENVIRONMENT } from '#cdk/bundling';
 
@@ -41,6 +42,7 @@ const SECTIONS = [
   'login',
   'import',
   'hg',
+  'sync-hg',
   'svn',
   'git',
 ] as const;
@@ -182,6 +184,14 @@ if (run('hg')) {
   const result = await measureHgImport(options);
   const markdown = hgImportReport(result, machine, options);
   await writeSection('import-hg', markdown);
+  console.log(markdown);
+}
+
+if (run('sync-hg')) {
+  const options = { revisions: 5000, branchRevisions: 500, newRevisions: 10, rounds: 3 };
+  const result = await measureHgSync(options);
+  const markdown = hgSyncReport(result, machine, options);
+  await writeSection('sync-hg', markdown);
   console.log(markdown);
 }
 
