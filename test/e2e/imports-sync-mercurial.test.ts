@@ -165,6 +165,9 @@ describe('syncing a followed Mercurial origin', () => {
     const commons = bundleCommons(front.headers.slice(requestsBefore), front.requests.slice(requestsBefore));
     expect(commons).toHaveLength(1);
     expect(commons[0]?.filter((node) => node !== NULL_NODE).length).toBeGreaterThan(0);
+    // Before pulling, the origin was asked whether it still knows raw.hg's heads (one request).
+    const asked = front.requests.slice(requestsBefore).filter((line) => line.includes('cmds=known'));
+    expect(asked).toHaveLength(1);
   }, 120_000);
 
   it('imports the whole origin again after a strip and new changesets there', async () => {

@@ -53,8 +53,9 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
       await prepareHome(home, [gitRepo]);
       await ensureHgRepository(hgRepo, home);
       if (state.reopened) {
-        const check = { job, url, home, hgRepo, guard: guardFor(job), inactivityMs, workDir: job.workDir };
-        const begun = await beginSync({ ...check, timeoutMs: plan.minStepTimeoutMs }, state, cursor);
+        const check = { job, url, home, hgRepo, guard: guardFor(job), inactivityMs, heads: state.heads };
+        const timeoutMs = options.probeTimeoutMs ?? plan.minStepTimeoutMs;
+        const begun = await beginSync({ ...check, workDir: job.workDir, timeoutMs }, state, cursor);
         state = begun.state;
         if (begun.afresh) {
           await prepareHome(home, [gitRepo]);

@@ -39,6 +39,8 @@ export type HgRefRequest = RefRequest<HgRefEntry['kind']> & {
 /** What the conversion program lists besides the refs: the job's findings (`findings.ts`). */
 export interface HgListing {
   readonly refs: readonly HgRefEntry[];
+  /** Every head of every branch (closed ones too), full ids: each changeset is an ancestor of one. */
+  readonly heads: readonly string[];
   readonly subrepos: readonly HgSubrepo[];
   readonly authorless: { readonly count: number; readonly listed: readonly HgAuthorless[] };
 }
@@ -62,6 +64,7 @@ export interface HgAuthorless {
 /** The refs written, and what the program listed besides them. */
 export interface HgRefsResult {
   readonly assigned: readonly AssignedRef<HgRefRequest>[];
+  readonly heads: HgListing['heads'];
   readonly subrepos: HgListing['subrepos'];
   readonly authorless: HgListing['authorless'];
 }
@@ -147,7 +150,7 @@ export async function exportHgRefs(run: HgExportRun, maxListed: number): Promise
   if (head) await local(['symbolic-ref', 'HEAD', head]);
   // The marks stay: a sync converts only the changesets after them (`reopen.ts`).
   await saveHgRevisions(run);
-  return { assigned, subrepos: found.subrepos, authorless: found.authorless };
+  return { assigned, heads: found.heads, subrepos: found.subrepos, authorless: found.authorless };
 }
 
 /**

@@ -3,7 +3,7 @@
  * is what a finished import leaves: raw.hg (the pulled changesets), raw.git with the conversion's
  * marks (`:<rev + 1>`, kept by `refs.ts`) and the cursor (`state.ts`). `reopenHgHistory` turns a
  * finished cursor back into one that pulls; the sync's first chunk (`beginSync`) then asks the
- * origin whether it still has every changeset raw.hg holds. If it does, the pull brings only the
+ * origin whether it still has every changeset raw.hg holds (`origin-rewritten.ts`). If it does, the pull brings only the
  * changesets not yet seen, the conversion exports only those (hg revision numbers of a repository
  * that is only pulled into never change, so the marks stay valid), and the refs and the revision
  * map are written again in full. If it does not (an `hg strip`, which `hg pull` never undoes), the
@@ -36,6 +36,10 @@ export async function reopenHgHistory(workDir: string, cursor: ChunkCursor<HgSta
     // One whole pull of what is new (cut into steps only if it does not fit a chunk).
     state.mode = 'full';
     state.stepped = false;
+  } else {
+    // raw.hg may hold changesets pulled after its heads were last listed: the origin is asked
+    // about all of them (`hg outgoing`), not about the heads.
+    delete state.heads;
   }
   state.done = false;
   state.pulled = false;

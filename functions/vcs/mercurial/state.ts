@@ -57,6 +57,8 @@ export interface HgState {
    * asked whether it still has every changeset raw.hg holds (`origin-rewritten.ts`).
    */
   reopened?: boolean;
+  /** Every branch head of raw.hg (closed ones too) when last converted: what a sync asks the origin about. */
+  heads?: string[];
 }
 
 /** Percent of the raw step the pull takes; the conversion takes the rest up to 99. */
