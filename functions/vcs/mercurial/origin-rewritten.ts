@@ -26,9 +26,12 @@ export interface RewriteCheck {
   readonly heads?: readonly string[] | undefined;
 }
 
-/** Heads per `known` command, and commands per request: a query of about 8 KB. */
+/**
+ * Heads per `known` command, and commands per request: a request line of about 7 KB, under the
+ * 8 KB many front ends allow (one that refuses it sends the check to `hg outgoing`).
+ */
 const NODES_PER_COMMAND = 40;
-const COMMANDS_PER_REQUEST = 5;
+const COMMANDS_PER_REQUEST = 4;
 
 /** True when some changeset of `hgRepo` is not at the origin. */
 export async function originDropped(check: RewriteCheck): Promise<boolean> {
