@@ -8,6 +8,8 @@
  * 10,000-commit source import, and Lua's real history run after run, against git alone), `sync-git` (a sync of 10 new commits against the import of a 5,000-commit
  * Git history, run after run), `hg` (a 2,000-changeset Mercurial import against
  * `hg clone`), `svn` (a 1,000-revision Subversion import against `git svn clone`; the baseline alone
+ * 10,000-commit source import, and Lua's real history run after run, against git alone), `hg` (a 2,000-changeset Mercurial import against
+ * `hg clone`), `sync-hg` (a sync of 10 new changesets against a 5,000-changeset import), `svn` (a 1,000-revision Subversion import against `git svn clone`; the baseline alone
  * takes about 15 minutes), `git` (a clone and a push of 1 GiB through the Git front end against plain
  * `git http-backend`), `sync-tfvc` (a sync of 10 new changesets against the import of 5,000 from
  * the TFVC stand-in, alternating).
@@ -32,6 +34,7 @@ import { writeSection } from '#bench/report';
 import { timeToReady } from '#bench/startup';
 import { measureSvn, svnReport } from '#bench/svn';
 import { measureSyncGit, syncGitReport } from '#bench/sync-git';
+import { hgSyncReport, measureHgSync } from '#bench/sync-hg';
 import { measureSyncSvn, syncSvnReport } from '#bench/sync-svn';
 import { measureSyncTfvc, syncTfvcReport } from '#bench/sync-tfvc';
 import { measureTokens, tokensReport } from '#bench/tokens';
@@ -50,6 +53,7 @@ const SECTIONS = [
   'import',
   'sync-git',
   'hg',
+  'sync-hg',
   'svn',
   'sync-svn',
   'git',
@@ -202,6 +206,14 @@ if (run('hg')) {
   const result = await measureHgImport(options);
   const markdown = hgImportReport(result, machine, options);
   await writeSection('import-hg', markdown);
+  console.log(markdown);
+}
+
+if (run('sync-hg')) {
+  const options = { revisions: 5000, branchRevisions: 500, newRevisions: 10, rounds: 3 };
+  const result = await measureHgSync(options);
+  const markdown = hgSyncReport(result, machine, options);
+  await writeSection('sync-hg', markdown);
   console.log(markdown);
 }
 

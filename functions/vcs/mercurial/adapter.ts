@@ -4,7 +4,8 @@
  * the object limit), pulls the whole history into `<workDir>/raw.hg` in bounded steps (`pull.ts`),
  * then converts it into `<workDir>/raw.git` in bounded, resumable ranges (`convert.ts`, over
  * `export.ts`; `refs.ts` says how refs are named, and the renames go to the job's findings). Every
- * later step works on `raw.git` as for Git. Authors: `authors.ts`.
+ * later step works on `raw.git` as for Git. Authors: `authors.ts`. A sync continues the attempt
+ * before it and pulls and converts only what is new (`reopen.ts`).
  *
  * Network: Node's probes use `guardedRequest` (the revision-count probe follows no redirect); hg
  * goes only through the guard proxy and its `importguard` extension (`import-guard.ts`).
@@ -13,11 +14,12 @@ import { join } from 'node:path';
 import { type AdapterOptions, adapterSetup } from '#vcs/adapter-options';
 import { rawRepository } from '#vcs/git';
 import { prepareHome } from '#vcs/git-command';
-import { type OriginAdapter, rawRepositoryPath, startAfresh } from '#vcs/origin';
+import { type OriginAdapter, rawRepositoryPath } from '#vcs/origin';
 import { mercurialAuthors } from './authors.ts';
 import { convertHistory, finishConversion } from './convert.ts';
 import { checkedUrl, detectHttp, originUrl } from './detect.ts';
 import { ensureHgRepository, pullHistory } from './pull.ts';
+import { beginSync, reopenHgHistory } from './reopen.ts';
 import { DEFAULT_HG_CHUNK_PLAN, type HgChunkPlan, hgChunk, hgCursor, rawHgPath } from './state.ts';
 
 export interface MercurialAdapterOptions extends AdapterOptions {
@@ -46,10 +48,20 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
       const hgRepo = rawHgPath(job.workDir);
       const gitRepo = rawRepositoryPath(job.workDir);
       const cursor = hgCursor(budgetMs >= plan.fullPullMinBudgetMs ? 'full' : 'steps', plan);
-      const state = await cursor.load(job.workDir);
+      let state = await cursor.load(job.workDir);
       if (state.done) return { done: true, commitCount: state.commitCount, percent: 100 };
       await prepareHome(home, [gitRepo]);
       await ensureHgRepository(hgRepo, home);
+      if (state.reopened) {
+        const check = { job, url, home, hgRepo, guard: guardFor(job), inactivityMs, heads: state.heads };
+        const timeoutMs = options.probeTimeoutMs ?? plan.minStepTimeoutMs;
+        const begun = await beginSync({ ...check, workDir: job.workDir, timeoutMs }, state, cursor);
+        state = begun.state;
+        if (begun.afresh) {
+          await prepareHome(home, [gitRepo]);
+          await ensureHgRepository(hgRepo, home);
+        }
+      }
       const chunk = hgChunk(
         { job, url, home, hgRepo, gitRepo, plan, budgetMs, started, state },
         cursor,
@@ -82,6 +94,6 @@ export function mercurialAdapter(options: MercurialAdapterOptions = {}): OriginA
       return mercurialAuthors(raw.repo, rawHgPath(job.workDir), raw.home, originUrl(job));
     },
 
-    reopen: startAfresh,
+    reopen: (workDir) => reopenHgHistory(workDir, hgCursor('full', plan)),
   };
 }

@@ -69,7 +69,10 @@ export async function convertHistory(chunk: HgChunk, limits: ConvertLimits): Pro
   return true;
 }
 
-/** Writes the refs and the job's findings (`findings.ts`); returns the commit count of raw.git. */
+/**
+ * Writes the refs and the job's findings (`findings.ts`), and keeps raw.hg's heads for a sync's
+ * check (`origin-rewritten.ts`); returns the commit count of raw.git.
+ */
 export async function finishConversion(chunk: HgChunk): Promise<number> {
   const { job, url, home, hgRepo, gitRepo, plan, budgetMs } = chunk;
   try {
@@ -84,6 +87,7 @@ export async function finishConversion(chunk: HgChunk): Promise<number> {
       MAX_LISTED_FINDINGS,
     );
     await saveHgFindings(job.workDir, result);
+    chunk.state.heads = [...result.heads];
   } catch (error) {
     throw conversionFailed(error);
   }

@@ -4,7 +4,7 @@
  * revisions from … to−1 (marks `:<rev + 1>`), with a `converted a/b` line on stderr every 100
  * revisions and an `hg-export: unstorable …` line for the first path Git cannot store;
  * `refs <repo> <email domain> <most listed>` writes the branches (closed or not), heads, bookmarks
- * and tags, the subrepositories at the changesets they point at, and the changesets without an
+ * and tags, every branch head's full id (closed ones too: together they name every changeset), the subrepositories at the changesets they point at, and the changesets without an
  * author, as JSON (`refs.ts`).
  */
 export const HG_EXPORT_PROGRAM = String.raw`
@@ -133,7 +133,9 @@ def refs(repo, out, domain, limit):
     cl = repo.changelog
     rev = cl.rev
     entries = []
+    every_head = []
     for branch, heads, tip, closed in repo.branchmap().iterbranches():
+        every_head.extend(nodemod.hex(head).decode() for head in heads)
         entries.append({'kind': 'branch', 'name': text(branch), 'mark': rev(tip) + 1, 'closed': bool(closed)})
         for head in heads:
             if head != tip:
@@ -144,7 +146,7 @@ def refs(repo, out, domain, limit):
     for tag, node in repo.tags().items():
         if tag != b'tip' and node in repo:
             entries.append({'kind': 'tag', 'name': text(tag), 'mark': rev(node) + 1})
-    out.write(json.dumps({'refs': entries, 'subrepos': subrepos(repo, entries, text),
+    out.write(json.dumps({'refs': entries, 'heads': every_head, 'subrepos': subrepos(repo, entries, text),
                           'authorless': authorless_commits(repo, domain, limit, text)}).encode())
 
 def subrepos(repo, entries, text):

@@ -105,7 +105,7 @@ export async function pullHistory(chunk: HgChunk, limits: PullLimits): Promise<v
           continue;
         }
         if (!(error instanceof HgFailed && error.timedOut))
-          throw classify(error, proxy, job, url, inactivityMs);
+          throw pullFailure(error, proxy, job, url, inactivityMs);
         // The transfer is lost (a killed pull rolls back): pull fewer revisions per step from now on.
         if (state.mode === 'full') {
           state.mode = 'steps';
@@ -131,7 +131,7 @@ export async function pullHistory(chunk: HgChunk, limits: PullLimits): Promise<v
       await chunk.save();
     }
   } catch (error) {
-    throw classify(error, proxy, job, url, inactivityMs);
+    throw pullFailure(error, proxy, job, url, inactivityMs);
   } finally {
     await proxy.close();
   }
@@ -190,8 +190,17 @@ function sizeWatch(dir: string, maxBytes: number) {
   return watch;
 }
 
-/** A failed pull as the user reads it: the origin's own words, without credentials or our paths. */
-function classify(error: unknown, proxy: GuardProxy, job: RawJob, url: string, inactivityMs: number): Error {
+/**
+ * A failed pull (or any hg call to the origin) as the user reads it: the origin's own words,
+ * without credentials or our paths.
+ */
+export function pullFailure(
+  error: unknown,
+  proxy: GuardProxy,
+  job: RawJob,
+  url: string,
+  inactivityMs: number,
+): Error {
   const refusal = proxy.refusals.find((entry) => entry.reason === 'forbidden');
   if (refusal) return new ForbiddenAddress(refusal.address ?? refusal.host);
   if (error instanceof OriginFailed || error instanceof OriginAuthFailed) return error;

@@ -7,7 +7,6 @@
  * by the one scheme of `#domain/ref-names` (readable form plus a hash suffix). The refs, and what
  * the conversion program lists besides them, go to the job's findings (`findings.ts`).
  */
-import { rm } from 'node:fs/promises';
 import { type AssignedRef, assignRefNames, type RefRequest } from '#domain/ref-names';
 import type { RevisionEntry } from '#domain/revision-map';
 import { runBounded } from '#vcs/bounded-process';
@@ -17,6 +16,7 @@ import { readMarks, writeOriginRevisions } from '#vcs/revision-map';
 import { hgEnvironment, runHg } from './command.ts';
 import { type HgExportRun, hgPython, initBare, marksFile } from './export.ts';
 import { HG_EXPORT_PROGRAM } from './export-program.ts';
+import { dropStaleRefs } from './stale-refs.ts';
 import { hideLocalPaths } from './words.ts';
 
 /** A ref the conversion program found: a branch's tip, another head of it, a bookmark or a tag. */
@@ -39,6 +39,8 @@ export type HgRefRequest = RefRequest<HgRefEntry['kind']> & {
 /** What the conversion program lists besides the refs: the job's findings (`findings.ts`). */
 export interface HgListing {
   readonly refs: readonly HgRefEntry[];
+  /** Every head of every branch (closed ones too), full ids: each changeset is an ancestor of one. */
+  readonly heads: readonly string[];
   readonly subrepos: readonly HgSubrepo[];
   readonly authorless: { readonly count: number; readonly listed: readonly HgAuthorless[] };
 }
@@ -62,6 +64,7 @@ export interface HgAuthorless {
 /** The refs written, and what the program listed besides them. */
 export interface HgRefsResult {
   readonly assigned: readonly AssignedRef<HgRefRequest>[];
+  readonly heads: HgListing['heads'];
   readonly subrepos: HgListing['subrepos'];
   readonly authorless: HgListing['authorless'];
 }
@@ -108,8 +111,8 @@ const gitWords = (error: GitFailed) =>
   ).slice(0, 300);
 
 /**
- * Writes the branch, bookmark and tag refs (see the module comment and `hgRefNames`), HEAD, and
- * drops the conversion's own state; returns the refs written and what the program found besides
+ * Writes the branch, bookmark and tag refs (see the module comment and `hgRefNames`) in place of
+ * any there before, and HEAD; returns the refs written and what the program found besides
  * (at most `maxListed` changesets without an author are listed, all are counted).
  */
 export async function exportHgRefs(run: HgExportRun, maxListed: number): Promise<HgRefsResult> {
@@ -124,6 +127,7 @@ export async function exportHgRefs(run: HgExportRun, maxListed: number): Promise
   const assigned = hgRefNames(found.refs);
   const local = (args: readonly string[], input?: string) =>
     runGit(args, { cwd: run.gitRepo, home: run.home, transport: 'local', timeoutMs: run.timeoutMs, input });
+  await dropStaleRefs(local, new Set(assigned.map((entry) => entry.ref)));
   const stream = assigned.map((entry) => `reset ${entry.ref}\nfrom :${entry.mark}\n\n`).join('');
   try {
     await local(
@@ -144,9 +148,9 @@ export async function exportHgRefs(run: HgExportRun, maxListed: number): Promise
     .filter((line) => line !== '');
   const head = heads.includes('refs/heads/main') ? 'refs/heads/main' : heads[0];
   if (head) await local(['symbolic-ref', 'HEAD', head]);
+  // The marks stay: a sync converts only the changesets after them (`reopen.ts`).
   await saveHgRevisions(run);
-  await rm(marksFile(run.gitRepo), { force: true });
-  return { assigned, subrepos: found.subrepos, authorless: found.authorless };
+  return { assigned, heads: found.heads, subrepos: found.subrepos, authorless: found.authorless };
 }
 
 /**

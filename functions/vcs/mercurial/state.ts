@@ -52,6 +52,13 @@ export interface HgState {
   percent: number;
   commitCount: number | null;
   done: boolean;
+  /**
+   * A sync reopened this finished history (`reopen.ts`): before anything is pulled, the origin is
+   * asked whether it still has every changeset raw.hg holds (`origin-rewritten.ts`).
+   */
+  reopened?: boolean;
+  /** Every branch head of raw.hg (closed ones too) when last converted: what a sync asks the origin about. */
+  heads?: string[];
 }
 
 /** Percent of the raw step the pull takes; the conversion takes the rest up to 99. */
