@@ -22,7 +22,6 @@ import {
   setLargeFiles,
   waitForPerson as storeWaiting,
 } from '#data/imports/progress';
-import { storeRevisionMap } from '#data/imports/revision-map';
 import { getImportSync, recordSyncOutcome } from '#data/imports/sync';
 import { refreshDue } from '#data/imports/sync-due';
 import { recordPush } from '#data/repositories';
@@ -62,6 +61,7 @@ import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
 import { openImportCredentials } from './imports.ts';
 import { lfsStore } from './lfs-objects.ts';
+import { storePublishedRevisions } from './published-revision-map.ts';
 
 /** What every step gets: the execution input (and the results of earlier states, unused here). */
 export type StepInput = ImportExecutionInput;
@@ -349,7 +349,7 @@ async function publishBatch(
   if (result.done) {
     progress.report({ pushPercent: 100 });
     const revisions = await readRevisionList(publishedRevisionsFile(dir));
-    if (!(await storeRevisionMap(input.owner, input.repo, record.importId, input.attempt, revisions)))
+    if (!(await storePublishedRevisions(dir, { ...input, importId: record.importId }, revisions)))
       throw superseded(input);
     // The pushed copy is not needed again (a republish rewrites from the raw history).
     await rm(outDir(dir), { recursive: true, force: true });
