@@ -56,6 +56,7 @@ import {
   readRevisionList,
   writeRevisionList,
 } from '#vcs/revision-map';
+import { newLargeBlob, recordSeenTips, seenTips } from '#vcs/seen-history';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
@@ -252,7 +253,12 @@ export const importRawChunk = watchedStep(async function importRawChunk(
   if (record.vcs === null) throw new Error('importRawChunk: the import has no vcs (detection did not run)');
   const adapter = adapterFor(record.vcs, adapterOptions());
   const dir = attemptDir(input, input.attempt);
-  await carryOver(input, dir, (previous) => adapter.reopen(previous));
+  await carryOver(input, dir, async (previous) => {
+    await adapter.reopen(previous);
+    // Before anything is fetched: what this sync's passes over authors and large files skip.
+    if (await exists(join(rawDir(previous), 'HEAD')))
+      await recordSeenTips(previous, input.attempt, await gitJob(previous));
+  });
   await mkdir(dir, { recursive: true });
   const write = writesOf(input);
   if (record.status !== 'importing') await write.progress({ status: 'importing' });
@@ -263,7 +269,8 @@ export const importRawChunk = watchedStep(async function importRawChunk(
   );
   progress.report({ percent: chunk.percent, commitCount: chunk.commitCount });
   await progress.flush();
-  await recordNewAuthors(input, record, await adapter.authors(job));
+  const seen = await seenTips(dir, input.attempt);
+  await recordNewAuthors(input, record, await adapter.authors(job, seen));
   // The API functions have no file system: the findings so far go where they read the import,
   // after every chunk, so that an import that fails later still reports what it found.
   if (!chunk.done) {
@@ -271,13 +278,25 @@ export const importRawChunk = watchedStep(async function importRawChunk(
     return { done: false, needsLfsChoice: false };
   }
 
-  const largeFiles = await findLargeFiles(rawDir(dir), config().largeFileBytes, await gitJob(dir));
+  const largeFiles = await largeFilesOf(dir, record, seen);
   await write.largeFiles(record.importId, largeFiles);
   await write.report(record.importId, { rawDone: true, findings: await loadFindings(dir) });
   await write.progress({ percent: 100, commitCount: chunk.commitCount });
   const fresh = await current(input);
   return { done: true, needsLfsChoice: largeFiles.length > 0 && fresh.useLfs === 'undecided' };
 });
+
+/**
+ * The raw history's large files. A sync whose attempt before found none looks only at the objects
+ * it fetched (`seen-history.ts`), and scans the whole history only when one of them is large.
+ */
+async function largeFilesOf(dir: string, record: Import, seen: readonly string[] | undefined) {
+  const job = await gitJob(dir);
+  const threshold = config().largeFileBytes;
+  if (seen && record.largeFilesCount === 0 && !(await newLargeBlob(rawDir(dir), threshold, seen, job)))
+    return [];
+  return findLargeFiles(rawDir(dir), threshold, job);
+}
 
 /**
  * Authors appear while the raw step runs; each chunk adds the ones not recorded yet. The data
