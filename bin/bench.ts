@@ -194,7 +194,12 @@ if (run('import')) {
 }
 
 if (run('sync-git')) {
-  const options = { commits: 5_000, bytesPerCommit: 2_000, newCommits: 10, rounds: 5 };
+  const options = {
+    commits: 5_000,
+    bytesPerCommit: 2_000,
+    newCommits: 10,
+    rounds: Number(process.env.BENCH_ROUNDS ?? 5),
+  };
   const result = await measureSyncGit(options);
   const markdown = syncGitReport(result, machine, options);
   await writeSection('sync-git', markdown);

@@ -15,3 +15,21 @@ export interface RevisionEntry {
  */
 export const isOriginRevisionName = (text: string): boolean =>
   /^(?:[0-9]{1,12}|[0-9a-f]{40}|[0-9a-f]{64})$/.test(text);
+
+/** A stored map as its writer last left it: the generation readers follow and its number of entries. */
+export interface StoredRevisionMap {
+  readonly generation: number;
+  readonly total: number;
+}
+
+/** Whether `entries` begin with exactly `stored` (a sync that only added revisions at the end). */
+export function extendsRevisions(
+  stored: readonly RevisionEntry[],
+  entries: readonly RevisionEntry[],
+): boolean {
+  if (stored.length > entries.length) return false;
+  return stored.every(
+    (entry, index) =>
+      entries[index]?.originRevision === entry.originRevision && entries[index]?.commit === entry.commit,
+  );
+}

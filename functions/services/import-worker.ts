@@ -22,7 +22,6 @@ import {
   setLargeFiles,
   waitForPerson as storeWaiting,
 } from '#data/imports/progress';
-import { storeRevisionMap } from '#data/imports/revision-map';
 import { getImportSync, recordSyncOutcome } from '#data/imports/sync';
 import { refreshDue } from '#data/imports/sync-due';
 import { recordPush } from '#data/repositories';
@@ -57,11 +56,13 @@ import {
   readRevisionList,
   writeRevisionList,
 } from '#vcs/revision-map';
+import { newLargeBlob, recordSeenTips, seenTips } from '#vcs/seen-history';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
 import { openImportCredentials } from './imports.ts';
 import { lfsStore } from './lfs-objects.ts';
+import { storePublishedRevisions } from './published-revision-map.ts';
 
 /** What every step gets: the execution input (and the results of earlier states, unused here). */
 export type StepInput = ImportExecutionInput;
@@ -252,7 +253,12 @@ export const importRawChunk = watchedStep(async function importRawChunk(
   if (record.vcs === null) throw new Error('importRawChunk: the import has no vcs (detection did not run)');
   const adapter = adapterFor(record.vcs, adapterOptions());
   const dir = attemptDir(input, input.attempt);
-  await carryOver(input, dir, (previous) => adapter.reopen(previous));
+  await carryOver(input, dir, async (previous) => {
+    await adapter.reopen(previous);
+    // Before anything is fetched: what this sync's passes over authors and large files skip.
+    if (await exists(join(rawDir(previous), 'HEAD')))
+      await recordSeenTips(previous, input.attempt, await gitJob(previous));
+  });
   await mkdir(dir, { recursive: true });
   const write = writesOf(input);
   if (record.status !== 'importing') await write.progress({ status: 'importing' });
@@ -263,7 +269,8 @@ export const importRawChunk = watchedStep(async function importRawChunk(
   );
   progress.report({ percent: chunk.percent, commitCount: chunk.commitCount });
   await progress.flush();
-  await recordNewAuthors(input, record, await adapter.authors(job));
+  const seen = await seenTips(dir, input.attempt);
+  await recordNewAuthors(input, record, await adapter.authors(job, seen));
   // The API functions have no file system: the findings so far go where they read the import,
   // after every chunk, so that an import that fails later still reports what it found.
   if (!chunk.done) {
@@ -271,13 +278,25 @@ export const importRawChunk = watchedStep(async function importRawChunk(
     return { done: false, needsLfsChoice: false };
   }
 
-  const largeFiles = await findLargeFiles(rawDir(dir), config().largeFileBytes, await gitJob(dir));
+  const largeFiles = await largeFilesOf(dir, record, seen);
   await write.largeFiles(record.importId, largeFiles);
   await write.report(record.importId, { rawDone: true, findings: await loadFindings(dir) });
   await write.progress({ percent: 100, commitCount: chunk.commitCount });
   const fresh = await current(input);
   return { done: true, needsLfsChoice: largeFiles.length > 0 && fresh.useLfs === 'undecided' };
 });
+
+/**
+ * The raw history's large files. A sync whose attempt before found none looks only at the objects
+ * it fetched (`seen-history.ts`), and scans the whole history only when one of them is large.
+ */
+async function largeFilesOf(dir: string, record: Import, seen: readonly string[] | undefined) {
+  const job = await gitJob(dir);
+  const threshold = config().largeFileBytes;
+  if (seen && record.largeFilesCount === 0 && !(await newLargeBlob(rawDir(dir), threshold, seen, job)))
+    return [];
+  return findLargeFiles(rawDir(dir), threshold, job);
+}
 
 /**
  * Authors appear while the raw step runs; each chunk adds the ones not recorded yet. The data
@@ -349,7 +368,7 @@ async function publishBatch(
   if (result.done) {
     progress.report({ pushPercent: 100 });
     const revisions = await readRevisionList(publishedRevisionsFile(dir));
-    if (!(await storeRevisionMap(input.owner, input.repo, record.importId, input.attempt, revisions)))
+    if (!(await storePublishedRevisions(dir, { ...input, importId: record.importId }, revisions)))
       throw superseded(input);
     // The pushed copy is not needed again (a republish rewrites from the raw history).
     await rm(outDir(dir), { recursive: true, force: true });

@@ -12,7 +12,6 @@
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { gitRemoteId } from '#domain/imports';
 import { checkOriginUrl } from '#domain/origin-url';
 import { type AdapterOptions, adapterSetup } from './adapter-options.ts';
 import {
@@ -22,6 +21,7 @@ import {
   markCheckedOnArrival,
   refusedOnArrival,
 } from './arrival-check.ts';
+import { gitAuthors } from './git-authors.ts';
 import {
   countCommits,
   GitFailed,
@@ -48,7 +48,6 @@ import {
   type OriginAccess,
   type OriginAdapter,
   OriginAuthFailed,
-  type OriginAuthor,
   OriginFailed,
   type RawJob,
   rawRepositoryPath,
@@ -195,11 +194,11 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
       }
     },
 
-    async authors(job) {
+    async authors(job, seen) {
       const repo = rawRepositoryPath(job.workDir);
       const home = join(job.workDir, 'home');
       await prepareGitHome(home, [repo]);
-      return gitAuthors(repo, home);
+      return gitAuthors(repo, home, seen);
     },
 
     reopen: (workDir) => reopenGitHistory(workDir, plan),
@@ -600,37 +599,4 @@ export async function rawRepository(
   const home = join(job.workDir, 'home');
   await prepareHome(home, [repo]);
   return { repo, home };
-}
-
-/**
- * Distinct author and committer identities over every ref, oldest first. Fields are NUL-separated
- * (`-z` ends each commit with NUL too), so names with tabs, `<` or odd bytes cannot shift them.
- */
-export async function gitAuthors(repo: string, home: string): Promise<readonly OriginAuthor[]> {
-  const refs = (await local(repo, home, ['for-each-ref', '--count=1', '--format=%(refname)']))
-    .toString()
-    .trim();
-  if (refs === '') return [];
-  const out = await local(repo, home, [
-    '-c',
-    'i18n.logOutputEncoding=UTF-8',
-    'log',
-    '--all',
-    '--reverse',
-    '-z',
-    '--format=%an%x00%ae%x00%cn%x00%ce',
-  ]);
-  const fields = out.toString('utf8').split('\0');
-  const seen = new Map<string, OriginAuthor>();
-  for (let i = 0; i + 3 < fields.length; i += 4) {
-    for (const [name, email] of [
-      [fields[i], fields[i + 1]],
-      [fields[i + 2], fields[i + 3]],
-    ] as const) {
-      const remoteId = gitRemoteId(name ?? '', email ?? '');
-      if (!seen.has(remoteId))
-        seen.set(remoteId, { remoteId, remoteName: name ?? '', name: name ?? '', email: email ?? '' });
-    }
-  }
-  return [...seen.values()];
 }

@@ -84,8 +84,11 @@ export interface OriginAdapter {
     budgetMs: number,
     onProgress: (progress: RawProgress) => void,
   ): Promise<RawChunk>;
-  /** Authors in the raw history fetched so far. */
-  authors(job: RawJob): Promise<readonly OriginAuthor[]>;
+  /**
+   * Authors in the raw history fetched so far; with `seen` (raw commits whose authors are already
+   * recorded, `seen-history.ts`) an adapter may leave out the commits they reach.
+   */
+  authors(job: RawJob, seen?: readonly string[]): Promise<readonly OriginAuthor[]>;
   /**
    * Reopens a finished raw history (`workDir`, an earlier attempt's directory, before it moves to
    * a sync's attempt) to follow the origin: the following `importRawChunk` calls fetch and convert

@@ -179,6 +179,36 @@ describe('the worker image under AWS identities', () => {
     expect(await readFile(join(dir, 'a.txt'), 'utf8')).toBe('one\nthree\n');
   }, 300_000);
 
+  it('follows a Mercurial origin: the kept clone and marks continue under Lambda identities', async () => {
+    await importAndClone('followed-hg', { vcs_url: hgOrigin.url });
+    expect(
+      (await api('PUT', '/repos/octocat/followed-hg/import/sync', { interval_minutes: null })).status,
+    ).toBe(200);
+    const repo = join(work, 'hg');
+    await writeFile(join(repo, 'c.txt'), 'new at the origin\n');
+    for (const args of [
+      ['add', 'c.txt'],
+      ['commit', '-m', 'New at the origin', '-u', 'Ada <ada@example.org>'],
+    ]) {
+      const done = spawnSync('hg', ['--cwd', repo, ...args], { env: { ...process.env, HGRCPATH: '' } });
+      expect(done.status, done.stderr.toString()).toBe(0);
+    }
+
+    expect((await api('POST', '/repos/octocat/followed-hg/import/sync')).status).toBe(202);
+    await until('followed-hg', (body) => body.status === 'complete');
+    const sync = (await api('GET', '/repos/octocat/followed-hg/import/sync')).body;
+    expect(sync).toMatchObject({ last_sync: { status: 'succeeded', new_commits: 1 } });
+    const dir = await mkdtemp(join(work, 'followed-hg-'));
+    const cloned = await git(
+      ['clone', '-q', `${withUser(deployed.stack.webUrl)}/octocat/followed-hg.git`, dir],
+      {
+        password: PASSWORD,
+      },
+    );
+    expect(cloned.code, cloned.stderr).toBe(0);
+    expect(await readFile(join(dir, 'c.txt'), 'utf8')).toBe('new at the origin\n');
+  }, 300_000);
+
   it('imports a Subversion origin', async () => {
     const dir = await importAndClone('from-svn', { vcs_url: svnOrigin.url('repo') });
     expect((await readdir(dir)).filter((name) => name !== '.git').length).toBeGreaterThan(0);

@@ -5,8 +5,8 @@ import { freshTable } from '#test/dynamodb';
 
 /*
  * The revision map's items against DynamoDB Local: pages in origin order across stored pages, one
- * entry by origin revision, a new generation replacing the old whole, and a superseded attempt's
- * map never showing. Sized as the Lua history (5,907 commits) to measure the write.
+ * entry by origin revision, a new generation replacing the old whole, a sync's entries appended to
+ * the visible generation, and a superseded attempt's map never showing. Sized as the Lua history (5,907 commits) to measure the write.
  */
 
 let map: typeof import('#data/imports/revision-map');
@@ -78,5 +78,53 @@ describe('the revision map data', () => {
     expect(page).toEqual({ entries: second.slice(100), total: 120 });
     expect(await map.findRevision('octocat', 'rewritten', importId, '200')).toBeUndefined();
     expect(await map.findRevision('octocat', 'rewritten', importId, '7')).toBe(second[6]?.commit);
+  });
+
+  it('extends the visible generation with a sync’s new entries, and refuses a stale or superseded extension', async () => {
+    const { importId, attempt } = await newImport('followed');
+    const first = entries(250, 'f');
+    await map.storeRevisionMap('octocat', 'followed', importId, attempt, first);
+    expect(
+      await requests.beginAttempt('octocat', 'followed', { attempt, status: 'importing' }, 'importing'),
+    ).toBe(true);
+    const synced = [...first, ...entries(380, 'new').slice(250)];
+
+    expect(
+      await map.extendRevisionMap('octocat', 'followed', importId, attempt + 1, synced, {
+        generation: attempt,
+        total: 250,
+      }),
+    ).toBe('extended');
+    expect(await map.pageOfRevisions('octocat', 'followed', importId, 200, 100)).toEqual({
+      entries: synced.slice(200, 300),
+      total: 380,
+    });
+    expect((await map.pageOfRevisions('octocat', 'followed', importId, 300, 100)).entries).toEqual(
+      synced.slice(300),
+    );
+    for (const entry of [synced[0], synced[249], synced[250], synced[379]])
+      expect(await map.findRevision('octocat', 'followed', importId, entry?.originRevision ?? '')).toBe(
+        entry?.commit,
+      );
+
+    // What the caller last stored is no longer what the header says: a new generation is needed.
+    const more = [...synced, ...entries(390, 'm').slice(380)];
+    expect(
+      await map.extendRevisionMap('octocat', 'followed', importId, attempt + 1, more, {
+        generation: attempt,
+        total: 250,
+      }),
+    ).toBe('not-extended');
+    // An attempt no longer current writes nothing.
+    expect(
+      await map.extendRevisionMap('octocat', 'followed', importId, attempt, more, {
+        generation: attempt,
+        total: 380,
+      }),
+    ).toBe('superseded');
+    expect((await map.pageOfRevisions('octocat', 'followed', importId, 300, 100)).entries).toEqual(
+      synced.slice(300),
+    );
+    expect(await map.findRevision('octocat', 'followed', importId, '385')).toBeUndefined();
   });
 });

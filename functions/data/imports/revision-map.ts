@@ -5,10 +5,13 @@
  * whole generation (the attempt that published it) in BatchWriteItem calls of 25, then points the header at it in a
  * transaction conditional on the attempt (a superseded attempt's map never becomes visible), then
  * deletes the previous generation. Readers follow the header, so they see one whole generation.
+ * A sync whose map only appends entries extends the visible generation instead (`extendRevisionMap`):
+ * its last page, new pages, the buckets the new entries fall in and the header's total change in
+ * one transaction, so readers see the old map or the longer one, never a mix.
  */
 import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { RevisionEntry } from '#domain/revision-map';
-import { db, getItems, itemOf, now, tableName, transactWithRetry } from '../client.ts';
+import type { RevisionEntry, StoredRevisionMap } from '#domain/revision-map';
+import { db, getItems, itemOf, now, tableName, transact, transactWithRetry } from '../client.ts';
 import { importRevisionBucketKey, importRevisionMapKey, importRevisionPageKey, type Key } from '../keys.ts';
 import { typed } from '../table.ts';
 import { attemptIsCurrent } from './progress.ts';
@@ -18,6 +21,15 @@ export const REVISION_PAGE = 100;
 
 /** Entries per lookup bucket, on average. */
 const BUCKET_ENTRIES = 100;
+
+/**
+ * Entries a bucket may hold on average before an extension writes a new generation instead (its
+ * bucket count is fixed; ~200 entries keep a bucket near 17 KB).
+ */
+const BUCKET_CAPACITY = 200;
+
+/** Items one extension may write: a transaction holds 100 actions (the header and the attempt check among them). */
+const MAX_EXTENSION_ITEMS = 90;
 
 /** How many lookup buckets a map of `total` entries is spread over (fixed when it is written). */
 export const lookupBuckets = (total: number): number => Math.max(1, Math.ceil(total / BUCKET_ENTRIES));
@@ -41,9 +53,7 @@ export function lookupBucket(originRevision: string, buckets: number): number {
   return hash % buckets;
 }
 
-interface Header {
-  readonly generation: number;
-  readonly total: number;
+interface Header extends StoredRevisionMap {
   readonly buckets: number;
 }
 
@@ -156,6 +166,91 @@ export async function storeRevisionMap(
   return outcome === 'ok';
 }
 
+/**
+ * Appends to the visible generation when `entries` are the map `stored` (written or extended by
+ * this worker: its generation and total) followed by new entries, and the header still says so:
+ * the last stored page is written again with its new entries, new pages after it, and each bucket
+ * a new entry falls in is read and written with it, in one transaction with the header's new total,
+ * conditional on the header's generation and total and on the attempt. `extended`, or
+ * `superseded` (the attempt is no longer current; nothing written), or `not-extended` (the header
+ * moved on, the buckets would pass their capacity or the change is too big for one transaction:
+ * the caller writes a new generation). The caller checks that `stored`'s entries are a prefix.
+ */
+export async function extendRevisionMap(
+  owner: string,
+  repo: string,
+  importId: number,
+  attempt: number,
+  entries: readonly RevisionEntry[],
+  stored: StoredRevisionMap,
+): Promise<'extended' | 'superseded' | 'not-extended'> {
+  const map = await header(owner, repo, importId);
+  if (
+    !map ||
+    map.generation !== stored.generation ||
+    map.total !== stored.total ||
+    entries.length < map.total ||
+    entries.length > map.buckets * BUCKET_CAPACITY
+  )
+    return 'not-extended';
+  if (entries.length === map.total) return 'extended';
+  const firstPage = Math.floor(map.total / REVISION_PAGE);
+  const lastPage = Math.ceil(entries.length / REVISION_PAGE) - 1;
+  const added = entries.slice(map.total);
+  const touched = [...new Set(added.map((entry) => lookupBucket(entry.originRevision, map.buckets)))];
+  if (lastPage - firstPage + 1 + touched.length > MAX_EXTENSION_ITEMS) return 'not-extended';
+
+  const bucketKey = (bucket: number) =>
+    importRevisionBucketKey(owner, repo, importId, map.generation, bucket);
+  const current = await getItems(touched.map(bucketKey), true);
+  const timestamp = now();
+  const put = (key: Key, type: string, body: Record<string, unknown>, createdAt: unknown = timestamp) => ({
+    Put: {
+      TableName: tableName(),
+      Item: { ...key, ...typed(type), ...body, createdAt, updatedAt: timestamp },
+    },
+  });
+  const items = [];
+  for (let page = firstPage; page <= lastPage; page++) {
+    const slice = entries.slice(page * REVISION_PAGE, (page + 1) * REVISION_PAGE);
+    items.push(
+      put(importRevisionPageKey(owner, repo, importId, map.generation, page), 'ImportRevisionPage', {
+        entries: slice.map((entry) => [entry.originRevision, entry.commit]),
+      }),
+    );
+  }
+  for (const bucket of touched) {
+    const before = itemOf(current, bucketKey(bucket));
+    const found: Record<string, string> = { ...((before?.found ?? {}) as Record<string, string>) };
+    for (const entry of added)
+      if (lookupBucket(entry.originRevision, map.buckets) === bucket)
+        found[entry.originRevision] = entry.commit;
+    items.push(put(bucketKey(bucket), 'ImportRevisionBucket', { found }, before?.createdAt ?? timestamp));
+  }
+  const outcome = await transact([
+    ...items,
+    {
+      Update: {
+        TableName: tableName(),
+        Key: importRevisionMapKey(owner, repo, importId),
+        UpdateExpression: 'SET #total = :total, updatedAt = :now',
+        ConditionExpression: 'generation = :generation AND #total = :before',
+        ExpressionAttributeNames: { '#total': 'total' },
+        ExpressionAttributeValues: {
+          ':total': entries.length,
+          ':before': map.total,
+          ':generation': map.generation,
+          ':now': timestamp,
+        },
+      },
+    },
+    attemptIsCurrent(owner, repo, importId, attempt),
+  ]);
+  if (outcome === 'ok') return 'extended';
+  if (outcome !== 'conflict' && outcome.failed.includes(items.length + 1)) return 'superseded';
+  return 'not-extended';
+}
+
 /** Entries `start` … `start + count − 1` of the map in origin order, and how many it has. */
 export async function pageOfRevisions(
   owner: string,
@@ -172,7 +267,8 @@ export async function pageOfRevisions(
   const items = await getItems(keys, true);
   const entries = keys.flatMap((key) => toEntries(itemOf(items, key)?.entries));
   const offset = start - (pages[0] ?? 0) * REVISION_PAGE;
-  return { entries: entries.slice(offset, offset + count), total: map.total };
+  const end = Math.min(offset + count, map.total - (pages[0] ?? 0) * REVISION_PAGE);
+  return { entries: entries.slice(offset, end), total: map.total };
 }
 
 /** The commit an origin revision was published as; undefined when the map has no such revision. */

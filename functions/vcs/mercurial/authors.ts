@@ -3,7 +3,7 @@
  * Mercurial user string (`export-program.ts` computes the same in Python).
  */
 import { gitRemoteId } from '#domain/imports';
-import { gitAuthors } from '#vcs/git';
+import { gitAuthors } from '#vcs/git-authors';
 import type { OriginAuthor } from '#vcs/origin';
 import { runHg } from './command.ts';
 

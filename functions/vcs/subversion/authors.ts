@@ -4,7 +4,8 @@
  * username is the author's remote name. A revision without author is `(no author)
  * <no-author@<uuid>>` (`history-findings.ts`): one author like the others.
  */
-import { gitAuthors, rawRepository } from '../git.ts';
+import { rawRepository } from '../git.ts';
+import { gitAuthors } from '../git-authors.ts';
 import type { OriginAuthor, RawJob } from '../origin.ts';
 
 export async function subversionAuthors(job: RawJob): Promise<readonly OriginAuthor[]> {

@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gitRemoteId } from '#domain/imports';
-import { gitAuthors, rawRepository } from '#vcs/git';
+import { rawRepository } from '#vcs/git';
+import { gitAuthors } from '#vcs/git-authors';
 import type { OriginAuthor, RawJob } from '#vcs/origin';
 import { cursor, LISTING_FILE, type ListedChangeset, type TfvcIdentity } from './state.ts';
 
@@ -27,7 +28,7 @@ export function gitIdentity(person: TfvcIdentity, host: string): { name: string;
 }
 
 /** The authors raw.git holds so far, each named by its TFVC unique name where the listing knows it. */
-export async function tfvcAuthors(job: RawJob): Promise<readonly OriginAuthor[]> {
+export async function tfvcAuthors(job: RawJob, seen?: readonly string[]): Promise<readonly OriginAuthor[]> {
   const raw = await rawRepository(job);
   if (!raw) return [];
   const state = await cursor.load(job.workDir);
@@ -44,7 +45,7 @@ export async function tfvcAuthors(job: RawJob): Promise<readonly OriginAuthor[]>
       const identity = gitIdentity(person, host);
       uniqueNames.set(gitRemoteId(identity.name, identity.email), person.uniqueName || person.displayName);
     }
-  return (await gitAuthors(raw.repo, raw.home)).map(
+  return (await gitAuthors(raw.repo, raw.home, seen)).map(
     (author): OriginAuthor => ({
       ...author,
       remoteName: uniqueNames.get(author.remoteId) ?? author.remoteName,
