@@ -9,6 +9,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isDotGitName } from '#domain/unstorable-paths';
 import { CHECKED_ON_ARRIVAL } from './arrival-check.ts';
 import { fsckLeniency } from './fsck-policy.ts';
 import { GitFailed, runGit } from './git-command.ts';
@@ -114,16 +115,11 @@ async function locate(
   return undefined;
 }
 
-/** Code points HFS+ ignores in names, so `.g\u200cit` is `.git` on a Mac. */
-const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
-
 /** Names git's checks refuse, by the finding's id (others name the tree itself). */
 const REFUSED: Readonly<Record<string, (name: string) => boolean>> = {
   hasDot: (name) => name === '.',
   hasDotdot: (name) => name === '..',
-  // `.git` in any case, with HFS's ignored code points, NTFS's trailing dots and spaces, its
-  // alternate streams (`.git::$INDEX_ALLOCATION`) and its short name `git~1`.
-  hasDotgit: (name) => /^(?:\.git|git~1)(?:[. ]*$|:)/.test(name.replace(HFS_IGNORED, '').toLowerCase()),
+  hasDotgit: isDotGitName,
   emptyName: (name) => name === '',
   fullPathname: (name) => name.includes('/'),
 };

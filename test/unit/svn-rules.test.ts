@@ -40,10 +40,14 @@ describe('Subversion branch and tag refs', () => {
     );
     expect(rules).not.toContain('branches/ok/');
     expect(rules.indexOf('\\x002dx')).toBeLessThan(rules.indexOf('match /pro\\x0020ject/branches/main/'));
-    expect(conversionRules('', undefined, 'raw.git')).toEqual({
-      rules:
-        'create repository raw.git\nend repository\n\nmatch /\n  repository raw.git\n  branch main\nend match\n\nmatch /\nend match\n',
-      renames: [],
-    });
+    const whole = conversionRules('', undefined, 'raw.git');
+    expect(whole.renames).toEqual([]);
+    const blocks = whole.rules.split('\n\n');
+    expect(blocks[0]).toBe('create repository raw.git\nend repository');
+    // First of all, the rule that drops paths Git must not store (issue 28).
+    expect(blocks[1]).toMatch(/^match \/\(\?:\.\*\/\)\?\(\?:.*\(\?:\/\|\$\)\nend match$/);
+    expect(blocks.slice(2).join('\n\n')).toBe(
+      'match /\n  repository raw.git\n  branch main\nend match\n\nmatch /\nend match\n',
+    );
   });
 });

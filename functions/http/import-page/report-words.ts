@@ -139,6 +139,32 @@ export const FINDING_WORDS: { readonly [K in FindingKind]: KindWords } = {
     (n) =>
       `${counted(n, 'TFVC branch relationship', 'TFVC branch relationships')} ${was(n)} not kept (branch folders stay folders)`,
   ),
+  unstorable_paths: {
+    sentence: (n) =>
+      `${counted(n, 'path', 'paths')} Git cannot store ${was(n)} left out of the imported history; everything else was imported`,
+    label: (entry) => {
+      const at =
+        text(entry, 'changeset')?.slice(0, 12) ?? revisionLabel(entry) ?? text(entry, 'commit')?.slice(0, 12);
+      const why = UNSTORABLE_WORDS[text(entry, 'reason') ?? ''];
+      const clash = text(entry, 'clash');
+      const reason = why === undefined ? undefined : clash === undefined ? why : `${why} ${clash}`;
+      return [JSON.stringify(text(entry, 'path') ?? ''), at && `in ${at}`, reason && `(${reason})`]
+        .filter(Boolean)
+        .join(' ');
+    },
+  },
+};
+
+/** Why a path was left out (`#domain/unstorable-paths`), in words. */
+const UNSTORABLE_WORDS: Readonly<Record<string, string>> = {
+  absolute: 'an absolute path',
+  nul: 'holds a NUL byte',
+  empty_component: 'an empty folder name',
+  dot_component: 'a “.” or “..” folder, which climbs out of the repository',
+  git_metadata: 'a .git folder, which Git refuses in any spelling',
+  hg_metadata: 'a .hg folder, Mercurial’s own metadata',
+  beneath_file: 'beneath the file',
+  file_and_folder: 'a file named like the folder of',
 };
 
 /** `104857600` → `104.9 MB` (decimal units, as GitHub showed sizes). */

@@ -86,7 +86,7 @@ export async function finishConversion(chunk: HgChunk): Promise<number> {
       },
       MAX_LISTED_FINDINGS,
     );
-    await saveHgFindings(job.workDir, result);
+    await saveHgFindings(job.workDir, gitRepo, result);
     chunk.state.heads = [...result.heads];
   } catch (error) {
     throw conversionFailed(error);

@@ -1,12 +1,18 @@
 /**
  * The conversion program (Python: it needs Mercurial's own library, so it runs on the Python that
- * runs `hg`). `commits <repo> <from> <to> <email domain>` writes a `git fast-import` stream of
- * revisions from … to−1 (marks `:<rev + 1>`), with a `converted a/b` line on stderr every 100
- * revisions and an `hg-export: unstorable …` line for the first path Git cannot store;
+ * runs `hg`). `commits <repo> <from> <to> <email domain> <dropped file>` writes a `git fast-import`
+ * stream of revisions from … to−1 (marks `:<rev + 1>`), with a `converted a/b` line on stderr every
+ * 100 revisions. A path Git cannot store (`#domain/unstorable-paths`, and a file beneath a file) is
+ * left out of the tree, with its later changes; each one is added, as a JSON line, to the dropped
+ * file's copy `<dropped file>.new` (`unstorable-paths.ts` reads it);
  * `refs <repo> <email domain> <most listed>` writes the branches (closed or not), heads, bookmarks
  * and tags, every branch head's full id (closed ones too: together they name every changeset), the subrepositories at the changesets they point at, and the changesets without an
  * author, as JSON (`refs.ts`).
  */
+import { HFS_IGNORED_SOURCE, UNSTORABLE_COMPONENT_PATTERNS } from '#domain/unstorable-paths';
+
+const COMPONENT_PATTERNS = JSON.stringify(Object.entries(UNSTORABLE_COMPONENT_PATTERNS));
+
 export const HG_EXPORT_PROGRAM = String.raw`
 import json, re, sys
 from mercurial import hg, ui as uimod, manifest as manifestmod, node as nodemod, pathutil, subrepoutil
@@ -47,29 +53,82 @@ def quote(path):
 def mode(flags):
     return b'120000' if b'l' in flags else b'100755' if b'x' in flags else b'100644'
 
-def unstorable(path, m, folders):
-    # Git cannot hold an absolute path, an empty, '.' or '..' component, a '.git' component (git
-    # refuses it in any case) or a file beneath a file; the first one found ends the conversion
-    # with a line the caller reads: the path, and the file it lies beneath (or null).
-    parts = path.split(b'/')
-    if any(part in (b'', b'.', b'..') or part.lower() == b'.git' for part in parts):
-        return path, None
-    for i in range(1, len(parts)):
-        above = b'/'.join(parts[:i])
-        if above in m:
-            return path, above
-    if path in folders:
-        return next(other for other in m if other.startswith(path + b'/')), path
+HFS_IGNORED = re.compile(r'${HFS_IGNORED_SOURCE}')
+METADATA = [(reason, re.compile(pattern)) for reason, pattern in json.loads(r'${COMPONENT_PATTERNS}')]
+
+def component_reason(name):
+    if name == '':
+        return 'empty_component'
+    if name in ('.', '..'):
+        return 'dot_component'
+    folded = HFS_IGNORED.sub('', name).lower()
+    for reason, pattern in METADATA:
+        if pattern.search(folded):
+            return reason
     return None
 
-def refuse(rev, node, found, err):
-    text = lambda name: None if name is None else name.decode('utf-8', 'surrogateescape')
-    err.write(b'hg-export: unstorable %d %s %s\n'
-              % (rev, nodemod.hex(node), json.dumps([text(found[0]), text(found[1])]).encode()))
-    err.flush()
-    sys.exit(3)
+def path_reason(path):
+    # The rules of #domain/unstorable-paths, on the path as text (other bytes as lone surrogates).
+    text = path.decode('utf-8', 'surrogateescape')
+    if '\0' in text:
+        return 'nul'
+    if text.startswith('/'):
+        return 'absolute'
+    for name in text.split('/'):
+        reason = component_reason(name)
+        if reason:
+            return reason
+    return None
 
-def commits(repo, start, end, domain, out, err):
+def unstorable(path, m, folders, dropped):
+    # Why Git cannot store the added path (and the file it clashes with), or None. A path beneath
+    # a file is left out; a file where a folder of kept files is, is left out itself.
+    reason = path_reason(path)
+    if reason:
+        return reason, None
+    parts = path.split(b'/')
+    for i in range(1, len(parts)):
+        above = b'/'.join(parts[:i])
+        if above in m and above not in dropped:
+            return 'beneath_file', above
+    if path in folders:
+        below = next((other for other in m if other.startswith(path + b'/') and other not in dropped), None)
+        if below is not None:
+            return 'file_and_folder', below
+    return None
+
+class Dropped:
+    """The paths left out so far (a file of JSON lines, rewritten whole as <file>.new per range)."""
+    def __init__(self, file):
+        self.file = file
+        self.lines = []
+        self.paths = set()
+        try:
+            with open(file, 'rb') as f:
+                self.lines = [line for line in f.read().split(b'\n') if line]
+        except FileNotFoundError:
+            pass
+        for line in self.lines:
+            entry = json.loads(line)
+            if 'deleted' in entry:
+                self.paths.discard(entry['deleted'].encode('utf-8', 'surrogateescape'))
+            else:
+                self.paths.add(entry['path'].encode('utf-8', 'surrogateescape'))
+    def __contains__(self, path):
+        return path in self.paths
+    def add(self, rev, node, path, reason, clash):
+        text = lambda name: None if name is None else name.decode('utf-8', 'surrogateescape')
+        self.paths.add(path)
+        self.lines.append(json.dumps({'revision': rev, 'changeset': nodemod.hex(node).decode(),
+                                      'path': text(path), 'reason': reason, 'clash': text(clash)}).encode())
+    def delete(self, path):
+        self.paths.discard(path)
+        self.lines.append(json.dumps({'deleted': path.decode('utf-8', 'surrogateescape')}).encode())
+    def save(self):
+        with open(self.file + '.new', 'wb') as f:
+            f.write(b''.join(line + b'\n' for line in self.lines))
+
+def commits(repo, start, end, domain, dropped, out, err):
     cl = repo.changelog
     ml = repo.manifestlog
     filelogs = {}
@@ -109,12 +168,18 @@ def commits(repo, start, end, domain, out, err):
             w(b'merge :%d\n' % (p2 + 1))
         for path, ((n1, f1), (n2, f2)) in changes:
             if n2 is None:
-                w(b'D %s\n' % quote(path))
+                if path in dropped:
+                    dropped.delete(path)
+                else:
+                    w(b'D %s\n' % quote(path))
                 continue
             if n1 is None:
-                found = unstorable(path, m, here)
+                found = unstorable(path, m, here, dropped)
                 if found:
-                    refuse(rev, cl.node(rev), found, err)
+                    dropped.add(rev, cl.node(rev), path, found[0], found[1])
+                    continue
+            elif path in dropped:
+                continue
             log = filelogs.get(path)
             if log is None:
                 log = filelogs[path] = repo.file(path)
@@ -191,7 +256,9 @@ def main():
     if sys.argv[2] == 'refs':
         refs(repo, out, sys.argv[3].encode(), int(sys.argv[4]))
     else:
-        commits(repo, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5].encode(), out, sys.stderr.buffer)
+        dropped = Dropped(sys.argv[6])
+        commits(repo, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5].encode(), dropped, out, sys.stderr.buffer)
+        dropped.save()
         out.write(b'done\n')
     out.flush()
 

@@ -15,11 +15,9 @@ import { readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runBounded } from '#vcs/bounded-process';
 import { GitFailed, gitEnvironment, runGit } from '#vcs/git-command';
-import { OriginFailed } from '#vcs/origin';
 import { checkArrivedPacks, checkedSoFar, packNames } from './arrival.ts';
 import { hgEnvironment, runHg } from './command.ts';
 import { HG_EXPORT_PROGRAM } from './export-program.ts';
-import { CONVERSION_FAILED } from './words.ts';
 
 /**
  * The pipeline, in bash for `pipefail`: one process group, so a time limit kills both sides.
@@ -28,7 +26,7 @@ import { CONVERSION_FAILED } from './words.ts';
  * heap: 13.7 s → 4.5 s measured).
  */
 const PIPELINE =
-  'set -o pipefail; "$1" -c "$2" "$3" "$4" "$5" "$6" "$7" | git -c pack.compression=1 -c fastimport.unpackLimit=0 -c core.hooksPath=/dev/null fast-import --quiet --done --force --import-marks-if-exists="$8" --export-marks="$8.new"';
+  'set -o pipefail; "$1" -c "$2" "$3" "$4" "$5" "$6" "$7" "$8" | git -c pack.compression=1 -c fastimport.unpackLimit=0 -c core.hooksPath=/dev/null fast-import --quiet --done --force --import-marks-if-exists="$9" --export-marks="$9.new"';
 
 export interface HgExportRun {
   readonly hgRepo: string;
@@ -56,19 +54,24 @@ export function hgPython(home: string): Promise<string> {
 
 export const marksFile = (gitRepo: string) => join(gitRepo, 'hg-marks');
 
+/** The paths left out so far, one JSON line each (`export-program.ts`). */
+export const droppedFile = (gitRepo: string) => join(gitRepo, 'hg-dropped.jsonl');
+
 async function pipeline(
   run: HgExportRun,
   args: readonly [string, string, string, string, string],
 ): Promise<void> {
   const marks = marksFile(run.gitRepo);
-  // A killed run leaves a half-written pack and marks file; neither is used.
+  const dropped = droppedFile(run.gitRepo);
+  // A killed run leaves a half-written pack, marks and dropped file; none is used.
   await rm(`${marks}.new`, { force: true });
+  await rm(`${dropped}.new`, { force: true });
   const packs = join(run.gitRepo, 'objects', 'pack');
   for (const name of await readdir(packs).catch(() => [] as string[]))
     if (name.startsWith('tmp_')) await rm(join(packs, name), { force: true });
   await runBounded(
     'bash',
-    ['-c', PIPELINE, 'hg-export', await hgPython(run.home), HG_EXPORT_PROGRAM, ...args, marks],
+    ['-c', PIPELINE, 'hg-export', await hgPython(run.home), HG_EXPORT_PROGRAM, ...args, dropped, marks],
     {
       cwd: run.gitRepo,
       env: {
@@ -83,20 +86,12 @@ async function pipeline(
         if (match) run.onConverted?.(Number(match[1]));
       },
     },
-    (code, stderr, timedOut) =>
-      (!timedOut && unstorablePath(stderr)) || new GitFailed(['fast-import'], code, stderr, timedOut),
+    (code, stderr, timedOut) => new GitFailed(['fast-import'], code, stderr, timedOut),
   );
+  // The dropped paths first: a crash between the two renames converts the range again, and a
+  // path listed twice is listed once (`unstorable-paths.ts`).
+  await rename(`${dropped}.new`, dropped);
   await rename(`${marks}.new`, marks);
-}
-
-/** The failure of a changeset with a path Git cannot store, from the program's `unstorable` line. */
-function unstorablePath(stderr: string): OriginFailed | undefined {
-  const match = /^hg-export: unstorable (\d+) ([0-9a-f]{40}) (.*)$/m.exec(stderr);
-  if (!match) return undefined;
-  const [path, above] = JSON.parse(match[3] ?? '[]') as [string, string | null];
-  return new OriginFailed(
-    `${CONVERSION_FAILED}: changeset ${match[2]?.slice(0, 12)} (revision ${match[1]}) has a path Git cannot store: ${JSON.stringify(path)}${above === null ? '' : ` (beneath the file ${JSON.stringify(above)})`}`,
-  );
 }
 
 /** Creates the bare repository, or leaves the one there as it is. */

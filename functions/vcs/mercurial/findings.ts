@@ -9,13 +9,15 @@
  *   ref points at; they are not followed, `.hgsub` and `.hgsubstate` stay as files.
  * - `authorless_commits`: changesets whose user has neither a name nor an email, and the identity
  *   they got, `(no author) <no-author@<origin host>>`.
+ * - `unstorable_paths`: the paths the conversion left out of the tree (`unstorable-paths.ts`).
  */
 import type { AssignedRef } from '#domain/ref-names';
 import { refRenames } from '#domain/ref-names';
 import { saveFinding, saveRenamedRefs } from '#vcs/findings';
 import type { HgRefRequest, HgRefsResult } from './refs.ts';
+import { droppedPaths } from './unstorable-paths.ts';
 
-export async function saveHgFindings(workDir: string, result: HgRefsResult): Promise<void> {
+export async function saveHgFindings(workDir: string, gitRepo: string, result: HgRefsResult): Promise<void> {
   await saveRenamedRefs(workDir, refRenames(result.assigned));
   await saveFinding(workDir, 'closed_branches', closedBranches(result.assigned));
   await saveFinding(
@@ -35,6 +37,7 @@ export async function saveHgFindings(workDir: string, result: HgRefsResult): Pro
     result.authorless.listed.map(({ changeset, user, author }) => ({ changeset, user, author })),
     result.authorless.count,
   );
+  await saveFinding(workDir, 'unstorable_paths', await droppedPaths(gitRepo));
 }
 
 /** Every closed branch is kept today (`kept` says so, for a choice to drop them later). */

@@ -15,10 +15,14 @@
  * - `authorless_commits`: each revision but 0 without `svn:author` (or with an empty one). The
  *   mirror's copy gets the author `(no author)` (git-svn's name for them), which the identity map
  *   makes `(no author) <no-author@<repository uuid>>`: one author the owner can map.
+ * - `unstorable_paths`: each file added (or replaced) at a path Git must not store
+ *   (`#domain/unstorable-paths`, inside trunk, a branch or a tag), with its revision: the rules
+ *   drop them (`rules.ts`). A file that arrives inside a copied folder is dropped without a line.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FindingEntry } from '#domain/import-report';
+import { componentReason } from '#domain/unstorable-paths';
 import { saveFinding } from '../findings.ts';
 import { runSvn } from './command.ts';
 import { type DumpProps, dumpReader } from './dump-reader.ts';
@@ -70,7 +74,7 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
   const shown = (path: string) => `/${path}`;
 
   const tally = await loadTally(scan.workDir, scan.from);
-  const { outside, externals, mergeinfo, authorless, nodeProps, revisionProps } = tally;
+  const { outside, externals, mergeinfo, authorless, unstorable, nodeProps, revisionProps } = tally;
   const authorlessProps = new Map<number, DumpProps>();
   /** The revisions of this scan that set each node property (ranges never overlap). */
   const propRevisions = new Map<string, Set<number>>();
@@ -101,6 +105,12 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
             ? rel
             : undefined;
         if (key !== undefined && !outside.has(key)) outside.set(key, node.revision);
+      }
+      if (node.kind === 'file' && (node.action === 'add' || node.action === 'replace')) {
+        const parts = rel.split('/');
+        const inTree = scan.standard ? parts.slice(parts[0] === 'trunk' ? 1 : 2) : parts;
+        const reason = inTree.map(componentReason).find((found) => found !== undefined);
+        if (reason !== undefined) unstorable.add({ revision: node.revision, path: shown(node.path), reason });
       }
       if (!node.props) return;
       const path = shown(node.path);
@@ -155,6 +165,7 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
   ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   await saveFinding(workDir, 'svn_properties', properties);
   await saveFinding(workDir, 'authorless_commits', authorless.entries, authorless.count);
+  await saveFinding(workDir, 'unstorable_paths', unstorable.entries, unstorable.count);
   await writeFile(
     join(workDir, PENDING_MERGEINFO),
     JSON.stringify({ count: mergeinfo.count, listed: mergeinfo.entries }),

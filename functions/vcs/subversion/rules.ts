@@ -37,6 +37,25 @@ const literalRule = (text: string) =>
     )
     .join('');
 
+/** Code points HFS+ ignores in names (`#domain/unstorable-paths`), as QRegExp writes them. */
+const HFS_IGNORED = '[\\x200c-\\x200f\\x202a-\\x202e\\x206a-\\x206f\\xfeff]*';
+const anyCase = (name: string) => [...name].map((char) => `[${char}${char.toUpperCase()}]`);
+
+/**
+ * A path component Git must not store: `.git` or `.hg` in any case, with HFS's ignored code
+ * points, NTFS's trailing dots and spaces, alternate streams and short names (`git~1`): the rule
+ * of `#domain/unstorable-paths` as a QRegExp (Subversion paths hold no `..`, NUL or leading `/`).
+ */
+const METADATA_COMPONENT = `(?:${['git', 'hg']
+  .flatMap((name) => [
+    `${HFS_IGNORED}[.]${HFS_IGNORED}${anyCase(name).join(HFS_IGNORED)}${HFS_IGNORED}`,
+    `${anyCase(name).join('')}~1`,
+  ])
+  .join('|')})[. ]*(?::[^/]*)?`;
+
+/** Rules that drop every path with such a component below `prefix`; they come first. */
+const unstorableRule = (prefix: string) => `match ${prefix}(?:.*/)?${METADATA_COMPONENT}(?:/|$)\nend match\n`;
+
 /** The branch and tag names of a standard layout, each directly under `branches/` or `tags/`. */
 export interface LayoutNames {
   readonly branches: readonly string[];
@@ -90,6 +109,7 @@ export function conversionRules(
     return {
       rules: [
         `create repository ${output}\nend repository\n`,
+        unstorableRule(prefix),
         rule(prefix, 'main'),
         'match /\nend match\n',
       ].join('\n'),
@@ -106,6 +126,7 @@ export function conversionRules(
   return {
     rules: [
       `create repository ${output}\nend repository\n`,
+      unstorableRule(prefix),
       rule(`${prefix}trunk/`, 'main'),
       ...own,
       rule(`${prefix}branches/main/`, 'branches/main'),

@@ -27,6 +27,8 @@ export interface ScanTally {
   readonly externals: Listing;
   readonly mergeinfo: Listing;
   readonly authorless: Listing;
+  /** Files added at a path Git must not store (the rules drop them: `rules.ts`). */
+  readonly unstorable: Listing;
   /** Each node property Git has no place for → the paths it was set on, in how many revisions. */
   readonly nodeProps: Map<string, { paths: Set<string>; revisions: number }>;
   /** Each revision property Git has no place for → how many revisions carry it. */
@@ -38,6 +40,7 @@ const emptyTally = (): ScanTally => ({
   externals: new Listing(),
   mergeinfo: new Listing(),
   authorless: new Listing(),
+  unstorable: new Listing(),
   nodeProps: new Map(),
   revisionProps: new Map(),
 });
@@ -52,6 +55,8 @@ interface SavedTally {
   readonly externals: SavedListing;
   readonly mergeinfo: SavedListing;
   readonly authorless: SavedListing;
+  /** Absent in a tally saved before issue 28. */
+  readonly unstorable?: SavedListing;
   readonly nodeProps: [string, { paths: string[]; revisions: number }][];
   readonly revisionProps: [string, number][];
 }
@@ -67,6 +72,7 @@ export async function loadTally(workDir: string, from: number): Promise<ScanTall
     externals: listing(saved.externals),
     mergeinfo: listing(saved.mergeinfo),
     authorless: listing(saved.authorless),
+    unstorable: listing(saved.unstorable ?? { entries: [], count: 0 }),
     nodeProps: new Map(
       saved.nodeProps.map(([name, seen]) => [
         name,
@@ -83,6 +89,7 @@ export async function saveTally(workDir: string, tally: ScanTally): Promise<void
     externals: tally.externals,
     mergeinfo: tally.mergeinfo,
     authorless: tally.authorless,
+    unstorable: tally.unstorable,
     nodeProps: [...tally.nodeProps].map(([name, seen]) => [
       name,
       { paths: [...seen.paths], revisions: seen.revisions },

@@ -1,0 +1,177 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OriginServer } from '#local/git-origins';
+import { serveHg } from '#local/hg-origins';
+import { type SvnServer, serveSvn } from '#local/svn-origins';
+import { createUser, personalToken } from '#test/fixtures';
+import { gitClient } from '#test/git-client';
+import { importApiCall } from '#test/import-api';
+import { startTestStack } from '#test/stack';
+import { WebClient } from '#test/web-client';
+
+/*
+ * Paths Git cannot or must not store (issue 28) are left out of the imported tree, listed in the
+ * import report with the revision or changeset and the path, and told on the progress page; the
+ * rest of the history arrives and passes `git fsck --strict`. Origins: Mercurial's own `tampered`
+ * test bundle (test/fixtures/hg/README.md), and a Subversion repository whose trunk gets a
+ * `.git/config`, made here with svnmucc.
+ */
+
+const exec = promisify(execFile);
+const TAMPERED = join(import.meta.dirname, '../fixtures/hg/tampered.hg');
+
+type Stack = Awaited<ReturnType<typeof startTestStack>>;
+let stack: Stack;
+let git: Awaited<ReturnType<typeof gitClient>>;
+let owner: Awaited<ReturnType<typeof createUser>>;
+let token: string;
+let root: string;
+let hgOrigin: OriginServer;
+let svnOrigin: SvnServer;
+
+const api = (method: string, path: string, body?: unknown) =>
+  importApiCall(stack.baseUrl, token, method, path, body);
+
+/** Starts an import of `vcs_url` into a new repository and waits for `complete` or `error`. */
+async function importInto(name: string, vcsUrl: string): Promise<Record<string, unknown>> {
+  const created = await fetch(`${stack.baseUrl}/user/repos`, {
+    method: 'POST',
+    headers: { Authorization: `token ${token}` },
+    body: JSON.stringify({ name }),
+  });
+  expect(created.status).toBe(201);
+  expect((await api('PUT', `/repos/octocat/${name}/import`, { vcs_url: vcsUrl })).status).toBe(201);
+  const deadline = Date.now() + 45_000;
+  let last: Record<string, unknown> = {};
+  while (Date.now() < deadline) {
+    last = (await api('GET', `/repos/octocat/${name}/import`)).body;
+    if (last.status === 'complete' || last.status === 'error') break;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  return last;
+}
+
+/** A clone of the hosted repository, after `git fsck --strict` of it passed. */
+async function cloneAndCheck(name: string): Promise<string> {
+  const dir = await mkdtemp(join(root, 'clone-'));
+  const clone = await git(['clone', '--quiet', '--mirror', `${stack.webUrl}/octocat/${name}.git`, dir]);
+  expect(clone.code, clone.stderr).toBe(0);
+  const fsck = await git(['fsck', '--strict', '--no-dangling'], { cwd: dir });
+  expect(fsck.code, fsck.stderr).toBe(0);
+  return dir;
+}
+
+/** The words of the progress page's report section. */
+async function pageWords(name: string): Promise<string> {
+  const browser = new WebClient(stack.webUrl);
+  await browser.get('/login');
+  const login = await browser.post('/login', { login: owner.login, password: owner.password });
+  expect(login.status).toBe(303);
+  const page = await browser.get(`/octocat/${name}/import`);
+  expect(page.status).toBe(200);
+  const region = /<section id="import-report"[\s\S]*?<\/section>/.exec(browser.lastHtml)?.[0] ?? '';
+  return region
+    .replace(/<[^>]+>/g, '')
+    .replace(/\s+/g, ' ')
+    .replaceAll('&quot;', '"');
+}
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  git = await gitClient();
+  root = await mkdtemp(join(tmpdir(), 'unstorable-paths-'));
+  const env = { PATH: process.env.PATH ?? '', HOME: root, HGRCPATH: '', HGPLAIN: '1', LC_ALL: 'C' };
+
+  const hgRepo = join(root, 'tampered');
+  await exec('hg', ['init', hgRepo], { env });
+  await exec('hg', ['-R', hgRepo, 'pull', '-q', TAMPERED], { env });
+  hgOrigin = await serveHg({ repo: hgRepo });
+
+  const svnRoot = join(root, 'svn');
+  await mkdir(svnRoot);
+  await exec('svnadmin', ['create', join(svnRoot, 'repo')], { env, cwd: root });
+  const readme = join(root, 'README');
+  const config = join(root, 'config');
+  await writeFile(readme, 'hello\n');
+  await writeFile(config, '[core]\n\thooksPath = /tmp/evil\n');
+  const svnmucc = (...args: string[]) =>
+    exec(
+      'svnmucc',
+      ['--non-interactive', '-U', `file://${join(svnRoot, 'repo')}`, '--username', 'ada', ...args],
+      {
+        env,
+      },
+    );
+  await svnmucc('-m', 'Layout', 'mkdir', 'trunk', 'mkdir', 'branches', 'mkdir', 'tags');
+  await svnmucc('-m', 'Add README', 'put', readme, 'trunk/README');
+  await svnmucc('-m', 'Add a .git folder', 'mkdir', 'trunk/.git', 'put', config, 'trunk/.git/config');
+  await svnmucc('-m', 'Change README', 'put', config, 'trunk/README');
+  svnOrigin = await serveSvn(svnRoot);
+
+  owner = await createUser(stack.endpointsFile, 'octocat');
+  token = (await personalToken(stack.baseUrl, owner.auth, ['repo'])).token;
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await Promise.all([hgOrigin?.close(), svnOrigin?.close()]);
+});
+
+describe('paths Git cannot store', () => {
+  it('Mercurial: tampered.hg imports to complete, its bad paths left out and listed by changeset', async () => {
+    const done = await importInto('tampered', `${hgOrigin.url}/`);
+    expect(done).toMatchObject({ vcs: 'mercurial', status: 'complete' });
+
+    const report = await api('GET', '/repos/octocat/tampered/import/report');
+    expect(report.status).toBe(200);
+    const listed = report.body.unstorable_paths as Record<string, unknown>[];
+    expect(report.body.unstorable_paths_count).toBe(5);
+    expect(listed.map(({ path, reason, clash }) => [path, reason, clash])).toEqual([
+      ['.hg/test', 'hg_metadata', null],
+      ['foo/.hg/test', 'hg_metadata', null],
+      ['back', 'file_and_folder', 'back/test'],
+      ['../test', 'dot_component', null],
+      ['/tmp/test', 'absolute', null],
+    ]);
+    for (const entry of listed) expect(entry.changeset).toMatch(/^[0-9a-f]{40}$/);
+    expect(listed[3]?.changeset).toMatch(/^40f5112af0dd/);
+
+    const clone = await cloneAndCheck('tampered');
+    const files = await git(['log', '--all', '--format=', '--name-only'], { cwd: clone });
+    expect(files.stdout.trim().split('\n').filter(Boolean)).toEqual(['back/test']);
+
+    const words = await pageWords('tampered');
+    expect(words).toContain(
+      '5 paths Git cannot store were left out of the imported history; everything else was imported',
+    );
+    expect(words).toContain(
+      '"../test" in 40f5112af0dd (a “.” or “..” folder, which climbs out of the repository)',
+    );
+  }, 60_000);
+
+  it('Subversion: a committed .git/config is left out, listed with its revision, the rest arrives', async () => {
+    const done = await importInto('svn-dotgit', svnOrigin.url('repo'));
+    expect(done).toMatchObject({ vcs: 'subversion', status: 'complete' });
+
+    const report = await api('GET', '/repos/octocat/svn-dotgit/import/report');
+    expect(report.status).toBe(200);
+    expect(report.body.unstorable_paths_count).toBe(1);
+    expect(report.body.unstorable_paths).toEqual([
+      { revision: 3, path: '/trunk/.git/config', reason: 'git_metadata' },
+    ]);
+
+    const clone = await cloneAndCheck('svn-dotgit');
+    const tree = await git(['ls-tree', '-r', '--name-only', 'main'], { cwd: clone });
+    expect(tree.stdout.trim().split('\n')).toEqual(['README']);
+    const log = await git(['log', '--format=%s', 'main'], { cwd: clone });
+    expect(log.stdout).toContain('Change README');
+
+    expect(await pageWords('svn-dotgit')).toContain(
+      '1 path Git cannot store was left out of the imported history; everything else was imported: "/trunk/.git/config" in r3 (a .git folder, which Git refuses in any spelling)',
+    );
+  }, 60_000);
+});
