@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixtureRepository, writeLargeCommit } from '#local/git-fixtures';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
@@ -10,6 +11,7 @@ import { makeSvnRepository } from '#local/svn-fixtures';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
 import { tfvcHistory } from '#local/tfvc-alpha';
 import { serveTfvc, type TfvcServer } from '#local/tfvc-origin';
+import { ENV } from '#shared/config';
 import { type AsDeployed, LAMBDA_USER, startAsDeployed } from '#test/as-deployed';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
@@ -21,11 +23,14 @@ import { commandLine, descendantsOf, processTable } from '#test/process-tree';
  * `test/support/as-deployed.ts`): the image's own root file system, tools and Node.js, its
  * bundles under `aws-lambda-ric`, Lambda's user on files the access point's user owns, a
  * read-only root and a 512 MB `/tmp`; then clone and push through the Git front end, started
- * from the same image as its task definition says.
+ * from the same image as its task definition says. The sync scheduler is the function the
+ * template's rule targets, invoked with the rule's event every second; its clock (the event's
+ * `time`) runs `aheadMs` ahead to make a followed import due without waiting its interval.
  */
 
 const LARGE_FILE_BYTES = 256 * 1024;
 const PASSWORD = 'deployed-pass-1';
+const MINUTE = 60_000;
 
 let deployed: AsDeployed;
 let git: Awaited<ReturnType<typeof gitClient>>;
@@ -35,6 +40,7 @@ let gitOrigin: OriginServer;
 let hgOrigin: OriginServer;
 let svnOrigin: SvnServer;
 let tfvcOrigin: TfvcServer;
+let aheadMs = 0;
 
 const api = (method: string, path: string, body?: unknown) =>
   importApiCall(deployed.stack.baseUrl, token, method, path, body);
@@ -61,6 +67,37 @@ async function until(repo: string, done: (body: Record<string, unknown>) => bool
   throw new Error(`import of ${repo} ended ${JSON.stringify(last)}\n${await deployed.logs()}`);
 }
 
+/** Polls the sync resource until `done` holds, failing with the functions' logs. */
+// biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
+async function syncUntil(repo: string, done: (sync: any) => boolean): Promise<any> {
+  const deadline = Date.now() + 60_000;
+  let last: unknown = {};
+  while (Date.now() < deadline) {
+    last = (await api('GET', `/repos/octocat/${repo}/import/sync`)).body;
+    if (done(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`sync of ${repo} is ${JSON.stringify(last)}\n${await deployed.logs()}`);
+}
+
+/** Whether the local Step Functions ran an execution of this name (`owner.repo.sync-N`). */
+async function executionExists(name: string): Promise<boolean> {
+  const sfn = new SFNClient({
+    endpoint: deployed.stack.stepFunctionsEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const machine = process.env[ENV.importStateMachineArn] ?? '';
+  const executionArn = `${machine.replace(':stateMachine:', ':execution:')}:${name}`;
+  return sfn.send(new DescribeExecutionCommand({ executionArn })).then(
+    () => true,
+    (error: Error) => {
+      if (error.name === 'ExecutionDoesNotExist') return false;
+      throw error;
+    },
+  );
+}
+
 async function importAndClone(repo: string, request: Record<string, unknown>): Promise<string> {
   await newRepo(repo);
   expect((await api('PUT', `/repos/octocat/${repo}/import`, request)).status).toBe(201);
@@ -74,7 +111,10 @@ async function importAndClone(repo: string, request: Record<string, unknown>): P
 }
 
 beforeAll(async () => {
-  deployed = await startAsDeployed({ overrides: { LARGE_FILE_BYTES: String(LARGE_FILE_BYTES) } });
+  deployed = await startAsDeployed({
+    overrides: { LARGE_FILE_BYTES: String(LARGE_FILE_BYTES) },
+    syncScheduler: { tickMs: 1000, clock: () => Date.now() + aheadMs },
+  });
   git = await gitClient();
   work = await mkdtemp(join(tmpdir(), 'deployed-imports-'));
   await Promise.all([
@@ -172,6 +212,49 @@ describe('the worker image under AWS identities', () => {
     // The second attempt holds the first's raw history; the first's directory is gone.
     const attempts = await readdir(join(deployed.fileSystem, 'imports', 'octocat', 'followed'));
     expect(attempts).toEqual(['2']);
+  }, 300_000);
+
+  it('runs the shipped scheduler: a due sync starts on its own, a due one with nothing new starts none', async () => {
+    const origin = join(work, 'origins', 'scheduled.git');
+    await makeFixtureRepository(origin, { commits: 4, branches: 1, annotatedTags: 1 });
+    await importAndClone('scheduled', { vcs_url: `${gitOrigin.url}/scheduled.git` });
+    expect((await api('PUT', '/repos/octocat/scheduled/import/sync', { interval_minutes: 5 })).status).toBe(
+      200,
+    );
+    const change = await mkdtemp(join(work, 'scheduled-change-'));
+    expect((await git(['clone', '-q', origin, change])).code).toBe(0);
+    await writeFile(join(change, 'scheduled.txt'), 'new at the origin\n');
+    for (const args of [
+      ['add', 'scheduled.txt'],
+      ['commit', '-q', '-m', 'New at the origin'],
+      ['push', '-q'],
+    ])
+      expect((await git(args, { cwd: change })).code).toBe(0);
+
+    // No POST: the scheduler's next tick finds the sync due and starts it.
+    aheadMs = 6 * MINUTE;
+    const synced = await syncUntil('scheduled', (sync) => sync.last_sync?.status === 'succeeded');
+    await until('scheduled', (body) => body.status === 'complete');
+    expect(synced).toMatchObject({ state: 'following', last_sync: { new_commits: 1 } });
+    expect(await executionExists('octocat.scheduled.sync-2')).toBe(true);
+    const hosted = `${withUser(deployed.stack.webUrl)}/octocat/scheduled.git`;
+    expect(await remoteRefs(git, hosted, PASSWORD)).toEqual(await remoteRefs(git, origin));
+
+    // Due again with nothing new: the check is recorded, no execution starts.
+    aheadMs = 12 * MINUTE;
+    const checked = await syncUntil(
+      'scheduled',
+      (sync) => Date.parse(sync.last_checked_at) > Date.parse(synced.last_checked_at),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await executionExists('octocat.scheduled.sync-3')).toBe(false);
+    expect((await api('GET', '/repos/octocat/scheduled/import')).body.status).toBe('complete');
+    expect(checked).toMatchObject({ last_synced_at: synced.last_synced_at, last_sync: synced.last_sync });
+    expect(Date.parse(checked.next_sync_at)).toBe(Date.parse(checked.last_checked_at) + 5 * MINUTE);
+    // Both ticks were the deployed function's, in the image under Lambda's user.
+    expect(await deployed.logs()).toMatch(
+      /--- OAuthImportService-SyncSchedulerFunction-\d+\.log\n[\s\S]*"unchanged":1/,
+    );
   }, 300_000);
 
   it('imports a Mercurial origin', async () => {

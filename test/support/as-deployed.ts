@@ -35,6 +35,7 @@ import { type LambdaFunction, lambdaFunction } from '#local/lambda-functions';
 import { freePort } from '#local/ports';
 import { ensureSecretsKey, type LocalStack, startLocalStack } from '#local/stack';
 import type { LocalTask } from '#local/step-functions';
+import type { SyncTimerOptions } from '#local/sync-timer';
 import { ENV } from '#shared/config';
 import { ROUTES } from '#shared/routes';
 import { type CfnResource, type Deployment, loadDeployment } from './deployment.ts';
@@ -60,6 +61,11 @@ const ZIP_RUNTIME_ENVIRONMENT = {
 export interface AsDeployedOptions {
   /** Environment values on top of the template's, for every function (small test limits). */
   readonly overrides?: Readonly<Record<string, string>>;
+  /**
+   * The scheduler's ticks (default: the rule's rate) and clock (the event's `time`); each tick
+   * invokes the function the template's rule targets.
+   */
+  readonly syncScheduler?: Pick<SyncTimerOptions, 'tickMs' | 'clock'>;
 }
 
 export interface AsDeployed {
@@ -259,6 +265,9 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
       handlers[route.handler] = (event) => invoke(event) as ReturnType<Handler>;
     }
 
+    const scheduler = scheduledFunction(deployment);
+    const invokeScheduler = deployedFunction(scheduler.functionId, scheduler.function);
+
     let frontEnd: AsDeployed['frontEnd'] | undefined;
     const port = await freePort();
     const endpointsFile = join(work, 'local.json');
@@ -271,6 +280,12 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
       writeEndpointsFile: true,
       importStateMachine: await importStateMachine(tasks),
       handlers,
+      syncScheduler: {
+        tickMs: scheduler.rateMs,
+        ruleArn: `arn:aws:events:${REGION}:123456789012:rule/${STACK_NAME}-${scheduler.ruleId}`,
+        ...options.syncScheduler,
+        invoke: invokeScheduler,
+      },
       gitFrontend: async () => {
         // The handlers' URLs are the web origin's, known now that its port is chosen.
         for (const name of [ENV.authUrl, ENV.settingsUrl, ENV.importUrl]) {
@@ -321,6 +336,28 @@ function workflowFunctions(deployment: Deployment): [string, string][] {
     { 'Fn::GetAtt': [string, string] }
   >;
   return Object.entries(substitutions).map(([placeholder, value]) => [placeholder, value['Fn::GetAtt'][0]]);
+}
+
+/** The one scheduled rule, its rate, and the function it targets (the sync scheduler). */
+function scheduledFunction(deployment: Deployment) {
+  const rules = deployment
+    .ofType('AWS::Events::Rule')
+    .filter(([, rule]) => rule.Properties.ScheduleExpression !== undefined);
+  const [only, ...more] = rules;
+  if (!only || more.length > 0) throw new Error(`the template has ${rules.length} scheduled rules, not one`);
+  const [ruleId, rule] = only;
+  const expression = String(rule.Properties.ScheduleExpression);
+  const rate = expression.match(/^rate\((\d+) (minute|hour|day)s?\)$/);
+  if (!rate || rule.Properties.State !== 'ENABLED')
+    throw new Error(`${ruleId}: ${expression}, not an enabled rate`);
+  const unitMs = { minute: 60_000, hour: 3_600_000, day: 86_400_000 }[rate[2] as 'minute' | 'hour' | 'day'];
+  const targets = rule.Properties.Targets as { Arn: { 'Fn::GetAtt'?: [string, string] } }[];
+  const functionId = targets.length === 1 ? targets[0]?.Arn['Fn::GetAtt']?.[0] : undefined;
+  const fn = functionId === undefined ? undefined : deployment.resources[functionId];
+  if (!functionId || fn?.Type !== 'AWS::Lambda::Function') {
+    throw new Error(`${ruleId}: its target is not one function of the template`);
+  }
+  return { ruleId, rateMs: Number(rate[1]) * unitMs, functionId, function: fn };
 }
 
 /** What the front end's start reads of its container definition (CloudFormation's names). */
