@@ -14,7 +14,7 @@
  * `git http-backend`), `sync-tfvc` (a sync of 10 new changesets against the import of 5,000 from
  * the TFVC stand-in, alternating).
  * `git http-backend`), `followpage` (the progress page of an import that follows its origin against
- * one that does not).
+ * one that does not), `events` (a status change with its import event against the write alone).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
@@ -22,6 +22,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_LOAD_TARGET_MS, measureBundles } from '#bench/bundles';
 import { deviceReport, measureDevicePolls } from '#bench/device';
+import { eventsReport, measureEvents } from '#bench/events';
 import { followPageReport, measureFollowPage } from '#bench/followpage';
 import { gitReport, measureGit } from '#bench/git';
 import { importReport, measureImport } from '#bench/import';
@@ -59,6 +60,7 @@ const SECTIONS = [
   'git',
   'sync-tfvc',
   'followpage',
+  'events',
 ] as const;
 const wanted = new Set(process.argv.slice(2));
 
@@ -269,5 +271,11 @@ if (run('sync-tfvc')) {
 if (run('followpage')) {
   const markdown = followPageReport(await measureFollowPage(200), machine);
   await writeSection('followpage', markdown);
+  console.log(markdown);
+}
+
+if (run('events')) {
+  const markdown = eventsReport(await measureEvents(200), machine);
+  await writeSection('events', markdown);
   console.log(markdown);
 }

@@ -59,6 +59,7 @@ import {
 import { newLargeBlob, recordSeenTips, seenTips } from '#vcs/seen-history';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
+import { statusChanged } from './import-events.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
 import { openImportCredentials } from './imports.ts';
 import { lfsStore } from './lfs-objects.ts';
@@ -82,15 +83,27 @@ async function current(input: StepInput): Promise<Import> {
  * The attempt's writes to its import. Each is conditional on the attempt: one that loses its
  * condition means the import was restarted or cancelled, and the step stops (`AttemptSuperseded`).
  */
-function writesOf(input: StepInput) {
+function writesOf(input: StepInput, from: ImportStatus) {
   const { owner, repo, attempt } = input;
+  let seen = from;
   const must = async (written: Promise<boolean>) => {
     if (!(await written)) throw superseded(input);
   };
+  /** After a status write: its event, when the status moved (the one place steps publish). */
+  const moved = async (status: ImportStatus | undefined) => {
+    if (status === undefined || status === seen) return;
+    await statusChanged(owner, repo, seen, { attempt, sync: input.sync });
+    seen = status;
+  };
   return {
-    progress: (progress: Progress) => must(recordProgress(owner, repo, attempt, progress)),
-    status: (status: ImportStatus, extra?: StatusExtra) =>
-      must(enterStatus(owner, repo, attempt, status, extra)),
+    progress: async (progress: Progress) => {
+      await must(recordProgress(owner, repo, attempt, progress));
+      await moved(progress.status);
+    },
+    status: async (status: ImportStatus, extra?: StatusExtra) => {
+      await must(enterStatus(owner, repo, attempt, status, extra));
+      await moved(status);
+    },
     largeFiles: (importId: number, files: readonly LargeFile[]) =>
       must(setLargeFiles(owner, repo, importId, attempt, [...files])),
     report: (importId: number, report: StoredReport) =>
@@ -194,7 +207,7 @@ export const detect = watchedStep(async function detect(
   input: StepInput,
   record: Import,
 ): Promise<{ outcome: 'found' | 'needs_auth' | 'multiple' | 'nothing' }> {
-  const write = writesOf(input);
+  const write = writesOf(input, record.status);
   if (record.status !== 'detecting') await write.progress({ status: 'detecting' });
   const options = adapterOptions();
   const candidates = record.vcs ? [adapterFor(record.vcs, options)] : detectionCandidates(options);
@@ -260,7 +273,7 @@ export const importRawChunk = watchedStep(async function importRawChunk(
       await recordSeenTips(previous, input.attempt, await gitJob(previous));
   });
   await mkdir(dir, { recursive: true });
-  const write = writesOf(input);
+  const write = writesOf(input, record.status);
   if (record.status !== 'importing') await write.progress({ status: 'importing' });
   const job = rawJobOf(record, await originAccess(record), dir);
   const progress = progressWriter(input);
@@ -318,7 +331,7 @@ export const rewrite = watchedStep(async function rewrite(
   input: StepInput,
   record: Import,
 ): Promise<{ rewritten: boolean }> {
-  await writesOf(input).progress({ status: 'mapping', pushPercent: null });
+  await writesOf(input, record.status).progress({ status: 'mapping', pushPercent: null });
   const dir = attemptDir(input, input.attempt);
   await carryOver(input, dir);
   await mkdir(dir, { recursive: true });
@@ -349,7 +362,8 @@ async function publishBatch(
   input: StepInput,
   record: Import,
 ): Promise<{ done: boolean; defaultBranch?: string; sizeKiB?: number; refChanges?: SyncRefChanges }> {
-  if (record.status !== 'pushing') await writesOf(input).progress({ status: 'pushing', pushPercent: 0 });
+  if (record.status !== 'pushing')
+    await writesOf(input, record.status).progress({ status: 'pushing', pushPercent: 0 });
   const progress = progressWriter(input);
   const dir = attemptDir(input, input.attempt);
   const hostedPath = hostedRepositoryPath(config().repositoriesDir, input.owner, input.repo);
@@ -419,7 +433,7 @@ export async function complete(
     ...(input.push?.refChanges ? { refChanges: input.push.refChanges } : {}),
   });
   await refreshDue(record.ownerLogin, record.repoName, record.importId, nextSyncAt);
-  await writesOf(input).status('complete');
+  await writesOf(input, record.status).status('complete');
   countSignal('ImportCompleted');
   log('info', 'import complete', { owner: input.owner, repo: input.repo, attempt: input.attempt });
   return {};
@@ -467,10 +481,12 @@ export async function recordFailure(
   const record = await getImport(input.owner, input.repo);
   if (record?.attempt === input.attempt)
     await recordSyncOutcome(record.ownerLogin, record.repoName, record.importId, { errorMessage });
-  await enterStatus(input.owner, input.repo, input.attempt, 'error', {
+  const written = await enterStatus(input.owner, input.repo, input.attempt, 'error', {
     failedStep: input.failedStep,
     errorMessage,
   });
+  if (written && record)
+    await statusChanged(input.owner, input.repo, record.status, { attempt: input.attempt, sync: input.sync });
   countSignal('ImportFailed');
   return {};
 }
@@ -483,7 +499,10 @@ export async function waitForPerson(
   input: StepInput & { waitingFor: WaitingFor; status: ImportStatus; taskToken: string },
 ): Promise<Record<string, never>> {
   const { owner, repo, attempt, waitingFor, taskToken, status } = input;
+  const before = await getImport(owner, repo);
   const stored = await storeWaiting(owner, repo, attempt, waitingFor, taskToken, status);
+  if (stored === true && before)
+    await statusChanged(owner, repo, before.status, { attempt, sync: input.sync });
   if (stored === 'already-decided') await resumeWaiting(taskToken, {});
   else if (!stored) throw superseded(input);
   // A sync whose origin refuses the credentials: following goes on, `last_sync` says it waits.

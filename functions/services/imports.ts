@@ -62,6 +62,7 @@ import { log } from '#shared/log';
 import { SEAL_PURPOSE } from '#shared/seal-purposes';
 import { removeImportFiles } from '#vcs/import-files';
 import type { Caller } from './authenticate.ts';
+import { importCancelled, statusChanged } from './import-events.ts';
 import { resumeWaiting, type StartAt, startAttempt, stopAttempt } from './import-workflow.ts';
 import { visibleRepository } from './repositories.ts';
 import { secretSealer } from './secret-sealer.ts';
@@ -257,7 +258,12 @@ export async function startImport(
       'The repository changed meanwhile (it has content, or an import was cancelled); try again',
     );
   const record = created.record;
-  await launch(record, startAtFor(vcs), () => removeUnstartedImport(ownerLogin, repoName, importId));
+  // Each status change is published after its write and before the execution that moves it on starts.
+  await statusChanged(ownerLogin, repoName, null);
+  await launch(record, startAtFor(vcs), async () => {
+    await removeUnstartedImport(ownerLogin, repoName, importId);
+    await importCancelled(record);
+  });
   return (await getImport(ownerLogin, repoName)) ?? record;
 }
 
@@ -319,6 +325,7 @@ export async function updateImport(
       const sealed = await sealCredentials(ownerLogin, repoName, record.importId, credentials);
       const taken = await storeCredentials(ownerLogin, repoName, record, sealed);
       if (taken === false) return undefined;
+      await statusChanged(ownerLogin, repoName, record.status);
       await resumeOrRelaunch(record, { ...record, status: 'detecting' }, taken, 'detect');
       return true;
     });
@@ -341,6 +348,7 @@ export async function updateImport(
       if (!choice) throw invalid('human_name', 'human_name names none of the project_choices');
       const taken = await storeProjectChoice(ownerLogin, repoName, record, choice);
       if (taken === false) return undefined;
+      await statusChanged(ownerLogin, repoName, record.status);
       await resumeOrRelaunch(record, { ...record, status: 'importing' }, taken, 'import');
       return true;
     });
@@ -386,11 +394,19 @@ async function resumeOrRelaunch(
 }
 
 /** A restart or republish whose execution could not start is left in `error`, not running forever. */
-async function markUnstarted(record: Import, attempt: number, step?: FailedStep): Promise<void> {
-  await enterStatus(record.ownerLogin, record.repoName, attempt, 'error', {
+async function markUnstarted(
+  record: Import,
+  attempt: number,
+  step?: FailedStep,
+  sync?: boolean,
+): Promise<void> {
+  const before = await getImport(record.ownerLogin, record.repoName);
+  const written = await enterStatus(record.ownerLogin, record.repoName, attempt, 'error', {
     failedStep: step ?? (record.vcs === null ? 'detection' : 'raw'),
     errorMessage: 'The import could not be started; restart it',
   });
+  if (written && before)
+    await statusChanged(record.ownerLogin, record.repoName, before.status, { attempt, sync });
 }
 
 /**
@@ -403,6 +419,7 @@ async function restart(record: Import, sent: SentImportChoices): Promise<true | 
   const choices = sendsChoices(sent) ? withSentChoices(choicesOf(record), sent) : undefined;
   if (!(await beginAttempt(record.ownerLogin, record.repoName, record, firstStatus(record.vcs), choices)))
     return undefined;
+  await statusChanged(record.ownerLogin, record.repoName, record.status);
   await stopQuietly(executionArnOf(record), 'the import was restarted');
   await launch({ ...record, attempt: record.attempt + 1 }, startAtFor(record.vcs), () =>
     markUnstarted(record, record.attempt + 1),
@@ -424,11 +441,15 @@ export async function beginSyncAttempt(record: Import, originFingerprint?: strin
   if (!(await beginAttempt(record.ownerLogin, record.repoName, record, firstStatus(record.vcs))))
     return false;
   const next = { ...record, attempt: record.attempt + 1 };
+  await statusChanged(record.ownerLogin, record.repoName, record.status, {
+    attempt: next.attempt,
+    sync: true,
+  });
   // The attempt before keeps the raw history and the adapter's state: the sync fetches what is new.
   await launch(
     next,
     startAtFor(record.vcs),
-    () => markUnstarted(record, next.attempt),
+    () => markUnstarted(record, next.attempt, undefined, true),
     record.attempt,
     true,
     originFingerprint,
@@ -451,6 +472,7 @@ export async function cancelImport(caller: Caller, owner: string, name: string):
     if (outcome === 'gone') throw notFound();
     return outcome === 'ok' ? record : undefined;
   });
+  await importCancelled(cancelled);
   await stopQuietly(executionArnOf(cancelled), 'the import was cancelled');
   await Promise.all([
     deleteImportItems(ownerLogin, repoName, cancelled.importId),
@@ -553,6 +575,7 @@ export async function mapImportAuthor(
     const outcome = await mapAuthor(ownerLogin, repoName, record, authorId, changes, republishing);
     if (outcome === 'no-author') throw notFound();
     if (outcome === 'import-changed') return undefined;
+    if (republishing) await statusChanged(ownerLogin, repoName, record.status);
     if (republishing) await republish(record);
     return record;
   });
@@ -590,6 +613,7 @@ export async function setLfsPreference(
           : 'store';
     const taken = await storeUseLfs(ownerLogin, repoName, record, useLfs, how);
     if (taken === false) return undefined;
+    await statusChanged(ownerLogin, repoName, record.status);
     if (how === 'resume') await resumeOrRelaunch(record, record, taken, startAtFor(record.vcs));
     if (how === 'republish') await republish(record);
     return true;

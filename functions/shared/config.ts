@@ -43,6 +43,8 @@ export const ENV = {
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   /** Only set locally: the Step Functions endpoint in front of aws-local-stepfunctions. */
   stepFunctionsEndpoint: 'STEPFUNCTIONS_ENDPOINT',
+  /** Only set locally: the EventBridge endpoint that records import events (`lib/local/event-bus.ts`). */
+  eventsEndpoint: 'EVENTS_ENDPOINT',
   importStateMachineArn: 'IMPORT_STATE_MACHINE_ARN',
   baseUrl: 'API_URL',
   authUrl: 'AUTH_URL',
@@ -123,6 +125,8 @@ export interface Config extends GitLimits {
   readonly tableName: string;
   readonly dynamodbEndpoint: string | undefined;
   readonly stepFunctionsEndpoint: string | undefined;
+  /** Unset in AWS: import events go to the account's default event bus. */
+  readonly eventsEndpoint: string | undefined;
   readonly importStateMachineArn: string | undefined;
   /** Public URLs; when unset in AWS they are derived per request from the API Gateway domain. */
   readonly baseUrl: string | undefined;
@@ -175,6 +179,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tableName,
     dynamodbEndpoint: env[ENV.dynamodbEndpoint] || undefined,
     stepFunctionsEndpoint: env[ENV.stepFunctionsEndpoint] || undefined,
+    eventsEndpoint: env[ENV.eventsEndpoint] || undefined,
     importStateMachineArn: env[ENV.importStateMachineArn] || undefined,
     baseUrl: optionalUrl(env, ENV.baseUrl),
     authUrl: optionalUrl(env, ENV.authUrl),

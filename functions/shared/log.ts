@@ -75,7 +75,9 @@ export type Signal =
   | 'TokenRefreshSucceeded'
   | 'TokenRefreshFailed'
   | 'ImportCompleted'
-  | 'ImportFailed';
+  | 'ImportFailed'
+  /** An import event EventBridge did not take (`services/import-events.ts`). */
+  | 'ImportEventNotPublished';
 
 /**
  * One occurrence of `signal` in CloudWatch's embedded metric format: a JSON log line that

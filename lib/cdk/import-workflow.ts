@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { ENV } from '#shared/config';
 import { SEAL_PURPOSE } from '#shared/seal-purposes';
 import { ApiFunction } from './api-function.ts';
+import { grantPutImportEvents } from './import-events.ts';
 import type { LfsObjects } from './lfs-objects.ts';
 import { workflowHandlerEntry } from './paths.ts';
 import { MAX_IMPORT_CHUNK_SECONDS, WORKER_TIMEOUT_SECONDS } from './settings.ts';
@@ -94,6 +95,7 @@ export class ImportWorkflow extends Construct {
         fn.bindTable(props.table, 'RW');
         fn.addToRolePolicy(credentialsStatement(props.secretsKey, 'kms:Decrypt'));
         if (task.name === LFS_STEP) props.lfsObjects.grantObjects(fn);
+        grantPutImportEvents(fn);
         functions.set(task.name, fn);
       } else {
         const fn = new ApiFunction(this, task.name, {
@@ -104,6 +106,7 @@ export class ImportWorkflow extends Construct {
           logRemovalPolicy: props.logRemovalPolicy,
         });
         fn.bindTable(props.table, 'RW');
+        grantPutImportEvents(fn);
         functions.set(task.name, fn);
       }
     }
@@ -159,7 +162,8 @@ export class ImportWorkflow extends Construct {
   /**
    * What an API function that drives imports needs (routes with `uses: ['import-workflow']`):
    * the machine's ARN, starting executions of this machine, stopping and describing its executions,
-   * resuming a waiting one by task token, and sealing origin credentials with the secrets key.
+   * resuming a waiting one by task token, sealing origin credentials with the secrets key, and
+   * publishing the import events of the status changes it writes.
    * A function in another (nested) stack passes the machine's ARN and the key as its stack sees
    * them (parameters); by default they are this construct's own.
    */
@@ -191,6 +195,7 @@ export class ImportWorkflow extends Construct {
       }),
     );
     fn.addToRolePolicy(credentialsStatement(seenFrom.secretsKey, 'kms:Encrypt'));
+    grantPutImportEvents(fn);
     const validations = Validations.of(fn.executionRole);
     validations.acknowledge({
       id: `AwsSolutions-IAM5[Resource::${this.executionArnsForNag()}]`,

@@ -8,6 +8,7 @@ import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ENV } from '#shared/config';
 import { SEAL_PURPOSE } from '#shared/seal-purposes';
+import { grantPutImportEvents } from './import-events.ts';
 import { WorkerImageFunction } from './worker-function.ts';
 import type { WorkerNetwork } from './worker-network.ts';
 import { SYNC_SCHEDULER } from './workflow-tasks.ts';
@@ -50,6 +51,8 @@ export class SyncScheduler extends Construct {
     });
     fn.bindTable(props.table, 'RW');
     props.stateMachine.grantStartExecution(fn);
+    // A sync it starts is a status change: its event is published from here.
+    grantPutImportEvents(fn);
     fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['kms:Decrypt'],

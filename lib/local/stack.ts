@@ -7,6 +7,7 @@ import { ENV } from '#shared/config';
 import { ROUTES } from '#shared/routes';
 import { createTable } from './create-table.ts';
 import { localDynamoDbClient, startDynamoDbLocal } from './dynamodb-local.ts';
+import { startLocalEventBus } from './event-bus.ts';
 import { API_GATEWAY_LIMITS, type GatewayLimits, type Handler, startHttpServer } from './http-server.ts';
 import { importStateMachine } from './import-workflow.ts';
 import { type LocalStateMachine, startStepFunctionsLocal } from './step-functions.ts';
@@ -23,6 +24,9 @@ export interface LocalEndpoints {
   readonly tableName: string;
   readonly dynamodbEndpoint: string;
   readonly stepFunctionsEndpoint: string;
+  /** The EventBridge stand-in (PutEvents) and the JSON-lines file it records events in. */
+  readonly eventsEndpoint: string;
+  readonly eventsFile: string;
   readonly baseUrl: string;
   readonly webUrl: string;
   /** The 32-byte key that seals stored secrets (TOTP seeds) locally, where AWS uses KMS. */
@@ -111,6 +115,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     process.env[ENV.tableName] = tableName;
     process.env[ENV.dynamodbEndpoint] = dynamodbEndpoint;
     process.env[ENV.stepFunctionsEndpoint] = stepFunctions.endpoint;
+    // The default event bus: import events recorded next to the endpoints file (`.data/events.jsonl`).
+    const events = await startLocalEventBus({ file: join(dirname(endpointsFile()), 'events.jsonl') });
+    stops.push(() => events.stop());
+    process.env[ENV.eventsEndpoint] = events.endpoint;
     const secretsKeyFile = await ensureSecretsKey();
     process.env[ENV.secretsKeyFile] = secretsKeyFile;
     // Import working directories and hosted repositories next to the endpoints file (`.data/` for `npm start`).
@@ -138,6 +146,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       tableName,
       dynamodbEndpoint,
       stepFunctionsEndpoint: stepFunctions.endpoint,
+      eventsEndpoint: events.endpoint,
+      eventsFile: events.file,
       baseUrl: `${http.url}/api/v3`,
       webUrl: http.url,
       secretsKeyFile,

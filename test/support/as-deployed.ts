@@ -98,6 +98,7 @@ const LOCAL_VALUES: Readonly<Record<string, () => string | undefined>> = {
 const localOnly = (): Record<string, string> => ({
   [ENV.dynamodbEndpoint]: process.env[ENV.dynamodbEndpoint] ?? '',
   [ENV.stepFunctionsEndpoint]: process.env[ENV.stepFunctionsEndpoint] ?? '',
+  [ENV.eventsEndpoint]: process.env[ENV.eventsEndpoint] ?? '',
   [ENV.originAllowedAddresses]: '127.0.0.1,::1',
   [ENV.secretsKeyFile]: SECRETS_KEY_PATH,
   [ENV.logLevel]: 'info',

@@ -1,0 +1,123 @@
+/**
+ * Import events on EventBridge (README, "Import events"): after a write that changed an import's
+ * status, one `Import Status Changed` event, and with an outcome (complete, error, a sync refused)
+ * its outcome's event too; `Import Cancelled` when the import is deleted. The detail is the import
+ * as `GET …/import` shows it (never credentials: that JSON has none) with the attempt it is about.
+ * Publishing never fails the caller: an event that could not be put is logged and counted
+ * (`ImportEventNotPublished`).
+ */
+import { getImport } from '#data/imports/items';
+import { importJson } from '#domain/import-json';
+import { executionName, type Import, type ImportStatus } from '#domain/imports';
+import { config } from '#shared/config';
+import { IMPORT_EVENT_SOURCE, IMPORT_EVENT_TYPE, type ImportEventType } from '#shared/import-events';
+import { countSignal, log } from '#shared/log';
+import { type BusEntry, MAX_ENTRY_BYTES, putEvents } from './event-bus.ts';
+
+/** Which attempt a change belongs to, and whether that attempt syncs a followed origin. */
+export interface AttemptOf {
+  readonly attempt?: number;
+  readonly sync?: boolean | undefined;
+}
+
+/** The detail of every import event. */
+export interface ImportEventDetail {
+  readonly owner: string;
+  readonly repo: string;
+  readonly attempt: number;
+  /** The Step Functions execution of the attempt (`owner.repo.attempt-N` or `owner.repo.sync-N`). */
+  readonly execution_name: string;
+  readonly sync: boolean;
+  /** The status before the change (null when the import just began; the cancelled one's last). */
+  readonly previous_status: ImportStatus | null;
+  readonly import: Record<string, unknown>;
+}
+
+/** The public addresses the import JSON names; set for every function (relative paths otherwise). */
+const urls = () => ({ api: config().baseUrl ?? '', import: config().importUrl ?? '' });
+
+/** The execution's name: the recorded ARN's last part, else derived as the API derives it. */
+const executionOf = (record: Import, sync: boolean): string =>
+  record.executionArn?.split(':').at(-1) ??
+  executionName(record.ownerLogin, record.repoName, record.attempt, sync ? 'sync' : 'attempt');
+
+export function detailOf(record: Import, previous: ImportStatus | null, sync: boolean): ImportEventDetail {
+  return {
+    owner: record.ownerLogin,
+    repo: record.repoName,
+    attempt: record.attempt,
+    execution_name: executionOf(record, sync),
+    sync,
+    previous_status: previous,
+    import: importJson(record, urls()),
+  };
+}
+
+/** The outcome an import's new status is, if any. */
+function outcomeOf(status: ImportStatus, sync: boolean): ImportEventType | undefined {
+  if (status === 'complete') return sync ? IMPORT_EVENT_TYPE.syncCompleted : IMPORT_EVENT_TYPE.completed;
+  if (status === 'error') return sync ? IMPORT_EVENT_TYPE.syncFailed : IMPORT_EVENT_TYPE.failed;
+  if (status === 'auth_failed' && sync) return IMPORT_EVENT_TYPE.syncFailed;
+  return undefined;
+}
+
+/**
+ * An entry within PutEvents' 256 KB: the only unbounded part of the import JSON, its
+ * `project_choices`, is left out (`project_choices_omitted`) when the whole would not fit.
+ */
+export function entryOf(detailType: ImportEventType, detail: ImportEventDetail): BusEntry {
+  const entry = { source: IMPORT_EVENT_SOURCE, detailType, detail: JSON.stringify(detail) };
+  if (Buffer.byteLength(entry.detail) + 200 <= MAX_ENTRY_BYTES) return entry;
+  const { project_choices: _, ...rest } = detail.import;
+  return {
+    ...entry,
+    detail: JSON.stringify({ ...detail, import: { ...rest, project_choices_omitted: true } }),
+  };
+}
+
+async function publish(entries: readonly BusEntry[]): Promise<void> {
+  let failed: number;
+  try {
+    failed = await putEvents(entries);
+  } catch (error) {
+    log('warn', 'import events not published', { error: (error as Error).name, count: entries.length });
+    failed = entries.length;
+  }
+  for (let n = 0; n < failed; n++) countSignal('ImportEventNotPublished');
+}
+
+/**
+ * After a write that may have moved the import's status away from `previous`: reads the import
+ * and, when its status differs (and, given `attempt`, it is still that attempt's), publishes the
+ * change and any outcome. Never throws.
+ */
+export async function statusChanged(
+  owner: string,
+  repo: string,
+  previous: ImportStatus | null,
+  of: AttemptOf = {},
+): Promise<void> {
+  let record: Import | undefined;
+  try {
+    record = await getImport(owner, repo);
+  } catch (error) {
+    log('warn', 'import events not published', { error: (error as Error).name });
+    countSignal('ImportEventNotPublished');
+    return;
+  }
+  if (!record || record.status === previous) return;
+  if (of.attempt !== undefined && record.attempt !== of.attempt) return;
+  const sync = of.sync === true;
+  const detail = detailOf(record, previous, sync);
+  const outcome = outcomeOf(record.status, sync);
+  await publish([
+    entryOf(IMPORT_EVENT_TYPE.statusChanged, detail),
+    ...(outcome ? [entryOf(outcome, detail)] : []),
+  ]);
+}
+
+/** After `DELETE …/import`: the import as it last was. Never throws. */
+export async function importCancelled(record: Import): Promise<void> {
+  const sync = record.executionArn?.includes('.sync-') === true;
+  await publish([entryOf(IMPORT_EVENT_TYPE.cancelled, detailOf(record, record.status, sync))]);
+}
