@@ -27,6 +27,7 @@ export const FINDING_KINDS = [
   'tfvc_labels',
   'tfvc_shelvesets',
   'tfvc_branches',
+  'missing_lfs_objects',
 ] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
 

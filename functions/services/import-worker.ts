@@ -50,6 +50,7 @@ import { prepareHome } from '#vcs/git-command';
 import { findLargeFiles, type GitJob, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
 import { type OriginAccess, type OriginAuthor, type RawJob, rawRepositoryPath } from '#vcs/origin';
+import { fetchOriginLfs } from '#vcs/origin-lfs';
 import { publish } from '#vcs/publish';
 import {
   publishedRevisions,
@@ -320,6 +321,22 @@ export const rewrite = watchedStep(async function rewrite(
     publishedRevisionsFile(dir),
     publishedRevisions(await readOriginRevisions(rawDir(dir)), result.commitMap),
   );
+  if (record.vcs === 'git') {
+    // The origin's own LFS objects, before the push step stores and counts them (`origin-lfs.ts`).
+    const access = await originAccess(record);
+    await fetchOriginLfs(
+      {
+        access,
+        guard: { allowedAddresses: access.allowedAddresses },
+        repoDir: outDir(dir),
+        workDir: dir,
+        maxBytes: config().importMaxBytes,
+        hosted: async (oid) => (await lfsStore().has(input.owner, input.repo, oid)) !== undefined,
+      },
+      await gitJob(dir),
+    );
+    await writesOf(input).report(record.importId, { rawDone: true, findings: await loadFindings(dir) });
+  }
   return { rewritten: result.rewritten };
 });
 

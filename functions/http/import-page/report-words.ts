@@ -139,6 +139,15 @@ export const FINDING_WORDS: { readonly [K in FindingKind]: KindWords } = {
     (n) =>
       `${counted(n, 'TFVC branch relationship', 'TFVC branch relationships')} ${was(n)} not kept (branch folders stay folders)`,
   ),
+  missing_lfs_objects: {
+    sentence: (n) =>
+      `${counted(n, 'Git LFS object', 'Git LFS objects')} the history points to ${was(n)} not available from the origin (the pointer files are kept)`,
+    label: (entry) => {
+      const path = text(entry, 'path') ?? entryLabel(entry);
+      const ref = text(entry, 'ref');
+      return ref === undefined ? path : `${path} (${shortRef(ref)})`;
+    },
+  },
 };
 
 /** `104857600` → `104.9 MB` (decimal units, as GitHub showed sizes). */
