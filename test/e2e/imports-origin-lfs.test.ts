@@ -1,12 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '#shared/config';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
 import { importApiCall } from '#test/import-api';
 import { startTestStack } from '#test/stack';
+import { hostedRepositoryPath } from '#vcs/hosted-paths';
 
 /**
  * A Git origin that uses Git LFS (issue 28, item 4): the origin is this service's own Git front end
@@ -14,7 +16,12 @@ import { startTestStack } from '#test/stack';
  * `main`, one only on a branch). The import fetches the objects through the origin's batch API
  * with the import's credentials, and `git lfs pull` / `git lfs fetch --all` of the result gets
  * every one. An origin lacking an object still imports, and the report names what is missing.
+ * Beside them, a plain file over the (lowered) large-file threshold takes the `use_lfs` path:
+ * moved to LFS by the rewrite in one import, removed in the other; the origin's pointers stay.
  */
+
+const THRESHOLD = 10_000;
+process.env[ENV.largeFileBytes] = String(THRESHOLD);
 
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let git: Awaited<ReturnType<typeof gitClient>>;
@@ -24,6 +31,7 @@ let work: string;
 const onMain = randomBytes(3000);
 const onBranch = randomBytes(5000);
 const absent = Buffer.from('never uploaded to the origin\n');
+const large = randomBytes(THRESHOLD * 2);
 const oidOf = (content: Buffer) => createHash('sha256').update(content).digest('hex');
 const pointerOf = (content: Buffer) =>
   `version https://git-lfs.github.com/spec/v1\noid sha256:${oidOf(content)}\nsize ${content.length}\n`;
@@ -31,6 +39,8 @@ const pointerOf = (content: Buffer) =>
 const api = (method: string, path: string, body?: unknown) =>
   importApiCall(stack.baseUrl, token, method, path, body);
 const repoUrl = (name: string) => `${stack.webUrl}/lfsimporter/${name}.git`;
+const hostedPath = (name: string) =>
+  hostedRepositoryPath(join(dirname(stack.endpointsFile), 'repositories'), 'lfsimporter', name);
 
 async function createRepository(name: string, isPrivate: boolean) {
   const created = await fetch(`${stack.baseUrl}/user/repos`, {
@@ -58,8 +68,8 @@ async function until(path: string, done: (body: Record<string, unknown>) => bool
   throw new Error(`import did not get there: ${JSON.stringify(last)}`);
 }
 
-/** Imports `origin` (with the token as its credentials) into a new repository `name`. */
-async function importInto(name: string, origin: string) {
+/** Imports `origin` (with the token as its credentials) into a new repository `name`, answering the LFS choice. */
+async function importInto(name: string, origin: string, useLfs: 'opt_in' | 'opt_out') {
   await createRepository(name, true);
   const path = `/repos/lfsimporter/${name}/import`;
   const started = await api('PUT', path, {
@@ -70,6 +80,9 @@ async function importInto(name: string, origin: string) {
     vcs_password: token,
   });
   expect(started.status, JSON.stringify(started.body)).toBe(201);
+  const waiting = await until(path, (body) => body.has_large_files === true && body.import_percent === 100);
+  expect(waiting).toMatchObject({ use_lfs: 'undecided', large_files_count: 1 });
+  expect((await api('PATCH', `${path}/lfs`, { use_lfs: useLfs })).status).toBe(200);
   return until(path, (body) => body.status === 'complete');
 }
 
@@ -96,6 +109,12 @@ beforeAll(async () => {
   await must(['remote', 'add', 'origin', repoUrl('source')], dir);
   await must(['lfs', 'push', '--all', 'origin'], dir, token);
   await must(['push', '-q', 'origin', 'main', 'side'], dir, token);
+  // The front end refuses files over the threshold (as GitHub does over 100 MB): the origin gets
+  // its large plain file on disk, as a history from before such a limit holds one.
+  await writeFile(join(dir, 'large.dat'), large);
+  await must(['add', 'large.dat'], dir);
+  await must(['commit', '-qm', 'large'], dir);
+  await must(['push', '-q', '--no-verify', hostedPath('source'), 'main'], dir);
 
   // A second origin whose tag points at a pointer to an object nobody uploaded.
   await createRepository('gappy', true);
@@ -108,7 +127,7 @@ beforeAll(async () => {
   await must(['checkout', '-q', 'main'], dir);
   await must(['lfs', 'push', 'gappy', 'main'], dir, token);
   // No pre-push hook here (and git-lfs would refuse the push for the missing object).
-  await must(['push', '-q', '--no-verify', 'gappy', 'main', 'v1'], dir, token);
+  await must(['push', '-q', '--no-verify', hostedPath('gappy'), 'main', 'v1'], dir);
 }, 120_000);
 
 afterAll(async () => {
@@ -118,14 +137,16 @@ afterAll(async () => {
 
 describe('importing a Git origin that uses Git LFS', () => {
   it('brings every LFS object of every ref, and git lfs pull of the result gets them', async () => {
-    expect(await importInto('copy', 'source')).toMatchObject({ status: 'complete' });
+    expect(await importInto('copy', 'source', 'opt_in')).toMatchObject({ status: 'complete' });
 
     const clone = join(work, 'copy-clone');
     await must(['clone', '-q', repoUrl('copy'), clone], work, token);
     await must(['lfs', 'pull'], clone, token);
     expect((await readFile(join(clone, 'a.bin'))).equals(onMain)).toBe(true);
+    expect((await readFile(join(clone, 'large.dat'))).equals(large)).toBe(true);
+    expect(await readFile(join(clone, '.gitattributes'), 'utf8')).toMatch(/large\.dat filter=lfs/);
     await must(['lfs', 'fetch', '--all', 'origin'], clone, token);
-    for (const content of [onMain, onBranch]) {
+    for (const content of [onMain, onBranch, large]) {
       const oid = oidOf(content);
       const stored = join(clone, '.git', 'lfs', 'objects', oid.slice(0, 2), oid.slice(2, 4), oid);
       expect((await stat(stored)).size).toBe(content.length);
@@ -137,7 +158,7 @@ describe('importing a Git origin that uses Git LFS', () => {
   }, 120_000);
 
   it('imports an origin lacking an object, and the report lists it', async () => {
-    expect(await importInto('gappy-copy', 'gappy')).toMatchObject({ status: 'complete' });
+    expect(await importInto('gappy-copy', 'gappy', 'opt_out')).toMatchObject({ status: 'complete' });
 
     const report = (await api('GET', '/repos/lfsimporter/gappy-copy/import/report')).body;
     expect(report).toMatchObject({
@@ -154,5 +175,6 @@ describe('importing a Git origin that uses Git LFS', () => {
     const clone = join(work, 'gappy-clone');
     await must(['clone', '-q', repoUrl('gappy-copy'), clone], work, token);
     expect((await readFile(join(clone, 'a.bin'))).equals(onMain)).toBe(true);
+    await expect(stat(join(clone, 'large.dat'))).rejects.toThrow();
   }, 120_000);
 });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFindings } from '#vcs/findings';
 import { prepareHome } from '#vcs/git-command';
 import { lfsObjectPath } from '#vcs/hosted-paths';
+import { directorySize } from '#vcs/limits';
 import { ForbiddenAddress } from '#vcs/origin';
 import { fetchOriginLfs } from '#vcs/origin-lfs';
 
@@ -133,6 +134,17 @@ describe('fetching the origin LFS objects', () => {
     ]);
     expect((await readFile(lfsObjectPath(repo, oid))).equals(content)).toBe(true);
     expect((await loadFindings(work)).missing_lfs_objects).toEqual({ count: 0, listed: [] });
+  });
+
+  it('counts the objects against the import limit before fetching any', async () => {
+    await rm(lfsObjectPath(repo, oid), { force: true });
+    seen.length = 0;
+    const maxBytes = (await directorySize(repo)) + content.length - 1;
+
+    await expect(fetchOriginLfs({ ...job(), maxBytes }, gitJob())).rejects.toThrow(
+      /larger than the import limit/,
+    );
+    expect(seen).toEqual([]);
   });
 
   it('keeps no object whose content does not match its pointer, and reports it', async () => {
