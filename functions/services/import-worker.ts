@@ -331,7 +331,7 @@ export const rewrite = watchedStep(async function rewrite(
         repoDir: outDir(dir),
         workDir: dir,
         maxBytes: config().importMaxBytes,
-        hosted: async (oid) => (await lfsStore().has(input.owner, input.repo, oid)) !== undefined,
+        cacheDir: join(dir, 'origin-lfs'),
       },
       await gitJob(dir),
     );

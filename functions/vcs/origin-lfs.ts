@@ -14,12 +14,14 @@
  *   kept only when its size and SHA-256 match.
  * - An object the origin lacks (or sends wrong) is not fatal: it is listed in the report
  *   (`missing_lfs_objects`: oid, size, first path and ref pointing to it, reason).
- * - Objects already in the outcome (`use_lfs` made them) or hosted (an earlier import or sync
- *   stored them) are not fetched again.
+ * - Fetched objects are kept in the attempt's own cache (`cacheDir`, carried to the next sync
+ *   with the rest of the attempt's directory) and hard-linked into the repository: a sync fetches
+ *   only objects it has not fetched before. Objects `use_lfs` made are not fetched at all. (The
+ *   hosted store is not asked: in AWS only the push step may read the bucket.)
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -42,8 +44,8 @@ export interface OriginLfsJob {
   readonly workDir: string;
   /** `IMPORT_MAX_BYTES`: the repository with the objects to fetch may not pass it. */
   readonly maxBytes: number;
-  /** The hosted LFS store has the object already. */
-  readonly hosted: (oid: string) => Promise<boolean>;
+  /** Objects fetched before (git-lfs's layout below it), kept between syncs. */
+  readonly cacheDir: string;
   readonly idleTimeoutMs?: number;
 }
 
@@ -86,14 +88,15 @@ export async function fetchOriginLfs(job: OriginLfsJob, git: GitJob): Promise<Or
   if (protocol !== 'http:' && protocol !== 'https:')
     return { pointers: 0, fetched: 0, fetchedBytes: 0, missing: 0 };
   const pointers = await findPointers(job.repoDir, git);
-  const wanted: LfsPointer[] = [];
-  for (const pointer of pointers) {
-    const local = await stat(lfsObjectPath(job.repoDir, pointer.oid)).catch(() => undefined);
-    if (local?.size === pointer.size || (await job.hosted(pointer.oid))) continue;
-    wanted.push(pointer);
-  }
-  const announced = wanted.reduce((sum, pointer) => sum + pointer.size, 0);
+  const added: LfsPointer[] = [];
+  for (const pointer of pointers)
+    if ((await sizeOf(lfsObjectPath(job.repoDir, pointer.oid))) !== pointer.size) added.push(pointer);
+  const announced = added.reduce((sum, pointer) => sum + pointer.size, 0);
   if ((await directorySize(job.repoDir)) + announced > job.maxBytes) throw oversizeError(job.maxBytes);
+  const wanted: LfsPointer[] = [];
+  for (const pointer of added)
+    if ((await sizeOf(cachePath(job, pointer.oid))) === pointer.size) await place(job, pointer.oid);
+    else wanted.push(pointer);
 
   const missing: Missing[] = [];
   let fetched = 0;
@@ -117,6 +120,7 @@ export async function fetchOriginLfs(job: OriginLfsJob, git: GitJob): Promise<Or
         const failure = await download(job, pointer, action);
         if (failure) missing.push({ pointer, reason: failure });
         else {
+          await place(job, pointer.oid);
           fetched += 1;
           fetchedBytes += pointer.size;
         }
@@ -208,7 +212,7 @@ async function download(
     response.body.resume();
     throw new OriginFailed(`The origin's Git LFS server did not send an object (HTTP ${response.status})`);
   }
-  const path = lfsObjectPath(job.repoDir, pointer.oid);
+  const path = cachePath(job, pointer.oid);
   await mkdir(dirname(path), { recursive: true });
   const temporary = `${path}.${randomUUID()}.tmp`;
   const hash = createHash('sha256');
@@ -233,6 +237,25 @@ async function download(
   } finally {
     await rm(temporary, { force: true });
   }
+}
+
+const cachePath = (job: OriginLfsJob, oid: string) => lfsObjectPath(job.cacheDir, oid);
+
+const sizeOf = (path: string): Promise<number | undefined> =>
+  stat(path).then(
+    (found) => (found.isFile() ? found.size : undefined),
+    () => undefined,
+  );
+
+/** The cached object into the repository: a hard link (one file system), a copy otherwise. */
+async function place(job: OriginLfsJob, oid: string): Promise<void> {
+  const target = lfsObjectPath(job.repoDir, oid);
+  await mkdir(dirname(target), { recursive: true });
+  await rm(target, { force: true });
+  await link(cachePath(job, oid), target).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EXDEV' && error.code !== 'EPERM') throw error;
+    await copyFile(cachePath(job, oid), target);
+  });
 }
 
 async function inParallel(tasks: ReadonlyArray<() => Promise<void>>, width: number): Promise<void> {

@@ -103,7 +103,7 @@ const job = () => ({
   repoDir: repo,
   workDir: work,
   maxBytes: 10 * 1024 * 1024,
-  hosted: async () => false,
+  cacheDir: join(work, 'origin-lfs'),
 });
 const gitJob = () => ({ home, timeoutMs: 60_000 });
 
@@ -138,6 +138,7 @@ describe('fetching the origin LFS objects', () => {
 
   it('counts the objects against the import limit before fetching any', async () => {
     await rm(lfsObjectPath(repo, oid), { force: true });
+    await rm(join(work, 'origin-lfs'), { recursive: true, force: true });
     seen.length = 0;
     const maxBytes = (await directorySize(repo)) + content.length - 1;
 
@@ -149,6 +150,7 @@ describe('fetching the origin LFS objects', () => {
 
   it('keeps no object whose content does not match its pointer, and reports it', async () => {
     await rm(lfsObjectPath(repo, oid), { force: true });
+    await rm(join(work, 'origin-lfs'), { recursive: true, force: true });
     const wrong = await listen('wrong', () => ({ status: 200, body: Buffer.alloc(content.length, 1) }));
     hrefFor = () => `http://127.0.0.1:${portOf(wrong)}/object`;
 
