@@ -14,7 +14,7 @@
  * `git http-backend`), `sync-tfvc` (a sync of 10 new changesets against the import of 5,000 from
  * the TFVC stand-in, alternating).
  * `git http-backend`), `followpage` (the progress page of an import that follows its origin against
- * one that does not).
+ * one that does not), `originlfs` (fetching a Git origin's LFS objects against `git lfs fetch --all`).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
@@ -30,6 +30,7 @@ import { introspectReport, measureIntrospect } from '#bench/introspect';
 import { loginReport, measureLogin } from '#bench/login';
 import { kib, median, ms } from '#bench/measure';
 import { measureOAuth, oauthReport } from '#bench/oauth';
+import { measureOriginLfs, originLfsReport } from '#bench/originlfs';
 import { writeSection } from '#bench/report';
 import { timeToReady } from '#bench/startup';
 import { measureSvn, svnReport } from '#bench/svn';
@@ -59,6 +60,7 @@ const SECTIONS = [
   'git',
   'sync-tfvc',
   'followpage',
+  'originlfs',
 ] as const;
 const wanted = new Set(process.argv.slice(2));
 
@@ -264,5 +266,12 @@ if (run('sync-tfvc')) {
 if (run('followpage')) {
   const markdown = followPageReport(await measureFollowPage(200), machine);
   await writeSection('followpage', markdown);
+  console.log(markdown);
+}
+
+if (run('originlfs')) {
+  const options = { objects: 200, objectBytes: 256 * 1024, rounds: 3 };
+  const markdown = originLfsReport(await measureOriginLfs(options), machine, options);
+  await writeSection('originlfs', markdown);
   console.log(markdown);
 }

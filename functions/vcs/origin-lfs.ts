@@ -58,8 +58,8 @@ export interface OriginLfsResult {
 
 /** Objects asked for per batch call (git-lfs sends 100). */
 const BATCH_SIZE = 100;
-/** Downloads at a time. */
-const PARALLEL = 4;
+/** Downloads at a time (git-lfs's `lfs.concurrenttransfers` default). */
+const PARALLEL = 8;
 const LFS_JSON = 'application/vnd.git-lfs+json';
 
 /** The batch endpoint git-lfs uses for a remote URL. */
