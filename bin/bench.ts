@@ -14,7 +14,7 @@
  * `git http-backend`), `sync-tfvc` (a sync of 10 new changesets against the import of 5,000 from
  * the TFVC stand-in, alternating).
  * `git http-backend`), `followpage` (the progress page of an import that follows its origin against
- * one that does not), `originlfs` (fetching a Git origin's LFS objects against `git lfs fetch --all`).
+ * one that does not), `originlfs` (importing a Git origin with 50 MiB of LFS objects against `git clone` + `git lfs fetch --all`).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
