@@ -15,6 +15,8 @@ export interface LfsPointer {
 
 /** git-lfs reads no blob of this size or more as a pointer. */
 const POINTER_MAX_BYTES = 1024;
+/** Blobs read per `cat-file --batch` call (at most about 50 MiB of answer). */
+const BLOBS_PER_CALL = 50_000;
 
 const POINTER =
   /^version https:\/\/(?:git-lfs\.github\.com|hawser\.github\.com)\/spec\/v1\n(?:ext-[^\n]*\n)*oid sha256:([0-9a-f]{64})\nsize (\d+)\n/;
@@ -27,14 +29,19 @@ export function parsePointer(content: string): { oid: string; size: number } | u
   return Number.isSafeInteger(size) ? { oid: match[1], size } : undefined;
 }
 
-/** Small objects reachable from `revs` (`--all` by default), each with its path. */
-async function smallObjects(
-  repo: string,
-  job: GitJob,
-  revs: readonly string[],
-): Promise<Map<string, string>> {
+/**
+ * The blobs under the cut-off reachable from `revs`, each with its first path. The filter keeps the
+ * listing to those blobs (no commits or trees, only the tips given, which have no path), so it
+ * stays small on a large history (`object:type` needs git 2.32; the image has bookworm's 2.39).
+ */
+async function smallBlobs(repo: string, job: GitJob, revs: readonly string[]): Promise<Map<string, string>> {
   const listing = await runGit(
-    ['rev-list', '--objects', `--filter=blob:limit=${POINTER_MAX_BYTES - 1}`, ...revs],
+    [
+      'rev-list',
+      '--objects',
+      `--filter=combine:object:type=blob+blob:limit=${POINTER_MAX_BYTES - 1}`,
+      ...revs,
+    ],
     localRun(repo, job),
   );
   const paths = new Map<string, string>();
@@ -54,33 +61,27 @@ export const findPointers = (repo: string, job: GitJob): Promise<LfsPointer[]> =
 
 /** The pointers reachable from `revs`, one per oid (its first path). */
 async function pointersIn(repo: string, job: GitJob, revs: readonly string[]): Promise<LfsPointer[]> {
-  const paths = await smallObjects(repo, job, revs);
+  const paths = await smallBlobs(repo, job, revs);
   if (paths.size === 0) return [];
-  // Trees have paths too: keep the blobs, then read them.
-  const checked = await runGit(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
-    ...localRun(repo, job),
-    input: `${[...paths.keys()].join('\n')}\n`,
-  });
-  const blobs = checked
-    .toString('utf8')
-    .split('\n')
-    .filter((line) => line.endsWith(' blob'))
-    .map((line) => line.split(' ')[0] as string);
-  if (blobs.length === 0) return [];
-  const contents = await runGit(['cat-file', '--batch'], {
-    ...localRun(repo, job),
-    input: `${blobs.join('\n')}\n`,
-  });
+  const blobs = [...paths.keys()];
   const found = new Map<string, LfsPointer>();
-  let at = 0;
-  for (const blob of blobs) {
-    // `<oid> blob <size>\n<content>\n`
-    const headerEnd = contents.indexOf(10, at);
-    const size = Number(contents.subarray(at, headerEnd).toString('latin1').split(' ')[2]);
-    const pointer = parsePointer(contents.subarray(headerEnd + 1, headerEnd + 1 + size).toString('utf8'));
-    at = headerEnd + 1 + size + 1;
-    if (pointer && !found.has(pointer.oid))
-      found.set(pointer.oid, { ...pointer, path: paths.get(blob) ?? '' });
+  // In slices: each answer stays far below runGit's output limit (at most 1 KiB a blob).
+  for (let start = 0; start < blobs.length; start += BLOBS_PER_CALL) {
+    const slice = blobs.slice(start, start + BLOBS_PER_CALL);
+    const contents = await runGit(['cat-file', '--batch'], {
+      ...localRun(repo, job),
+      input: `${slice.join('\n')}\n`,
+    });
+    let at = 0;
+    for (const blob of slice) {
+      // `<oid> blob <size>\n<content>\n`
+      const headerEnd = contents.indexOf(10, at);
+      const size = Number(contents.subarray(at, headerEnd).toString('latin1').split(' ')[2]);
+      const pointer = parsePointer(contents.subarray(headerEnd + 1, headerEnd + 1 + size).toString('utf8'));
+      at = headerEnd + 1 + size + 1;
+      if (pointer && !found.has(pointer.oid))
+        found.set(pointer.oid, { ...pointer, path: paths.get(blob) ?? '' });
+    }
   }
   return [...found.values()];
 }
