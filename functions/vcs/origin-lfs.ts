@@ -33,7 +33,7 @@ import { lfsObjectPath } from './hosted-paths.ts';
 import { findPointers, type LfsPointer, refsPointingTo } from './lfs-pointers.ts';
 import { directorySize, oversizeError } from './limits.ts';
 import type { Guard } from './network-guard.ts';
-import { type OriginAccess, OriginFailed } from './origin.ts';
+import { ForbiddenAddress, type OriginAccess, OriginFailed } from './origin.ts';
 
 export interface OriginLfsJob {
   readonly access: Pick<OriginAccess, 'url' | 'credentials'>;
@@ -203,6 +203,8 @@ async function download(
     headers: { ...header, ...(onOrigin && !ownAuthorization ? basic(job.access) : {}) },
     idleTimeoutMs: job.idleTimeoutMs ?? 60_000,
     maxRedirects: 5,
+  }).catch((error: unknown) => {
+    throw error instanceof ForbiddenAddress ? new ForbiddenLfsHref(error.address) : error;
   });
   if (response.status === 404 || response.status === 410) {
     response.body.resume();
@@ -236,6 +238,14 @@ async function download(
     throw error;
   } finally {
     await rm(temporary, { force: true });
+  }
+}
+
+/** A forbidden href, in words that say it is not the import's URL that is refused. */
+class ForbiddenLfsHref extends ForbiddenAddress {
+  constructor(address: string) {
+    super(address);
+    this.message = "The origin's Git LFS server pointed to an address the importer may not reach";
   }
 }
 

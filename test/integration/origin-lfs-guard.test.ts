@@ -112,7 +112,12 @@ describe('fetching the origin LFS objects', () => {
     seen.length = 0;
     hrefFor = () => 'http://169.254.169.254/latest/meta-data/object';
 
-    await expect(fetchOriginLfs(job(), gitJob())).rejects.toBeInstanceOf(ForbiddenAddress);
+    const refused = fetchOriginLfs(job(), gitJob());
+
+    await expect(refused).rejects.toBeInstanceOf(ForbiddenAddress);
+    await expect(refused).rejects.toThrow(
+      "The origin's Git LFS server pointed to an address the importer may not reach",
+    );
 
     expect(seen.map((request) => request.url)).toEqual(['/team/project.git/info/lfs/objects/batch']);
   });
