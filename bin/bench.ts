@@ -15,6 +15,7 @@
  * the TFVC stand-in, alternating).
  * `git http-backend`), `followpage` (the progress page of an import that follows its origin against
  * one that does not), `events` (a status change with its import event against the write alone).
+ * one that does not), `originlfs` (importing a Git origin with 50 MiB of LFS objects against `git clone` + `git lfs fetch --all`).
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
@@ -31,6 +32,7 @@ import { introspectReport, measureIntrospect } from '#bench/introspect';
 import { loginReport, measureLogin } from '#bench/login';
 import { kib, median, ms } from '#bench/measure';
 import { measureOAuth, oauthReport } from '#bench/oauth';
+import { measureOriginLfs, originLfsReport } from '#bench/originlfs';
 import { writeSection } from '#bench/report';
 import { timeToReady } from '#bench/startup';
 import { measureSvn, svnReport } from '#bench/svn';
@@ -61,6 +63,7 @@ const SECTIONS = [
   'sync-tfvc',
   'followpage',
   'events',
+  'originlfs',
 ] as const;
 const wanted = new Set(process.argv.slice(2));
 
@@ -277,5 +280,12 @@ if (run('followpage')) {
 if (run('events')) {
   const markdown = eventsReport(await measureEvents(200), machine);
   await writeSection('events', markdown);
+  console.log(markdown);
+}
+
+if (run('originlfs')) {
+  const options = { objects: 200, objectBytes: 256 * 1024, rounds: 3 };
+  const markdown = originLfsReport(await measureOriginLfs(options), machine, options);
+  await writeSection('originlfs', markdown);
   console.log(markdown);
 }

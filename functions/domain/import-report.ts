@@ -28,6 +28,7 @@ export const FINDING_KINDS = [
   'tfvc_shelvesets',
   'tfvc_branches',
   'unstorable_paths',
+  'missing_lfs_objects',
 ] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
 

@@ -49,6 +49,7 @@ import { prepareHome } from '#vcs/git-command';
 import { findLargeFiles, type GitJob, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
 import { type OriginAccess, type OriginAuthor, type RawJob, rawRepositoryPath } from '#vcs/origin';
+import { fetchOriginLfs } from '#vcs/origin-lfs';
 import { publish } from '#vcs/publish';
 import {
   publishedRevisions,
@@ -331,7 +332,8 @@ export const rewrite = watchedStep(async function rewrite(
   input: StepInput,
   record: Import,
 ): Promise<{ rewritten: boolean }> {
-  await writesOf(input, record.status).progress({ status: 'mapping', pushPercent: null });
+  const write = writesOf(input, record.status);
+  await write.progress({ status: 'mapping', pushPercent: null });
   const dir = attemptDir(input, input.attempt);
   await carryOver(input, dir);
   await mkdir(dir, { recursive: true });
@@ -352,6 +354,22 @@ export const rewrite = watchedStep(async function rewrite(
     publishedRevisionsFile(dir),
     publishedRevisions(await readOriginRevisions(rawDir(dir)), result.commitMap),
   );
+  if (record.vcs === 'git') {
+    // The origin's own LFS objects, before the push step stores and counts them (`origin-lfs.ts`).
+    const access = await originAccess(record);
+    await fetchOriginLfs(
+      {
+        access,
+        guard: { allowedAddresses: access.allowedAddresses },
+        repoDir: outDir(dir),
+        workDir: dir,
+        maxBytes: config().importMaxBytes,
+        cacheDir: join(dir, 'origin-lfs'),
+      },
+      await gitJob(dir),
+    );
+    await write.report(record.importId, { rawDone: true, findings: await loadFindings(dir) });
+  }
   return { rewritten: result.rewritten };
 });
 

@@ -262,7 +262,8 @@ async function requestOnce(
   });
 }
 
-function startTls(socket: Socket, host: string): Promise<Socket> {
+/** TLS over a guarded socket, verifying `host` (the name the address was resolved from). */
+export function startTls(socket: Socket, host: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const secure = tlsConnect({
       socket,

@@ -153,6 +153,15 @@ export const FINDING_WORDS: { readonly [K in FindingKind]: KindWords } = {
         .join(' ');
     },
   },
+  missing_lfs_objects: {
+    sentence: (n) =>
+      `${counted(n, 'Git LFS object', 'Git LFS objects')} the history points to ${was(n)} not available from the origin (the pointer files are kept)`,
+    label: (entry) => {
+      const path = text(entry, 'path') ?? entryLabel(entry);
+      const ref = text(entry, 'ref');
+      return ref === undefined ? path : `${path} (${shortRef(ref)})`;
+    },
+  },
 };
 
 /** Why a path was left out (`#domain/unstorable-paths`), in words. */

@@ -1,0 +1,294 @@
+/**
+ * The origin's Git LFS objects (issue 28): a Git origin whose history holds LFS pointers (any
+ * ref) has every object they name fetched through the origin's LFS batch API into the rewritten
+ * repository's `lfs/objects`, whence the push step stores them in the hosted LFS store and counts
+ * them against `IMPORT_MAX_BYTES`, as it does the objects `use_lfs` made.
+ *
+ * - The batch endpoint is git-lfs's default for the URL (`<url>.git/info/lfs`, or
+ *   `<url>/info/lfs` for a URL ending in `.git`); `lfs.url` in a `.lfsconfig` is not read.
+ * - Every request (the batch call and each action's `href`, with their redirects) goes through the
+ *   network guard (`guarded-stream.ts`).
+ * - The origin's credentials go to the batch endpoint and to an `href` on the origin's own scheme,
+ *   host and port that brings no `Authorization` of its own; never elsewhere (presigned URLs).
+ * - Each object is checked while it streams: no more than its pointer's size is read, and it is
+ *   kept only when its size and SHA-256 match.
+ * - An object the origin lacks (or sends wrong) is not fatal: it is listed in the report
+ *   (`missing_lfs_objects`: oid, size, first path and ref pointing to it, reason).
+ * - Fetched objects are kept in the attempt's own cache (`cacheDir`, carried to the next sync
+ *   with the rest of the attempt's directory) and hard-linked into the repository: a sync fetches
+ *   only objects it has not fetched before. Objects `use_lfs` made are not fetched at all. (The
+ *   hosted store is not asked: in AWS only the push step may read the bucket.)
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FindingEntry } from '#domain/import-report';
+import { saveFinding } from './findings.ts';
+import type { GitJob } from './git-job.ts';
+import { guardedStream, readBounded } from './guarded-stream.ts';
+import { lfsObjectPath } from './hosted-paths.ts';
+import { findPointers, type LfsPointer, refsPointingTo } from './lfs-pointers.ts';
+import { directorySize, oversizeError } from './limits.ts';
+import type { Guard } from './network-guard.ts';
+import { ForbiddenAddress, type OriginAccess, OriginFailed } from './origin.ts';
+
+export interface OriginLfsJob {
+  readonly access: Pick<OriginAccess, 'url' | 'credentials'>;
+  readonly guard: Guard;
+  /** The repository that is pushed: its pointers are read, the objects written to its `lfs/objects`. */
+  readonly repoDir: string;
+  /** Where the attempt's findings live (`findings.ts`). */
+  readonly workDir: string;
+  /** `IMPORT_MAX_BYTES`: the repository with the objects to fetch may not pass it. */
+  readonly maxBytes: number;
+  /** Objects fetched before (git-lfs's layout below it), kept between syncs. */
+  readonly cacheDir: string;
+  readonly idleTimeoutMs?: number;
+}
+
+export interface OriginLfsResult {
+  readonly pointers: number;
+  readonly fetched: number;
+  readonly fetchedBytes: number;
+  readonly missing: number;
+}
+
+/** Objects asked for per batch call (git-lfs sends 100). */
+const BATCH_SIZE = 100;
+/** Downloads at a time (git-lfs's `lfs.concurrenttransfers` default). */
+const PARALLEL = 8;
+const LFS_JSON = 'application/vnd.git-lfs+json';
+
+/** The batch endpoint git-lfs uses for a remote URL. */
+export function lfsEndpoint(url: string): string {
+  const base = new URL(url);
+  base.username = '';
+  base.password = '';
+  base.search = '';
+  base.hash = '';
+  const path = base.pathname.replace(/\/+$/, '');
+  base.pathname = path.endsWith('.git') ? `${path}/info/lfs` : `${path}.git/info/lfs`;
+  return base.toString();
+}
+
+interface Missing {
+  readonly pointer: LfsPointer;
+  readonly reason: string;
+}
+
+/**
+ * Fetches what the history's pointers name (see the module comment) and writes the
+ * `missing_lfs_objects` finding. Only http(s) origins have a batch API: others are left alone.
+ */
+export async function fetchOriginLfs(job: OriginLfsJob, git: GitJob): Promise<OriginLfsResult> {
+  const protocol = new URL(job.access.url).protocol;
+  if (protocol !== 'http:' && protocol !== 'https:')
+    return { pointers: 0, fetched: 0, fetchedBytes: 0, missing: 0 };
+  const pointers = await findPointers(job.repoDir, git);
+  const added: LfsPointer[] = [];
+  for (const pointer of pointers)
+    if ((await sizeOf(lfsObjectPath(job.repoDir, pointer.oid))) !== pointer.size) added.push(pointer);
+  const announced = added.reduce((sum, pointer) => sum + pointer.size, 0);
+  if ((await directorySize(job.repoDir)) + announced > job.maxBytes) throw oversizeError(job.maxBytes);
+  const wanted: LfsPointer[] = [];
+  for (const pointer of added)
+    if ((await sizeOf(cachePath(job, pointer.oid))) === pointer.size) await place(job, pointer.oid);
+    else wanted.push(pointer);
+
+  const missing: Missing[] = [];
+  let fetched = 0;
+  let fetchedBytes = 0;
+  for (let start = 0; start < wanted.length; start += BATCH_SIZE) {
+    const batch = wanted.slice(start, start + BATCH_SIZE);
+    const answers = await askBatch(job, batch);
+    const downloads: Array<() => Promise<void>> = [];
+    for (const pointer of batch) {
+      const answer = answers.get(pointer.oid);
+      const action = answer?.actions?.download;
+      if (!action?.href) {
+        const error = answer?.error;
+        missing.push({
+          pointer,
+          reason: error ? `${error.code ?? ''} ${error.message ?? ''}`.trim() : 'not offered',
+        });
+        continue;
+      }
+      downloads.push(async () => {
+        const failure = await download(job, pointer, action);
+        if (failure) missing.push({ pointer, reason: failure });
+        else {
+          await place(job, pointer.oid);
+          fetched += 1;
+          fetchedBytes += pointer.size;
+        }
+      });
+    }
+    await inParallel(downloads, PARALLEL);
+  }
+  await reportMissing(job, missing, git);
+  return { pointers: pointers.length, fetched, fetchedBytes, missing: missing.length };
+}
+
+interface BatchObject {
+  readonly oid?: string;
+  readonly actions?: {
+    readonly download?: { readonly href?: string; readonly header?: Record<string, string> };
+  };
+  readonly error?: { readonly code?: number; readonly message?: string };
+}
+
+const basic = (access: OriginLfsJob['access']): Record<string, string> =>
+  access.credentials
+    ? {
+        Authorization: `Basic ${Buffer.from(`${access.credentials.username}:${access.credentials.password}`).toString('base64')}`,
+      }
+    : {};
+
+/** One batch call: the answer per oid. A server without LFS (404) answers none: all are missing. */
+async function askBatch(job: OriginLfsJob, batch: readonly LfsPointer[]): Promise<Map<string, BatchObject>> {
+  const response = await guardedStream(`${lfsEndpoint(job.access.url)}/objects/batch`, job.guard, {
+    method: 'POST',
+    headers: { Accept: LFS_JSON, 'Content-Type': LFS_JSON, ...basic(job.access) },
+    body: JSON.stringify({
+      operation: 'download',
+      transfers: ['basic'],
+      objects: batch.map(({ oid, size }) => ({ oid, size })),
+    }),
+    idleTimeoutMs: job.idleTimeoutMs ?? 60_000,
+    maxRedirects: 0,
+  });
+  const body = await readBounded(response.body, 8 * 1024 * 1024);
+  const answers = new Map<string, BatchObject>();
+  if (response.status === 404) return answers;
+  if (response.status !== 200)
+    throw new OriginFailed(`The origin's Git LFS server refused the batch request (HTTP ${response.status})`);
+  let parsed: { objects?: unknown };
+  try {
+    parsed = JSON.parse(body.toString('utf8')) as { objects?: unknown };
+  } catch {
+    throw new OriginFailed(
+      "The origin's Git LFS server answered the batch request with something other than JSON",
+    );
+  }
+  for (const object of Array.isArray(parsed.objects) ? (parsed.objects as BatchObject[]) : [])
+    if (typeof object?.oid === 'string') answers.set(object.oid, object);
+  return answers;
+}
+
+/**
+ * Streams one object to a temporary file beside its place, checking size and SHA-256, and renames
+ * it there. Returns why it is missing, or nothing when it arrived.
+ */
+async function download(
+  job: OriginLfsJob,
+  pointer: LfsPointer,
+  action: { readonly href?: string; readonly header?: Record<string, string> },
+): Promise<string | undefined> {
+  const href = action.href as string;
+  let target: URL;
+  try {
+    target = new URL(href);
+  } catch {
+    return 'the download href is not a URL';
+  }
+  const header = action.header ?? {};
+  const ownAuthorization = Object.keys(header).some((name) => name.toLowerCase() === 'authorization');
+  // Credentials only for the origin's own scheme, host and port, and only when the action brings none.
+  const onOrigin = target.origin === new URL(job.access.url).origin;
+  const response = await guardedStream(href, job.guard, {
+    method: 'GET',
+    headers: { ...header, ...(onOrigin && !ownAuthorization ? basic(job.access) : {}) },
+    idleTimeoutMs: job.idleTimeoutMs ?? 60_000,
+    maxRedirects: 5,
+  }).catch((error: unknown) => {
+    throw error instanceof ForbiddenAddress ? new ForbiddenLfsHref(error.address) : error;
+  });
+  if (response.status === 404 || response.status === 410) {
+    response.body.resume();
+    return `${response.status} from the download href`;
+  }
+  if (response.status !== 200) {
+    response.body.resume();
+    throw new OriginFailed(`The origin's Git LFS server did not send an object (HTTP ${response.status})`);
+  }
+  const path = cachePath(job, pointer.oid);
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  const hash = createHash('sha256');
+  let size = 0;
+  const checked = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      if (size > pointer.size) return done(new OriginFailed('longer than its pointer says'));
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(response.body, checked, createWriteStream(temporary));
+    if (size !== pointer.size) return `the origin sent ${size} bytes, the pointer says ${pointer.size}`;
+    if (hash.digest('hex') !== pointer.oid) return 'the content the origin sent does not hash to its oid';
+    await rename(temporary, path);
+    return undefined;
+  } catch (error) {
+    if (size > pointer.size) return `the origin sent more than the pointer's ${pointer.size} bytes`;
+    throw error;
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
+
+/** A forbidden href, in words that say it is not the import's URL that is refused. */
+class ForbiddenLfsHref extends ForbiddenAddress {
+  constructor(address: string) {
+    super(address);
+    this.message = "The origin's Git LFS server pointed to an address the importer may not reach";
+  }
+}
+
+const cachePath = (job: OriginLfsJob, oid: string) => lfsObjectPath(job.cacheDir, oid);
+
+const sizeOf = (path: string): Promise<number | undefined> =>
+  stat(path).then(
+    (found) => (found.isFile() ? found.size : undefined),
+    () => undefined,
+  );
+
+/** The cached object into the repository: a hard link (one file system), a copy otherwise. */
+async function place(job: OriginLfsJob, oid: string): Promise<void> {
+  const target = lfsObjectPath(job.repoDir, oid);
+  await mkdir(dirname(target), { recursive: true });
+  await rm(target, { force: true });
+  await link(cachePath(job, oid), target).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EXDEV' && error.code !== 'EPERM') throw error;
+    await copyFile(cachePath(job, oid), target);
+  });
+}
+
+async function inParallel(tasks: ReadonlyArray<() => Promise<void>>, width: number): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const task = tasks[next++];
+      await task?.();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, tasks.length) }, worker));
+}
+
+async function reportMissing(job: OriginLfsJob, missing: readonly Missing[], git: GitJob): Promise<void> {
+  const refs = await refsPointingTo(job.repoDir, new Set(missing.map(({ pointer }) => pointer.oid)), git);
+  const entries: FindingEntry[] = [...missing]
+    .sort((a, b) => (a.pointer.oid < b.pointer.oid ? -1 : 1))
+    .map(({ pointer, reason }) => ({
+      oid: pointer.oid,
+      size: pointer.size,
+      path: pointer.path,
+      ref: refs.get(pointer.oid) ?? null,
+      reason,
+    }));
+  await saveFinding(job.workDir, 'missing_lfs_objects', entries);
+}
