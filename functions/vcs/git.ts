@@ -31,6 +31,7 @@ import {
   runGit,
 } from './git-command.ts';
 import { reopenGitHistory } from './git-follow.ts';
+import { pointHeadAt, remoteHeadBranch } from './git-origin-head.ts';
 import { type ChunkPlan, DEFAULT_CHUNK_PLAN, gitCursor } from './git-raw-state.ts';
 import { gitWords } from './git-words.ts';
 import { checkHistory } from './history-check.ts';
@@ -90,13 +91,23 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
       await ensureBareRepository(repo, home);
 
       const session = await openSession(home, guardFor(job), job, idleTimeoutMs);
+      const askHead = () =>
+        remoteHeadBranch(url, repo, session).catch((error: unknown) => {
+          throw classify(error, session, { url, workDir: repo });
+        });
+      const followHead = async (branch: Promise<string | null>) => {
+        state.defaultBranch = await branch;
+        await pointHeadAt(repo, home, state.defaultBranch);
+        await cursor.save(job.workDir, state);
+      };
+      // A sync asks for the origin's HEAD while it fetches: one round trip's wait, not two.
+      let syncHead: Promise<string | null> | undefined;
       try {
         // A whole fetch is a `clone --bare`, which records the origin's HEAD itself.
-        if (state.defaultBranch === undefined && (state.mode === 'depth' || state.mode === 'sync')) {
-          state.defaultBranch = await remoteHeadBranch(url, repo, session);
-          if (state.defaultBranch !== null)
-            await local(repo, home, ['symbolic-ref', 'HEAD', `refs/heads/${state.defaultBranch}`]);
-          await cursor.save(job.workDir, state);
+        if (state.defaultBranch === undefined && state.mode === 'depth') await followHead(askHead());
+        if (state.defaultBranch === undefined && state.mode === 'sync') {
+          syncHead = askHead();
+          syncHead.catch(() => undefined);
         }
         const report = (percent: number) => {
           const rounded = Math.min(99, Math.floor(percent));
@@ -174,22 +185,28 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
           }
           steps += 1;
           lastStepMs = Date.now() - stepStarted;
+          if (syncHead !== undefined) await followHead(syncHead);
+          syncHead = undefined;
           if (state.mode === 'depth') {
             state.shallowStarted = true;
             state.step = Math.ceil(state.step * plan.growth);
           }
           state.done = state.mode !== 'depth' || !(await isShallow(repo, home));
-          state.commitCount = await countCommits(repo, home);
           if (state.done) {
             state.percent = 100;
             await markCheckedOnArrival(repo, state.checkedOnArrival === true);
-            await saveGitRevisions(repo, home);
-          } else report(from + share);
+            // raw.git has branches and tags only: the list of their commits is the count too.
+            state.commitCount = await saveGitRevisions(repo, home);
+          } else {
+            state.commitCount = await countCommits(repo, home);
+            report(from + share);
+          }
           await cursor.save(job.workDir, state);
           onProgress({ commitCount: state.commitCount, percent: state.percent });
         }
         return { done: state.done, commitCount: state.commitCount, percent: state.percent };
       } finally {
+        await syncHead?.catch(() => undefined); // not left running against a closed session
         await session.close();
       }
     },
@@ -383,23 +400,6 @@ async function ensureBareRepository(repo: string, home: string): Promise<void> {
       transport: 'local',
       timeoutMs: 30_000,
     });
-  }
-}
-
-/** The branch the origin's HEAD names (`ls-remote --symref`), or null (empty, or detached). */
-async function remoteHeadBranch(url: string, repo: string, session: Session): Promise<string | null> {
-  try {
-    const out = await runGit([...session.args, 'ls-remote', '--symref', '--', url, 'HEAD'], {
-      cwd: repo,
-      home: session.home,
-      transport: 'network',
-      timeoutMs: 60_000,
-      ...session.run,
-    });
-    const match = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(out.toString('utf8'));
-    return match?.[1] ?? null;
-  } catch (error) {
-    throw classify(error, session, { url, workDir: repo });
   }
 }
 

@@ -80,9 +80,9 @@ export const publishedRevisions = (
 /**
  * A Git origin's raw map: its raw commits are the origin's own, listed parents first (`--topo-order
  * --reverse` over branches and tags: Git has no single order; this one never puts a commit before
- * its parents).
+ * its parents). Returns how many commits it listed: every commit of the branches and tags.
  */
-export async function saveGitRevisions(rawDir: string, home: string): Promise<void> {
+export async function saveGitRevisions(rawDir: string, home: string): Promise<number> {
   const out = await runGit(['rev-list', '--reverse', '--topo-order', '--branches', '--tags'], {
     cwd: rawDir,
     home,
@@ -98,6 +98,7 @@ export async function saveGitRevisions(rawDir: string, home: string): Promise<vo
     rawDir,
     ids.map((id) => ({ originRevision: id, commit: id })),
   );
+  return ids.length;
 }
 
 /** A raw map from fast-import marks named by the origin's own numbers (TFVC changeset ids), ascending. */
