@@ -266,4 +266,16 @@ describe('syncing a followed Git origin', () => {
       rewritten_refs: [],
     });
   }, 60_000);
+
+  it("follows the origin's HEAD to another branch (asked while the sync fetches)", async () => {
+    const branch = 'release-5.1';
+    await originGit('update-ref', `refs/heads/${branch}`, 'v5.1');
+    await originGit('symbolic-ref', 'HEAD', `refs/heads/${branch}`);
+
+    await synced('lua');
+    const head = await git(['ls-remote', '--symref', hosted(), 'HEAD']);
+    expect(head.stdout).toContain(`ref: refs/heads/${branch}\tHEAD`);
+    expect(await refsOf(hosted())).toEqual(await refsOf(originUrl()));
+    await originGit('symbolic-ref', 'HEAD', 'refs/heads/master');
+  }, 60_000);
 });
