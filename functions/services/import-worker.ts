@@ -365,6 +365,8 @@ export const rewrite = watchedStep(async function rewrite(
         workDir: dir,
         maxBytes: config().importMaxBytes,
         cacheDir: join(dir, 'origin-lfs'),
+        // Raw tips: they name out.git's commits only when nothing was rewritten (else all is read).
+        seen: await seenTips(dir, input.attempt),
       },
       await gitJob(dir),
     );

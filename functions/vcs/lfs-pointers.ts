@@ -5,6 +5,7 @@
  */
 import { runGit } from './git-command.ts';
 import { type GitJob, localRun } from './git-job.ts';
+import { excludingSeen } from './seen-history.ts';
 
 /** One object a pointer names, with the first path seen pointing to it. */
 export interface LfsPointer {
@@ -34,7 +35,12 @@ export function parsePointer(content: string): { oid: string; size: number } | u
  * listing to those blobs (no commits or trees, only the tips given, which have no path), so it
  * stays small on a large history (`object:type` needs git 2.32; the image has bookworm's 2.39).
  */
-async function smallBlobs(repo: string, job: GitJob, revs: readonly string[]): Promise<Map<string, string>> {
+async function smallBlobs(
+  repo: string,
+  job: GitJob,
+  revs: readonly string[],
+  input?: string,
+): Promise<Map<string, string>> {
   const listing = await runGit(
     [
       'rev-list',
@@ -42,7 +48,7 @@ async function smallBlobs(repo: string, job: GitJob, revs: readonly string[]): P
       `--filter=combine:object:type=blob+blob:limit=${POINTER_MAX_BYTES - 1}`,
       ...revs,
     ],
-    localRun(repo, job),
+    { ...localRun(repo, job), ...(input === undefined ? {} : { input }) },
   );
   const paths = new Map<string, string>();
   for (const line of listing.toString('utf8').split('\n')) {
@@ -59,9 +65,24 @@ async function smallBlobs(repo: string, job: GitJob, revs: readonly string[]): P
 export const findPointers = (repo: string, job: GitJob): Promise<LfsPointer[]> =>
   pointersIn(repo, job, ['--all']);
 
+/**
+ * Whether any pointer is among the objects the refs reach that `seen` (commits already looked at)
+ * does not: a sync's question when the history before held no pointer. Everything is read when
+ * `seen` names an object the repository lacks (`excludingSeen`).
+ */
+export async function hasNewPointer(repo: string, job: GitJob, seen: readonly string[]): Promise<boolean> {
+  const found = await excludingSeen(seen, (args, input) => pointersIn(repo, job, ['--all', ...args], input));
+  return found.length > 0;
+}
+
 /** The pointers reachable from `revs`, one per oid (its first path). */
-async function pointersIn(repo: string, job: GitJob, revs: readonly string[]): Promise<LfsPointer[]> {
-  const paths = await smallBlobs(repo, job, revs);
+async function pointersIn(
+  repo: string,
+  job: GitJob,
+  revs: readonly string[],
+  input?: string,
+): Promise<LfsPointer[]> {
+  const paths = await smallBlobs(repo, job, revs, input);
   if (paths.size === 0) return [];
   const blobs = [...paths.keys()];
   const found = new Map<string, LfsPointer>();

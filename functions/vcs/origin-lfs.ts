@@ -21,8 +21,8 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { copyFile, link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FindingEntry } from '#domain/import-report';
@@ -30,7 +30,7 @@ import { saveFinding } from './findings.ts';
 import type { GitJob } from './git-job.ts';
 import { guardedStream, readBounded } from './guarded-stream.ts';
 import { lfsObjectPath } from './hosted-paths.ts';
-import { findPointers, type LfsPointer, refsPointingTo } from './lfs-pointers.ts';
+import { findPointers, hasNewPointer, type LfsPointer, refsPointingTo } from './lfs-pointers.ts';
 import { directorySize, oversizeError } from './limits.ts';
 import type { Guard } from './network-guard.ts';
 import { ForbiddenAddress, type OriginAccess, OriginFailed } from './origin.ts';
@@ -46,6 +46,11 @@ export interface OriginLfsJob {
   readonly maxBytes: number;
   /** Objects fetched before (git-lfs's layout below it), kept between syncs. */
   readonly cacheDir: string;
+  /**
+   * A sync's raw tips from before it fetched (`seen-history.ts`): when the last scan found no
+   * pointer, only what they do not reach is read, and the whole history only if that holds one.
+   */
+  readonly seen?: readonly string[] | undefined;
   readonly idleTimeoutMs?: number;
 }
 
@@ -87,7 +92,9 @@ export async function fetchOriginLfs(job: OriginLfsJob, git: GitJob): Promise<Or
   const protocol = new URL(job.access.url).protocol;
   if (protocol !== 'http:' && protocol !== 'https:')
     return { pointers: 0, fetched: 0, fetchedBytes: 0, missing: 0 };
-  const pointers = await findPointers(job.repoDir, git);
+  const pointers = (await nothingNew(job, git)) ? [] : await findPointers(job.repoDir, git);
+  await mkdir(job.cacheDir, { recursive: true });
+  await writeFile(pointerCountFile(job), String(pointers.length));
   const added: LfsPointer[] = [];
   for (const pointer of pointers)
     if ((await sizeOf(lfsObjectPath(job.repoDir, pointer.oid))) !== pointer.size) added.push(pointer);
@@ -130,6 +137,16 @@ export async function fetchOriginLfs(job: OriginLfsJob, git: GitJob): Promise<Or
   }
   await reportMissing(job, missing, git);
   return { pointers: pointers.length, fetched, fetchedBytes, missing: missing.length };
+}
+
+/** How many pointers the last scan found, kept with the cache (it moves on with the attempt). */
+const pointerCountFile = (job: OriginLfsJob) => join(job.cacheDir, 'pointers-found');
+
+/** A sync over a history that held no pointer, and whose new commits hold none either. */
+async function nothingNew(job: OriginLfsJob, git: GitJob): Promise<boolean> {
+  if (!job.seen) return false;
+  const before = await readFile(pointerCountFile(job), 'utf8').catch(() => undefined);
+  return before === '0' && !(await hasNewPointer(job.repoDir, git, job.seen));
 }
 
 interface BatchObject {

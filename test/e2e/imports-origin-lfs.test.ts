@@ -177,4 +177,44 @@ describe('importing a Git origin that uses Git LFS', () => {
     expect((await readFile(join(clone, 'a.bin'))).equals(onMain)).toBe(true);
     await expect(stat(join(clone, 'large.dat'))).rejects.toThrow();
   }, 120_000);
+  it('follows an origin that starts using Git LFS: the sync fetches the new object', async () => {
+    // An origin without any pointer, imported and followed.
+    await createRepository('plain', true);
+    const dir = join(work, 'plain');
+    await must(['init', '-q', '-b', 'main', dir], work);
+    await writeFile(join(dir, 'README'), 'no LFS yet\n');
+    await must(['add', 'README'], dir);
+    await must(['commit', '-qm', 'plain'], dir);
+    await must(['remote', 'add', 'origin', repoUrl('plain')], dir);
+    await must(['push', '-q', 'origin', 'main'], dir, token);
+    await createRepository('plain-copy', true);
+    const path = '/repos/lfsimporter/plain-copy/import';
+    const started = await api('PUT', path, {
+      vcs: 'git',
+      vcs_url: repoUrl('plain').replace('//localhost:', '//127.0.0.1:'),
+      vcs_username: 'lfsimporter',
+      vcs_password: token,
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    expect(await until(path, (body) => body.status === 'complete')).toMatchObject({ status: 'complete' });
+    expect((await api('PUT', `${path}/sync`, { interval_minutes: null })).status).toBe(200);
+
+    // The origin starts tracking *.bin with git-lfs.
+    const added = randomBytes(4000);
+    await must(['lfs', 'track', '*.bin'], dir);
+    await writeFile(join(dir, 'c.bin'), added);
+    await must(['add', '.gitattributes', 'c.bin'], dir);
+    await must(['commit', '-qm', 'first LFS object'], dir);
+    await must(['push', '-q', 'origin', 'main'], dir, token);
+
+    expect((await api('POST', `${path}/sync`)).status).toBe(202);
+    await until(
+      `${path}/sync`,
+      (body) => (body.last_sync as { status?: string } | null)?.status === 'succeeded',
+    );
+    const clone = join(work, 'plain-clone');
+    await must(['clone', '-q', repoUrl('plain-copy'), clone], work, token);
+    await must(['lfs', 'pull'], clone, token);
+    expect((await readFile(join(clone, 'c.bin'))).equals(added)).toBe(true);
+  }, 120_000);
 });
