@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OriginServer } from '#local/git-origins';
 import { serveHg } from '#local/hg-origins';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
+import { TFVC_USERS } from '#local/tfvc-alpha';
+import { serveTfvc } from '#local/tfvc-origin';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
 import { importApiCall } from '#test/import-api';
@@ -18,7 +20,8 @@ import { WebClient } from '#test/web-client';
  * import report with the revision or changeset and the path, and told on the progress page; the
  * rest of the history arrives and passes `git fsck --strict`. Origins: Mercurial's own `tampered`
  * test bundle (test/fixtures/hg/README.md), and a Subversion repository whose trunk gets a
- * `.git/config`, made here with svnmucc.
+ * `.git/config`, made here with svnmucc; a TFVC project on the TFVC stand-in whose changesets add a
+ * `.git/config`, a `.HG` folder's file and a `.GIT` folder's file.
  */
 
 const exec = promisify(execFile);
@@ -32,19 +35,24 @@ let token: string;
 let root: string;
 let hgOrigin: OriginServer;
 let svnOrigin: SvnServer;
+let tfvcOrigin: Awaited<ReturnType<typeof serveTfvc>>;
 
 const api = (method: string, path: string, body?: unknown) =>
   importApiCall(stack.baseUrl, token, method, path, body);
 
 /** Starts an import of `vcs_url` into a new repository and waits for `complete` or `error`. */
-async function importInto(name: string, vcsUrl: string): Promise<Record<string, unknown>> {
+async function importInto(
+  name: string,
+  vcsUrl: string,
+  more: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   const created = await fetch(`${stack.baseUrl}/user/repos`, {
     method: 'POST',
     headers: { Authorization: `token ${token}` },
     body: JSON.stringify({ name }),
   });
   expect(created.status).toBe(201);
-  expect((await api('PUT', `/repos/octocat/${name}/import`, { vcs_url: vcsUrl })).status).toBe(201);
+  expect((await api('PUT', `/repos/octocat/${name}/import`, { vcs_url: vcsUrl, ...more })).status).toBe(201);
   const deadline = Date.now() + 45_000;
   let last: Record<string, unknown> = {};
   while (Date.now() < deadline) {
@@ -112,13 +120,66 @@ beforeAll(async () => {
   await svnmucc('-m', 'Change README', 'put', config, 'trunk/README');
   svnOrigin = await serveSvn(svnRoot);
 
+  const { ada } = TFVC_USERS;
+  const file = (path: string, content: string) => ({ path, changeType: 'add, edit, encoding', content });
+  tfvcOrigin = await serveTfvc({
+    projects: [
+      {
+        name: 'Project',
+        changesets: [
+          {
+            id: 1,
+            author: ada,
+            date: '2024-01-01T09:00:00Z',
+            comment: 'Add README',
+            changes: [file('README', 'hello\n')],
+          },
+          {
+            id: 2,
+            author: ada,
+            date: '2024-01-02T09:00:00Z',
+            comment: 'Add a .git folder',
+            changes: [
+              { path: '.git', changeType: 'add', folder: true },
+              file('.git/config', '[core]\n\thooksPath = /tmp/evil\n'),
+            ],
+          },
+          {
+            id: 3,
+            author: ada,
+            date: '2024-01-03T09:00:00Z',
+            comment: 'Add lib',
+            changes: [
+              { path: 'lib', changeType: 'add', folder: true },
+              { path: 'lib/.HG', changeType: 'add', folder: true },
+              { path: 'lib/.GIT', changeType: 'add', folder: true },
+              file('lib/.HG/hgrc', '[hooks]\n'),
+              file('lib/.GIT/HEAD', 'ref: refs/heads/main\n'),
+              file('lib/a.txt', 'a\n'),
+            ],
+          },
+          {
+            id: 4,
+            author: ada,
+            date: '2024-01-04T09:00:00Z',
+            comment: 'Change them',
+            changes: [
+              { path: '.git/config', changeType: 'edit', content: '[core]\n' },
+              { path: 'README', changeType: 'edit', content: 'hello again\n' },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+
   owner = await createUser(stack.endpointsFile, 'octocat');
   token = (await personalToken(stack.baseUrl, owner.auth, ['repo'])).token;
 }, 120_000);
 
 afterAll(async () => {
   await stack?.stop();
-  await Promise.all([hgOrigin?.close(), svnOrigin?.close()]);
+  await Promise.all([hgOrigin?.close(), svnOrigin?.close(), tfvcOrigin?.close()]);
 });
 
 describe('paths Git cannot store', () => {
@@ -172,6 +233,42 @@ describe('paths Git cannot store', () => {
 
     expect(await pageWords('svn-dotgit')).toContain(
       '1 path Git cannot store was left out of the imported history; everything else was imported: "/trunk/.git/config" in r3 (a .git folder, which Git refuses in any spelling)',
+    );
+  }, 60_000);
+
+  it('TFVC: files under .git or .hg folders are left out, listed with their changeset, the rest arrives', async () => {
+    const done = await importInto('tfvc-dotgit', tfvcOrigin.collectionUrl, {
+      vcs: 'tfvc',
+      tfvc_project: 'Project',
+    });
+    expect(done).toMatchObject({ vcs: 'tfvc', status: 'complete' });
+
+    const report = await api('GET', '/repos/octocat/tfvc-dotgit/import/report');
+    expect(report.status).toBe(200);
+    expect(report.body.unstorable_paths_count).toBe(4);
+    expect(report.body.unstorable_paths).toEqual([
+      { changeset: 2, path: '$/Project/.git/config', reason: 'git_metadata' },
+      { changeset: 3, path: '$/Project/lib/.GIT/HEAD', reason: 'git_metadata' },
+      { changeset: 3, path: '$/Project/lib/.HG/hgrc', reason: 'hg_metadata' },
+      { changeset: 4, path: '$/Project/.git/config', reason: 'git_metadata' },
+    ]);
+
+    const clone = await cloneAndCheck('tfvc-dotgit');
+    const files = await git(['log', '--all', '--format=', '--name-only'], { cwd: clone });
+    expect([...new Set(files.stdout.trim().split('\n').filter(Boolean))].sort()).toEqual([
+      'README',
+      'lib/a.txt',
+    ]);
+    const log = await git(['log', '--format=%s', 'main'], { cwd: clone });
+    expect(log.stdout.trim().split('\n')).toEqual([
+      'Change them',
+      'Add lib',
+      'Add a .git folder',
+      'Add README',
+    ]);
+
+    expect(await pageWords('tfvc-dotgit')).toContain(
+      '"$/Project/.git/config" in C2 (a .git folder, which Git refuses in any spelling)',
     );
   }, 60_000);
 });
