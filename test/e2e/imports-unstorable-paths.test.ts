@@ -1,10 +1,10 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OriginServer } from '#local/git-origins';
+import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { serveHg } from '#local/hg-origins';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
 import { TFVC_USERS } from '#local/tfvc-alpha';
@@ -21,7 +21,9 @@ import { WebClient } from '#test/web-client';
  * rest of the history arrives and passes `git fsck --strict`. Origins: Mercurial's own `tampered`
  * test bundle (test/fixtures/hg/README.md), and a Subversion repository whose trunk gets a
  * `.git/config`, made here with svnmucc; a TFVC project on the TFVC stand-in whose changesets add a
- * `.git/config`, a `.HG` folder's file and a `.GIT` folder's file.
+ * `.git/config`, a `.HG` folder's file and a `.GIT` folder's file; a Git origin on 127.0.0.1 whose
+ * trees hold a `.GIT` folder and a `..` folder, made here with `git mktree` (git refuses both at
+ * its object checks: `hasDotgit`, `hasDotdot`).
  */
 
 const exec = promisify(execFile);
@@ -36,6 +38,8 @@ let root: string;
 let hgOrigin: OriginServer;
 let svnOrigin: SvnServer;
 let tfvcOrigin: Awaited<ReturnType<typeof serveTfvc>>;
+let gitOrigin: OriginServer;
+const gitCommits: string[] = [];
 
 const api = (method: string, path: string, body?: unknown) =>
   importApiCall(stack.baseUrl, token, method, path, body);
@@ -173,13 +177,49 @@ beforeAll(async () => {
     ],
   });
 
+  // A Git history of three commits: README; then a .GIT folder's config; then a `..` folder's file.
+  const gitRoot = join(root, 'git');
+  const bare = join(gitRoot, 'plumbed.git');
+  await mkdir(gitRoot);
+  const plumb = (args: string[], input?: string) => {
+    const run = spawnSync('git', args, { cwd: bare, input, env, encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    return run.stdout.trim();
+  };
+  await exec('git', ['init', '--quiet', '--bare', bare], { env });
+  const hello = plumb(['hash-object', '-w', '--stdin'], 'hello\n');
+  const evil = plumb(['hash-object', '-w', '--stdin'], '[core]\n\thooksPath = /tmp/evil\n');
+  const inner = plumb(['mktree'], `100644 blob ${evil}\tconfig\n`);
+  const trees = [
+    plumb(['mktree'], `100644 blob ${hello}\tREADME\n`),
+    plumb(['mktree'], `040000 tree ${inner}\t.GIT\n100644 blob ${hello}\tREADME\n`),
+    plumb(['mktree'], `040000 tree ${inner}\t..\n040000 tree ${inner}\t.GIT\n100644 blob ${hello}\tREADME\n`),
+  ];
+  for (const [i, tree] of trees.entries())
+    gitCommits.push(
+      plumb([
+        '-c',
+        'user.name=Ada',
+        '-c',
+        'user.email=ada@example.com',
+        'commit-tree',
+        tree,
+        ...(i > 0 ? ['-p', gitCommits[i - 1] ?? ''] : []),
+        '-m',
+        `Commit ${i + 1}`,
+      ]),
+    );
+  plumb(['update-ref', 'refs/heads/main', gitCommits[2] ?? '']);
+  plumb(['symbolic-ref', 'HEAD', 'refs/heads/main']);
+  gitOrigin = await serveGitHttp(gitRoot);
+
   owner = await createUser(stack.endpointsFile, 'octocat');
   token = (await personalToken(stack.baseUrl, owner.auth, ['repo'])).token;
 }, 120_000);
 
 afterAll(async () => {
   await stack?.stop();
-  await Promise.all([hgOrigin?.close(), svnOrigin?.close(), tfvcOrigin?.close()]);
+  await Promise.all([hgOrigin?.close(), svnOrigin?.close(), tfvcOrigin?.close(), gitOrigin?.close()]);
 });
 
 describe('paths Git cannot store', () => {
@@ -269,6 +309,32 @@ describe('paths Git cannot store', () => {
 
     expect(await pageWords('tfvc-dotgit')).toContain(
       '"$/Project/.git/config" in C2 (a .git folder, which Git refuses in any spelling)',
+    );
+  }, 60_000);
+
+  it('Git: a history whose trees hold .GIT and .. imports, those paths dropped and listed by raw commit', async () => {
+    const done = await importInto('git-dotgit', `${gitOrigin.url}/plumbed.git`);
+    expect(done).toMatchObject({ vcs: 'git', status: 'complete' });
+
+    const report = await api('GET', '/repos/octocat/git-dotgit/import/report');
+    expect(report.status).toBe(200);
+    expect(report.body.unstorable_paths_count).toBe(2);
+    expect(report.body.unstorable_paths).toEqual([
+      { commit: gitCommits[1], path: '.GIT/config', reason: 'git_metadata' },
+      { commit: gitCommits[2], path: '../config', reason: 'dot_component' },
+    ]);
+
+    const clone = await cloneAndCheck('git-dotgit');
+    const files = await git(['log', '--all', '--format=', '--name-only'], { cwd: clone });
+    expect([...new Set(files.stdout.trim().split('\n').filter(Boolean))]).toEqual(['README']);
+    const log = await git(['log', '--format=%s', 'main'], { cwd: clone });
+    expect(log.stdout.trim().split('\n')).toEqual(['Commit 3', 'Commit 2', 'Commit 1']);
+    // The commit before any dropped path keeps its id.
+    const first = await git(['rev-list', '--max-parents=0', 'main'], { cwd: clone });
+    expect(first.stdout.trim()).toBe(gitCommits[0]);
+
+    expect(await pageWords('git-dotgit')).toContain(
+      `".GIT/config" in ${gitCommits[1]?.slice(0, 12)} (a .git folder, which Git refuses in any spelling)`,
     );
   }, 60_000);
 });
