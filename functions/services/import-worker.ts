@@ -44,7 +44,7 @@ import { config } from '#shared/config';
 import { countSignal, log } from '#shared/log';
 import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
 import { redactCredentials } from '#vcs/bounded-process';
-import { loadFindings } from '#vcs/findings';
+import { loadFindings, saveFinding } from '#vcs/findings';
 import { prepareHome } from '#vcs/git-command';
 import { findLargeFiles, type GitJob, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
@@ -355,6 +355,8 @@ export const rewrite = watchedStep(async function rewrite(
     publishedRevisions(await readOriginRevisions(rawDir(dir)), result.commitMap),
   );
   if (record.vcs === 'git') {
+    // Tree entries git refuses (`.git`, `..`), left out by the rewrite (`#vcs/history-drop`).
+    await saveFinding(dir, 'unstorable_paths', result.unstorablePaths);
     // The origin's own LFS objects, before the push step stores and counts them (`origin-lfs.ts`).
     const access = await originAccess(record);
     await fetchOriginLfs(

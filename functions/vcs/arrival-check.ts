@@ -14,7 +14,8 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fsckLeniency } from './fsck-policy.ts';
+import { fsckLeniency, refusedOnlyDroppable } from './fsck-policy.ts';
+import { GitFailed } from './git-command.ts';
 
 /** The marker file in a raw repository whose objects were all checked on arrival. */
 export const CHECKED_ON_ARRIVAL = 'import-checked-on-arrival';
@@ -65,4 +66,19 @@ export async function markCheckedOnArrival(repo: string, checked: boolean): Prom
   const marker = join(repo, CHECKED_ON_ARRIVAL);
   if (checked) await writeFile(marker, 'fetch.fsckObjects\n');
   else await rm(marker, { force: true });
+}
+
+/**
+ * Runs a fetch with its object checks; when they refused only an entry the history step drops (a
+ * `.git` or `..` folder: `DROPPED_IN_HISTORY`), runs it again unchecked, so that the history step
+ * checks the raw history whole, drops those entries and lists them. The answer is `checkedOnArrival`'s.
+ */
+export async function fetchChecked(fetch: (check: boolean) => Promise<boolean>): Promise<boolean> {
+  try {
+    return await fetch(true);
+  } catch (error) {
+    if (!(error instanceof GitFailed && !error.timedOut && refusedOnlyDroppable(error.stderr))) throw error;
+    await fetch(false);
+    return false;
+  }
 }

@@ -18,6 +18,7 @@ import {
   arrivalCheckArgs,
   arrivalTracePath,
   checkedOnArrival,
+  fetchChecked,
   markCheckedOnArrival,
   refusedOnArrival,
 } from './arrival-check.ts';
@@ -144,7 +145,9 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
           const stepArgs = state.mode === 'depth' ? depthArgs : state.mode === 'sync' ? [] : null;
           try {
             await markCheckedOnArrival(repo, false);
-            const checked = await fetchStep(url, repo, session, stepArgs, { ...stepOptions, check: true });
+            const checked = await fetchChecked((check) =>
+              fetchStep(url, repo, session, stepArgs, { ...stepOptions, check }),
+            );
             // A whole fetch replaces the repository: what earlier steps left is gone.
             state.checkedOnArrival = checked && (stepArgs === null || state.checkedOnArrival === true);
           } catch (error) {

@@ -11,7 +11,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDotGitName } from '#domain/unstorable-paths';
 import { CHECKED_ON_ARRIVAL } from './arrival-check.ts';
-import { fsckLeniency } from './fsck-policy.ts';
+import { DROPPED_IN_HISTORY, fsckLeniency } from './fsck-policy.ts';
 import { GitFailed, runGit } from './git-command.ts';
 import { type GitJob, localRun as local } from './git-job.ts';
 import { gitWords, hiddenPaths } from './git-words.ts';
@@ -20,21 +20,33 @@ import { OriginFailed } from './origin.ts';
 /** `error in tree <oid>: hasDotgit: contains '.git'`, as `git fsck` prints each finding. */
 const FINDING = /^error in (commit|tree|blob|tag) ([0-9a-f]{40,64}): (\w+): (.*)$/m;
 
-/** Fails with the user's message when `git fsck --strict` finds anything in `repoDir`. */
-export async function checkHistory(repoDir: string, job: GitJob): Promise<void> {
+/**
+ * Fails with the user's message when `git fsck --strict` finds anything in `repoDir`. With
+ * `dropping`, the entries the history step drops (`DROPPED_IN_HISTORY`) are only warned of, and
+ * the answer is whether any tree holds one.
+ */
+export async function checkHistory(repoDir: string, job: GitJob, dropping = false): Promise<boolean> {
   if (
     await stat(join(repoDir, CHECKED_ON_ARRIVAL)).then(
       (marker) => marker.isFile(),
       () => false,
     )
   )
-    return;
+    return false;
   try {
-    const leniency = fsckLeniency('fsck').flatMap(([key, value]) => ['-c', `${key}=${value}`]);
-    await runGit(
-      [...leniency, 'fsck', '--strict', '--no-dangling', '--no-reflogs', '--no-progress'],
-      local(repoDir, job),
-    );
+    const warned = dropping ? DROPPED_IN_HISTORY.map((id) => [`fsck.${id}`, 'warn'] as const) : [];
+    const leniency = [...fsckLeniency('fsck'), ...warned].flatMap(([key, value]) => [
+      '-c',
+      `${key}=${value}`,
+    ]);
+    let flagged = false;
+    await runGit([...leniency, 'fsck', '--strict', '--no-dangling', '--no-reflogs', '--no-progress'], {
+      ...local(repoDir, job),
+      onProgress: (line) => {
+        if (/^warning in tree [0-9a-f]+: (?:hasDot|hasDotdot|hasDotgit): /.test(line)) flagged = true;
+      },
+    });
+    return flagged;
   } catch (error) {
     if (!(error instanceof GitFailed) || error.timedOut) throw error;
     const finding = FINDING.exec(error.stderr);

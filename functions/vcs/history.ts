@@ -16,12 +16,14 @@
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { FindingEntry } from '#domain/import-report';
 import type { LargeFile } from '#domain/imports';
 import { gitIdentityText, splitGitRemoteId } from '#domain/imports';
 import { runGit } from './git-command.ts';
 import { type GitJob, localRun as local } from './git-job.ts';
 import { hiddenPaths, stepFailure } from './git-words.ts';
 import { checkHistory } from './history-check.ts';
+import { dropCallback, droppedPaths } from './history-drop.ts';
 import { migrateToLfs } from './lfs-migrate.ts';
 import { checkObjects, directorySize, type ImportLimits, importLimits, withinSize } from './limits.ts';
 import { readCommitMaps } from './revision-map.ts';
@@ -58,6 +60,8 @@ export interface RewriteResult {
   readonly defaultBranch: string;
   /** Raw commit → the commit written for it; null when every id was kept (`rewritten` false). */
   readonly commitMap: ReadonlyMap<string, string> | null;
+  /** The paths left out (`history-drop.ts`): `{commit, path, reason}`, each path once. */
+  readonly unstorablePaths: readonly FindingEntry[];
 }
 
 /** Blob id → size of every blob over the threshold, from one pass over the object store. */
@@ -237,12 +241,15 @@ async function rewrite(
   job: GitJob,
 ): Promise<RewriteResult> {
   const limits = importLimits(options);
-  await checkHistory(rawDir, job);
+  const dropping = await checkHistory(rawDir, job, true);
   const defaultBranch = await defaultBranchOf(rawDir, job);
   const mappings = changedIdentities(options.authors);
   const largeFiles = options.lfs === 'none' ? [] : await findLargeFiles(rawDir, options.thresholdBytes, job);
   const handleLarge = largeFiles.length > 0;
   await rm(outDir, { recursive: true, force: true });
+  const filtered = dropping || mappings.length > 0 || (handleLarge && options.lfs === 'opt_out');
+  const dropList = join(job.home, 'dropped-paths.jsonl');
+  await rm(dropList, { force: true });
 
   try {
     await withinSize(
@@ -250,11 +257,11 @@ async function rewrite(
       () => directorySize(outDir),
       async (signal) => {
         const writing = { ...job, signal };
-        if (mappings.length > 0 || (handleLarge && options.lfs === 'opt_out')) {
+        if (filtered) {
           await filterRepo(
             rawDir,
             outDir,
-            mappings,
+            { changes: mappings, dropList: dropping ? dropList : undefined },
             handleLarge && options.lfs === 'opt_out' ? options.thresholdBytes : 0,
             writing,
           );
@@ -266,23 +273,25 @@ async function rewrite(
       },
     );
     await checkObjects(outDir, job.home, limits.maxObjects);
+    // What was written holds none of the dropped entries: checked with no leniency for them.
+    if (dropping) await checkHistory(outDir, job);
   } catch (error) {
     await rm(outDir, { recursive: true, force: true }); // nothing half-written or oversized is left to publish
     throw error;
   }
   await runGit(['symbolic-ref', 'HEAD', `refs/heads/${defaultBranch}`], local(outDir, job));
-  const filtered = mappings.length > 0 || (handleLarge && options.lfs === 'opt_out');
   const migrated = handleLarge && options.lfs === 'opt_in';
   const maps = [
     ...(filtered ? [{ path: join(outDir, 'filter-repo', 'commit-map'), csv: false }] : []),
     ...(migrated ? [{ path: lfsObjectMap(outDir), csv: true }] : []),
   ];
   return {
-    rewritten: mappings.length > 0 || handleLarge,
+    rewritten: dropping || mappings.length > 0 || handleLarge,
     mappedAuthors: mappings.length,
     largeFiles: handleLarge ? largeFiles : [],
     defaultBranch,
     commitMap: maps.length > 0 ? await readCommitMaps(maps) : null,
+    unstorablePaths: dropping ? await droppedPaths(dropList) : [],
   };
 }
 
@@ -345,7 +354,7 @@ function identityCallbacks(changes: readonly IdentityChange[]): { commit: string
 async function filterRepo(
   rawDir: string,
   outDir: string,
-  changes: readonly IdentityChange[],
+  { changes, dropList }: { changes: readonly IdentityChange[]; dropList: string | undefined },
   stripAboveBytes: number,
   job: GitJob,
 ): Promise<void> {
@@ -370,13 +379,17 @@ async function filterRepo(
   ];
   const scratch = await mkdtemp(join(job.home, 'filter-'));
   try {
-    if (changes.length > 0) {
-      const callbacks = identityCallbacks(changes);
+    const callbacks = changes.length > 0 ? identityCallbacks(changes) : undefined;
+    const commit = [callbacks?.commit, dropList === undefined ? undefined : dropCallback(dropList)];
+    if (commit.some(Boolean)) {
       const commitFile = join(scratch, 'commit-callback.py');
+      await writeFile(commitFile, commit.filter(Boolean).join('\n'));
+      args.push('--commit-callback', commitFile);
+    }
+    if (callbacks) {
       const tagFile = join(scratch, 'tag-callback.py');
-      await writeFile(commitFile, callbacks.commit);
       await writeFile(tagFile, callbacks.tag);
-      args.push('--commit-callback', commitFile, '--tag-callback', tagFile);
+      args.push('--tag-callback', tagFile);
     }
     if (stripAboveBytes > 0) args.push('--strip-blobs-bigger-than', String(stripAboveBytes));
     await runGit(args, { ...local(outDir, job), env: FAST_IMPORT_MALLOC });

@@ -1,12 +1,14 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OriginServer } from '#local/git-origins';
+import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { serveHg } from '#local/hg-origins';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
+import { TFVC_USERS } from '#local/tfvc-alpha';
+import { serveTfvc } from '#local/tfvc-origin';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
 import { importApiCall } from '#test/import-api';
@@ -18,7 +20,10 @@ import { WebClient } from '#test/web-client';
  * import report with the revision or changeset and the path, and told on the progress page; the
  * rest of the history arrives and passes `git fsck --strict`. Origins: Mercurial's own `tampered`
  * test bundle (test/fixtures/hg/README.md), and a Subversion repository whose trunk gets a
- * `.git/config`, made here with svnmucc.
+ * `.git/config`, made here with svnmucc; a TFVC project on the TFVC stand-in whose changesets add a
+ * `.git/config`, a `.HG` folder's file and a `.GIT` folder's file; a Git origin on 127.0.0.1 whose
+ * trees hold a `.GIT` folder and a `..` folder, made here with `git mktree` (git refuses both at
+ * its object checks: `hasDotgit`, `hasDotdot`).
  */
 
 const exec = promisify(execFile);
@@ -32,19 +37,26 @@ let token: string;
 let root: string;
 let hgOrigin: OriginServer;
 let svnOrigin: SvnServer;
+let tfvcOrigin: Awaited<ReturnType<typeof serveTfvc>>;
+let gitOrigin: OriginServer;
+const gitCommits: string[] = [];
 
 const api = (method: string, path: string, body?: unknown) =>
   importApiCall(stack.baseUrl, token, method, path, body);
 
 /** Starts an import of `vcs_url` into a new repository and waits for `complete` or `error`. */
-async function importInto(name: string, vcsUrl: string): Promise<Record<string, unknown>> {
+async function importInto(
+  name: string,
+  vcsUrl: string,
+  more: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   const created = await fetch(`${stack.baseUrl}/user/repos`, {
     method: 'POST',
     headers: { Authorization: `token ${token}` },
     body: JSON.stringify({ name }),
   });
   expect(created.status).toBe(201);
-  expect((await api('PUT', `/repos/octocat/${name}/import`, { vcs_url: vcsUrl })).status).toBe(201);
+  expect((await api('PUT', `/repos/octocat/${name}/import`, { vcs_url: vcsUrl, ...more })).status).toBe(201);
   const deadline = Date.now() + 45_000;
   let last: Record<string, unknown> = {};
   while (Date.now() < deadline) {
@@ -112,13 +124,102 @@ beforeAll(async () => {
   await svnmucc('-m', 'Change README', 'put', config, 'trunk/README');
   svnOrigin = await serveSvn(svnRoot);
 
+  const { ada } = TFVC_USERS;
+  const file = (path: string, content: string) => ({ path, changeType: 'add, edit, encoding', content });
+  tfvcOrigin = await serveTfvc({
+    projects: [
+      {
+        name: 'Project',
+        changesets: [
+          {
+            id: 1,
+            author: ada,
+            date: '2024-01-01T09:00:00Z',
+            comment: 'Add README',
+            changes: [file('README', 'hello\n')],
+          },
+          {
+            id: 2,
+            author: ada,
+            date: '2024-01-02T09:00:00Z',
+            comment: 'Add a .git folder',
+            changes: [
+              { path: '.git', changeType: 'add', folder: true },
+              file('.git/config', '[core]\n\thooksPath = /tmp/evil\n'),
+            ],
+          },
+          {
+            id: 3,
+            author: ada,
+            date: '2024-01-03T09:00:00Z',
+            comment: 'Add lib',
+            changes: [
+              { path: 'lib', changeType: 'add', folder: true },
+              { path: 'lib/.HG', changeType: 'add', folder: true },
+              { path: 'lib/.GIT', changeType: 'add', folder: true },
+              file('lib/.HG/hgrc', '[hooks]\n'),
+              file('lib/.GIT/HEAD', 'ref: refs/heads/main\n'),
+              file('lib/a.txt', 'a\n'),
+            ],
+          },
+          {
+            id: 4,
+            author: ada,
+            date: '2024-01-04T09:00:00Z',
+            comment: 'Change them',
+            changes: [
+              { path: '.git/config', changeType: 'edit', content: '[core]\n' },
+              { path: 'README', changeType: 'edit', content: 'hello again\n' },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+
+  // A Git history of three commits: README; then a .GIT folder's config; then a `..` folder's file.
+  const gitRoot = join(root, 'git');
+  const bare = join(gitRoot, 'plumbed.git');
+  await mkdir(gitRoot);
+  const plumb = (args: string[], input?: string) => {
+    const run = spawnSync('git', args, { cwd: bare, input, env, encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    return run.stdout.trim();
+  };
+  await exec('git', ['init', '--quiet', '--bare', bare], { env });
+  const hello = plumb(['hash-object', '-w', '--stdin'], 'hello\n');
+  const evil = plumb(['hash-object', '-w', '--stdin'], '[core]\n\thooksPath = /tmp/evil\n');
+  const inner = plumb(['mktree'], `100644 blob ${evil}\tconfig\n`);
+  const trees = [
+    plumb(['mktree'], `100644 blob ${hello}\tREADME\n`),
+    plumb(['mktree'], `040000 tree ${inner}\t.GIT\n100644 blob ${hello}\tREADME\n`),
+    plumb(['mktree'], `040000 tree ${inner}\t..\n040000 tree ${inner}\t.GIT\n100644 blob ${hello}\tREADME\n`),
+  ];
+  for (const [i, tree] of trees.entries())
+    gitCommits.push(
+      plumb([
+        '-c',
+        'user.name=Ada',
+        '-c',
+        'user.email=ada@example.com',
+        'commit-tree',
+        tree,
+        ...(i > 0 ? ['-p', gitCommits[i - 1] ?? ''] : []),
+        '-m',
+        `Commit ${i + 1}`,
+      ]),
+    );
+  plumb(['update-ref', 'refs/heads/main', gitCommits[2] ?? '']);
+  plumb(['symbolic-ref', 'HEAD', 'refs/heads/main']);
+  gitOrigin = await serveGitHttp(gitRoot);
+
   owner = await createUser(stack.endpointsFile, 'octocat');
   token = (await personalToken(stack.baseUrl, owner.auth, ['repo'])).token;
 }, 120_000);
 
 afterAll(async () => {
   await stack?.stop();
-  await Promise.all([hgOrigin?.close(), svnOrigin?.close()]);
+  await Promise.all([hgOrigin?.close(), svnOrigin?.close(), tfvcOrigin?.close(), gitOrigin?.close()]);
 });
 
 describe('paths Git cannot store', () => {
@@ -172,6 +273,68 @@ describe('paths Git cannot store', () => {
 
     expect(await pageWords('svn-dotgit')).toContain(
       '1 path Git cannot store was left out of the imported history; everything else was imported: "/trunk/.git/config" in r3 (a .git folder, which Git refuses in any spelling)',
+    );
+  }, 60_000);
+
+  it('TFVC: files under .git or .hg folders are left out, listed with their changeset, the rest arrives', async () => {
+    const done = await importInto('tfvc-dotgit', tfvcOrigin.collectionUrl, {
+      vcs: 'tfvc',
+      tfvc_project: 'Project',
+    });
+    expect(done).toMatchObject({ vcs: 'tfvc', status: 'complete' });
+
+    const report = await api('GET', '/repos/octocat/tfvc-dotgit/import/report');
+    expect(report.status).toBe(200);
+    expect(report.body.unstorable_paths_count).toBe(4);
+    expect(report.body.unstorable_paths).toEqual([
+      { changeset: 2, path: '$/Project/.git/config', reason: 'git_metadata' },
+      { changeset: 3, path: '$/Project/lib/.GIT/HEAD', reason: 'git_metadata' },
+      { changeset: 3, path: '$/Project/lib/.HG/hgrc', reason: 'hg_metadata' },
+      { changeset: 4, path: '$/Project/.git/config', reason: 'git_metadata' },
+    ]);
+
+    const clone = await cloneAndCheck('tfvc-dotgit');
+    const files = await git(['log', '--all', '--format=', '--name-only'], { cwd: clone });
+    expect([...new Set(files.stdout.trim().split('\n').filter(Boolean))].sort()).toEqual([
+      'README',
+      'lib/a.txt',
+    ]);
+    const log = await git(['log', '--format=%s', 'main'], { cwd: clone });
+    expect(log.stdout.trim().split('\n')).toEqual([
+      'Change them',
+      'Add lib',
+      'Add a .git folder',
+      'Add README',
+    ]);
+
+    expect(await pageWords('tfvc-dotgit')).toContain(
+      '"$/Project/.git/config" in C2 (a .git folder, which Git refuses in any spelling)',
+    );
+  }, 60_000);
+
+  it('Git: a history whose trees hold .GIT and .. imports, those paths dropped and listed by raw commit', async () => {
+    const done = await importInto('git-dotgit', `${gitOrigin.url}/plumbed.git`);
+    expect(done).toMatchObject({ vcs: 'git', status: 'complete' });
+
+    const report = await api('GET', '/repos/octocat/git-dotgit/import/report');
+    expect(report.status).toBe(200);
+    expect(report.body.unstorable_paths_count).toBe(2);
+    expect(report.body.unstorable_paths).toEqual([
+      { commit: gitCommits[1], path: '.GIT/config', reason: 'git_metadata' },
+      { commit: gitCommits[2], path: '../config', reason: 'dot_component' },
+    ]);
+
+    const clone = await cloneAndCheck('git-dotgit');
+    const files = await git(['log', '--all', '--format=', '--name-only'], { cwd: clone });
+    expect([...new Set(files.stdout.trim().split('\n').filter(Boolean))]).toEqual(['README']);
+    const log = await git(['log', '--format=%s', 'main'], { cwd: clone });
+    expect(log.stdout.trim().split('\n')).toEqual(['Commit 3', 'Commit 2', 'Commit 1']);
+    // The commit before any dropped path keeps its id.
+    const first = await git(['rev-list', '--max-parents=0', 'main'], { cwd: clone });
+    expect(first.stdout.trim()).toBe(gitCommits[0]);
+
+    expect(await pageWords('git-dotgit')).toContain(
+      `".GIT/config" in ${gitCommits[1]?.slice(0, 12)} (a .git folder, which Git refuses in any spelling)`,
     );
   }, 60_000);
 });

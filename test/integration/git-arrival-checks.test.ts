@@ -9,7 +9,7 @@ import { type OriginServer, prepareDumb, serveGitDaemon, serveGitHttp } from '#l
 import { rawJobs } from '#test/raw-jobs';
 import { gitAdapter } from '#vcs/git';
 import { rewriteHistory } from '#vcs/history';
-import { OriginFailed, type RawJob, rawRepositoryPath } from '#vcs/origin';
+import { type RawJob, rawRepositoryPath } from '#vcs/origin';
 
 /*
  * Git's object checks on an imported Git history run once (issue 25, item 9): a fetch over the
@@ -168,13 +168,16 @@ describe("git's object checks on an imported Git history", () => {
     ['smart HTTP', () => `${smart.url}/hostile.git`],
     ['git://', () => `${daemon.url}/hostile.git`],
     ['dumb HTTP', () => `${dumb.url}/hostile.git`],
-  ])('over %s refuse a tree entry .GIT, naming the commit and path', async (_, url) => {
-    const importing = importHistory(await job(url()));
+  ])('over %s drop a tree entry .GIT and list it with its commit (issue 28)', async (_, url) => {
+    const raw = await job(url());
+    const result = await importHistory(raw);
 
-    await expect(importing).rejects.toThrow(OriginFailed);
-    await expect(importing).rejects.toThrow(
-      `Commit ${hostileCommit} has a path Git refuses: ".GIT" (hasDotgit: `,
-    );
+    expect(result.unstorablePaths).toEqual([
+      { commit: hostileCommit, path: '.GIT/config', reason: 'git_metadata' },
+    ]);
+    const out = join(raw.workDir, 'out.git');
+    expect(await git(out, 'ls-tree', '--name-only', 'main')).not.toContain('.GIT');
+    await git(out, 'fsck', '--strict', '--no-dangling');
   });
 
   it.each([

@@ -143,8 +143,13 @@ export const FINDING_WORDS: { readonly [K in FindingKind]: KindWords } = {
     sentence: (n) =>
       `${counted(n, 'path', 'paths')} Git cannot store ${was(n)} left out of the imported history; everything else was imported`,
     label: (entry) => {
+      // A TFVC changeset is a number, told as TFVC writes it (`C42`); Mercurial's is 40 hex.
+      const tfvc = typeof entry.changeset === 'number' ? `C${entry.changeset}` : undefined;
       const at =
-        text(entry, 'changeset')?.slice(0, 12) ?? revisionLabel(entry) ?? text(entry, 'commit')?.slice(0, 12);
+        tfvc ??
+        text(entry, 'changeset')?.slice(0, 12) ??
+        revisionLabel(entry) ??
+        text(entry, 'commit')?.slice(0, 12);
       const why = UNSTORABLE_WORDS[text(entry, 'reason') ?? ''];
       const clash = text(entry, 'clash');
       const reason = why === undefined ? undefined : clash === undefined ? why : `${why} ${clash}`;

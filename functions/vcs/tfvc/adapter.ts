@@ -11,8 +11,9 @@
  * the changeset's author, committer = who checked it in, date = its creation date (UTC), message =
  * its comment (CRLF → LF, ending with a newline; an empty comment becomes `Changeset N`).
  * Shelvesets, labels, check-in notes, work item links and changes outside `$/{project}` are not
- * imported; the import report lists the labels, shelvesets, branch relations and empty folders
- * (`server-findings.ts`, `#vcs/findings`). Identities: `authors.ts`. A failure names its step,
+ * imported, nor files at paths Git cannot store (`.git/config`, `.hg/hgrc` in any spelling:
+ * `#domain/unstorable-paths`); the import report lists the labels, shelvesets, branch relations,
+ * empty folders and left-out paths (`server-findings.ts`, `unstorable.ts`, `#vcs/findings`). Identities: `authors.ts`. A failure names its step,
  * the changeset and path where known, and the server's own words (`api-client.ts`). A sync replays
  * only the changesets after the last one imported (`follow.ts`).
  *
@@ -32,7 +33,7 @@ import { type OriginAccess, type OriginAdapter, rawRepositoryPath, startAfresh }
 import { saveNumberedRevisions } from '#vcs/revision-map';
 import { apiClient } from './api-client.ts';
 import { tfvcAuthors } from './authors.ts';
-import { listChangesets, type Paging, readChangeset } from './changesets.ts';
+import { type Changeset, listChangesets, type Paging, readChangeset } from './changesets.ts';
 import { checkedUrl, detectTfvc, locate } from './detect.ts';
 import { listingAfter, reopenTfvc } from './follow.ts';
 import {
@@ -52,6 +53,7 @@ import {
   type TfvcState,
   writeWhole,
 } from './state.ts';
+import { recordUnstorable } from './unstorable.ts';
 import { commitFolders, loadWorkingTree, saveNextFolders } from './working-tree.ts';
 
 export interface TfvcAdapterOptions extends AdapterOptions {
@@ -138,12 +140,14 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
       let objects = 0;
       let next = state.replayed;
       let lastRead = state.last;
+      const read: Pick<Changeset, 'id' | 'unstorable'>[] = [];
       while (next < listing.length) {
         const listed = listing[next];
         if (listed === undefined) break;
         const changeset = await readChangeset(api, job, collection, project, listed, paging);
-        const { changes: _, ...read } = changeset;
-        lastRead = { ...read, truncated: false };
+        read.push({ id: changeset.id, unstorable: changeset.unstorable });
+        const { changes: _, unstorable: __, ...listedPart } = changeset;
+        lastRead = { ...listedPart, truncated: false };
         const previous = next > 0 ? listing[next - 1]?.id : undefined;
         const commit = commitCommands(changeset, previous, host, tree, keepEmpty);
         stream.push(...commit.parts);
@@ -158,6 +162,7 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
       stream.push(Buffer.from('done\n'));
       const last = listing[next - 1];
       if (last !== undefined) await saveNextFolders(job.workDir, last.id, tree);
+      await recordUnstorable(job.workDir, read);
       await fastImport(repo, home, join(job.workDir, MARKS_FILE), Buffer.concat(stream));
       state.replayed = next;
       state.last = lastRead;
@@ -170,6 +175,7 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
     state.done = state.replayed >= listing.length;
     if (state.done) {
       await saveEmptyDirectories();
+      await recordUnstorable(job.workDir, []);
       await saveNumberedRevisions(repo, join(job.workDir, MARKS_FILE));
     }
     await cursor.save(job.workDir, state);

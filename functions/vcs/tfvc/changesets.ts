@@ -2,6 +2,7 @@
  * Listing and reading changesets: every changeset touching `$/{project}`, then each one's changes
  * (paged as the server pages them) and the contents of the files it wrote.
  */
+import { type UnstorableReason, unstorableReason } from '#domain/unstorable-paths';
 import { type OriginAccess, OriginFailed } from '#vcs/origin';
 import {
   type ApiClient,
@@ -108,11 +109,23 @@ export interface Paging {
 /** Long enough for any comment: `GET changesets/{id}` cuts at 2,000 characters unless told. */
 export const MAX_COMMENT_LENGTH = 2 ** 31 - 1;
 
-export interface Changeset extends ListedChangeset {
-  readonly changes: readonly Change[];
+/** A file this changeset wrote at a path Git cannot store (`#domain/unstorable-paths`): not written. */
+export interface UnstorableWrite {
+  /** The server path, exactly as the origin spells it. */
+  readonly serverPath: string;
+  readonly reason: UnstorableReason;
 }
 
-/** The project-relative path of a server path, or undefined outside the project (or the root itself). */
+export interface Changeset extends ListedChangeset {
+  readonly changes: readonly Change[];
+  /** Each path once, in the order the server listed them. */
+  readonly unstorable: readonly UnstorableWrite[];
+}
+
+/**
+ * The project-relative path of a server path, or undefined outside the project (or the root
+ * itself). The path may be one Git cannot store: `storable` says.
+ */
 export function relative(serverPath: unknown, project: string): string | undefined {
   if (typeof serverPath !== 'string') return undefined;
   const prefix = `$/${project}/`;
@@ -122,13 +135,12 @@ export function relative(serverPath: unknown, project: string): string | undefin
   )
     return undefined;
   const rest = serverPath.slice(prefix.length).replace(/\/+$/, '');
-  if (
-    rest === '' ||
-    rest.split('/').some((part) => part === '' || part === '.' || part === '..' || part === '.git')
-  )
-    return undefined;
-  return rest;
+  return rest === '' ? undefined : rest;
 }
+
+/** A project-relative path Git can store, else undefined. */
+const storable = (path: string | undefined) =>
+  path !== undefined && unstorableReason(path) === undefined ? path : undefined;
 
 /**
  * A changeset's changes in the order they are applied: folder renames (their files move along),
@@ -185,17 +197,28 @@ export async function readChangeset(
   const folderRenames: Change[] = [];
   const folders: Change[] = [];
   const writes: { path: string; serverPath: string }[] = [];
+  const unstorable: UnstorableWrite[] = [];
   for (const entry of raw) {
     const item = isRecord(entry.item) ? entry.item : {};
-    const path = relative(item.path, project);
+    const inProject = relative(item.path, project);
+    const path = storable(inProject);
     const types = String(entry.changeType ?? '')
       .toLowerCase()
       .split(',')
       .map((type) => type.trim());
     const folder = item.isFolder === true;
-    const source = types.includes('rename') ? relative(entry.sourceServerItem, project) : undefined;
+    const source = types.includes('rename') ? storable(relative(entry.sourceServerItem, project)) : undefined;
+    // A file written there, or a folder moved there with what it holds.
+    const arrives = !types.includes('delete') && (!folder || source !== undefined);
+    if (inProject !== undefined && path === undefined && arrives) {
+      const serverPath = String(item.path);
+      const reason = unstorableReason(inProject);
+      if (reason !== undefined && !unstorable.some((write) => write.serverPath === serverPath))
+        unstorable.push({ serverPath, reason });
+    }
     if (path === undefined) {
-      // Moved out of the project: listed as a rename at its new path, with no delete beside it.
+      // Moved out of the project (or to a path Git cannot store): listed as a rename at its new
+      // path, with no delete beside it.
       if (source !== undefined) deletes.push({ kind: 'delete', path: source });
       continue;
     }
@@ -218,6 +241,7 @@ export async function readChangeset(
   return {
     ...listed,
     comment,
+    unstorable,
     changes: [
       ...folderRenames,
       ...deletes,
