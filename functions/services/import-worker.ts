@@ -62,6 +62,7 @@ import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
 import { openImportCredentials } from './imports.ts';
 import { lfsStore } from './lfs-objects.ts';
+import { announceImportOutcome } from './webhook-events.ts';
 
 /** What every step gets: the execution input (and the results of earlier states, unused here). */
 export type StepInput = ImportExecutionInput;
@@ -402,6 +403,7 @@ export async function complete(
   await refreshDue(record.ownerLogin, record.repoName, record.importId, nextSyncAt);
   await writesOf(input).status('complete');
   countSignal('ImportCompleted');
+  await announceImportOutcome(record.ownerLogin, record.repoName, 'success');
   log('info', 'import complete', { owner: input.owner, repo: input.repo, attempt: input.attempt });
   return {};
 }
@@ -453,6 +455,8 @@ export async function recordFailure(
     errorMessage,
   });
   countSignal('ImportFailed');
+  if (record?.attempt === input.attempt)
+    await announceImportOutcome(record.ownerLogin, record.repoName, 'failure');
   return {};
 }
 

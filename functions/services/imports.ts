@@ -65,6 +65,7 @@ import type { Caller } from './authenticate.ts';
 import { resumeWaiting, type StartAt, startAttempt, stopAttempt } from './import-workflow.ts';
 import { visibleRepository } from './repositories.ts';
 import { secretSealer } from './secret-sealer.ts';
+import { announceImportOutcome } from './webhook-events.ts';
 
 const RESOURCE = 'Import';
 
@@ -452,6 +453,7 @@ export async function cancelImport(caller: Caller, owner: string, name: string):
     return outcome === 'ok' ? record : undefined;
   });
   await stopQuietly(executionArnOf(cancelled), 'the import was cancelled');
+  await announceImportOutcome(ownerLogin, repoName, 'cancelled');
   await Promise.all([
     deleteImportItems(ownerLogin, repoName, cancelled.importId),
     removeImportFiles(config(), ownerLogin, repoName, { emptyRepository: !cancelled.ownerPushed }),
