@@ -38,6 +38,7 @@ import { hgSyncReport, measureHgSync } from '#bench/sync-hg';
 import { measureSyncSvn, syncSvnReport } from '#bench/sync-svn';
 import { measureSyncTfvc, syncTfvcReport } from '#bench/sync-tfvc';
 import { measureTokens, tokensReport } from '#bench/tokens';
+import { measureWebhooks, webhooksReport } from '#bench/webhooks';
 import { RUNTIME_ENVIRONMENT } from '#cdk/bundling';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -59,6 +60,7 @@ const SECTIONS = [
   'git',
   'sync-tfvc',
   'followpage',
+  'webhooks',
 ] as const;
 const wanted = new Set(process.argv.slice(2));
 
@@ -264,5 +266,11 @@ if (run('sync-tfvc')) {
 if (run('followpage')) {
   const markdown = followPageReport(await measureFollowPage(200), machine);
   await writeSection('followpage', markdown);
+  console.log(markdown);
+}
+
+if (run('webhooks')) {
+  const markdown = webhooksReport(await measureWebhooks(100), machine);
+  await writeSection('webhooks', markdown);
   console.log(markdown);
 }
