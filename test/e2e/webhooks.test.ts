@@ -119,7 +119,7 @@ beforeAll(async () => {
     auth: { username: octocat.login, password: octocat.password, on2fa: async () => '' },
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: console.error },
   });
-  for (const name of ['hooked', 'imported', 'retried', 'guarded'])
+  for (const name of ['hooked', 'imported', 'retried', 'guarded', 'failing'])
     await octokit.repos.createForAuthenticatedUser({ name });
 }, 60_000);
 
@@ -371,5 +371,42 @@ describe('repository webhooks', () => {
       repository: { name: 'imported', full_name: 'octocat/imported', owner: { login: 'octocat' } },
       sender: { login: 'octocat', type: 'User' },
     });
+  }, 90_000);
+
+  it('sends repository_import with status failure when an import fails, and cancelled when it is cancelled', async () => {
+    await octokit.repos.createHook({
+      owner: 'octocat',
+      repo: 'failing',
+      config: { url: `${receiver.url}/failing`, content_type: 'json', secret: SECRET },
+      events: ['*'],
+    });
+    const importUrl = `${stack.baseUrl}/repos/octocat/failing/import`;
+    const headers = {
+      Authorization: octocat.auth,
+      Accept: 'application/vnd.github.barred-rock-preview+json',
+    };
+    const start = (path: string) =>
+      fetch(importUrl, {
+        method: 'PUT',
+        headers,
+        body: JSON.stringify({ vcs: 'git', vcs_url: `${origin.url}/${path}` }),
+      });
+    expect((await start('missing.git')).status).toBe(201);
+    const failed = await receiver.next(
+      (r) => r.path === '/failing' && eventOf(r) === 'repository_import',
+      60_000,
+    );
+    expect(await verified(failed)).toBe(true);
+    expect(JSON.parse(failed.body)).toMatchObject({
+      status: 'failure',
+      repository: { full_name: 'octocat/failing' },
+    });
+
+    expect((await fetch(importUrl, { method: 'DELETE', headers })).status).toBe(204);
+    const cancelled = await receiver.next(
+      (r) =>
+        r.path === '/failing' && eventOf(r) === 'repository_import' && payloadOf(r).status === 'cancelled',
+    );
+    expect(await verified(cancelled)).toBe(true);
   }, 90_000);
 });
