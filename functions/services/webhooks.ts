@@ -60,6 +60,9 @@ export interface HookInput {
   readonly active?: boolean;
 }
 
+/** How long creating or editing a hook waits for its URL's name to resolve. */
+const RESOLVE_BUDGET_MS = 3000;
+
 const hookError = (field: string, message: string): FieldError => ({
   resource: 'Hook',
   field,
@@ -82,11 +85,22 @@ export async function checkHookUrl(raw: string): Promise<URL> {
     throw validationFailed([hookError('url', 'url must be an http or https URL')]);
   if (url.username !== '' || url.password !== '')
     throw validationFailed([hookError('url', 'url must not contain credentials')]);
+  // A slow resolver must not hold the request (10 s function): after 3 s the name is kept
+  // unchecked here, and every delivery checks it again before it connects.
+  let timer: NodeJS.Timeout | undefined;
+  const slow = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, RESOLVE_BUDGET_MS);
+  });
   try {
-    await checkedAddresses(url.hostname, { allowedAddresses: config().originAllowedAddresses });
+    await Promise.race([
+      checkedAddresses(url.hostname, { allowedAddresses: config().originAllowedAddresses }),
+      slow,
+    ]);
   } catch (error) {
     if (error instanceof ForbiddenAddress)
       throw validationFailed([hookError('url', 'url points to an address webhooks may not reach')]);
+  } finally {
+    clearTimeout(timer);
   }
   return url;
 }
