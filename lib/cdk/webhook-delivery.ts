@@ -46,7 +46,7 @@ export class WebhookDelivery extends Construct {
     });
     const fn = new ApiFunction(this, 'Function', {
       entry: workflowHandlerEntry(WEBHOOK_DELIVERY.handler),
-      description: 'Delivers one webhook event to its receiver',
+      description: WEBHOOK_DELIVERY.description,
       environment: { ...props.environment, [ENV.secretsKmsKeyId]: props.secretsKey.keyArn },
       // The receiver has 10 s; recording the attempt and the hook's last response fit in the rest.
       timeout: Duration.seconds(30),

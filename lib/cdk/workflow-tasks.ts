@@ -39,6 +39,7 @@ export const WEBHOOK_DELIVERY = {
   handler: 'deliver-webhook',
   packaging: 'zip',
   retries: 2,
+  description: 'Delivers one webhook event to its receiver',
 } as const;
 
 export interface WorkflowTask {
