@@ -41,6 +41,7 @@ import { hgSyncReport, measureHgSync } from '#bench/sync-hg';
 import { measureSyncSvn, syncSvnReport } from '#bench/sync-svn';
 import { measureSyncTfvc, syncTfvcReport } from '#bench/sync-tfvc';
 import { measureTokens, tokensReport } from '#bench/tokens';
+import { measureWebhooks, webhooksReport } from '#bench/webhooks';
 import { RUNTIME_ENVIRONMENT } from '#cdk/bundling';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -64,6 +65,7 @@ const SECTIONS = [
   'followpage',
   'events',
   'originlfs',
+  'webhooks',
 ] as const;
 const wanted = new Set(process.argv.slice(2));
 
@@ -287,5 +289,11 @@ if (run('originlfs')) {
   const options = { objects: 200, objectBytes: 256 * 1024, rounds: 3 };
   const markdown = originLfsReport(await measureOriginLfs(options), machine, options);
   await writeSection('originlfs', markdown);
+  console.log(markdown);
+}
+
+if (run('webhooks')) {
+  const markdown = webhooksReport(await measureWebhooks(100), machine);
+  await writeSection('webhooks', markdown);
   console.log(markdown);
 }

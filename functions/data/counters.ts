@@ -12,7 +12,9 @@ export type IdKind =
   | 'grant'
   | 'key'
   | 'import'
-  | 'import-author';
+  | 'import-author'
+  | 'hook'
+  | 'hook-delivery';
 
 /**
  * Ids a process reserves at a time, by kind; a kind not named takes them one by one. Application

@@ -65,6 +65,7 @@ import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
 import { openImportCredentials } from './imports.ts';
 import { lfsStore } from './lfs-objects.ts';
 import { storePublishedRevisions } from './published-revision-map.ts';
+import { announceImportOutcome } from './webhook-events.ts';
 
 /** What every step gets: the execution input (and the results of earlier states, unused here). */
 export type StepInput = ImportExecutionInput;
@@ -457,6 +458,7 @@ export async function complete(
   await refreshDue(record.ownerLogin, record.repoName, record.importId, nextSyncAt);
   await writesOf(input, record.status).status('complete');
   countSignal('ImportCompleted');
+  await announceImportOutcome(record.ownerLogin, record.repoName, 'success');
   log('info', 'import complete', { owner: input.owner, repo: input.repo, attempt: input.attempt });
   return {};
 }
@@ -510,6 +512,8 @@ export async function recordFailure(
   if (written && record)
     await statusChanged(input.owner, input.repo, record.status, { attempt: input.attempt, sync: input.sync });
   countSignal('ImportFailed');
+  if (record?.attempt === input.attempt)
+    await announceImportOutcome(record.ownerLogin, record.repoName, 'failure');
   return {};
 }
 

@@ -66,6 +66,7 @@ import { importCancelled, statusChanged } from './import-events.ts';
 import { resumeWaiting, type StartAt, startAttempt, stopAttempt } from './import-workflow.ts';
 import { visibleRepository } from './repositories.ts';
 import { secretSealer } from './secret-sealer.ts';
+import { announceImportOutcome } from './webhook-events.ts';
 
 const RESOURCE = 'Import';
 
@@ -474,6 +475,7 @@ export async function cancelImport(caller: Caller, owner: string, name: string):
   });
   await importCancelled(cancelled);
   await stopQuietly(executionArnOf(cancelled), 'the import was cancelled');
+  await announceImportOutcome(ownerLogin, repoName, 'cancelled');
   await Promise.all([
     deleteImportItems(ownerLogin, repoName, cancelled.importId),
     removeImportFiles(config(), ownerLogin, repoName, { emptyRepository: !cancelled.ownerPushed }),

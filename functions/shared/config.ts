@@ -98,6 +98,13 @@ export const ENV = {
    * local stack and tests: 127.0.0.1 and ::1). Empty in AWS.
    */
   originAllowedAddresses: 'ORIGIN_ALLOWED_ADDRESSES',
+  /**
+   * The function that delivers webhooks (`functions/workflow/deliver-webhook.ts`), invoked
+   * asynchronously (Lambda's own queue: retries, then the dead-letter queue). Unset: no deliveries.
+   */
+  webhookDeliveryFunction: 'WEBHOOK_DELIVERY_FUNCTION',
+  /** Locally only: the Lambda endpoint stand-in that queues those invocations (`lib/local/lambda-events.ts`). */
+  lambdaEndpoint: 'LAMBDA_ENDPOINT',
   /** Lifetime of an expiring user token (apps with "expire user authorization tokens"); default 8 hours. */
   userTokenSeconds: 'USER_TOKEN_SECONDS',
   /** Lifetime of a refresh token; default 15897600 s (about 6 months), GitHub's value. */
@@ -148,6 +155,8 @@ export interface Config extends GitLimits {
   readonly importMaxBytes: number;
   readonly importMaxObjects: number;
   readonly originAllowedAddresses: readonly string[];
+  readonly webhookDeliveryFunction: string | undefined;
+  readonly lambdaEndpoint: string | undefined;
   readonly userTokenSeconds: number;
   readonly refreshTokenSeconds: number;
   readonly deviceCodeTtlSeconds: number;
@@ -207,6 +216,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         .map((entry) => entry.trim())
         .filter((entry) => entry !== ''),
     ),
+    webhookDeliveryFunction: env[ENV.webhookDeliveryFunction] || undefined,
+    lambdaEndpoint: env[ENV.lambdaEndpoint] || undefined,
     userTokenSeconds: positiveNumber(env, ENV.userTokenSeconds, DEFAULT_USER_TOKEN_SECONDS, true),
     refreshTokenSeconds: positiveNumber(env, ENV.refreshTokenSeconds, DEFAULT_REFRESH_TOKEN_SECONDS, true),
   });

@@ -32,9 +32,11 @@ export type MediaKind = 'json' | 'html' | 'oauth' | 'git';
 /**
  * What a route's function reaches besides the table: the hosted repositories' file system (EFS in
  * AWS), the import workflow (Step Functions) and the Git LFS object store (the S3 bucket it
- * presigns URLs for; `services/lfs-objects.ts`). CDK grants exactly these.
+ * presigns URLs for; `services/lfs-objects.ts`) and `webhooks`: invoking the webhook delivery
+ * function asynchronously (`services/webhook-events.ts`) and sealing hook secrets. CDK grants
+ * exactly these.
  */
-export type Capability = 'repositories' | 'import-workflow' | 'lfs-objects';
+export type Capability = 'repositories' | 'import-workflow' | 'lfs-objects' | 'webhooks';
 
 /**
  * Where a route is served. `api`: API Gateway invokes the route's own zip Lambda function
@@ -119,6 +121,17 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: `${API}/repos/{owner}/{repo}/keys/{key_id}`, handler: 'deploy-keys/get', auth: 'user', scopes: ['repo'], media: 'json', table: 'RO' },
   { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/keys/{key_id}`, handler: 'deploy-keys/delete', auth: 'user', scopes: ['repo'], media: 'json', table: 'RW' },
 
+  // Repository webhooks (issue 28), owner only; the hook scopes as GitHub documents them (each implies the ones below it), or `repo`.
+  { method: 'GET', path: `${API}/repos/{owner}/{repo}/hooks`, handler: 'hooks/list', auth: 'user', scopes: ['read:repo_hook', 'repo'], media: 'json', table: 'RO' },
+  { method: 'POST', path: `${API}/repos/{owner}/{repo}/hooks`, handler: 'hooks/create', auth: 'user', scopes: ['write:repo_hook', 'repo'], media: 'json', table: 'RW', uses: ['webhooks'] },
+  { method: 'GET', path: `${API}/repos/{owner}/{repo}/hooks/{hook_id}`, handler: 'hooks/get', auth: 'user', scopes: ['read:repo_hook', 'repo'], media: 'json', table: 'RO' },
+  { method: 'PATCH', path: `${API}/repos/{owner}/{repo}/hooks/{hook_id}`, handler: 'hooks/update', auth: 'user', scopes: ['write:repo_hook', 'repo'], media: 'json', table: 'RW', uses: ['webhooks'] },
+  { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/hooks/{hook_id}`, handler: 'hooks/delete', auth: 'user', scopes: ['admin:repo_hook', 'repo'], media: 'json', table: 'RW' },
+  { method: 'POST', path: `${API}/repos/{owner}/{repo}/hooks/{hook_id}/pings`, handler: 'hooks/ping', auth: 'user', scopes: ['read:repo_hook', 'repo'], media: 'json', table: 'RO', uses: ['webhooks'] },
+  { method: 'GET', path: `${API}/repos/{owner}/{repo}/hooks/{hook_id}/deliveries`, handler: 'hooks/list-deliveries', auth: 'user', scopes: ['read:repo_hook', 'repo'], media: 'json', table: 'RO' },
+  { method: 'GET', path: `${API}/repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}`, handler: 'hooks/get-delivery', auth: 'user', scopes: ['read:repo_hook', 'repo'], media: 'json', table: 'RO' },
+  { method: 'POST', path: `${API}/repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}/attempts`, handler: 'hooks/redeliver', auth: 'user', scopes: ['write:repo_hook', 'repo'], media: 'json', table: 'RO', uses: ['webhooks'] },
+
   // Web pages: sign-in (OAuth web flow, spec §4.4).
   { method: 'GET', path: '/login', handler: 'pages/login-form', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'POST', path: '/login', handler: 'pages/login', auth: 'web', scopes: [], media: 'html', table: 'RW' },
@@ -178,7 +191,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/import/sync`, handler: 'imports/cut-over', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock' },
   { method: 'PATCH', path: `${API}/{owner}/{repo}/import/lfs`, handler: 'imports/set-lfs-short-path', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'GET', path: `${API}/{owner}/{repo}/import/large_files`, handler: 'imports/list-large-files-short-path', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
-  { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/cancel', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow', 'repositories'] },
+  { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/cancel', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow', 'repositories', 'webhooks'] },
 
   // Hosted repositories: Git smart HTTP and the Git LFS API at {web}/{owner}/{repo}.git.
   // (hosted repository rows)
@@ -198,7 +211,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/{owner}/{repo}/import/lfs', handler: 'import-page/lfs-choice', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   { method: 'POST', path: '/{owner}/{repo}/import/credentials', handler: 'import-page/credentials', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   { method: 'POST', path: '/{owner}/{repo}/import/project', handler: 'import-page/project-choice', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
-  { method: 'POST', path: '/{owner}/{repo}/import/cancel', handler: 'import-page/cancel', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow', 'repositories'] },
+  { method: 'POST', path: '/{owner}/{repo}/import/cancel', handler: 'import-page/cancel', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow', 'repositories', 'webhooks'] },
   { method: 'GET', path: '/{owner}/{repo}/import/revisions.csv', handler: 'import-page/revisions-csv', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'POST', path: '/{owner}/{repo}/import/restart', handler: 'import-page/restart', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   // Following the origin (issue 27): the page's forms for PUT, POST and DELETE …/import/sync.
@@ -241,6 +254,8 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParamRule>> = {
   /** A Git LFS object id: any segment here; the LFS API checks it (`isLfsOid`) and answers 422. */
   oid: { pattern: /^[\s\S]{1,1024}$/ },
   author_id: ID,
+  hook_id: ID,
+  delivery_id: ID,
   /** An origin's own revision name; the service answers 404 for any it cannot hold (`isOriginRevisionName`). */
   origin_revision: { pattern: /^[\s\S]{1,255}$/ },
 };

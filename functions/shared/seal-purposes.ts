@@ -8,4 +8,6 @@ export const SEAL_PURPOSE = {
   totp: 'totp',
   /** An import's origin credentials: sealed by the API, opened by the Git workers. */
   importCredentials: 'import-credentials',
+  /** A webhook's secret: sealed by the API, opened by the delivery function to sign. */
+  webhookSecret: 'webhook-secret',
 } as const;

@@ -10,7 +10,6 @@
  * to every CONNECT (https, and `git://` through the tunnel program) and every absolute-URI request
  * (http), and dials only addresses it checked.
  */
-import { lookup } from 'node:dns/promises';
 import {
   createServer,
   type IncomingHttpHeaders,
@@ -20,12 +19,9 @@ import {
 } from 'node:http';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { rootCertificates, TLSSocket, connect as tlsConnect } from 'node:tls';
-import { isForbiddenAddress } from '#domain/origin-url';
+import { bareHost, checkedAddresses, type Resolver } from './address-check.ts';
 import { ForbiddenAddress, OriginFailed } from './origin.ts';
 import { isPinnedTarget, type PinnedOrigin, portOf, redirectAway } from './pinned-origin.ts';
-
-/** All addresses a host name resolves to (A and AAAA). */
-export type Resolver = (host: string) => Promise<readonly string[]>;
 
 export interface DialTarget {
   /** The checked IP address: the only thing a dialer may connect to. */
@@ -38,6 +34,8 @@ export interface DialTarget {
 /** Opens a TCP connection to a checked address. */
 export type Dialer = (target: DialTarget, timeoutMs: number) => Promise<Socket>;
 
+export { checkedAddresses, type Resolver, systemResolver } from './address-check.ts';
+
 export interface Guard {
   /** Addresses allowed although private or loopback (config `ORIGIN_ALLOWED_ADDRESSES`). */
   readonly allowedAddresses: readonly string[];
@@ -46,9 +44,6 @@ export interface Guard {
   /** Connect timeout per address (default 15 s). */
   readonly connectTimeoutMs?: number;
 }
-
-export const systemResolver: Resolver = async (host) =>
-  (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
 export const tcpDialer: Dialer = (target, timeoutMs) =>
   new Promise((resolve, reject) => {
@@ -73,30 +68,6 @@ const noLookup = (): never => {
   throw new Error('the network guard resolves names, not the HTTP client');
 };
 
-const bareHost = (host: string): string => host.replace(/^\[|\]$/g, '');
-
-/**
- * Resolves a host once and checks every address of the answer. A literal address is not resolved.
- * Throws `ForbiddenAddress` before any packet is sent to a forbidden address, `OriginFailed` when
- * the name does not resolve.
- */
-export async function checkedAddresses(host: string, guard: Guard): Promise<readonly string[]> {
-  const name = bareHost(host);
-  let addresses: readonly string[];
-  if (isIP(name) !== 0) addresses = [name];
-  else {
-    try {
-      addresses = await (guard.resolve ?? systemResolver)(name);
-    } catch {
-      throw new OriginFailed(`The host ${name} could not be resolved`);
-    }
-  }
-  if (addresses.length === 0) throw new OriginFailed(`The host ${name} could not be resolved`);
-  const forbidden = addresses.find((address) => isForbiddenAddress(address, guard.allowedAddresses));
-  if (forbidden !== undefined) throw new ForbiddenAddress(forbidden);
-  return addresses;
-}
-
 /** Connects to a checked address of `host` (the first that answers), never resolving twice. */
 export async function guardedConnect(
   host: string,
@@ -119,9 +90,9 @@ export async function guardedConnect(
 }
 
 export interface GuardedRequest {
-  readonly method?: 'GET' | 'HEAD' | 'OPTIONS';
+  readonly method?: 'GET' | 'HEAD' | 'OPTIONS' | 'POST';
   readonly headers?: Readonly<Record<string, string>>;
-  /** A small request body (Subversion's `OPTIONS` probe), sent again to each redirect. */
+  /** A small request body (Subversion's `OPTIONS` probe, a webhook's payload), sent again to each redirect. */
   readonly body?: string;
   /** Whole request, redirects included (default 20 s). */
   readonly timeoutMs?: number;
@@ -131,6 +102,8 @@ export interface GuardedRequest {
   readonly maxRedirects?: number;
   /** A redirect leaving the URL's origin (scheme, host, port) is returned, not followed. */
   readonly sameOriginOnly?: boolean;
+  /** `false`: every redirect is returned as the answer, never followed (webhook deliveries). */
+  readonly followRedirects?: false;
 }
 
 export interface GuardedResponse {
@@ -164,7 +137,8 @@ export async function guardedRequest(
       throw new OriginFailed('The origin redirected to a URL that is not http or https');
     const response = await requestOnce(current, guard, headers, options, deadline);
     const location = response.headers.location;
-    if (!REDIRECTS.has(response.status) || location === undefined) return response;
+    if (!REDIRECTS.has(response.status) || location === undefined || options.followRedirects === false)
+      return response;
     if (options.sameOriginOnly && redirectAway(current, location)) return response;
     if (hop >= maxRedirects) throw new OriginFailed('The origin redirected too many times');
     const next = new URL(location, current);

@@ -24,6 +24,7 @@ import type { ImportWorkflow } from './import-workflow.ts';
 import type { LfsObjects } from './lfs-objects.ts';
 import { RouteFunctions } from './route-functions.ts';
 import { groupRoutes, ROUTE_GROUPS, type RouteGroup } from './route-groups.ts';
+import type { WebhookDelivery } from './webhook-delivery.ts';
 import type { WorkerNetwork } from './worker-network.ts';
 
 export interface ServiceRestApiProps {
@@ -55,6 +56,8 @@ export interface ServiceRestApiProps {
   readonly network?: WorkerNetwork;
   /** The Git LFS objects bucket: required when a route `uses` `lfs-objects`. */
   readonly lfsObjects?: LfsObjects;
+  /** The webhook delivery function: required when a route `uses` `webhooks`. */
+  readonly webhookDelivery?: WebhookDelivery;
 }
 
 /** Part of every URL on the execute-api domain; the web distribution's origin path. */
@@ -217,6 +220,7 @@ export class ServiceRestApi extends Construct {
         ...(props.importWorkflow === undefined ? {} : { importWorkflow: props.importWorkflow }),
         ...(props.network === undefined ? {} : { network: props.network }),
         ...(props.lfsObjects === undefined ? {} : { lfsObjects: props.lfsObjects }),
+        ...(props.webhookDelivery === undefined ? {} : { webhookDelivery: props.webhookDelivery }),
       });
       routeStacks.set(group.name, stack);
       for (const [id, fn] of stack.functions) {

@@ -20,6 +20,7 @@ import type { ImportWorkflow } from './import-workflow.ts';
 import type { LfsObjects } from './lfs-objects.ts';
 import { httpHandlerEntry } from './paths.ts';
 import { type RouteGroup, routeStackId } from './route-groups.ts';
+import type { WebhookDelivery } from './webhook-delivery.ts';
 import type { WorkerNetwork } from './worker-network.ts';
 
 export interface RouteFunctionsProps {
@@ -38,6 +39,7 @@ export interface RouteFunctionsProps {
   readonly importWorkflow?: ImportWorkflow;
   readonly network?: WorkerNetwork;
   readonly lfsObjects?: LfsObjects;
+  readonly webhookDelivery?: WebhookDelivery;
 }
 
 /**
@@ -130,6 +132,17 @@ export class RouteFunctions extends NestedStack {
       if (uses.has('lfs-objects')) {
         const lfsObjects = required(props.lfsObjects, route, 'lfsObjects');
         lfsObjects.grantObjects(fn, bucket(lfsObjects));
+      }
+      if (uses.has('webhooks')) {
+        const webhooks = required(props.webhookDelivery, route, 'webhookDelivery');
+        webhooks.grantUse(fn, {
+          functionArn: this.fromParent(
+            'WebhookDeliveryArn',
+            webhooks.function.functionArn,
+            'The webhook delivery function',
+          ),
+          secretsKey: key(),
+        });
       }
       if (route.table === 'RO' && acceptsTokens(route)) fn.allowRecordingTokenUse(table);
       if (signsIn(route)) fn.allowSigningIn(table, route.table, key());

@@ -25,8 +25,8 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   },
   {
     name: 'Account',
-    folders: ['meta', 'graphql', 'users', 'repos', 'keys', 'deploy-keys'],
-    description: 'The API root, GraphQL, users, repositories, SSH keys and deploy keys API',
+    folders: ['meta', 'graphql', 'users', 'repos', 'keys', 'deploy-keys', 'hooks'],
+    description: 'The API root, GraphQL, users, repositories, SSH keys, deploy keys and webhooks API',
   },
   {
     name: 'Web',

@@ -13,6 +13,7 @@ import { API_ROUTES, ServiceRestApi, STAGE_NAME } from './rest-api.ts';
 import type { ServiceSettings } from './settings.ts';
 import { SyncScheduler } from './sync-scheduler.ts';
 import { WebDistribution } from './web-distribution.ts';
+import { WebhookDelivery } from './webhook-delivery.ts';
 import { WorkerNetwork } from './worker-network.ts';
 
 export interface ServiceStackProps extends StackProps {
@@ -43,6 +44,7 @@ export class ServiceStack extends Stack {
   public readonly network: WorkerNetwork;
   public readonly lfsObjects: LfsObjects;
   public readonly importWorkflow: ImportWorkflow;
+  public readonly webhookDelivery: WebhookDelivery;
   public readonly gitFrontend: GitFrontend;
   public readonly web: WebDistribution;
   /** `https://host`: the custom domain, or the distribution's own name. */
@@ -90,6 +92,17 @@ export class ServiceStack extends Stack {
       largeFileBytes: settings.largeFileBytes,
       logRemovalPolicy: settings.removalPolicy,
     });
+    this.webhookDelivery = new WebhookDelivery(this, 'Webhooks', {
+      table: this.table,
+      secretsKey: this.secretsKey,
+      environment,
+      logRemovalPolicy: settings.removalPolicy,
+    });
+    // The steps that end an import or a sync announce it (`repository_import`).
+    for (const step of ['Complete', 'RecordFailure'] as const) {
+      const fn = this.importWorkflow.functions.get(step);
+      if (fn) this.webhookDelivery.grantUse(fn);
+    }
     new SyncScheduler(this, 'SyncScheduler', {
       table: this.table,
       stateMachine: this.importWorkflow.stateMachine,
@@ -102,6 +115,7 @@ export class ServiceStack extends Stack {
       importWorkflow: this.importWorkflow,
       network: this.network,
       lfsObjects: this.lfsObjects,
+      webhookDelivery: this.webhookDelivery,
       table: this.table,
       secretsKey: this.secretsKey,
       environment: functionEnvironment(settings),

@@ -28,6 +28,20 @@ export const SYNC_SCHEDULER = {
   packaging: 'image',
 } as const;
 
+/**
+ * The webhook delivery function (issue 28), beside the workflow's tasks: the API and the tasks
+ * invoke it asynchronously, one delivery job per invocation. A zip function outside the VPC (it
+ * posts to receivers on the internet, never git). `retries`: Lambda's asynchronous retries of a
+ * failed delivery before the job goes to the dead-letter queue (the local stand-in keeps them too).
+ */
+export const WEBHOOK_DELIVERY = {
+  name: 'WebhookDelivery',
+  handler: 'deliver-webhook',
+  packaging: 'zip',
+  retries: 2,
+  description: 'Delivers one webhook event to its receiver',
+} as const;
+
 export interface WorkflowTask {
   /** The state's story name; the placeholder is `${<name>FunctionArn}`. */
   readonly name: string;

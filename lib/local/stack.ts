@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { WEBHOOK_DELIVERY } from '#cdk/workflow-tasks';
 import { startGitServer } from '#git-server/server';
 import { ENV } from '#shared/config';
 import { ROUTES } from '#shared/routes';
@@ -10,8 +11,13 @@ import { localDynamoDbClient, startDynamoDbLocal } from './dynamodb-local.ts';
 import { startLocalEventBus } from './event-bus.ts';
 import { API_GATEWAY_LIMITS, type GatewayLimits, type Handler, startHttpServer } from './http-server.ts';
 import { importStateMachine } from './import-workflow.ts';
+import { type DeadLetter, type EventHandler, startLambdaEvents } from './lambda-events.ts';
 import { type LocalStateMachine, startStepFunctionsLocal } from './step-functions.ts';
 import { type SyncTimerOptions, startSyncTimer } from './sync-timer.ts';
+
+/** The webhook delivery function's name here (in AWS: the function CDK names). */
+export const LOCAL_WEBHOOK_FUNCTION = WEBHOOK_DELIVERY.name;
+const WEBHOOK_HANDLER = new URL(`../../functions/workflow/${WEBHOOK_DELIVERY.handler}.ts`, import.meta.url);
 
 /** Where `npm start` keeps DynamoDB Local's files and the endpoints file the admin CLI reads. */
 export const DATA_DIR = fileURLToPath(new URL('../../.data/', import.meta.url));
@@ -77,11 +83,15 @@ export interface LocalStackOptions {
   readonly handlers?: Readonly<Record<string, Handler>>;
   /** The sync scheduler's timer (AWS: an EventBridge rule, once a minute); see `sync-timer.ts`. */
   readonly syncScheduler?: SyncTimerOptions;
+  /** Waits before the retries of a failed webhook delivery (Lambda's: about one and two minutes). */
+  readonly webhookRetryDelaysMs?: readonly number[];
 }
 
 export interface LocalStack extends LocalEndpoints {
   /** The Git front end's own address (the web URL forwards Git paths to it). */
   readonly gitFrontendUrl: string;
+  /** Webhook delivery jobs that failed every attempt (AWS: the dead-letter queue). */
+  readonly webhookDeadLetters: readonly DeadLetter[];
   stop(): Promise<void>;
 }
 
@@ -119,6 +129,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const events = await startLocalEventBus({ file: join(dirname(endpointsFile()), 'events.jsonl') });
     stops.push(() => events.stop());
     process.env[ENV.eventsEndpoint] = events.endpoint;
+    // Webhook deliveries leave requests through the asynchronous invocation of their function.
+    const lambdaEvents = await startLambdaEvents({
+      functions: {
+        [LOCAL_WEBHOOK_FUNCTION]: async () =>
+          ((await import(WEBHOOK_HANDLER.href)) as { handler: EventHandler }).handler,
+      },
+      retries: WEBHOOK_DELIVERY.retries,
+      ...(options.webhookRetryDelaysMs ? { retryDelaysMs: options.webhookRetryDelaysMs } : {}),
+    });
+    stops.push(() => lambdaEvents.stop());
+    process.env[ENV.lambdaEndpoint] = lambdaEvents.endpoint;
+    process.env[ENV.webhookDeliveryFunction] = LOCAL_WEBHOOK_FUNCTION;
     const secretsKeyFile = await ensureSecretsKey();
     process.env[ENV.secretsKeyFile] = secretsKeyFile;
     // Import working directories and hosted repositories next to the endpoints file (`.data/` for `npm start`).
@@ -157,7 +179,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await mkdir(dirname(file), { recursive: true });
       await writeFile(file, `${JSON.stringify(endpoints, null, 2)}\n`);
     }
-    return { ...endpoints, gitFrontendUrl: gitFrontend.url, stop };
+    return {
+      ...endpoints,
+      gitFrontendUrl: gitFrontend.url,
+      webhookDeadLetters: lambdaEvents.deadLetters,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

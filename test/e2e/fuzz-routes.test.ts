@@ -345,6 +345,8 @@ beforeAll(async () => {
     key_id: '1',
     oid: 'a'.repeat(64),
     author_id: '1',
+    hook_id: '1',
+    delivery_id: '1',
   };
 }, 60_000);
 afterAll(async () => {

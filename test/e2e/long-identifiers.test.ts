@@ -36,6 +36,8 @@ beforeAll(async () => {
     authorization_id: '1',
     key_id: '1',
     author_id: '1',
+    hook_id: '1',
+    delivery_id: '1',
     oid: 'a'.repeat(64),
   };
   // The handlers run in this process and share its DocumentClient: record every call they make.

@@ -54,6 +54,21 @@ const SYNC_FIELDS = [
   'keep_deleted_refs',
 ];
 
+/** GitHub's `hook-delivery-item` fields (README, "Webhooks"). */
+const DELIVERY_ITEM_FIELDS = [
+  'id',
+  'guid',
+  'delivered_at',
+  'redelivery',
+  'duration',
+  'status',
+  'status_code',
+  'event',
+  'action',
+  'installation_id',
+  'repository_id',
+];
+
 /**
  * Extensions GitHub does not describe: their errors are checked as those of the GitHub operation
  * named (same access rules), their successes by the fields the README documents.
@@ -98,6 +113,20 @@ const EXTENSIONS: Record<
   'GET /repos/{owner}/{repo}/import/revisions/{origin_revision}': {
     errorsAs: '/repos/{owner}/{repo}/import',
     fields: ['origin_revision', 'commit'],
+  },
+  // Webhook deliveries (GitHub 2021, newer than the description): GitHub's hook-delivery-item and hook-delivery.
+  'GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries': {
+    errorsAs: 'GET /repos/{owner}/{repo}/hooks/{hook_id}',
+    fields: [...DELIVERY_ITEM_FIELDS, 'throttled_at'],
+    list: true,
+  },
+  'GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}': {
+    errorsAs: 'GET /repos/{owner}/{repo}/hooks/{hook_id}',
+    fields: [...DELIVERY_ITEM_FIELDS, 'url', 'request', 'response'],
+  },
+  'POST /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}/attempts': {
+    errorsAs: 'POST /repos/{owner}/{repo}/hooks/{hook_id}/pings',
+    fields: [],
   },
   // Sync now answers the import itself.
   'POST /repos/{owner}/{repo}/import/sync': {
@@ -469,6 +498,78 @@ describe('SSH keys and deploy keys', () => {
       auth: hubot.auth,
     });
     await call('DELETE /repos/{owner}/{repo}/keys/{key_id}', `${keys}/${deployKey.id}`, 404, {
+      auth: hubot.auth,
+    });
+    expectConformance();
+  });
+});
+
+describe('webhooks', () => {
+  it('/repos/{owner}/{repo}/hooks matches hook; deliveries match hook-delivery(-item)', async () => {
+    await call('POST /user/repos', '/user/repos', 201, { auth: hubot.auth, body: { name: 'hooked' } });
+    const hooks = '/repos/hubot/hooked/hooks';
+    // Port 9 (discard) refuses at once: the ping's delivery is recorded as failed, quickly.
+    const hook = await call('POST /repos/{owner}/{repo}/hooks', hooks, 201, {
+      auth: hubot.auth,
+      body: {
+        config: { url: 'http://127.0.0.1:9/hook', content_type: 'json', secret: 's3cret' },
+        events: ['repository_import'],
+      },
+    });
+    await call('POST /repos/{owner}/{repo}/hooks', hooks, 422, { auth: hubot.auth, body: { config: {} } });
+    await call('POST /repos/{owner}/{repo}/hooks', hooks, 404, {
+      auth: octocat.auth,
+      body: { config: { url: 'http://127.0.0.1:9/' } },
+    });
+    await call('GET /repos/{owner}/{repo}/hooks', hooks, 200, { auth: hubot.auth });
+    await call('GET /repos/{owner}/{repo}/hooks/{hook_id}', `${hooks}/${hook.id}`, 200, { auth: hubot.auth });
+    await call('GET /repos/{owner}/{repo}/hooks/{hook_id}', `${hooks}/999999`, 404, { auth: hubot.auth });
+    await call('PATCH /repos/{owner}/{repo}/hooks/{hook_id}', `${hooks}/${hook.id}`, 200, {
+      auth: hubot.auth,
+      body: { add_events: ['push'], active: true },
+    });
+    await call('PATCH /repos/{owner}/{repo}/hooks/{hook_id}', `${hooks}/${hook.id}`, 422, {
+      auth: hubot.auth,
+      body: { config: { url: 'http://169.254.169.254/' } },
+    });
+    await call('POST /repos/{owner}/{repo}/hooks/{hook_id}/pings', `${hooks}/${hook.id}/pings`, 204, {
+      auth: hubot.auth,
+    });
+    const deliveries = `${hooks}/${hook.id}/deliveries`;
+    let listed: { id: number }[] = [];
+    for (let tries = 0; listed.length === 0 && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      listed = await call('GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries', deliveries, 200, {
+        auth: hubot.auth,
+      });
+    }
+    const first = listed[0]?.id ?? 0;
+    await call(
+      'GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}',
+      `${deliveries}/${first}`,
+      200,
+      {
+        auth: hubot.auth,
+      },
+    );
+    await call(
+      'GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}',
+      `${deliveries}/999999`,
+      404,
+      {
+        auth: hubot.auth,
+      },
+    );
+    await call(
+      'POST /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}/attempts',
+      `${deliveries}/${first}/attempts`,
+      202,
+      { auth: hubot.auth },
+    );
+    await call('DELETE /repos/{owner}/{repo}/hooks/{hook_id}', `${hooks}/${hook.id}`, 204, {
+      auth: hubot.auth,
+    });
+    await call('DELETE /repos/{owner}/{repo}/hooks/{hook_id}', `${hooks}/${hook.id}`, 404, {
       auth: hubot.auth,
     });
     expectConformance();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ESM_REQUIRE_BANNER, ZIP_EXTERNAL_MODULES } from '#cdk/bundling';
 import { API_ROUTES } from '#cdk/rest-api';
 import { bundleWorkerHandlers, GIT_SERVER_BUNDLE, IMAGE_HANDLERS } from '#cdk/worker/bundle';
-import { SYNC_SCHEDULER, WORKFLOW_TASKS } from '#cdk/workflow-tasks';
+import { SYNC_SCHEDULER, WEBHOOK_DELIVERY, WORKFLOW_TASKS } from '#cdk/workflow-tasks';
 import { runtimeImports } from '#test/bundle-imports';
 import { loadDeployment } from '#test/deployment';
 
@@ -63,13 +63,14 @@ describe('the zip functions of the one cdk synth of the infra project', () => {
     }
   });
 
-  it('are every route on the API and every zip-packaged workflow step, each one ESM file with its source map that defines require', () => {
+  it('are every route on the API, every zip-packaged workflow step and the webhook delivery function, each one ESM file with its source map that defines require', () => {
     expect([...bundles.keys()].sort()).toEqual(
       [
         ...API_ROUTES.map((route) => `${route.method} ${route.path}`),
         ...WORKFLOW_TASKS.filter((task) => task.packaging === 'zip').map(
           (task) => `Import workflow: ${task.name}`,
         ),
+        WEBHOOK_DELIVERY.description,
       ].sort(),
     );
     for (const [description, dir] of bundles) {

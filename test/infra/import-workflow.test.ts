@@ -17,6 +17,9 @@ import { ENV } from '#shared/config';
 import { type Route, routeId } from '#shared/routes';
 import { type CfnResource, deployedLogicalId, loadDeployment } from '#test/deployment';
 
+/** The steps that end an import or a sync, and so queue `repository_import` deliveries. */
+const ANNOUNCING: ReadonlySet<string> = new Set(['Complete', 'RecordFailure']);
+
 interface Statement {
   readonly Action: string | string[];
   readonly Resource: unknown;
@@ -165,7 +168,10 @@ describe('ImportWorkflow in the service stack (the one cdk synth of the infra pr
       expect(fn.Properties, task.name).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'] });
       expect(fn.Properties.VpcConfig, task.name).toBeUndefined();
       expect(fn.Properties.FileSystemConfigs, task.name).toBeUndefined();
-      expect(fn.Properties.Environment.Variables[ENV.secretsKmsKeyId], task.name).toBeUndefined();
+      // Complete and RecordFailure announce the outcome to webhooks (test/infra/webhook-delivery.test.ts).
+      if (ANNOUNCING.has(task.name))
+        expect(fn.Properties.Environment.Variables[ENV.webhookDeliveryFunction]).toBeDefined();
+      else expect(fn.Properties.Environment.Variables[ENV.secretsKmsKeyId], task.name).toBeUndefined();
     }
   });
 
@@ -183,7 +189,14 @@ describe('ImportWorkflow in the service stack (the one cdk synth of the infra pr
       );
       const kms = statements.filter((statement) => actionsOf(statement).some((a) => a.startsWith('kms:')));
       if (task.packaging === 'zip') {
-        expect(kms, task.name).toEqual([]);
+        expect(
+          kms.map((statement) => (statement as { Condition?: unknown }).Condition),
+          task.name,
+        ).toEqual(
+          ANNOUNCING.has(task.name)
+            ? [{ StringEquals: { 'kms:EncryptionContext:purpose': 'webhook-secret' } }]
+            : [],
+        );
         continue;
       }
       expect(kms, task.name).toEqual([

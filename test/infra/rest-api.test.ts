@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES, assertDeployableRoutes, STAGE_NAME } from '#cdk/rest-api';
 import { groupRoutes, routeStackId } from '#cdk/route-groups';
-import { WORKFLOW_TASKS } from '#cdk/workflow-tasks';
+import { SYNC_SCHEDULER, WEBHOOK_DELIVERY, WORKFLOW_TASKS } from '#cdk/workflow-tasks';
 import { ENV } from '#shared/config';
 import { acceptsTokens, ROUTES, type Route, routeId, signsIn } from '#shared/routes';
 import type { CfnResource } from '#test/deployment';
@@ -87,10 +87,11 @@ describe('ServiceRestApi', () => {
 
   it('creates exactly one function per route it serves, bundled from the route handler module', () => {
     expect(API_ROUTES.length).toBeLessThan(ROUTES.length);
-    // Besides the import workflow's one function per Task (test/infra/import-workflow.test.ts) and
-    // CDK's provider that looks up CloudFront's VPC origins security group (test/infra/git-frontend.test.ts).
+    // Besides the import workflow's one function per Task (test/infra/import-workflow.test.ts), the
+    // sync scheduler and the webhook delivery function, and CDK's provider that looks up
+    // CloudFront's VPC origins security group (test/infra/git-frontend.test.ts).
     expect(synth.deployment.ofType('AWS::Lambda::Function')).toHaveLength(
-      API_ROUTES.length + WORKFLOW_TASKS.length + 1,
+      API_ROUTES.length + WORKFLOW_TASKS.length + [SYNC_SCHEDULER, WEBHOOK_DELIVERY].length + 1,
     );
     for (const route of API_ROUTES) {
       const fn = functionOf(route);
@@ -206,8 +207,8 @@ describe('ServiceRestApi', () => {
         [ENV.tableName]: { Ref: synth.logicalId(synth.stack.table) },
         AWS_NODEJS_CONNECTION_REUSE_ENABLED: '1',
         NODE_OPTIONS: '--enable-source-maps',
-        // Only the functions that sign users in or drive imports know the secrets key (asserted below).
-        ...(signsIn(route) || uses.has('import-workflow')
+        // Only the functions that sign users in, drive imports or seal hook secrets know the secrets key (asserted below).
+        ...(signsIn(route) || uses.has('import-workflow') || uses.has('webhooks')
           ? { [ENV.secretsKmsKeyId]: { 'Fn::GetAtt': [synth.logicalId(synth.stack.secretsKey), 'Arn'] } }
           : {}),
         ...(uses.has('import-workflow')
@@ -222,6 +223,13 @@ describe('ServiceRestApi', () => {
           : {}),
         ...(uses.has('lfs-objects')
           ? { [ENV.lfsBucket]: { Ref: synth.logicalId(synth.stack.lfsObjects.bucket) } }
+          : {}),
+        ...(uses.has('webhooks')
+          ? {
+              [ENV.webhookDeliveryFunction]: {
+                'Fn::GetAtt': [synth.logicalId(synth.stack.webhookDelivery.function), 'Arn'],
+              },
+            }
           : {}),
       });
       const logGroup = (fn.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
@@ -308,7 +316,7 @@ describe('ServiceRestApi', () => {
     }
   });
 
-  it('has one KMS key for secrets, with rotation, usable only by the functions that sign users in or drive imports (and the Git workers and front end)', () => {
+  it('has one KMS key for secrets, with rotation, usable only by the functions that sign users in, drive imports or seal hook secrets (and the Git workers, front end and webhook delivery)', () => {
     expect(synth.deployment.ofType('AWS::KMS::Key')).toHaveLength(1);
     synth.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
     const keyId = synth.logicalId(synth.stack.secretsKey);
@@ -330,6 +338,7 @@ describe('ServiceRestApi', () => {
         functionResource(route).Properties.Environment as { Variables: Record<string, unknown> }
       ).Variables;
       const drivesImports = (route.uses ?? []).includes('import-workflow');
+      const sealsHookSecrets = (route.uses ?? []).includes('webhooks');
       const expected = [
         ...(signsIn(route)
           ? [{ Action: ['kms:Decrypt', 'kms:Encrypt'], Effect: 'Allow', Resource: keyArn }]
@@ -342,6 +351,17 @@ describe('ServiceRestApi', () => {
                 Effect: 'Allow',
                 Resource: keyArn,
                 Condition: { StringEquals: { 'kms:EncryptionContext:purpose': 'import-credentials' } },
+              },
+            ]
+          : []),
+        // Seals hook secrets only (test/infra/webhook-delivery.test.ts asserts who opens them).
+        ...(sealsHookSecrets
+          ? [
+              {
+                Action: 'kms:Encrypt',
+                Effect: 'Allow',
+                Resource: keyArn,
+                Condition: { StringEquals: { 'kms:EncryptionContext:purpose': 'webhook-secret' } },
               },
             ]
           : []),
@@ -358,7 +378,10 @@ describe('ServiceRestApi', () => {
       .filter(([, resource]) => JSON.stringify(resource.Properties).includes(`"${keyId}"`))
       .map(([, resource]) => JSON.stringify(resource.Properties.Roles));
     const signerRoles = API_ROUTES.filter(
-      (route) => signsIn(route) || (route.uses ?? []).includes('import-workflow'),
+      (route) =>
+        signsIn(route) ||
+        (route.uses ?? []).includes('import-workflow') ||
+        (route.uses ?? []).includes('webhooks'),
     ).map((route) =>
       JSON.stringify([
         {
@@ -368,8 +391,11 @@ describe('ServiceRestApi', () => {
         },
       ]),
     );
-    // The Git workers open import credentials (asserted in test/infra/import-workflow.test.ts).
-    const workerRoles = WORKFLOW_TASKS.filter((task) => task.packaging === 'image').map((task) => {
+    // The Git workers open import credentials, the steps that end an import seal hook secrets (never
+    // needed: they only queue deliveries, but they share the hooks' grant) (test/infra/import-workflow.test.ts).
+    const workerRoles = WORKFLOW_TASKS.filter(
+      (task) => task.packaging === 'image' || task.name === 'Complete' || task.name === 'RecordFailure',
+    ).map((task) => {
       const worker = Object.values(resources).find(
         (resource) =>
           resource.Type === 'AWS::Lambda::Function' &&
@@ -384,7 +410,25 @@ describe('ServiceRestApi', () => {
     const frontEndRole = JSON.stringify([
       { Ref: synth.logicalId(synth.stack.gitFrontend.taskDefinition.taskRole) },
     ]);
-    expect(new Set(others)).toEqual(new Set([...signerRoles, ...workerRoles, frontEndRole]));
+    // The sync scheduler opens import credentials (test/infra/sync-scheduler.test.ts); the webhook
+    // delivery function opens hook secrets (test/infra/webhook-delivery.test.ts).
+    const roleOfFunction = (fn: { role?: unknown }) =>
+      JSON.stringify([{ Ref: synth.logicalId(fn.role as never) }]);
+    const otherRoles = [
+      roleOfFunction(synth.stack.webhookDelivery.function),
+      ...Object.values(resources)
+        .filter(
+          (resource) =>
+            resource.Type === 'AWS::Lambda::Function' &&
+            resource.Properties.Description === 'Starts the scheduled syncs of followed imports that are due',
+        )
+        .map((fn) =>
+          JSON.stringify([
+            { Ref: (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0] },
+          ]),
+        ),
+    ];
+    expect(new Set(others)).toEqual(new Set([...signerRoles, ...workerRoles, frontEndRole, ...otherRoles]));
   });
 
   it('answers unknown paths and methods with GitHub 404 JSON', () => {

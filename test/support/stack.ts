@@ -13,7 +13,7 @@ import { ENV } from '#shared/config';
 export async function startTestStack(
   options: Pick<
     LocalStackOptions,
-    'importStateMachine' | 'gatewayLimits' | 'gitFrontend' | 'syncScheduler'
+    'importStateMachine' | 'gatewayLimits' | 'gitFrontend' | 'syncScheduler' | 'webhookRetryDelaysMs'
   > = {},
 ): Promise<LocalStack & { endpointsFile: string }> {
   const endpointsFile = join(await mkdtemp(join(tmpdir(), 'stack-')), 'local.json');

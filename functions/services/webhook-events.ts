@@ -1,0 +1,132 @@
+/**
+ * Events to hooks: each hook an event concerns gets a delivery job, which leaves the request (or
+ * the workflow step) through the delivery function's asynchronous invocation: Lambda's own queue
+ * in AWS (retries, then the dead-letter queue), the local stand-in of it on this machine. Nothing
+ * here waits for a receiver.
+ */
+import { randomUUID } from 'node:crypto';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { getRepository } from '#data/repositories';
+import { getUser } from '#data/users';
+import { listWebhooks } from '#data/webhooks';
+import type { Repository } from '#domain/repositories';
+import {
+  hookJson,
+  type ImportOutcome,
+  repositoryPayload,
+  senderJson,
+  zenLine,
+} from '#domain/webhook-payloads';
+import { subscribes, type Webhook } from '#domain/webhooks';
+import { config } from '#shared/config';
+import { log } from '#shared/log';
+
+/** What the delivery function is invoked with: one attempt's worth, the payload ready, no secret. */
+export interface DeliveryJob {
+  readonly owner: string;
+  readonly repo: string;
+  readonly hookId: number;
+  readonly repositoryId: number;
+  readonly guid: string;
+  readonly event: string;
+  readonly action: string | null;
+  readonly payload: Record<string, unknown>;
+  /** Sent again by hand (`POST …/attempts`). */
+  readonly redelivery: boolean;
+}
+
+let client: LambdaClient | undefined;
+function lambda(): LambdaClient {
+  if (!client) {
+    const { lambdaEndpoint } = config();
+    client = lambdaEndpoint
+      ? new LambdaClient({
+          endpoint: lambdaEndpoint,
+          region: process.env.AWS_REGION ?? 'us-east-1',
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        })
+      : new LambdaClient({});
+  }
+  return client;
+}
+
+/** Queues one delivery (asynchronous invocation: the call returns once it is queued). */
+export async function enqueueDelivery(job: DeliveryJob): Promise<void> {
+  const name = config().webhookDeliveryFunction;
+  if (!name) {
+    log('warn', 'webhook delivery not queued: no delivery function configured', { hookId: job.hookId });
+    return;
+  }
+  await lambda().send(
+    new InvokeCommand({ FunctionName: name, InvocationType: 'Event', Payload: JSON.stringify(job) }),
+  );
+}
+
+interface EventContext {
+  readonly repository: Repository;
+  readonly owner: NonNullable<Awaited<ReturnType<typeof getUser>>>;
+}
+
+async function contextOf(repository: Repository): Promise<EventContext | undefined> {
+  const owner = await getUser(repository.ownerLogin);
+  return owner ? { repository, owner } : undefined;
+}
+
+function jobFor(
+  hook: Webhook,
+  context: EventContext,
+  event: string,
+  action: string | null,
+  fields: Record<string, unknown>,
+): DeliveryJob {
+  return {
+    owner: hook.owner,
+    repo: hook.repo,
+    hookId: hook.id,
+    repositoryId: context.repository.id,
+    guid: randomUUID(),
+    event,
+    action,
+    payload: {
+      ...fields,
+      repository: repositoryPayload(context.repository, context.owner, hook),
+      sender: senderJson(context.owner, hook),
+    },
+    redelivery: false,
+  };
+}
+
+/** `ping`: sent when a hook is made and on `POST …/pings`, whatever its events. */
+export async function pingHook(repository: Repository, hook: Webhook): Promise<void> {
+  const context = await contextOf(repository);
+  if (!context) return;
+  await enqueueDelivery(
+    jobFor(hook, context, 'ping', null, { zen: zenLine(hook.id), hook_id: hook.id, hook: hookJson(hook) }),
+  );
+}
+
+/**
+ * `repository_import`: an import or a sync ended. Never fails its caller (the workflow step or
+ * the cancellation): a hook that cannot be told is logged, not a failed import.
+ */
+export async function announceImportOutcome(
+  owner: string,
+  repo: string,
+  status: ImportOutcome,
+): Promise<void> {
+  try {
+    const repository = await getRepository(owner, repo);
+    if (!repository) return;
+    const hooks = (await listWebhooks(repository.ownerLogin, repository.name)).filter((hook) =>
+      subscribes(hook, 'repository_import'),
+    );
+    if (hooks.length === 0) return;
+    const context = await contextOf(repository);
+    if (!context) return;
+    await Promise.all(
+      hooks.map((hook) => enqueueDelivery(jobFor(hook, context, 'repository_import', null, { status }))),
+    );
+  } catch (error) {
+    log('warn', 'repository_import event not queued', { owner, repo, error: (error as Error).message });
+  }
+}
