@@ -509,11 +509,11 @@ export async function recordFailure(
     failedStep: input.failedStep,
     errorMessage,
   });
-  if (written && record)
+  if (written && record) {
     await statusChanged(input.owner, input.repo, record.status, { attempt: input.attempt, sync: input.sync });
-  countSignal('ImportFailed');
-  if (record?.attempt === input.attempt)
     await announceImportOutcome(record.ownerLogin, record.repoName, 'failure');
+  }
+  countSignal('ImportFailed');
   return {};
 }
 
