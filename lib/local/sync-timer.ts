@@ -7,7 +7,6 @@
  * tick that is still running when the next is due delays it.
  */
 import { randomUUID } from 'node:crypto';
-import type { ScheduledEvent } from '#workflow/start-due-syncs';
 import { asImageFunction } from './zip-runtime.ts';
 
 /** Loaded like the workflow's task handlers (`import-workflow.ts`): the entry point AWS runs. */
@@ -17,7 +16,7 @@ const HANDLER = new URL('../../functions/workflow/start-due-syncs.ts', import.me
 export const SYNC_TICK_MS = 60_000;
 
 /** What EventBridge sends a rule's Lambda target on each tick. */
-export interface RuleEvent extends ScheduledEvent {
+export interface RuleEvent {
   readonly version: '0';
   readonly id: string;
   readonly 'detail-type': 'Scheduled Event';
@@ -49,7 +48,7 @@ export interface SyncTimer {
 
 /** The handler's module in this process, run as the image function it is. */
 function inProcess(): (event: RuleEvent) => Promise<unknown> {
-  type Handler = (event: ScheduledEvent) => Promise<unknown>;
+  type Handler = (event: RuleEvent) => Promise<unknown>;
   const handler = import(HANDLER.href).then((module) => (module as { handler: Handler }).handler);
   return (event) => handler.then((run) => asImageFunction(() => run(event)));
 }

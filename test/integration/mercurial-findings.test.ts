@@ -186,6 +186,7 @@ describe('Mercurial import findings', () => {
       'closed_branches',
       'hg_subrepos',
       'renamed_refs',
+      'unstorable_paths',
     ]);
   });
 });
