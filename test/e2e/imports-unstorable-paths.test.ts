@@ -337,4 +337,28 @@ describe('paths Git cannot store', () => {
       `".GIT/config" in ${gitCommits[1]?.slice(0, 12)} (a .git folder, which Git refuses in any spelling)`,
     );
   }, 60_000);
+  it('Mercurial largefiles: an origin that needs the extension fails with a message naming it', async () => {
+    // Not converted (docs/decisions.md): the import says why instead of arriving without the files.
+    const repo = join(root, 'hg-largefiles');
+    await mkdir(repo, { recursive: true });
+    const hg = (...args: string[]) => {
+      const done = spawnSync('hg', ['--config', 'extensions.largefiles=', ...args], {
+        cwd: repo,
+        env: { ...process.env, HGRCPATH: '', HGUSER: 'Ada <ada@example.org>' },
+      });
+      expect(done.status, done.stderr.toString()).toBe(0);
+    };
+    hg('init');
+    await writeFile(join(repo, 'big.bin'), Buffer.alloc(64 * 1024, 7));
+    hg('add', '--large', 'big.bin');
+    hg('commit', '-m', 'a large file');
+    const served = await serveHg({ repo }, ['extensions.largefiles=']);
+    try {
+      const ended = await importInto('hg-largefiles', served.url, { vcs: 'mercurial' });
+      expect(ended).toMatchObject({ status: 'error' });
+      expect(String(ended.error_message), String(ended.error_message)).toMatch(/largefiles/);
+    } finally {
+      await served.close();
+    }
+  }, 60_000);
 });

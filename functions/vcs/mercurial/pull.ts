@@ -223,12 +223,12 @@ export function pullFailure(
     return new OriginFailed(`The origin ${host} could not be reached`);
   if (/HTTP Error 404|does not appear to be an hg repository|not found/i.test(text))
     return new OriginFailed(`No Mercurial repository was found at ${url}`);
-  let line =
-    text
-      .split('\n')
-      .map((entry) => entry.trim())
-      .filter((entry) => entry.startsWith('abort:'))
-      .at(-1) ?? 'hg failed';
+  const lines = text.split('\n').map((entry) => entry.trim());
+  const abort = lines.findLastIndex((entry) => entry.startsWith('abort:'));
+  let line = abort < 0 ? 'hg failed' : (lines[abort] ?? 'hg failed');
+  // `abort: remote error:` is followed by the origin's own words (e.g. that it needs largefiles).
+  if (line.endsWith('remote error:'))
+    line = [line, ...lines.slice(abort + 1).filter((entry) => entry !== '')].join(' ');
   if (job.credentials) line = line.split(job.credentials.password).join('***');
   // hg may name a file of ours (`raw.hg`, HOME): the user gets the origin's problem, not our disk.
   line = hideLocalPaths(line);
