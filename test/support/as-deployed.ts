@@ -91,6 +91,8 @@ const LOCAL_VALUES: Readonly<Record<string, () => string | undefined>> = {
   [ENV.importStateMachineArn]: () => process.env[ENV.importStateMachineArn],
   [ENV.secretsKmsKeyId]: () => undefined,
   [ENV.lfsBucket]: () => undefined,
+  // The delivery function by name: the local stand-in of Lambda's asynchronous invocation runs it.
+  [ENV.webhookDeliveryFunction]: () => process.env[ENV.webhookDeliveryFunction],
   AWS_REGION: () => REGION,
 };
 
@@ -99,6 +101,7 @@ const localOnly = (): Record<string, string> => ({
   [ENV.dynamodbEndpoint]: process.env[ENV.dynamodbEndpoint] ?? '',
   [ENV.stepFunctionsEndpoint]: process.env[ENV.stepFunctionsEndpoint] ?? '',
   [ENV.eventsEndpoint]: process.env[ENV.eventsEndpoint] ?? '',
+  [ENV.lambdaEndpoint]: process.env[ENV.lambdaEndpoint] ?? '',
   [ENV.originAllowedAddresses]: '127.0.0.1,::1',
   [ENV.secretsKeyFile]: SECRETS_KEY_PATH,
   [ENV.logLevel]: 'info',
