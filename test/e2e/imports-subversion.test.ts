@@ -304,9 +304,13 @@ describe.concurrent('Subversion imports', () => {
       expect(restarted.body.status).toBe('importing');
       await until(repo, status('complete'));
       const second = `arn:aws:states:us-east-1:123456789012:execution:SourceImport:octocat.${repo}.attempt-2`;
-      expect((await sfn.send(new DescribeExecutionCommand({ executionArn: second }))).status).toBe(
-        'SUCCEEDED',
-      );
+      // The Complete step ends its execution a moment after it writes `complete` (events, hooks).
+      const describe = async () =>
+        (await sfn.send(new DescribeExecutionCommand({ executionArn: second }))).status;
+      const deadline = Date.now() + 10_000;
+      while ((await describe()) === 'RUNNING' && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await describe()).toBe('SUCCEEDED');
       // The same revisions convert to the same commits.
       expect(await remoteRefs(git, hosted(repo))).toEqual(before);
     }, 60_000);
