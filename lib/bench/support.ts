@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type LocalStack, startLocalStack } from '#local/stack';
 import { config, ENV } from '#shared/config';
@@ -107,4 +108,33 @@ export async function startBenchStack(
     throw new Error('the data layer is configured for another table than the bench stack');
   }
   return { stack, endpointsFile, stop };
+}
+
+/** How long an import execution spent in each state it entered (entered → next state), in order. */
+export async function stateDurations(
+  stepFunctionsEndpoint: string,
+  execution: string,
+): Promise<{ name: string; ms: number }[]> {
+  const sfn = new SFNClient({
+    endpoint: stepFunctionsEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const executionArn = `arn:aws:states:us-east-1:123456789012:execution:SourceImport:${execution}`;
+  const entered: { name: string; at: number }[] = [];
+  let end = 0;
+  let nextToken: string | undefined;
+  do {
+    const page = await sfn.send(
+      new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken }),
+    );
+    for (const event of page.events ?? []) {
+      const at = event.timestamp?.getTime() ?? 0;
+      end = Math.max(end, at);
+      if (event.stateEnteredEventDetails?.name)
+        entered.push({ name: event.stateEnteredEventDetails.name, at });
+    }
+    nextToken = page.nextToken;
+  } while (nextToken);
+  return entered.map((state, i) => ({ name: state.name, ms: (entered[i + 1]?.at ?? end) - state.at }));
 }

@@ -16,7 +16,7 @@ import { GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { makeHgBulkRepository, serveHg } from '#local/hg-origins';
 import { ENV } from '#shared/config';
 import { median } from './measure.ts';
-import { admin, BENCH_PASSWORD, basicAuth, startBenchStack } from './support.ts';
+import { admin, BENCH_PASSWORD, basicAuth, startBenchStack, stateDurations } from './support.ts';
 
 const run = promisify(execFile);
 
@@ -98,30 +98,8 @@ export async function measureHgSync(options: HgSyncBenchOptions): Promise<HgSync
     const refs = async (repo: string) =>
       (await tool('git', ['ls-remote', `${stack.webUrl}/bench/${repo}.git`])).stdout;
 
-    const sfn = new SFNClient({
-      endpoint: stack.stepFunctionsEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    const stateTimes = async (execution: string) => {
-      const executionArn = `arn:aws:states:us-east-1:123456789012:execution:SourceImport:bench.${execution}`;
-      const entered: { name: string; at: number }[] = [];
-      let end = 0;
-      let nextToken: string | undefined;
-      do {
-        const page = await sfn.send(
-          new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken }),
-        );
-        for (const event of page.events ?? []) {
-          const at = event.timestamp?.getTime() ?? 0;
-          end = Math.max(end, at);
-          if (event.stateEnteredEventDetails?.name)
-            entered.push({ name: event.stateEnteredEventDetails.name, at });
-        }
-        nextToken = page.nextToken;
-      } while (nextToken);
-      return entered.map((state, i) => ({ name: state.name, ms: (entered[i + 1]?.at ?? end) - state.at }));
-    };
+    const stateTimes = (execution: string) =>
+      stateDurations(stack.stepFunctionsEndpoint, `bench.${execution}`);
 
     await freshImport('followed');
     await call('PUT', '/repos/bench/followed/import/sync', { interval_minutes: null });

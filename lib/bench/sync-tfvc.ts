@@ -12,7 +12,7 @@ import { TFVC_USERS } from '#local/tfvc-alpha';
 import { serveTfvc, type TfvcChangesetSpec, type TfvcProjectSpec } from '#local/tfvc-origin';
 import { ENV } from '#shared/config';
 import { median } from './measure.ts';
-import { admin, BENCH_PASSWORD, basicAuth, startBenchStack } from './support.ts';
+import { admin, BENCH_PASSWORD, basicAuth, startBenchStack, stateDurations } from './support.ts';
 
 const run = promisify(execFile);
 
@@ -161,30 +161,7 @@ export async function measureSyncTfvc(options: SyncTfvcBenchOptions): Promise<Sy
   }
 }
 
-async function stateTimes(endpoint: string, name: string) {
-  const sfn = new SFNClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  const executionArn = `arn:aws:states:us-east-1:123456789012:execution:SourceImport:${name}`;
-  const entered: { name: string; at: number }[] = [];
-  let end = 0;
-  let nextToken: string | undefined;
-  do {
-    const page = await sfn.send(
-      new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken }),
-    );
-    for (const event of page.events ?? []) {
-      const at = event.timestamp?.getTime() ?? 0;
-      end = Math.max(end, at);
-      if (event.stateEnteredEventDetails?.name)
-        entered.push({ name: event.stateEnteredEventDetails.name, at });
-    }
-    nextToken = page.nextToken;
-  } while (nextToken);
-  return entered.map((state, i) => ({ name: state.name, ms: (entered[i + 1]?.at ?? end) - state.at }));
-}
+const stateTimes = stateDurations;
 
 export function syncTfvcReport(
   result: SyncTfvcBenchResult,
