@@ -20,6 +20,8 @@ export const isOriginRevisionName = (text: string): boolean =>
 export interface StoredRevisionMap {
   readonly generation: number;
   readonly total: number;
+  /** Lookup buckets the generation was written with (fixed for its life); absent in older records. */
+  readonly buckets?: number;
 }
 
 /** Whether `entries` begin with exactly `stored` (a sync that only added revisions at the end). */

@@ -88,18 +88,19 @@ async function publish(entries: readonly BusEntry[]): Promise<void> {
 
 /**
  * After a write that may have moved the import's status away from `previous`: reads the import
- * and, when its status differs (and, given `attempt`, it is still that attempt's), publishes the
- * change and any outcome. Never throws.
+ * (unless the write answered with it: `written`) and, when its status differs (and, given
+ * `attempt`, it is still that attempt's), publishes the change and any outcome. Never throws.
  */
 export async function statusChanged(
   owner: string,
   repo: string,
   previous: ImportStatus | null,
   of: AttemptOf = {},
+  written?: Import,
 ): Promise<void> {
-  let record: Import | undefined;
+  let record: Import | undefined = written;
   try {
-    record = await getImport(owner, repo);
+    record ??= await getImport(owner, repo);
   } catch (error) {
     log('warn', 'import events not published', { error: (error as Error).name });
     countSignal('ImportEventNotPublished');

@@ -23,7 +23,6 @@ import {
   waitForPerson as storeWaiting,
 } from '#data/imports/progress';
 import { getImportSync, recordSyncOutcome } from '#data/imports/sync';
-import { refreshDue } from '#data/imports/sync-due';
 import { recordPush } from '#data/repositories';
 import type { StoredReport } from '#domain/import-report';
 import {
@@ -84,34 +83,40 @@ async function current(input: StepInput): Promise<Import> {
 /**
  * The attempt's writes to its import. Each is conditional on the attempt: one that loses its
  * condition means the import was restarted or cancelled, and the step stops (`AttemptSuperseded`).
+ * A write that moved the status publishes its events (the one place steps publish) while the
+ * step goes on; `announced` waits for them, before the step returns (`watchedStep`).
  */
 function writesOf(input: StepInput, from: ImportStatus) {
   const { owner, repo, attempt } = input;
   let seen = from;
-  const must = async (written: Promise<boolean>) => {
-    if (!(await written)) throw superseded(input);
+  const announcing: Promise<void>[] = [];
+  const written = async (write: Promise<Import | false>, movesStatus: boolean) => {
+    const record = await write;
+    if (!record) throw superseded(input);
+    if (!movesStatus || record.status === seen) return;
+    // statusChanged never throws.
+    announcing.push(statusChanged(owner, repo, seen, { attempt, sync: input.sync }, record));
+    seen = record.status;
   };
-  /** After a status write: its event, when the status moved (the one place steps publish). */
-  const moved = async (status: ImportStatus | undefined) => {
-    if (status === undefined || status === seen) return;
-    await statusChanged(owner, repo, seen, { attempt, sync: input.sync });
-    seen = status;
+  const must = async (write: Promise<boolean>) => {
+    if (!(await write)) throw superseded(input);
   };
   return {
-    progress: async (progress: Progress) => {
-      await must(recordProgress(owner, repo, attempt, progress));
-      await moved(progress.status);
-    },
-    status: async (status: ImportStatus, extra?: StatusExtra) => {
-      await must(enterStatus(owner, repo, attempt, status, extra));
-      await moved(status);
-    },
+    progress: (progress: Progress) =>
+      written(recordProgress(owner, repo, attempt, progress), progress.status !== undefined),
+    status: (status: ImportStatus, extra?: StatusExtra) =>
+      written(enterStatus(owner, repo, attempt, status, extra), true),
     largeFiles: (importId: number, files: readonly LargeFile[]) =>
       must(setLargeFiles(owner, repo, importId, attempt, [...files])),
     report: (importId: number, report: StoredReport) =>
       must(setImportReport(owner, repo, importId, attempt, report)),
+    announced: async () => {
+      await Promise.all(announcing);
+    },
   };
 }
+
+type Writes = ReturnType<typeof writesOf>;
 
 async function originAccess(record: Import): Promise<OriginAccess> {
   const credentials = await openImportCredentials(record.ownerLogin, record.repoName);
@@ -154,9 +159,13 @@ async function gitJob(dir: string, hosted: readonly string[] = []): Promise<GitJ
   return { home, timeoutMs: budgetMs() + 240_000 };
 }
 
-/** Throttles progress writes to one per interval, keeping the latest values; `flush` writes what is left. */
+/**
+ * Throttles progress writes to one per interval (the first an interval after the step began, which
+ * has just written its status), keeping the latest values; `flush` writes what is left, `settle`
+ * drops it (a write that follows says more).
+ */
 function progressWriter(input: StepInput) {
-  let last = 0;
+  let last = Date.now();
   let pending: Progress | undefined;
   let writing: Promise<unknown> = Promise.resolve();
   const write = (progress: Progress) => {
@@ -175,6 +184,10 @@ function progressWriter(input: StepInput) {
       if (pending) write(pending);
       await writing;
     },
+    async settle() {
+      pending = undefined;
+      await writing;
+    },
   };
 }
 
@@ -185,13 +198,20 @@ function progressWriter(input: StepInput) {
  * emptied (unless a new import of the repository began meanwhile: it publishes over it).
  */
 function watchedStep<O>(
-  run: (input: StepInput, record: Import) => Promise<O>,
+  run: (input: StepInput, record: Import, write: Writes) => Promise<O>,
   { publishes = false } = {},
 ): (input: StepInput) => Promise<O> {
   return (input) =>
     runWatched(
       input,
-      (record) => run(input, record),
+      async (record) => {
+        const write = writesOf(input, record.status);
+        try {
+          return await run(input, record, write);
+        } finally {
+          await write.announced();
+        }
+      },
       async (seen, now) => {
         await rm(attemptDir(input, input.attempt), { recursive: true, force: true, maxRetries: 3 });
         if (publishes && now === undefined && !seen.ownerPushed)
@@ -206,10 +226,10 @@ function watchedStep<O>(
 
 /** Detect: identifies the VCS at the URL (only the import's own VCS when it has one). */
 export const detect = watchedStep(async function detect(
-  input: StepInput,
+  _input: StepInput,
   record: Import,
+  write: Writes,
 ): Promise<{ outcome: 'found' | 'needs_auth' | 'multiple' | 'nothing' }> {
-  const write = writesOf(input, record.status);
   if (record.status !== 'detecting') await write.progress({ status: 'detecting' });
   const options = adapterOptions();
   const candidates = record.vcs ? [adapterFor(record.vcs, options)] : detectionCandidates(options);
@@ -264,6 +284,7 @@ export const rawJobOf = (record: Import, access: OriginAccess, workDir: string):
 export const importRawChunk = watchedStep(async function importRawChunk(
   input: StepInput,
   record: Import,
+  write: Writes,
 ): Promise<{ done: boolean; needsLfsChoice: boolean }> {
   if (record.vcs === null) throw new Error('importRawChunk: the import has no vcs (detection did not run)');
   const adapter = adapterFor(record.vcs, adapterOptions());
@@ -275,30 +296,41 @@ export const importRawChunk = watchedStep(async function importRawChunk(
       await recordSeenTips(previous, input.attempt, await gitJob(previous));
   });
   await mkdir(dir, { recursive: true });
-  const write = writesOf(input, record.status);
-  if (record.status !== 'importing') await write.progress({ status: 'importing' });
-  const job = rawJobOf(record, await originAccess(record), dir);
+  // The status and the origin's credentials side by side (independent round trips).
+  const [, access] = await Promise.all([
+    record.status === 'importing' ? undefined : write.progress({ status: 'importing' }),
+    originAccess(record),
+  ]);
+  const job = rawJobOf(record, access, dir);
   const progress = progressWriter(input);
   const chunk = await adapter.importRawChunk(job, budgetMs(), (update) =>
     progress.report({ percent: update.percent, commitCount: update.commitCount }),
   );
   progress.report({ percent: chunk.percent, commitCount: chunk.commitCount });
-  await progress.flush();
+  // A finished raw step writes its final progress below.
+  await (chunk.done ? progress.settle() : progress.flush());
   const seen = await seenTips(dir, input.attempt);
-  await recordNewAuthors(input, record, await adapter.authors(job, seen));
+  const authorsRecorded = adapter.authors(job, seen).then((found) => recordNewAuthors(input, record, found));
   // The API functions have no file system: the findings so far go where they read the import,
   // after every chunk, so that an import that fails later still reports what it found.
   if (!chunk.done) {
+    await authorsRecorded;
     await write.report(record.importId, { rawDone: false, findings: await loadFindings(dir) });
     return { done: false, needsLfsChoice: false };
   }
 
-  const largeFiles = await largeFilesOf(dir, record, seen);
-  await write.largeFiles(record.importId, largeFiles);
+  // Authors and large files are read from raw.git side by side.
+  const [largeFiles] = await Promise.all([largeFilesOf(dir, record, seen), authorsRecorded]);
+  // A sync that finds none where the import had none leaves the stored list as it is.
+  if (largeFiles.length > 0 || record.largeFilesCount !== 0)
+    await write.largeFiles(record.importId, largeFiles);
   await write.report(record.importId, { rawDone: true, findings: await loadFindings(dir) });
   await write.progress({ percent: 100, commitCount: chunk.commitCount });
-  const fresh = await current(input);
-  return { done: true, needsLfsChoice: largeFiles.length > 0 && fresh.useLfs === 'undecided' };
+  return {
+    done: true,
+    // The choice may have been made while the step ran: read again only when there is one to make.
+    needsLfsChoice: largeFiles.length > 0 && (await current(input)).useLfs === 'undecided',
+  };
 });
 
 /**
@@ -332,13 +364,15 @@ async function recordNewAuthors(
 export const rewrite = watchedStep(async function rewrite(
   input: StepInput,
   record: Import,
+  write: Writes,
 ): Promise<{ rewritten: boolean }> {
-  const write = writesOf(input, record.status);
-  await write.progress({ status: 'mapping', pushPercent: null });
+  const [, authors] = await Promise.all([
+    write.progress({ status: 'mapping', pushPercent: null }),
+    listAuthors(input.owner, input.repo, record.importId),
+  ]);
   const dir = attemptDir(input, input.attempt);
   await carryOver(input, dir);
   await mkdir(dir, { recursive: true });
-  const authors = await listAuthors(input.owner, input.repo, record.importId);
   const lfs = record.largeFilesCount === 0 || record.useLfs === 'undecided' ? 'none' : record.useLfs;
   const result = await rewriteHistory(
     rawDir(dir),
@@ -356,14 +390,18 @@ export const rewrite = watchedStep(async function rewrite(
     publishedRevisions(await readOriginRevisions(rawDir(dir)), result.commitMap),
   );
   if (record.vcs === 'git') {
+    // The raw step wrote the findings so far: the report is written again only when this step adds some.
+    const before = JSON.stringify(await loadFindings(dir));
     // Tree entries git refuses (`.git`, `..`), left out by the rewrite (`#vcs/history-drop`).
     await saveFinding(dir, 'unstorable_paths', result.unstorablePaths);
     // The origin's own LFS objects, before the push step stores and counts them (`origin-lfs.ts`).
-    const access = await originAccess(record);
     await fetchOriginLfs(
       {
-        access,
-        guard: { allowedAddresses: access.allowedAddresses },
+        access: {
+          url: record.vcsUrl,
+          credentials: () => openImportCredentials(record.ownerLogin, record.repoName),
+        },
+        guard: { allowedAddresses: config().originAllowedAddresses },
         repoDir: outDir(dir),
         workDir: dir,
         maxBytes: config().importMaxBytes,
@@ -373,22 +411,32 @@ export const rewrite = watchedStep(async function rewrite(
       },
       await gitJob(dir),
     );
-    await write.report(record.importId, { rawDone: true, findings: await loadFindings(dir) });
+    const findings = await loadFindings(dir);
+    if (JSON.stringify(findings) !== before) await write.report(record.importId, { rawDone: true, findings });
   }
   return { rewritten: result.rewritten };
 });
 
+/** What the push step hands the workflow (`$.push`): whether it is done, and what Complete records. */
+export interface PushOutcome {
+  readonly done: boolean;
+  readonly defaultBranch?: string;
+  readonly sizeKiB?: number;
+  readonly refChanges?: SyncRefChanges;
+  /** The revision map's last origin revision, as stored (null: an empty map). */
+  readonly originRevision?: string | null;
+}
+
 /** Push: the next bounded batch of refs into the hosted repository. */
 export const push = watchedStep(publishBatch, { publishes: true });
 
-async function publishBatch(
-  input: StepInput,
-  record: Import,
-): Promise<{ done: boolean; defaultBranch?: string; sizeKiB?: number; refChanges?: SyncRefChanges }> {
-  if (record.status !== 'pushing')
-    await writesOf(input, record.status).progress({ status: 'pushing', pushPercent: 0 });
-  const progress = progressWriter(input);
+async function publishBatch(input: StepInput, record: Import, write: Writes): Promise<PushOutcome> {
   const dir = attemptDir(input, input.attempt);
+  const [, follow] = await Promise.all([
+    record.status === 'pushing' ? undefined : write.progress({ status: 'pushing', pushPercent: 0 }),
+    input.sync ? followPublish(input, record, dir) : undefined,
+  ]);
+  const progress = progressWriter(input);
   const hostedPath = hostedRepositoryPath(config().repositoriesDir, input.owner, input.repo);
   const result = await publish(
     outDir(dir),
@@ -398,28 +446,29 @@ async function publishBatch(
       onPercent: (percent) => progress.report({ pushPercent: percent }),
       lfs: { store: lfsStore(), owner: input.owner, repo: input.repo },
       ...adapterOptions(),
-      ...(input.sync ? { follow: await followPublish(input, record, dir) } : {}),
+      ...(follow ? { follow } : {}),
     },
     await gitJob(dir, [hostedPath]),
   );
-  if (result.done) {
-    progress.report({ pushPercent: 100 });
-    const revisions = await readRevisionList(publishedRevisionsFile(dir));
-    if (!(await storePublishedRevisions(dir, { ...input, importId: record.importId }, revisions)))
-      throw superseded(input);
-    // The pushed copy is not needed again (a republish rewrites from the raw history).
-    await rm(outDir(dir), { recursive: true, force: true });
-    await rm(syncRefsFile(dir, input.attempt), { force: true });
+  if (!result.done) {
+    await progress.flush();
+    return { done: false };
   }
+  progress.report({ pushPercent: 100 });
+  const revisions = await readRevisionList(publishedRevisionsFile(dir));
+  if (!(await storePublishedRevisions(dir, { ...input, importId: record.importId }, revisions)))
+    throw superseded(input);
+  // The pushed copy is not needed again (a republish rewrites from the raw history).
+  await rm(outDir(dir), { recursive: true, force: true });
+  await rm(syncRefsFile(dir, input.attempt), { force: true });
   await progress.flush();
-  return result.done
-    ? {
-        done: true,
-        defaultBranch: result.defaultBranch,
-        sizeKiB: result.sizeKiB,
-        ...(result.refChanges ? { refChanges: reported(result.refChanges) } : {}),
-      }
-    : { done: false };
+  return {
+    done: true,
+    defaultBranch: result.defaultBranch,
+    sizeKiB: result.sizeKiB,
+    ...(result.refChanges ? { refChanges: reported(result.refChanges) } : {}),
+    originRevision: revisions.at(-1)?.originRevision ?? null,
+  };
 }
 
 /** A sync publishes what the origin deleted or rewrote with backups, as the owner chose. */
@@ -435,30 +484,41 @@ const reported = (changes: SyncRefChanges): SyncRefChanges => ({
 });
 
 /** Complete: the repository shows the imported history (table only: no file system in AWS). */
-export async function complete(
-  input: StepInput & { push?: { defaultBranch?: string; sizeKiB?: number; refChanges?: SyncRefChanges } },
-): Promise<Record<string, never>> {
+export async function complete(input: StepInput & { push?: PushOutcome }): Promise<Record<string, never>> {
   const record = await current(input);
-  await recordPush(
-    record.ownerLogin,
-    record.repoName,
-    {
-      size: input.push?.sizeKiB ?? 0,
-      hasContent: true,
-      ...(input.push?.defaultBranch ? { defaultBranch: input.push.defaultBranch } : {}),
-    },
-    'import',
-  );
-  // The sync's outcome first: a client that sees `complete` then reads this sync's, not the last.
-  await recordSyncOutcome(record.ownerLogin, record.repoName, record.importId, {
-    commitCount: record.commitCount,
-    originFingerprint: input.originFingerprint,
-    ...(input.push?.refChanges ? { refChanges: input.push.refChanges } : {}),
-  });
-  await refreshDue(record.ownerLogin, record.repoName, record.importId, nextSyncAt);
-  await writesOf(input, record.status).status('complete');
+  // The repository and the sync's outcome first (side by side): a client that sees `complete`
+  // then reads this sync's outcome, not the last.
+  await Promise.all([
+    recordPush(
+      record.ownerLogin,
+      record.repoName,
+      {
+        size: input.push?.sizeKiB ?? 0,
+        hasContent: true,
+        ...(input.push?.defaultBranch ? { defaultBranch: input.push.defaultBranch } : {}),
+      },
+      'import',
+    ),
+    recordSyncOutcome(
+      record.ownerLogin,
+      record.repoName,
+      record.importId,
+      {
+        commitCount: record.commitCount,
+        originFingerprint: input.originFingerprint,
+        ...(input.push?.refChanges ? { refChanges: input.push.refChanges } : {}),
+        ...(input.push?.originRevision !== undefined ? { originRevision: input.push.originRevision } : {}),
+      },
+      nextSyncAt,
+    ),
+  ]);
+  const write = writesOf(input, record.status);
+  await write.status('complete');
   countSignal('ImportCompleted');
-  await announceImportOutcome(record.ownerLogin, record.repoName, 'success');
+  await Promise.all([
+    write.announced(),
+    announceImportOutcome(record.ownerLogin, record.repoName, 'success'),
+  ]);
   log('info', 'import complete', { owner: input.owner, repo: input.repo, attempt: input.attempt });
   return {};
 }
@@ -510,7 +570,13 @@ export async function recordFailure(
     errorMessage,
   });
   if (written && record) {
-    await statusChanged(input.owner, input.repo, record.status, { attempt: input.attempt, sync: input.sync });
+    await statusChanged(
+      input.owner,
+      input.repo,
+      record.status,
+      { attempt: input.attempt, sync: input.sync },
+      written,
+    );
     await announceImportOutcome(record.ownerLogin, record.repoName, 'failure');
   }
   countSignal('ImportFailed');

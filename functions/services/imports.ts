@@ -407,7 +407,7 @@ async function markUnstarted(
     errorMessage: 'The import could not be started; restart it',
   });
   if (written && before)
-    await statusChanged(record.ownerLogin, record.repoName, before.status, { attempt, sync });
+    await statusChanged(record.ownerLogin, record.repoName, before.status, { attempt, sync }, written);
 }
 
 /**
@@ -418,9 +418,15 @@ async function restart(record: Import, sent: SentImportChoices): Promise<true | 
   if (!acceptsHistoryChanges(record))
     throw invalid('status', 'The repository has commits of its own since the import: it cannot be restarted');
   const choices = sendsChoices(sent) ? withSentChoices(choicesOf(record), sent) : undefined;
-  if (!(await beginAttempt(record.ownerLogin, record.repoName, record, firstStatus(record.vcs), choices)))
-    return undefined;
-  await statusChanged(record.ownerLogin, record.repoName, record.status);
+  const begun = await beginAttempt(
+    record.ownerLogin,
+    record.repoName,
+    record,
+    firstStatus(record.vcs),
+    choices,
+  );
+  if (!begun) return undefined;
+  await statusChanged(record.ownerLogin, record.repoName, record.status, {}, begun);
   await stopQuietly(executionArnOf(record), 'the import was restarted');
   await launch({ ...record, attempt: record.attempt + 1 }, startAtFor(record.vcs), () =>
     markUnstarted(record, record.attempt + 1),
@@ -439,13 +445,16 @@ async function republish(record: Import): Promise<void> {
  * import, in the same workflow (named `owner.repo.sync-N`). False when the import changed meanwhile.
  */
 export async function beginSyncAttempt(record: Import, originFingerprint?: string): Promise<boolean> {
-  if (!(await beginAttempt(record.ownerLogin, record.repoName, record, firstStatus(record.vcs))))
-    return false;
+  const begun = await beginAttempt(record.ownerLogin, record.repoName, record, firstStatus(record.vcs));
+  if (!begun) return false;
   const next = { ...record, attempt: record.attempt + 1 };
-  await statusChanged(record.ownerLogin, record.repoName, record.status, {
-    attempt: next.attempt,
-    sync: true,
-  });
+  await statusChanged(
+    record.ownerLogin,
+    record.repoName,
+    record.status,
+    { attempt: next.attempt, sync: true },
+    begun,
+  );
   // The attempt before keeps the raw history and the adapter's state: the sync fetches what is new.
   await launch(
     next,

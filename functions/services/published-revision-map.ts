@@ -9,7 +9,7 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { extendRevisionMap, storeRevisionMap } from '#data/imports/revision-map';
+import { extendRevisionMap, lookupBuckets, storeRevisionMap } from '#data/imports/revision-map';
 import { extendsRevisions, type RevisionEntry, type StoredRevisionMap } from '#domain/revision-map';
 import { readRevisionList, writeRevisionList } from '#vcs/revision-map';
 
@@ -28,12 +28,16 @@ export async function storePublishedRevisions(
     const outcome = await extendRevisionMap(owner, repo, importId, attempt, entries, stored.map);
     if (outcome === 'superseded') return false;
     if (outcome === 'extended') {
-      await saveStored(dir, { generation: stored.map.generation, total: entries.length }, entries);
+      await saveStored(dir, { ...stored.map, total: entries.length }, entries);
       return true;
     }
   }
   if (!(await storeRevisionMap(owner, repo, importId, attempt, entries))) return false;
-  await saveStored(dir, { generation: attempt, total: entries.length }, entries);
+  await saveStored(
+    dir,
+    { generation: attempt, total: entries.length, buckets: lookupBuckets(entries.length) },
+    entries,
+  );
   return true;
 }
 

@@ -3,6 +3,7 @@
  * sync): raw.git's HEAD names the branch the origin's HEAD names, as a fresh clone's would.
  */
 import { type GitRun, runGit } from './git-command.ts';
+import { pointHead } from './repository-head.ts';
 
 /** What an `ls-remote` through the job's session runs with (`git.ts`'s session). */
 export interface HeadSession {
@@ -31,10 +32,5 @@ export async function remoteHeadBranch(
 /** Points raw.git's HEAD at `branch`; left as it is when the origin names none. */
 export async function pointHeadAt(repo: string, home: string, branch: string | null): Promise<void> {
   if (branch === null) return;
-  await runGit(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], {
-    cwd: repo,
-    home,
-    transport: 'local',
-    timeoutMs: 30_000,
-  });
+  await pointHead(repo, branch, { cwd: repo, home, transport: 'local', timeoutMs: 30_000 });
 }

@@ -198,6 +198,10 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
           if (state.done) {
             state.percent = 100;
             await markCheckedOnArrival(repo, state.checkedOnArrival === true);
+            // Every later walk of raw.git (the list below, authors, scans, a sync's next list)
+            // reads commits from a commit-graph instead of parsing each; a sync adds a layer of
+            // its new commits only (`--split`).
+            await local(repo, home, ['commit-graph', 'write', '--reachable', '--split', '--no-progress']);
             // raw.git has branches and tags only: the list of their commits is the count too.
             state.commitCount = await saveGitRevisions(repo, home);
           } else {

@@ -26,6 +26,7 @@ import { checkHistory } from './history-check.ts';
 import { dropCallback, droppedPaths } from './history-drop.ts';
 import { migrateToLfs } from './lfs-migrate.ts';
 import { checkObjects, directorySize, type ImportLimits, importLimits, withinSize } from './limits.ts';
+import { headBranch, pointHead } from './repository-head.ts';
 import { readCommitMaps } from './revision-map.ts';
 
 export type { GitJob } from './git-job.ts';
@@ -89,16 +90,9 @@ export async function scanLargeBlobs(
   return large;
 }
 
-/** The branch the repository's HEAD names (`main` when HEAD is detached or dangling). */
-export async function defaultBranchOf(repoDir: string, job: GitJob): Promise<string> {
-  try {
-    const ref = (await runGit(['symbolic-ref', '--quiet', 'HEAD'], local(repoDir, job)))
-      .toString('utf8')
-      .trim();
-    return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : 'main';
-  } catch {
-    return 'main';
-  }
+/** The branch the repository's HEAD names (`main` when HEAD is detached). */
+export async function defaultBranchOf(repoDir: string): Promise<string> {
+  return (await headBranch(repoDir)) ?? 'main';
 }
 
 /** Branches and tags: `refs/heads/*`, `refs/tags/*` → the object each names (tag objects for annotated tags). */
@@ -142,7 +136,7 @@ async function largeFilesIn(rawDir: string, thresholdBytes: number, job: GitJob)
   if (large.size === 0) return [];
   const refs = [...(await branchesAndTags(rawDir, job)).keys()];
   if (refs.length === 0) return [];
-  const defaultRef = `refs/heads/${await defaultBranchOf(rawDir, job)}`;
+  const defaultRef = `refs/heads/${await defaultBranchOf(rawDir)}`;
   const ordered = refs.includes(defaultRef)
     ? [defaultRef, ...refs.filter((ref) => ref !== defaultRef)]
     : refs;
@@ -242,7 +236,7 @@ async function rewrite(
 ): Promise<RewriteResult> {
   const limits = importLimits(options);
   const dropping = await checkHistory(rawDir, job, true);
-  const defaultBranch = await defaultBranchOf(rawDir, job);
+  const defaultBranch = await defaultBranchOf(rawDir);
   const mappings = changedIdentities(options.authors);
   const largeFiles = options.lfs === 'none' ? [] : await findLargeFiles(rawDir, options.thresholdBytes, job);
   const handleLarge = largeFiles.length > 0;
@@ -279,7 +273,7 @@ async function rewrite(
     await rm(outDir, { recursive: true, force: true }); // nothing half-written or oversized is left to publish
     throw error;
   }
-  await runGit(['symbolic-ref', 'HEAD', `refs/heads/${defaultBranch}`], local(outDir, job));
+  await pointHead(outDir, defaultBranch, local(outDir, job));
   const migrated = handleLarge && options.lfs === 'opt_in';
   const maps = [
     ...(filtered ? [{ path: join(outDir, 'filter-repo', 'commit-map'), csv: false }] : []),

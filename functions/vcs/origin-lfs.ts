@@ -36,7 +36,11 @@ import type { Guard } from './network-guard.ts';
 import { ForbiddenAddress, type OriginAccess, OriginFailed } from './origin.ts';
 
 export interface OriginLfsJob {
-  readonly access: Pick<OriginAccess, 'url' | 'credentials'>;
+  /** The origin; its credentials are opened only when an object is to be fetched. */
+  readonly access: {
+    readonly url: string;
+    readonly credentials?: () => Promise<OriginAccess['credentials']>;
+  };
   readonly guard: Guard;
   /** The repository that is pushed: its pointers are read, the objects written to its `lfs/objects`. */
   readonly repoDir: string;
@@ -105,12 +109,13 @@ export async function fetchOriginLfs(job: OriginLfsJob, git: GitJob): Promise<Or
     if ((await sizeOf(cachePath(job, pointer.oid))) === pointer.size) await place(job, pointer.oid);
     else wanted.push(pointer);
 
+  const auth = wanted.length === 0 ? {} : basic(await job.access.credentials?.());
   const missing: Missing[] = [];
   let fetched = 0;
   let fetchedBytes = 0;
   for (let start = 0; start < wanted.length; start += BATCH_SIZE) {
     const batch = wanted.slice(start, start + BATCH_SIZE);
-    const answers = await askBatch(job, batch);
+    const answers = await askBatch(job, auth, batch);
     const downloads: Array<() => Promise<void>> = [];
     for (const pointer of batch) {
       const answer = answers.get(pointer.oid);
@@ -124,7 +129,7 @@ export async function fetchOriginLfs(job: OriginLfsJob, git: GitJob): Promise<Or
         continue;
       }
       downloads.push(async () => {
-        const failure = await download(job, pointer, action);
+        const failure = await download(job, auth, pointer, action);
         if (failure) missing.push({ pointer, reason: failure });
         else {
           await place(job, pointer.oid);
@@ -157,18 +162,25 @@ interface BatchObject {
   readonly error?: { readonly code?: number; readonly message?: string };
 }
 
-const basic = (access: OriginLfsJob['access']): Record<string, string> =>
-  access.credentials
+/** The origin's Authorization header (none without credentials). */
+type OriginAuth = Record<string, string>;
+
+const basic = (credentials: OriginAccess['credentials']): OriginAuth =>
+  credentials
     ? {
-        Authorization: `Basic ${Buffer.from(`${access.credentials.username}:${access.credentials.password}`).toString('base64')}`,
+        Authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`,
       }
     : {};
 
 /** One batch call: the answer per oid. A server without LFS (404) answers none: all are missing. */
-async function askBatch(job: OriginLfsJob, batch: readonly LfsPointer[]): Promise<Map<string, BatchObject>> {
+async function askBatch(
+  job: OriginLfsJob,
+  auth: OriginAuth,
+  batch: readonly LfsPointer[],
+): Promise<Map<string, BatchObject>> {
   const response = await guardedStream(`${lfsEndpoint(job.access.url)}/objects/batch`, job.guard, {
     method: 'POST',
-    headers: { Accept: LFS_JSON, 'Content-Type': LFS_JSON, ...basic(job.access) },
+    headers: { Accept: LFS_JSON, 'Content-Type': LFS_JSON, ...auth },
     body: JSON.stringify({
       operation: 'download',
       transfers: ['basic'],
@@ -201,6 +213,7 @@ async function askBatch(job: OriginLfsJob, batch: readonly LfsPointer[]): Promis
  */
 async function download(
   job: OriginLfsJob,
+  auth: OriginAuth,
   pointer: LfsPointer,
   action: { readonly href?: string; readonly header?: Record<string, string> },
 ): Promise<string | undefined> {
@@ -217,7 +230,7 @@ async function download(
   const onOrigin = target.origin === new URL(job.access.url).origin;
   const response = await guardedStream(href, job.guard, {
     method: 'GET',
-    headers: { ...header, ...(onOrigin && !ownAuthorization ? basic(job.access) : {}) },
+    headers: { ...header, ...(onOrigin && !ownAuthorization ? auth : {}) },
     idleTimeoutMs: job.idleTimeoutMs ?? 60_000,
     maxRedirects: 5,
   }).catch((error: unknown) => {

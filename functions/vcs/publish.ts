@@ -25,15 +25,9 @@ import { hiddenPaths, stepFailure } from './git-words.ts';
 import { branchesAndTags, defaultBranchOf } from './history.ts';
 import { isLfsOid } from './hosted-paths.ts';
 import type { LfsStore } from './lfs-store.ts';
-import {
-  checkObjects,
-  directorySize,
-  type ImportLimits,
-  importLimits,
-  oversizeError,
-  withinSize,
-} from './limits.ts';
+import { directorySize, type ImportLimits, importLimits, oversizeError, withinSize } from './limits.ts';
 import { type FollowPublish, planFollowedRefs } from './publish-follow.ts';
+import { pointHead } from './repository-head.ts';
 import { repositorySizeKiB } from './repository-size.ts';
 
 /** The limits default to the service's (`IMPORT_MAX_BYTES`, `IMPORT_MAX_OBJECTS`). */
@@ -97,7 +91,7 @@ async function publishWithin(
   const lfsBytes = objects.reduce((sum, object) => sum + object.size, 0);
   if ((await directorySize(join(sourceDir, 'objects'))) + lfsBytes > limits.maxBytes)
     throw oversizeError(limits.maxBytes);
-  await checkObjects(sourceDir, job.home, limits.maxObjects);
+  // Its object count was checked by the history step that wrote it (`history.ts`).
   const hostedBefore = await directorySize(join(hostedPath, 'objects'));
   let lfsStored = 0;
   return withinSize(
@@ -134,7 +128,7 @@ async function publishRefsAndObjects(
   job: GitJob,
   { started, objects, onStored }: PublishCall,
 ): Promise<PublishResult> {
-  const defaultBranch = await defaultBranchOf(sourceDir, job);
+  const defaultBranch = await defaultBranchOf(sourceDir);
   await ensureHosted(hostedPath, defaultBranch, job);
   const wanted = await branchesAndTags(sourceDir, job);
   const defaultRef = `refs/heads/${defaultBranch}`;
@@ -154,12 +148,14 @@ async function publishRefsAndObjects(
     ? await planFollowedRefs(sourceDir, hostedPath, hostedBefore, wanted, options.follow, job)
     : undefined;
   const changes = refChanges ? { refChanges } : {};
+  // The hosted branches and tags, kept up to date by what each write below did (all atomic).
+  let hosted = hostedBefore;
   if (hostedBefore.size === 0 && wanted.size > 0) {
     await seedEmpty(sourceDir, hostedPath, wanted, job);
+    hosted = new Map(wanted);
   }
   let batches = 0;
   for (;;) {
-    const hosted = await branchesAndTags(hostedPath, job);
     const pending = [...wanted].filter(([ref, oid]) => hosted.get(ref) !== oid).map(([ref]) => ref);
     const stale = [...hosted.keys()].filter((ref) => !wanted.has(ref));
     const pushed = total - pending.length;
@@ -184,6 +180,9 @@ async function publishRefsAndObjects(
         if (match && total > 0) report(((pushed + (batch.length * Number(match[1])) / 100) / total) * 100);
       },
     });
+    hosted = new Map(hosted);
+    for (const ref of batch) hosted.set(ref, wanted.get(ref) as string);
+    for (const ref of stale) hosted.delete(ref);
     batches += 1;
   }
 
@@ -202,7 +201,7 @@ async function publishRefsAndObjects(
     await store.put(owner, repo, object.oid, object.file);
     onStored(object.size);
   }
-  await runGit(['symbolic-ref', 'HEAD', defaultRef], local(hostedPath, job));
+  await pointHead(hostedPath, defaultBranch, local(hostedPath, job));
   report(100);
   return {
     done: true,

@@ -64,7 +64,7 @@ async function imported({ complete = true } = {}) {
   const name = `followed-${++repoCount}`;
   await createRepository(stack.baseUrl, owner.login, owner.password, name);
   const { importId, attempt } = await seedImport(owner.login, name, { commitCount: 250 });
-  if (complete) expect(await enterStatus(owner.login, name, attempt, 'complete')).toBe(true);
+  if (complete) expect(await enterStatus(owner.login, name, attempt, 'complete')).toMatchObject({ status: 'complete' });
   return { name, importId, path: `/${owner.login}/${name}/import` };
 }
 
@@ -359,7 +359,7 @@ describe('import progress page: following the origin', () => {
       if (frame === page.mainFrame()) navigations++;
     });
     // As the Complete task does: the status first, the sync's outcome just after it.
-    expect(await enterStatus(owner.login, name, 2, 'complete')).toBe(true);
+    expect(await enterStatus(owner.login, name, 2, 'complete')).toMatchObject({ status: 'complete' });
     await page.getByRole('status').filter({ hasText: 'Done' }).waitFor({ timeout: 8000 });
     await recordSyncOutcome(owner.login, name, importId, { commitCount: 260 });
     await page

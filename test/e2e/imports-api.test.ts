@@ -291,9 +291,9 @@ describe('start', () => {
 describe('progress and worker writes', () => {
   it('shows what the worker recorded; writes of a stale attempt are dropped', async () => {
     const { repo, record } = await started();
-    expect(await recordProgress('octocat', repo, record.attempt, { percent: 40, commitCount: 1042 })).toBe(
-      true,
-    );
+    expect(
+      await recordProgress('octocat', repo, record.attempt, { percent: 40, commitCount: 1042 }),
+    ).toMatchObject({ percent: 40, commitCount: 1042 });
     expect(await recordProgress('octocat', repo, record.attempt + 1, { percent: 99 })).toBe(false);
     let read = await api('GET', `/repos/octocat/${repo}/import`);
     expect(read.body).toMatchObject({

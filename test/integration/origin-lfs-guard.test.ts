@@ -97,7 +97,7 @@ afterAll(async () => {
 const job = () => ({
   access: {
     url: `http://127.0.0.1:${portOf(origin)}/team/project`,
-    credentials: { username: 'someone', password: 'origin-secret' },
+    credentials: async () => ({ username: 'someone', password: 'origin-secret' }),
   },
   guard: { allowedAddresses: ['127.0.0.1'] },
   repoDir: repo,

@@ -67,7 +67,7 @@ describe('the revision map data', () => {
     // A republish (an author mapped after complete) is the next attempt.
     expect(
       await requests.beginAttempt('octocat', 'rewritten', { attempt, status: 'importing' }, 'mapping'),
-    ).toBe(true);
+    ).toMatchObject({ attempt: attempt + 1, status: 'mapping' });
     const second = entries(120, 'second');
     expect(await map.storeRevisionMap('octocat', 'rewritten', importId, attempt + 1, second)).toBe(true);
     expect(await map.storeRevisionMap('octocat', 'rewritten', importId, attempt, entries(300, 'late'))).toBe(
@@ -86,13 +86,15 @@ describe('the revision map data', () => {
     await map.storeRevisionMap('octocat', 'followed', importId, attempt, first);
     expect(
       await requests.beginAttempt('octocat', 'followed', { attempt, status: 'importing' }, 'importing'),
-    ).toBe(true);
+    ).toMatchObject({ attempt: attempt + 1, status: 'importing' });
     const synced = [...first, ...entries(380, 'new').slice(250)];
 
+    // The buckets known (as the worker keeps them): nothing is read before the transaction.
     expect(
       await map.extendRevisionMap('octocat', 'followed', importId, attempt + 1, synced, {
         generation: attempt,
         total: 250,
+        buckets: map.lookupBuckets(250),
       }),
     ).toBe('extended');
     expect(await map.pageOfRevisions('octocat', 'followed', importId, 200, 100)).toEqual({
@@ -107,12 +109,20 @@ describe('the revision map data', () => {
         entry?.commit,
       );
 
-    // What the caller last stored is no longer what the header says: a new generation is needed.
+    // What the caller last stored is no longer what the header says: a new generation is needed,
+    // whether the header is read (no buckets kept) or only checked by the transaction.
     const more = [...synced, ...entries(390, 'm').slice(380)];
     expect(
       await map.extendRevisionMap('octocat', 'followed', importId, attempt + 1, more, {
         generation: attempt,
         total: 250,
+      }),
+    ).toBe('not-extended');
+    expect(
+      await map.extendRevisionMap('octocat', 'followed', importId, attempt + 1, more, {
+        generation: attempt,
+        total: 250,
+        buckets: map.lookupBuckets(250),
       }),
     ).toBe('not-extended');
     // An attempt no longer current writes nothing.

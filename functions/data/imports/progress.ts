@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Finding, FindingEntry, FindingKind, StoredReport } from '#domain/import-report';
 import type {
   FailedStep,
+  Import,
   ImportAuthor,
   ImportStatus,
   LargeFile,
@@ -26,7 +27,7 @@ import {
 } from '../keys.ts';
 import { ITEM_ABSENT, typed } from '../table.ts';
 import { choiceItem, getImport, MAX_LISTED_BYTES } from './items.ts';
-import { update } from './update.ts';
+import { update, updateAndRead } from './update.ts';
 
 export interface Progress {
   readonly status?: ImportStatus;
@@ -49,19 +50,19 @@ export const attemptIsCurrent = (
     ExpressionAttributeValues: { ':id': importId, ':attempt': attempt },
   },
 });
-/** Records progress of the attempt; false when it is no longer the import's attempt. */
+/** Records progress of the attempt: the import as written, or false when it is no longer the import's attempt. */
 export function recordProgress(
   owner: string,
   repo: string,
   attempt: number,
   progress: Progress,
-): Promise<boolean> {
+): Promise<Import | false> {
   const set: Record<string, unknown> = {};
   if (progress.status !== undefined) set.status = progress.status;
   if (progress.percent !== undefined) set.percent = progress.percent;
   if (progress.commitCount !== undefined) set.commitCount = progress.commitCount;
   if (progress.pushPercent !== undefined) set.pushPercent = progress.pushPercent;
-  return update(owner, repo, attempt, { set });
+  return updateAndRead(owner, repo, attempt, { set });
 }
 
 export interface StatusExtra {
@@ -73,7 +74,8 @@ export interface StatusExtra {
 
 /**
  * Moves the attempt to `status`: no longer waiting for anyone (task token cleared); `failedStep`
- * and `errorMessage` cleared unless given. False when it is no longer the import's attempt.
+ * and `errorMessage` cleared unless given. The import as written, or false when it is no longer
+ * the import's attempt.
  */
 export function enterStatus(
   owner: string,
@@ -81,7 +83,7 @@ export function enterStatus(
   attempt: number,
   status: ImportStatus,
   extra: StatusExtra = {},
-): Promise<boolean> {
+): Promise<Import | false> {
   const set: Record<string, unknown> = { status };
   const remove = ['waitingFor', 'taskToken'];
   if (extra.failedStep !== undefined) set.failedStep = extra.failedStep;
@@ -90,7 +92,7 @@ export function enterStatus(
   else remove.push('errorMessage');
   if (extra.projectChoices !== undefined) set.projectChoices = extra.projectChoices.map(choiceItem);
   if (extra.vcs !== undefined) set.vcs = extra.vcs;
-  return update(owner, repo, attempt, { set, remove });
+  return updateAndRead(owner, repo, attempt, { set, remove });
 }
 
 /**

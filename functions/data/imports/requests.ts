@@ -20,7 +20,7 @@ import {
 import { importAuthorKey, importItemsPrefix, importKey, repoKey, repoPartition } from '../keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, typed } from '../table.ts';
 import { choiceItem, choicesItem, toImport } from './items.ts';
-import { type TakenToken, takeToken, update } from './update.ts';
+import { type TakenToken, takeToken, update, updateAndRead } from './update.ts';
 
 export type { TakenToken };
 
@@ -171,7 +171,7 @@ export async function storeProjectChoice(
  * Starts attempt `nextAttempt` of the import in status `status` (restart, or a republish after a
  * change to a complete import's history): progress and failure cleared, the old execution's ARN
  * and token dropped; with `choices`, the owner's new choices stored with it. Conditional on the
- * attempt (and status) read. False when the import changed.
+ * attempt (and status) read. The import as written, or false when the import changed.
  */
 export async function beginAttempt(
   owner: string,
@@ -179,8 +179,8 @@ export async function beginAttempt(
   read: Pick<Import, 'attempt' | 'status'>,
   status: ImportStatus,
   choices?: ImportChoices,
-): Promise<boolean> {
-  return update(owner, repo, read.attempt, {
+): Promise<Import | false> {
+  return updateAndRead(owner, repo, read.attempt, {
     set: {
       attempt: read.attempt + 1,
       status,

@@ -166,15 +166,20 @@ export async function storeRevisionMap(
   return outcome === 'ok';
 }
 
+/** New entries one extension may add to a bucket: a bigger change (about doubling the map) writes a new generation. */
+const MAX_BUCKET_ADDITIONS = 100;
+
 /**
  * Appends to the visible generation when `entries` are the map `stored` (written or extended by
- * this worker: its generation and total) followed by new entries, and the header still says so:
- * the last stored page is written again with its new entries, new pages after it, and each bucket
- * a new entry falls in is read and written with it, in one transaction with the header's new total,
- * conditional on the header's generation and total and on the attempt. `extended`, or
- * `superseded` (the attempt is no longer current; nothing written), or `not-extended` (the header
- * moved on, the buckets would pass their capacity or the change is too big for one transaction:
- * the caller writes a new generation). The caller checks that `stored`'s entries are a prefix.
+ * this worker: its generation, total and buckets) followed by new entries, and the header still
+ * says so: the last stored page is written again with its new entries, new pages after it, and
+ * each new entry is set in its bucket (an update of the bucket's map, nothing read), in one
+ * transaction with the header's new total, conditional on the header's generation, total and
+ * buckets and on the attempt. Without `stored.buckets` (a record from before they were kept) the
+ * header is read first. `extended`, or `superseded` (the attempt is no longer current; nothing
+ * written), or `not-extended` (the header moved on, the buckets would pass their capacity or the
+ * change is too big for one transaction: the caller writes a new generation). The caller checks
+ * that `stored`'s entries are a prefix.
  */
 export async function extendRevisionMap(
   owner: string,
@@ -184,7 +189,10 @@ export async function extendRevisionMap(
   entries: readonly RevisionEntry[],
   stored: StoredRevisionMap,
 ): Promise<'extended' | 'superseded' | 'not-extended'> {
-  const map = await header(owner, repo, importId);
+  const map =
+    stored.buckets === undefined
+      ? await header(owner, repo, importId)
+      : { generation: stored.generation, total: stored.total, buckets: stored.buckets };
   if (
     !map ||
     map.generation !== stored.generation ||
@@ -196,36 +204,49 @@ export async function extendRevisionMap(
   if (entries.length === map.total) return 'extended';
   const firstPage = Math.floor(map.total / REVISION_PAGE);
   const lastPage = Math.ceil(entries.length / REVISION_PAGE) - 1;
-  const added = entries.slice(map.total);
-  const touched = [...new Set(added.map((entry) => lookupBucket(entry.originRevision, map.buckets)))];
-  if (lastPage - firstPage + 1 + touched.length > MAX_EXTENSION_ITEMS) return 'not-extended';
+  const byBucket = new Map<number, RevisionEntry[]>();
+  for (const entry of entries.slice(map.total)) {
+    const bucket = lookupBucket(entry.originRevision, map.buckets);
+    byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), entry]);
+  }
+  if (lastPage - firstPage + 1 + byBucket.size > MAX_EXTENSION_ITEMS) return 'not-extended';
+  if ([...byBucket.values()].some((added) => added.length > MAX_BUCKET_ADDITIONS)) return 'not-extended';
 
-  const bucketKey = (bucket: number) =>
-    importRevisionBucketKey(owner, repo, importId, map.generation, bucket);
-  const current = await getItems(touched.map(bucketKey), true);
   const timestamp = now();
-  const put = (key: Key, type: string, body: Record<string, unknown>, createdAt: unknown = timestamp) => ({
-    Put: {
-      TableName: tableName(),
-      Item: { ...key, ...typed(type), ...body, createdAt, updatedAt: timestamp },
-    },
-  });
   const items = [];
   for (let page = firstPage; page <= lastPage; page++) {
     const slice = entries.slice(page * REVISION_PAGE, (page + 1) * REVISION_PAGE);
-    items.push(
-      put(importRevisionPageKey(owner, repo, importId, map.generation, page), 'ImportRevisionPage', {
-        entries: slice.map((entry) => [entry.originRevision, entry.commit]),
-      }),
-    );
+    items.push({
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...importRevisionPageKey(owner, repo, importId, map.generation, page),
+          ...typed('ImportRevisionPage'),
+          entries: slice.map((entry) => [entry.originRevision, entry.commit]),
+          createdAt: timestamp,
+          updatedAt: timestamp,
+        },
+      },
+    });
   }
-  for (const bucket of touched) {
-    const before = itemOf(current, bucketKey(bucket));
-    const found: Record<string, string> = { ...((before?.found ?? {}) as Record<string, string>) };
-    for (const entry of added)
-      if (lookupBucket(entry.originRevision, map.buckets) === bucket)
-        found[entry.originRevision] = entry.commit;
-    items.push(put(bucketKey(bucket), 'ImportRevisionBucket', { found }, before?.createdAt ?? timestamp));
+  for (const [bucket, added] of byBucket) {
+    const names: Record<string, string> = { '#found': 'found' };
+    const values: Record<string, unknown> = { ':now': timestamp };
+    const assignments = added.map((entry, n) => {
+      names[`#r${n}`] = entry.originRevision;
+      values[`:c${n}`] = entry.commit;
+      return `#found.#r${n} = :c${n}`;
+    });
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: importRevisionBucketKey(owner, repo, importId, map.generation, bucket),
+        UpdateExpression: `SET ${assignments.join(', ')}, updatedAt = :now`,
+        ConditionExpression: 'attribute_exists(#found)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    });
   }
   const outcome = await transact([
     ...items,
@@ -234,12 +255,13 @@ export async function extendRevisionMap(
         TableName: tableName(),
         Key: importRevisionMapKey(owner, repo, importId),
         UpdateExpression: 'SET #total = :total, updatedAt = :now',
-        ConditionExpression: 'generation = :generation AND #total = :before',
+        ConditionExpression: 'generation = :generation AND #total = :before AND buckets = :buckets',
         ExpressionAttributeNames: { '#total': 'total' },
         ExpressionAttributeValues: {
           ':total': entries.length,
           ':before': map.total,
           ':generation': map.generation,
+          ':buckets': map.buckets,
           ':now': timestamp,
         },
       },

@@ -23,6 +23,36 @@ const scheduleOf = (item: Record<string, unknown>): SyncSchedule => ({
   lastCheckedAt: orNull(item.lastCheckedAt),
 });
 
+/** The due-time index key a sync item should carry by what it says (undefined: nothing is due). */
+export function dueIndexOf(
+  owner: string,
+  repo: string,
+  importId: number,
+  item: Record<string, unknown>,
+  dueTime: DueTime,
+): { readonly GSI1PK: string; readonly GSI1SK: string } | undefined {
+  const due = dueTime(scheduleOf(item));
+  return due === null ? undefined : syncDueIndexKey(owner, repo, importId, due);
+}
+
+/** True when the item already carries `index` (or, for undefined, no index key). */
+export const carriesIndex = (item: Record<string, unknown>, index: ReturnType<typeof dueIndexOf>): boolean =>
+  item.GSI1PK === index?.GSI1PK && item.GSI1SK === index?.GSI1SK;
+
+/** The update expression's parts that put `index` on the sync item (or take it off). */
+export function indexUpdate(
+  owner: string,
+  repo: string,
+  importId: number,
+  index: ReturnType<typeof dueIndexOf>,
+): { readonly set?: string; readonly remove?: string; readonly values: Record<string, unknown> } {
+  if (!index) return { remove: 'GSI1PK, GSI1SK', values: {} };
+  return {
+    set: 'GSI1PK = :pk, GSI1SK = :sk, ownerLogin = :owner, repoName = :repo, importId = :id',
+    values: { ':pk': index.GSI1PK, ':sk': index.GSI1SK, ':owner': owner, ':repo': repo, ':id': importId },
+  };
+}
+
 /**
  * Puts the sync item's due-time index key in line with what it says now (or removes it when
  * nothing is due: on demand only, cut over). Conditional on the item being unchanged since it was
@@ -38,24 +68,17 @@ export async function refreshDue(
   for (let round = 0; round < 5; round++) {
     const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
     if (!Item) return;
-    const due = dueTime(scheduleOf(Item));
-    const index = due === null ? undefined : syncDueIndexKey(owner, repo, importId, due);
-    if (Item.GSI1PK === index?.GSI1PK && Item.GSI1SK === index?.GSI1SK) return;
+    const index = dueIndexOf(owner, repo, importId, Item, dueTime);
+    if (carriesIndex(Item, index)) return;
+    const change = indexUpdate(owner, repo, importId, index);
     const written = await conditionalWrite(
       db().send(
         new UpdateCommand({
           TableName: tableName(),
           Key,
-          UpdateExpression: index
-            ? 'SET GSI1PK = :pk, GSI1SK = :sk, ownerLogin = :owner, repoName = :repo, importId = :id'
-            : 'REMOVE GSI1PK, GSI1SK',
+          UpdateExpression: change.set ? `SET ${change.set}` : `REMOVE ${change.remove}`,
           ConditionExpression: 'updatedAt = :seen',
-          ExpressionAttributeValues: {
-            ':seen': Item.updatedAt,
-            ...(index
-              ? { ':pk': index.GSI1PK, ':sk': index.GSI1SK, ':owner': owner, ':repo': repo, ':id': importId }
-              : {}),
-          },
+          ExpressionAttributeValues: { ':seen': Item.updatedAt, ...change.values },
         }),
       ),
     );

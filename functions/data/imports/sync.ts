@@ -10,6 +10,7 @@ import { importKey, importSyncKey } from '../keys.ts';
 import { TABLE } from '../table.ts';
 import { importItem } from './items.ts';
 import { lastRevision } from './revision-map.ts';
+import { carriesIndex, type DueTime, dueIndexOf, indexUpdate } from './sync-due.ts';
 
 const orNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
@@ -183,75 +184,100 @@ export async function cutOver(owner: string, repo: string, importId: number): Pr
   return done !== false;
 }
 
+/** How an attempt of a followed import ended (`recordSyncOutcome`). */
+export type SyncOutcome =
+  | {
+      readonly commitCount: number | null;
+      /** The origin's fingerprint taken before this sync (by the scheduler); absent: unknown. */
+      readonly originFingerprint?: string | undefined;
+      readonly refChanges?: SyncRefChanges;
+      /** The revision map's last origin revision as the push step stored it; absent: read from the map. */
+      readonly originRevision?: string | null;
+    }
+  | { readonly errorMessage: string; readonly status?: 'failed' | 'auth_failed' };
+
 /**
  * Records how an attempt of a followed import ended (every attempt after following began is a
  * sync): `last_sync`, and on success `last_synced_at`, the newest origin revision published (the
  * revision map's last entry) and the new commits, counted as the growth of the import's commit
- * count since the last sync. Nothing when the import does not follow.
+ * count since the last sync. With `dueTime`, the due-time index key moves in the same write
+ * (`sync-due.ts`). Nothing when the import does not follow. Conditional on the item read; a
+ * concurrent write is read again.
  */
 export async function recordSyncOutcome(
   owner: string,
   repo: string,
   importId: number,
-  outcome:
-    | {
-        readonly commitCount: number | null;
-        /** The origin's fingerprint taken before this sync (by the scheduler); absent: unknown. */
-        readonly originFingerprint?: string | undefined;
-        readonly refChanges?: SyncRefChanges;
-      }
-    | { readonly errorMessage: string; readonly status?: 'failed' | 'auth_failed' },
+  outcome: SyncOutcome,
+  dueTime?: DueTime,
 ): Promise<void> {
-  const { Item } = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: importSyncKey(owner, repo, importId),
-      ConsistentRead: true,
-    }),
-  );
-  if (Item?.state !== 'following') return;
-  const timestamp = now();
-  const values: Record<string, unknown> = { ':following': 'following', ':now': timestamp };
-  let set: string;
-  let remove = '';
-  if ('errorMessage' in outcome) {
-    values[':last'] = {
-      status: outcome.status ?? 'failed',
-      newCommits: 0,
-      errorMessage: outcome.errorMessage,
-    };
-    set = 'lastSync = :last';
-  } else {
-    const before = typeof Item.commitCount === 'number' ? Item.commitCount : null;
-    const after = outcome.commitCount;
-    values[':last'] = {
-      status: 'succeeded',
-      newCommits: before === null || after === null ? 0 : Math.max(0, after - before),
-      refChanges: outcome.refChanges ?? { deleted: [], rewritten: [] },
-    };
-    values[':count'] = after ?? before;
-    values[':revision'] = (await lastRevision(owner, repo, importId)) ?? null;
-    set = 'lastSync = :last, lastSyncedAt = :now, commitCount = :count, originRevision = :revision';
-    // The scheduler skips a sync while the origin's fingerprint equals this one; without one
-    // (a sync now, the first import) the next check syncs.
-    if (outcome.originFingerprint === undefined) remove = ' REMOVE originFingerprint';
-    else {
-      values[':fingerprint'] = outcome.originFingerprint;
-      set += ', originFingerprint = :fingerprint';
+  const Key = importSyncKey(owner, repo, importId);
+  const revision =
+    'errorMessage' in outcome
+      ? undefined
+      : outcome.originRevision !== undefined
+        ? outcome.originRevision
+        : ((await lastRevision(owner, repo, importId)) ?? null);
+  for (let round = 0; round < 5; round++) {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
+    if (Item?.state !== 'following') return;
+    const timestamp = now();
+    const values: Record<string, unknown> = { ':following': 'following', ':now': timestamp };
+    // Unchanged since read (an item written before `updatedAt` existed has none).
+    const unchanged = Item.updatedAt === undefined ? 'attribute_not_exists(updatedAt)' : 'updatedAt = :seen';
+    if (Item.updatedAt !== undefined) values[':seen'] = Item.updatedAt;
+    const set: string[] = [];
+    const remove: string[] = [];
+    if ('errorMessage' in outcome) {
+      values[':last'] = {
+        status: outcome.status ?? 'failed',
+        newCommits: 0,
+        errorMessage: outcome.errorMessage,
+      };
+      set.push('lastSync = :last');
+    } else {
+      const before = typeof Item.commitCount === 'number' ? Item.commitCount : null;
+      const after = outcome.commitCount;
+      values[':last'] = {
+        status: 'succeeded',
+        newCommits: before === null || after === null ? 0 : Math.max(0, after - before),
+        refChanges: outcome.refChanges ?? { deleted: [], rewritten: [] },
+      };
+      values[':count'] = after ?? before;
+      values[':revision'] = revision ?? null;
+      set.push('lastSync = :last, lastSyncedAt = :now, commitCount = :count, originRevision = :revision');
+      // The scheduler skips a sync while the origin's fingerprint equals this one; without one
+      // (a sync now, the first import) the next check syncs.
+      if (outcome.originFingerprint === undefined) remove.push('originFingerprint');
+      else {
+        values[':fingerprint'] = outcome.originFingerprint;
+        set.push('originFingerprint = :fingerprint');
+      }
     }
+    if (dueTime) {
+      const written = 'errorMessage' in outcome ? Item : { ...Item, lastSyncedAt: timestamp };
+      const index = dueIndexOf(owner, repo, importId, written, dueTime);
+      if (!carriesIndex(Item, index)) {
+        const change = indexUpdate(owner, repo, importId, index);
+        if (change.set) set.push(change.set);
+        if (change.remove) remove.push(change.remove);
+        Object.assign(values, change.values);
+      }
+    }
+    const done = await conditionalWrite(
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key,
+          UpdateExpression: `SET ${set.join(', ')}, updatedAt = :now${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+          ConditionExpression: `#state = :following AND ${unchanged}`,
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: values,
+        }),
+      ),
+    );
+    if (done !== false) return;
   }
-  await conditionalWrite(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: importSyncKey(owner, repo, importId),
-        UpdateExpression: `SET ${set}, updatedAt = :now${remove}`,
-        ConditionExpression: '#state = :following',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: values,
-      }),
-    ),
-  );
 }
 
 /**

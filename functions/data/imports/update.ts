@@ -6,7 +6,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Import, ImportStatus, UseLfs, WaitingFor } from '#domain/imports';
 import { conditionalWrite, db, now, tableName } from '../client.ts';
 import { importKey } from '../keys.ts';
-import { optionalString } from './items.ts';
+import { optionalString, toImport } from './items.ts';
 
 /** What the import item held before a change that took a paused execution's task token. */
 export interface TakenToken {
@@ -32,7 +32,13 @@ export interface Change {
  * The one builder of import updates: attribute names come from this module's code (the `set` and
  * `remove` keys above), never from a request. Always conditional on the attempt.
  */
-function updateInput(owner: string, repo: string, attempt: number, change: Change, returnOld: boolean) {
+function updateInput(
+  owner: string,
+  repo: string,
+  attempt: number,
+  change: Change,
+  returnValues: 'NONE' | 'ALL_OLD' | 'ALL_NEW',
+) {
   const set = { ...change.set, updatedAt: now() };
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':attempt': attempt };
@@ -74,12 +80,23 @@ function updateInput(owner: string, repo: string, attempt: number, change: Chang
     ConditionExpression: conditions.join(' AND '),
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
-    ...(returnOld ? { ReturnValues: 'ALL_OLD' as const } : {}),
+    ...(returnValues === 'NONE' ? {} : { ReturnValues: returnValues }),
   });
 }
 
 export async function update(owner: string, repo: string, attempt: number, change: Change): Promise<boolean> {
-  return (await conditionalWrite(db().send(updateInput(owner, repo, attempt, change, false)))) !== false;
+  return (await conditionalWrite(db().send(updateInput(owner, repo, attempt, change, 'NONE')))) !== false;
+}
+
+/** `update`, answering with the import as written (one round trip): false when its condition failed. */
+export async function updateAndRead(
+  owner: string,
+  repo: string,
+  attempt: number,
+  change: Change,
+): Promise<Import | false> {
+  const result = await conditionalWrite(db().send(updateInput(owner, repo, attempt, change, 'ALL_NEW')));
+  return result === false || !result.Attributes ? false : toImport(result.Attributes);
 }
 
 /** An update that also takes the paused execution's task token (returned from the old item). */
@@ -100,7 +117,7 @@ export async function takeToken(
           ...change,
           remove: [...(change.remove ?? []), 'waitingFor', 'taskToken'],
         },
-        true,
+        'ALL_OLD',
       ),
     ),
   );
@@ -113,4 +130,4 @@ export async function takeToken(
 
 /** Exposed for unit tests: the update an import change sends (names fixed, values bound). */
 export const importUpdateInput = (owner: string, repo: string, attempt: number, change: Change) =>
-  updateInput(owner, repo, attempt, change, false).input;
+  updateInput(owner, repo, attempt, change, 'NONE').input;
