@@ -16,17 +16,7 @@ export async function gitAuthors(
   home: string,
   seenTips?: readonly string[],
 ): Promise<readonly OriginAuthor[]> {
-  const refs = (
-    await runGit(['for-each-ref', '--count=1', '--format=%(refname)'], {
-      cwd: repo,
-      home,
-      transport: 'local',
-      timeoutMs: 600_000,
-    })
-  )
-    .toString()
-    .trim();
-  if (refs === '') return [];
+  // A repository without refs lists nothing (`log --all` names no commit: no error).
   const out = await excludingSeen(seenTips, (exclude, input) =>
     runGit(
       [
