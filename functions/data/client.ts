@@ -3,6 +3,7 @@ import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
+  BatchWriteCommand,
   DynamoDBDocumentClient,
   QueryCommand,
   type QueryCommandInput,
@@ -100,6 +101,20 @@ export async function getItems(
     pending = result.UnprocessedKeys?.[tableName()]?.Keys;
   }
   return found;
+}
+
+/**
+ * Puts and deletes (`{ PutRequest }`, `{ DeleteRequest }`) in BatchWriteItem calls of 25, each
+ * call repeated with whatever DynamoDB leaves unprocessed until nothing is.
+ */
+export async function batchWrite(requests: readonly Record<string, unknown>[]): Promise<void> {
+  for (let i = 0; i < requests.length; i += 25) {
+    let pending: Record<string, unknown>[] | undefined = requests.slice(i, i + 25);
+    while (pending && pending.length > 0) {
+      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = result.UnprocessedItems?.[tableName()] as Record<string, unknown>[] | undefined;
+    }
+  }
 }
 
 export const itemOf = (

@@ -241,7 +241,7 @@ export const hookKey = (owner: string, name: string, id: number): Key => ({
   SK: `${HOOK_PREFIX}${sortableId(id)}`,
 });
 
-/** A hook's deliveries, newest first (begins_with, descending; TTL), and one delivery by id. */
+/** A hook's deliveries, newest first (begins_with, descending, a page from a delivery's key; TTL), and one delivery by id. */
 export const hookDeliveriesPrefix = (hookId: number): string => `HOOKDELIVERY#${sortableId(hookId)}#`;
 export const hookDeliveryKey = (owner: string, name: string, hookId: number, id: number): Key => ({
   PK: repoPartition(owner, name),
@@ -361,7 +361,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'SSH keys of a user; key by id', index: 'table', read: { query: { PK: userPartition(L), SK: USER_KEY_PREFIX }, by: 'prefix' }, strong: true, note: `GetItem ${userKeyKey(L, ID).SK}` },
   { pattern: 'Deploy keys of a repository; deploy key by id', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: DEPLOY_KEY_PREFIX }, by: 'prefix' }, strong: true, note: `GetItem ${deployKeyKey(L, '<repo>', ID).SK}` },
   { pattern: 'Webhooks of a repository (an event finds its hooks); webhook by id', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: HOOK_PREFIX }, by: 'prefix' }, strong: true, note: `GetItem ${hookKey(L, '<repo>', ID).SK}` },
-  { pattern: 'Deliveries of a webhook, newest first; delivery by id', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: hookDeliveriesPrefix(ID) }, by: 'prefix' }, strong: true, note: `descending; GetItem ${hookDeliveryKey(L, '<repo>', ID, ID).SK}; TTL after 3 days` },
+  { pattern: 'Deliveries of a webhook, newest first, one page per request (the cursor names a delivery: its key is the ExclusiveStartKey); delivery by id; all of them when the hook is deleted', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: hookDeliveriesPrefix(ID) }, by: 'prefix' }, strong: true, note: `descending, ascending for a previous page; GetItem ${hookDeliveryKey(L, '<repo>', ID, ID).SK}; keys only, then BatchWriteItem deletes; TTL after 3 days` },
   { pattern: 'Keys an application created for a user (grant revocation)', index: 'GSI1', read: { query: { GSI1PK: appKeysIndexPartition(L, C), GSI1SK: '' }, by: 'partition' }, note: `sort keys ${appUserKeyIndexKey(L, C, ID).GSI1SK}, ${appDeployKeyIndexKey(L, C, ID).GSI1SK}` },
   { pattern: 'A public key registered once on the whole service', index: 'table', read: { write: [sshKeyFingerprintKey('<fingerprint>')] }, note: 'conditional put in the key\'s transaction' },
   { pattern: 'Application and an authorization code by its hash (the exchange), one round trip; single use: conditional update in the transaction that stores the token', index: 'table', read: { batchGet: [appKey(C), codeKey(H)] }, strong: true },

@@ -1,13 +1,15 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Position } from '#domain/cursor-pagination';
 import type { HookDelivery, HookResponse, Webhook } from '#domain/webhooks';
-import { conditionalWrite, db, now, queryAll, tableName } from './client.ts';
+import { batchWrite, conditionalWrite, db, now, queryAll, tableName, transactWithRetry } from './client.ts';
 import { nextId } from './counters.ts';
 import { HOOK_PREFIX, hookDeliveriesPrefix, hookDeliveryKey, hookKey, repoPartition } from './keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, TABLE, typed } from './table.ts';
 
 /*
  * Repository webhooks and their deliveries, in the repository's partition: hooks under `HOOK#`,
- * each hook's deliveries under `HOOKDELIVERY#<hook>#` (TTL'd: GitHub keeps three days).
+ * each hook's deliveries under `HOOKDELIVERY#<hook>#` (TTL'd: GitHub keeps three days). A
+ * delivery is only written while its hook exists, and deleting the hook deletes them.
  */
 
 /** Deliveries are kept this long (GitHub shows the last three days), then DynamoDB's TTL drops them. */
@@ -76,7 +78,7 @@ export async function listWebhooks(owner: string, repo: string): Promise<Webhook
   return items.map(toWebhook);
 }
 
-/** Deletes a hook; false when there was none. Its deliveries expire by TTL. */
+/** Deletes a hook; false when there was none. Its deliveries go with `deleteDeliveries`. */
 export async function deleteWebhook(owner: string, repo: string, id: number): Promise<boolean> {
   const deleted = await conditionalWrite(
     db().send(
@@ -115,22 +117,41 @@ const toDelivery = (item: Record<string, unknown>): HookDelivery => item.deliver
 /** A new delivery's id. */
 export const newDeliveryId = (): Promise<number> => nextId('hook-delivery');
 
-/** Records one delivery attempt (kept for three days). */
-export async function putDelivery(owner: string, repo: string, delivery: HookDelivery): Promise<void> {
+const deliveryExpired = (item: Record<string, unknown>): boolean =>
+  Number(item[TABLE.ttlAttribute]) * 1000 < Date.now();
+
+/**
+ * Records one delivery attempt (kept for three days) if its hook still exists: false when the
+ * hook was deleted meanwhile, so a delivery under way leaves nothing behind a deleted hook.
+ */
+export async function putDelivery(owner: string, repo: string, delivery: HookDelivery): Promise<boolean> {
   const timestamp = now();
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...hookDeliveryKey(owner, repo, delivery.hookId, delivery.id),
-        ...typed('HookDelivery'),
-        delivery,
-        createdAt: timestamp,
-        updatedAt: timestamp,
-        [TABLE.ttlAttribute]: Math.floor(Date.now() / 1000) + DELIVERY_RETENTION_SECONDS,
+  const outcome = await transactWithRetry(
+    [
+      {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: hookKey(owner, repo, delivery.hookId),
+          ConditionExpression: ITEM_EXISTS,
+        },
       },
-    }),
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...hookDeliveryKey(owner, repo, delivery.hookId, delivery.id),
+            ...typed('HookDelivery'),
+            delivery,
+            createdAt: timestamp,
+            updatedAt: timestamp,
+            [TABLE.ttlAttribute]: Math.floor(Date.now() / 1000) + DELIVERY_RETENTION_SECONDS,
+          },
+        },
+      },
+    ],
+    'record a webhook delivery',
   );
+  return outcome === 'ok';
 }
 
 export async function getDelivery(
@@ -146,29 +167,76 @@ export async function getDelivery(
       ConsistentRead: true,
     }),
   );
-  if (!Item || Number(Item[TABLE.ttlAttribute]) * 1000 < Date.now()) return undefined;
+  if (!Item || deliveryExpired(Item)) return undefined;
   return toDelivery(Item);
 }
 
-/** A hook's deliveries, newest first: at most `limit`. */
-export async function listDeliveries(
+const deliveriesOf = (owner: string, repo: string, hookId: number) => ({
+  KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+  ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#sk': TABLE.sortKey },
+  ExpressionAttributeValues: { ':pk': repoPartition(owner, repo), ':prefix': hookDeliveriesPrefix(hookId) },
+  ConsistentRead: true,
+});
+
+/**
+ * One page of a hook's deliveries, newest first, in one Query: the first `limit` from the newest,
+ * after a delivery (older ones) or before it (newer ones), and whether another lies beyond the
+ * page in the direction read. Deliveries past their three days that the TTL has not yet removed
+ * are left out (they are the oldest).
+ */
+export async function readDeliveries(
   owner: string,
   repo: string,
   hookId: number,
+  from: Position | undefined,
   limit: number,
-): Promise<HookDelivery[]> {
-  const { items } = await queryAll(
-    {
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#sk': TABLE.sortKey },
-      ExpressionAttributeValues: {
-        ':pk': repoPartition(owner, repo),
-        ':prefix': hookDeliveriesPrefix(hookId),
-      },
-      ScanIndexForward: false,
-      ConsistentRead: true,
-    },
-    limit,
+): Promise<{ items: HookDelivery[]; more: boolean }> {
+  const backward = from !== undefined && 'before' in from;
+  const id = from === undefined ? undefined : 'before' in from ? from.before : from.after;
+  const { Items = [] } = await db().send(
+    new QueryCommand({
+      ...deliveriesOf(owner, repo, hookId),
+      TableName: tableName(),
+      ScanIndexForward: backward,
+      ...(id === undefined ? {} : { ExclusiveStartKey: hookDeliveryKey(owner, repo, hookId, id) }),
+      // One more than asked for tells whether there are more.
+      Limit: limit + 1,
+    }),
   );
-  return items.map(toDelivery);
+  const fresh = Items.filter((item) => !deliveryExpired(item)).map(toDelivery);
+  const page = fresh.slice(0, limit);
+  return { items: backward ? page.reverse() : page, more: fresh.length > limit };
+}
+
+/** Deliveries deleted with their hook, at most (a hook pinged more often in three days keeps the rest until the TTL). */
+const MAX_DELETED_DELIVERIES = 2000;
+
+/**
+ * Deletes a hook's deliveries (once the hook is gone, so none is added meanwhile): Query pages of
+ * keys and BatchWriteItem, `MAX_DELETED_DELIVERIES` at most. Returns how many were deleted and
+ * whether any are left.
+ */
+export async function deleteDeliveries(
+  owner: string,
+  repo: string,
+  hookId: number,
+): Promise<{ deleted: number; left: boolean }> {
+  let deleted = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        ...deliveriesOf(owner, repo, hookId),
+        TableName: tableName(),
+        ProjectionExpression: '#pk, #sk',
+        ExclusiveStartKey: startKey,
+        Limit: 100,
+      }),
+    );
+    const keys = (page.Items ?? []).map((item) => ({ PK: item.PK, SK: item.SK }));
+    await batchWrite(keys.map((Key) => ({ DeleteRequest: { Key } })));
+    deleted += keys.length;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && deleted < MAX_DELETED_DELIVERIES);
+  return { deleted, left: startKey !== undefined };
 }

@@ -7,6 +7,7 @@
 
 import { getRepository } from '#data/repositories';
 import {
+  deleteDeliveries,
   deleteWebhook,
   getWebhook,
   listWebhooks,
@@ -25,6 +26,7 @@ import {
 } from '#domain/webhooks';
 import { config } from '#shared/config';
 import { type FieldError, notFound, validationFailed } from '#shared/errors';
+import { log } from '#shared/log';
 import { SEAL_PURPOSE } from '#shared/seal-purposes';
 import type { PublicUrls } from '#shared/urls';
 import { checkedAddresses } from '#vcs/address-check';
@@ -186,6 +188,13 @@ export async function editHook(repository: Repository, id: number, input: HookIn
   return edited;
 }
 
+/**
+ * DELETE …/hooks/{id}: the hook, then its deliveries (none can be added once the hook is gone).
+ * A hook with more deliveries than one request deletes keeps the rest, unreachable, until the TTL.
+ */
 export async function removeHook(repository: Repository, id: number): Promise<void> {
-  if (!(await deleteWebhook(repository.ownerLogin, repository.name, id))) throw notFound();
+  const { ownerLogin: owner, name: repo } = repository;
+  if (!(await deleteWebhook(owner, repo, id))) throw notFound();
+  const { deleted, left } = await deleteDeliveries(owner, repo, id);
+  if (left) log('warn', 'webhook deliveries left to the TTL', { owner, repo, hookId: id, deleted });
 }

@@ -544,6 +544,12 @@ describe('webhooks', () => {
       });
     }
     const first = listed[0]?.id ?? 0;
+    await call('GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries', `${deliveries}?per_page=1`, 200, {
+      auth: hubot.auth,
+    });
+    await call('GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries', `${deliveries}?cursor=nonsense`, 422, {
+      auth: hubot.auth,
+    });
     await call(
       'GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}',
       `${deliveries}/${first}`,

@@ -1,13 +1,22 @@
-import { mkdtemp } from 'node:fs/promises';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Octokit as OctokitClient } from '@octokit/rest';
 import { Webhooks } from '@octokit/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getWebhook, replaceWebhook } from '#data/webhooks';
+import { getDelivery, getWebhook, readDeliveries, replaceWebhook } from '#data/webhooks';
 import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { createUser, personalToken } from '#test/fixtures';
@@ -33,15 +42,20 @@ interface Received {
   readonly body: string;
 }
 
-/** A receiver that records every request and answers with the next queued status (200 when none). */
+/**
+ * A receiver that records every request and answers with the next queued status (200 when none),
+ * after the answer's delay if it has one. Over https with `tls` (a certificate nobody trusts).
+ */
 class Receiver {
   readonly received: Received[] = [];
-  readonly answers: Array<{ status: number; headers?: Record<string, string> }> = [];
+  readonly answers: Array<{ status: number; headers?: Record<string, string>; delayMs?: number }> = [];
   private server: Server | undefined;
   url = '';
 
+  constructor(private readonly tls?: { readonly key: Buffer; readonly cert: Buffer }) {}
+
   async start(): Promise<void> {
-    this.server = createServer((req, res) => {
+    const listener = (req: IncomingMessage, res: ServerResponse) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
@@ -51,12 +65,16 @@ class Receiver {
           body: Buffer.concat(chunks).toString(),
         });
         const answer = this.answers.shift() ?? { status: 200 };
-        res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
-        res.end(`thanks ${answer.status}`);
+        setTimeout(() => {
+          res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+          res.end(`thanks ${answer.status}`);
+        }, answer.delayMs ?? 0);
       });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    };
+    const server = this.tls ? createHttpsServer(this.tls, listener) : createServer(listener);
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.url = `${this.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
   async next(predicate: (request: Received) => boolean, timeoutMs = 15_000): Promise<Received> {
@@ -76,10 +94,37 @@ class Receiver {
   }
 }
 
+/** A self-signed certificate for 127.0.0.1, made with openssl: one no client trusts. */
+async function selfSignedCertificate(): Promise<{ key: Buffer; cert: Buffer }> {
+  const dir = await mkdtemp(join(tmpdir(), 'webhook-tls-'));
+  const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+  await promisify(execFile)('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
+  ]);
+  return { key: await readFile(key), cert: await readFile(cert) };
+}
+
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let octokit: OctokitClient;
 let origin: OriginServer;
 const receiver = new Receiver();
+let secureReceiver: Receiver;
 let octocat: Awaited<ReturnType<typeof createUser>>;
 
 const eventOf = (request: Received) => request.headers['x-github-event'];
@@ -94,14 +139,24 @@ async function verified(request: Received): Promise<boolean> {
 
 /** The hook's deliveries once `count` are recorded (a delivery is recorded after its receiver answered). */
 async function deliveriesOf(repo: string, hookId: number, count: number): Promise<Body[]> {
+  return deliveriesWhen(repo, hookId, (deliveries) => deliveries.length >= count);
+}
+
+/** The hook's deliveries (the first 100) once `done` holds of them, or after 15 s. */
+async function deliveriesWhen(
+  repo: string,
+  hookId: number,
+  done: (deliveries: Body[]) => boolean,
+): Promise<Body[]> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const { data } = await octokit.request('GET /repos/:owner/:repo/hooks/:hook_id/deliveries', {
       owner: 'octocat',
       repo,
       hook_id: hookId,
+      per_page: 100,
     });
-    if ((data as Body[]).length >= count || Date.now() > deadline) return data as Body[];
+    if (done(data as Body[]) || Date.now() > deadline) return data as Body[];
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -109,6 +164,8 @@ async function deliveriesOf(repo: string, hookId: number, count: number): Promis
 beforeAll(async () => {
   stack = await startTestStack({ webhookRetryDelaysMs: [200, 200] });
   await receiver.start();
+  secureReceiver = new Receiver(await selfSignedCertificate());
+  await secureReceiver.start();
   const root = await mkdtemp(join(tmpdir(), 'webhook-origins-'));
   await makeFixtureRepository(join(root, 'small.git'), { commits: 3, branches: 1, annotatedTags: 0 });
   origin = await serveGitHttp(root);
@@ -119,13 +176,14 @@ beforeAll(async () => {
     auth: { username: octocat.login, password: octocat.password, on2fa: async () => '' },
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: console.error },
   });
-  for (const name of ['hooked', 'imported', 'retried', 'guarded', 'failing'])
+  for (const name of ['hooked', 'imported', 'retried', 'guarded', 'failing', 'paged', 'purged', 'tls'])
     await octokit.repos.createForAuthenticatedUser({ name });
 }, 60_000);
 
 afterAll(async () => {
   await stack?.stop();
   await receiver.stop();
+  await secureReceiver?.stop();
   await origin?.close();
 });
 
@@ -346,6 +404,121 @@ describe('repository webhooks', () => {
     ]);
     expect(new Set(deliveries.map((d) => d.guid)).size).toBe(1);
     expect(receiver.received.some((r) => r.path === '/elsewhere')).toBe(false);
+  });
+
+  it('pages deliveries newest first by cursor, and Octokit’s paginate walks every page', async () => {
+    const created = await octokit.repos.createHook({
+      owner: 'octocat',
+      repo: 'paged',
+      config: { url: `${receiver.url}/paged`, content_type: 'json' },
+    });
+    const id = (created.data as Body).id;
+    for (let n = 0; n < 6; n++)
+      await octokit.repos.pingHook({ owner: 'octocat', repo: 'paged', hook_id: id });
+    const all = await deliveriesOf('paged', id, 7);
+    expect(all).toHaveLength(7);
+    const ids = all.map((delivery) => delivery.id);
+    expect([...ids].sort((a, b) => b - a)).toEqual(ids);
+
+    const walked: Body[] = await octokit.paginate('GET /repos/:owner/:repo/hooks/:hook_id/deliveries', {
+      owner: 'octocat',
+      repo: 'paged',
+      hook_id: id,
+      per_page: 2,
+    });
+    expect(walked.map((delivery) => delivery.id)).toEqual(ids);
+
+    // The links: `next` (with `per_page` and an opaque cursor) from the first page; `next` and
+    // `prev` from the second; back from there by `prev` is the first page again.
+    const url = `${stack.baseUrl}/repos/octocat/paged/hooks/${id}/deliveries`;
+    const page = async (href: string) => {
+      const response = await fetch(href, { headers: { Authorization: octocat.auth } });
+      expect(response.status).toBe(200);
+      const links = Object.fromEntries(
+        [...(response.headers.get('link') ?? '').matchAll(/<([^>]+)>; rel="(\w+)"/g)].map((m) => [
+          m[2],
+          m[1],
+        ]),
+      );
+      return { ids: ((await response.json()) as Body[]).map((d) => d.id), links };
+    };
+    const first = await page(`${url}?per_page=3`);
+    expect(first.ids).toEqual(ids.slice(0, 3));
+    expect(Object.keys(first.links)).toEqual(['next']);
+    const next = new URL(first.links.next ?? '');
+    expect(next.searchParams.get('per_page')).toBe('3');
+    expect(next.searchParams.get('cursor')).toMatch(/^[A-Za-z0-9_-]+$/);
+    const second = await page(first.links.next ?? '');
+    expect(second.ids).toEqual(ids.slice(3, 6));
+    expect(Object.keys(second.links)).toEqual(['next', 'prev']);
+    expect((await page(second.links.prev ?? '')).ids).toEqual(ids.slice(0, 3));
+    const last = await page(second.links.next ?? '');
+    expect(last.ids).toEqual(ids.slice(6));
+    expect(Object.keys(last.links)).toEqual(['prev']);
+
+    for (const cursor of ['nonsense!', 'bm9uc2Vuc2U', Buffer.from('after:-1').toString('base64url')]) {
+      const response = await fetch(`${url}?cursor=${encodeURIComponent(cursor)}`, {
+        headers: { Authorization: octocat.auth },
+      });
+      expect(response.status, cursor).toBe(422);
+      expect(await json(response)).toMatchObject({
+        message: 'Validation Failed',
+        errors: [{ resource: 'HookDelivery', field: 'cursor', code: 'invalid' }],
+      });
+    }
+  });
+
+  it('honours insecure_ssl: a certificate that does not verify fails with "0" and is accepted with "1"', async () => {
+    const config = { url: `${secureReceiver.url}/tls`, content_type: 'json', insecure_ssl: '0' };
+    const created = await octokit.repos.createHook({ owner: 'octocat', repo: 'tls', config });
+    const id = (created.data as Body).id;
+    // The ping on creation and its two retries, each refused by the TLS handshake.
+    const refused = await deliveriesOf('tls', id, 3);
+    expect(refused.map((d) => [d.status_code, d.status])).toEqual(
+      Array(3).fill([0, expect.stringMatching(/certificate/)]),
+    );
+    expect(secureReceiver.received).toHaveLength(0);
+
+    const edited = await octokit.repos.updateHook({
+      owner: 'octocat',
+      repo: 'tls',
+      hook_id: id,
+      config: { ...config, insecure_ssl: '1' },
+    });
+    expect((edited.data as Body).config.insecure_ssl).toBe('1');
+    await octokit.repos.pingHook({ owner: 'octocat', repo: 'tls', hook_id: id });
+    const ping = await secureReceiver.next((r) => r.path === '/tls' && eventOf(r) === 'ping');
+    expect(payloadOf(ping).hook_id).toBe(id);
+    const [delivered] = await deliveriesWhen('tls', id, ([newest]) => newest?.status === 'OK');
+    expect(delivered).toMatchObject({ status: 'OK', status_code: 200, event: 'ping' });
+  });
+
+  it('deletes a hook’s deliveries with the hook, and a delivery under way then records nothing', async () => {
+    const created = await octokit.repos.createHook({
+      owner: 'octocat',
+      repo: 'purged',
+      config: { url: `${receiver.url}/purged`, content_type: 'json' },
+    });
+    const id = (created.data as Body).id;
+    await octokit.repos.pingHook({ owner: 'octocat', repo: 'purged', hook_id: id });
+    const recorded = await deliveriesOf('purged', id, 2);
+    expect(recorded).toHaveLength(2);
+
+    // A ping whose receiver answers only after the hook is deleted.
+    receiver.answers.push({ status: 200, delayMs: 1000 });
+    const pings = receiver.received.filter((r) => r.path === '/purged').length;
+    await octokit.repos.pingHook({ owner: 'octocat', repo: 'purged', hook_id: id });
+    await receiver.next(() => receiver.received.filter((r) => r.path === '/purged').length > pings);
+    await octokit.repos.deleteHook({ owner: 'octocat', repo: 'purged', hook_id: id });
+
+    for (const delivery of recorded)
+      expect(await getDelivery('octocat', 'purged', id, delivery.id)).toBeUndefined();
+    // Nothing of the hook's is stored, then or once the late answer came (2 s).
+    const deadline = Date.now() + 2000;
+    while (Date.now() < deadline) {
+      expect((await readDeliveries('octocat', 'purged', id, undefined, 100)).items).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   });
 
   it('sends repository_import with status success when an import completes', async () => {

@@ -5,9 +5,10 @@
  * before (kept on the repository item as `lastImportAttempt`), so neither an execution name nor the
  * attempt condition is ever reused.
  */
-import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Import, ImportChoices, ImportStatus, ProjectChoice, UseLfs, Vcs } from '#domain/imports';
 import {
+  batchWrite,
   conditionalWrite,
   db,
   now,
@@ -341,15 +342,7 @@ export async function deleteImportItems(owner: string, repo: string, importId: n
     ProjectionExpression: 'PK, SK',
     ConsistentRead: true,
   });
-  for (let i = 0; i < items.length; i += 25) {
-    let pending: Record<string, unknown>[] | undefined = items
-      .slice(i, i + 25)
-      .map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } }));
-    while (pending && pending.length > 0) {
-      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = result.UnprocessedItems?.[tableName()] as Record<string, unknown>[] | undefined;
-    }
-  }
+  await batchWrite(items.map((item) => ({ DeleteRequest: { Key: { PK: item.PK, SK: item.SK } } })));
   return items.length;
 }
 

@@ -9,9 +9,9 @@
  * its last page, new pages, the buckets the new entries fall in and the header's total change in
  * one transaction, so readers see the old map or the longer one, never a mix.
  */
-import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { RevisionEntry, StoredRevisionMap } from '#domain/revision-map';
-import { db, getItems, itemOf, now, tableName, transact, transactWithRetry } from '../client.ts';
+import { batchWrite, db, getItems, itemOf, now, tableName, transact, transactWithRetry } from '../client.ts';
 import { importRevisionBucketKey, importRevisionMapKey, importRevisionPageKey, type Key } from '../keys.ts';
 import { typed } from '../table.ts';
 import { attemptIsCurrent } from './progress.ts';
@@ -75,16 +75,6 @@ const toEntries = (value: unknown): RevisionEntry[] =>
     originRevision,
     commit,
   }));
-
-async function batchWrite(requests: Record<string, unknown>[]): Promise<void> {
-  for (let i = 0; i < requests.length; i += 25) {
-    let pending: Record<string, unknown>[] | undefined = requests.slice(i, i + 25);
-    while (pending && pending.length > 0) {
-      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = result.UnprocessedItems?.[tableName()] as Record<string, unknown>[] | undefined;
-    }
-  }
-}
 
 function generationKeys(owner: string, repo: string, importId: number, map: Header): Key[] {
   const keys: Key[] = [];
