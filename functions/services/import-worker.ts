@@ -45,7 +45,7 @@ import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
 import { redactCredentials } from '#vcs/bounded-process';
 import { loadFindings, saveFinding } from '#vcs/findings';
 import { prepareHome } from '#vcs/git-command';
-import { findLargeFiles, type GitJob, rewriteHistory } from '#vcs/history';
+import { findLargeFiles, type GitJob, publishedHistory, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
 import { type OriginAccess, type OriginAuthor, type RawJob, rawRepositoryPath } from '#vcs/origin';
 import { fetchOriginLfs } from '#vcs/origin-lfs';
@@ -131,9 +131,15 @@ async function originAccess(record: Import): Promise<OriginAccess> {
 const attemptDir = (input: Pick<StepInput, 'owner' | 'repo'>, attempt: number) =>
   importAttemptDir(config().importWorkDir, input.owner, input.repo, attempt);
 
-/** The raw history of an attempt (never changed after the raw step) and the history that is pushed. */
+/**
+ * The raw history of an attempt (its Git data never changed after the raw step), the rewritten
+ * history, and the one that is pushed: the rewritten one, or the raw history when nothing was
+ * rewritten (`RewriteHistory`'s `rewritten`; the origin's LFS objects then wait in its `lfs/`).
+ */
 const rawDir = rawRepositoryPath;
 const outDir = (dir: string) => join(dir, 'out.git');
+const publishedDir = (dir: string, rewritten: boolean) =>
+  publishedHistory(rawDir(dir), outDir(dir), rewritten);
 /** The revision map of what is pushed (origin revision → published commit), from the rewrite step. */
 const publishedRevisionsFile = (dir: string) => join(dir, 'published-revisions');
 /**
@@ -197,10 +203,10 @@ function progressWriter(input: StepInput) {
  * never reused, even by a later import) and, for `publishes`, the hosted repository the cancel
  * emptied (unless a new import of the repository began meanwhile: it publishes over it).
  */
-function watchedStep<O>(
-  run: (input: StepInput, record: Import, write: Writes) => Promise<O>,
+function watchedStep<O, I extends StepInput = StepInput>(
+  run: (input: I, record: Import, write: Writes) => Promise<O>,
   { publishes = false } = {},
-): (input: StepInput) => Promise<O> {
+): (input: I) => Promise<O> {
   return (input) =>
     runWatched(
       input,
@@ -402,11 +408,11 @@ export const rewrite = watchedStep(async function rewrite(
           credentials: () => openImportCredentials(record.ownerLogin, record.repoName),
         },
         guard: { allowedAddresses: config().originAllowedAddresses },
-        repoDir: outDir(dir),
+        repoDir: publishedDir(dir, result.rewritten),
         workDir: dir,
         maxBytes: config().importMaxBytes,
         cacheDir: join(dir, 'origin-lfs'),
-        // Raw tips: they name out.git's commits only when nothing was rewritten (else all is read).
+        // Raw tips: they name the published commits only when nothing was rewritten (else all is read).
         seen: await seenTips(dir, input.attempt),
       },
       await gitJob(dir),
@@ -430,7 +436,10 @@ export interface PushOutcome {
 /** Push: the next bounded batch of refs into the hosted repository. */
 export const push = watchedStep(publishBatch, { publishes: true });
 
-async function publishBatch(input: StepInput, record: Import, write: Writes): Promise<PushOutcome> {
+/** The push step's input: RewriteHistory's outcome says which history is published. */
+type PushInput = StepInput & { readonly rewrite?: { readonly rewritten?: boolean } };
+
+async function publishBatch(input: PushInput, record: Import, write: Writes): Promise<PushOutcome> {
   const dir = attemptDir(input, input.attempt);
   const [, follow] = await Promise.all([
     record.status === 'pushing' ? undefined : write.progress({ status: 'pushing', pushPercent: 0 }),
@@ -438,8 +447,9 @@ async function publishBatch(input: StepInput, record: Import, write: Writes): Pr
   ]);
   const progress = progressWriter(input);
   const hostedPath = hostedRepositoryPath(config().repositoriesDir, input.owner, input.repo);
+  const published = publishedDir(dir, input.rewrite?.rewritten !== false);
   const result = await publish(
-    outDir(dir),
+    published,
     hostedPath,
     {
       budgetMs: budgetMs(),
@@ -458,8 +468,9 @@ async function publishBatch(input: StepInput, record: Import, write: Writes): Pr
   const revisions = await readRevisionList(publishedRevisionsFile(dir));
   if (!(await storePublishedRevisions(dir, { ...input, importId: record.importId }, revisions)))
     throw superseded(input);
-  // The pushed copy is not needed again (a republish rewrites from the raw history).
-  await rm(outDir(dir), { recursive: true, force: true });
+  // The pushed copy, or the LFS objects that waited in raw.git, are not needed again (a republish
+  // rewrites from the raw history; the origin's LFS objects stay cached in `origin-lfs`).
+  await rm(published === outDir(dir) ? published : join(published, 'lfs'), { recursive: true, force: true });
   await rm(syncRefsFile(dir, input.attempt), { force: true });
   await progress.flush();
   return {

@@ -6,7 +6,8 @@
  * `complete`) rewrites again from it.
  *
  * Rules that keep ids intact: nothing is rewritten when nothing changes (no mapped author, no
- * large file or no LFS choice): the output is then a hard-linked mirror with exactly the raw ids.
+ * large file or no LFS choice, no path to leave out): no output is written then, and the raw
+ * history itself is published (`publishedHistory`), with exactly the raw ids.
  * `git lfs migrate` is run only when a large file exists (it rewrites annotated tags even with no
  * large file, dropping their messages' trailing newline; the messages are restored after it).
  *
@@ -51,7 +52,7 @@ export interface RewriteOptions extends Partial<ImportLimits> {
 }
 
 export interface RewriteResult {
-  /** False when outDir holds exactly the raw ids. */
+  /** False when nothing was written to outDir: the raw history is what is published. */
   readonly rewritten: boolean;
   /** Identities changed (author mappings that differed from the origin). */
   readonly mappedAuthors: number;
@@ -241,6 +242,18 @@ async function rewrite(
   const largeFiles = options.lfs === 'none' ? [] : await findLargeFiles(rawDir, options.thresholdBytes, job);
   const handleLarge = largeFiles.length > 0;
   await rm(outDir, { recursive: true, force: true });
+  if (!dropping && mappings.length === 0 && !handleLarge) {
+    // Nothing changes: the raw history is published as it is (its objects counted here, its size by the push).
+    await checkObjects(rawDir, job.home, limits.maxObjects);
+    return {
+      rewritten: false,
+      mappedAuthors: 0,
+      largeFiles: [],
+      defaultBranch,
+      commitMap: null,
+      unstorablePaths: [],
+    };
+  }
   const filtered = dropping || mappings.length > 0 || (handleLarge && options.lfs === 'opt_out');
   const dropList = join(job.home, 'dropped-paths.jsonl');
   await rm(dropList, { force: true });
@@ -260,6 +273,7 @@ async function rewrite(
             writing,
           );
         } else {
+          // Only Git LFS changes: git-lfs rewrites a hard-linked mirror.
           await runGit(['clone', '--mirror', '--quiet', rawDir, outDir], local(rawDir, writing));
         }
         if (handleLarge && options.lfs === 'opt_in')
@@ -280,7 +294,7 @@ async function rewrite(
     ...(migrated ? [{ path: lfsObjectMap(outDir), csv: true }] : []),
   ];
   return {
-    rewritten: dropping || mappings.length > 0 || handleLarge,
+    rewritten: true,
     mappedAuthors: mappings.length,
     largeFiles: handleLarge ? largeFiles : [],
     defaultBranch,
@@ -400,3 +414,7 @@ export const FAST_IMPORT_MALLOC = {
   MALLOC_TOP_PAD_: String(128 * 1024 * 1024),
   MALLOC_TRIM_THRESHOLD_: String(256 * 1024 * 1024),
 };
+
+/** The repository the push step publishes: the rewritten one, or the raw history when nothing was rewritten. */
+export const publishedHistory = (rawDir: string, outDir: string, rewritten: boolean): string =>
+  rewritten ? outDir : rawDir;

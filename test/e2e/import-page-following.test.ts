@@ -64,7 +64,8 @@ async function imported({ complete = true } = {}) {
   const name = `followed-${++repoCount}`;
   await createRepository(stack.baseUrl, owner.login, owner.password, name);
   const { importId, attempt } = await seedImport(owner.login, name, { commitCount: 250 });
-  if (complete) expect(await enterStatus(owner.login, name, attempt, 'complete')).toMatchObject({ status: 'complete' });
+  if (complete)
+    expect(await enterStatus(owner.login, name, attempt, 'complete')).toMatchObject({ status: 'complete' });
   return { name, importId, path: `/${owner.login}/${name}/import` };
 }
 

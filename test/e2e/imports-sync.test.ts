@@ -68,7 +68,9 @@ async function imported(): Promise<string> {
 async function complete(repo: string): Promise<void> {
   const record = await getImport('octocat', repo);
   if (!record) throw new Error('no import');
-  expect(await enterStatus('octocat', repo, record.attempt, 'complete')).toMatchObject({ status: 'complete' });
+  expect(await enterStatus('octocat', repo, record.attempt, 'complete')).toMatchObject({
+    status: 'complete',
+  });
 }
 
 async function git(args: string[], cwd = work) {

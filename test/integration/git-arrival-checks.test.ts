@@ -8,7 +8,7 @@ import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, prepareDumb, serveGitDaemon, serveGitHttp } from '#local/git-origins';
 import { rawJobs } from '#test/raw-jobs';
 import { gitAdapter } from '#vcs/git';
-import { rewriteHistory } from '#vcs/history';
+import { publishedHistory, rewriteHistory } from '#vcs/history';
 import { type RawJob, rawRepositoryPath } from '#vcs/origin';
 
 /*
@@ -185,9 +185,14 @@ describe("git's object checks on an imported Git history", () => {
     ['git://', () => `${daemon.url}/padded.git`],
   ])('over %s import zero-padded tree modes, which some early Git tools wrote', async (_, url) => {
     const raw = await job(url());
-    await importHistory(raw);
+    const { rewritten } = await importHistory(raw);
+    const published = publishedHistory(
+      rawRepositoryPath(raw.workDir),
+      join(raw.workDir, 'out.git'),
+      rewritten,
+    );
 
-    expect(await git(join(raw.workDir, 'out.git'), 'rev-parse', 'main')).toBe(
+    expect(await git(published, 'rev-parse', 'main')).toBe(
       await git(join(root, 'padded.git'), 'rev-parse', 'main'),
     );
   });

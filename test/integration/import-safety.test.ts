@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareHome, runGit } from '#vcs/git-command';
-import { type GitJob, rewriteHistory } from '#vcs/history';
+import { type GitJob, publishedHistory, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath } from '#vcs/hosted-paths';
 import { localLfsStore } from '#vcs/lfs-store';
 import { directorySize, objectCount } from '#vcs/limits';
@@ -205,8 +205,13 @@ describe("git's object checks on an imported history", () => {
     await git(origin, 'update-ref', 'refs/heads/main', commit);
 
     const out = fresh('out');
-    await rewriteHistory(origin, out, { authors: [], lfs: 'none', thresholdBytes: THRESHOLD }, job);
+    const { rewritten } = await rewriteHistory(
+      origin,
+      out,
+      { authors: [], lfs: 'none', thresholdBytes: THRESHOLD },
+      job,
+    );
 
-    expect((await git(out, 'rev-parse', 'main')).trim()).toBe(commit);
+    expect((await git(publishedHistory(origin, out, rewritten), 'rev-parse', 'main')).trim()).toBe(commit);
   });
 });
