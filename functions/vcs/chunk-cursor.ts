@@ -1,11 +1,6 @@
-/**
- * What a chunked raw step keeps between chunks (the Lambda function may be killed between them, or
- * during one): a JSON cursor in the attempt's directory, read whole and written whole under a
- * temporary name then renamed, so a function killed mid-write leaves the previous cursor.
- */
-import { randomBytes } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeWhole } from './whole-file.ts';
 
 export interface ChunkCursor<State> {
   /** The saved state, or `initial()` before the first chunk. */
@@ -23,10 +18,7 @@ export function chunkCursor<State>(fileName: string, initial: () => State): Chun
       }
     },
     async save(workDir, state) {
-      const file = join(workDir, fileName);
-      const temporary = `${file}.${randomBytes(4).toString('hex')}`;
-      await writeFile(temporary, JSON.stringify(state));
-      await rename(temporary, file);
+      await writeWhole(join(workDir, fileName), JSON.stringify(state));
     },
   };
 }

@@ -5,10 +5,11 @@
  * never appear in arguments, the environment or a file: a network call gets them once, on a
  * descriptor, through a credential helper scoped to the origin (see `originCredentials`).
  */
-import { chmod, mkdir, realpath, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { toolPath } from '#shared/tool-path';
 import { runBounded } from './bounded-process.ts';
+import { writeWhole } from './whole-file.ts';
 
 /** Which transports a call may use: the origin's network protocols, or local paths only. */
 export type Transport = 'network' | 'local';
@@ -128,7 +129,8 @@ export const jobGitConfig = (home: string): string => join(home, '.gitconfig');
 export async function prepareHome(home: string, repositories: readonly string[]): Promise<void> {
   await mkdir(join(home, '.config'), { recursive: true, mode: 0o700 });
   await chmod(home, 0o700);
-  await writeFile(join(home, CREDENTIAL_HELPER), CREDENTIAL_HELPER_PROGRAM, { mode: 0o700 });
+  // Whole files: a step's other git calls may be reading them (authors and large files run side by side).
+  await writeWhole(join(home, CREDENTIAL_HELPER), CREDENTIAL_HELPER_PROGRAM, 0o700);
   const paths = new Set<string>();
   for (const repository of repositories) {
     paths.add(repository);
@@ -137,7 +139,7 @@ export async function prepareHome(home: string, repositories: readonly string[])
       join(await realpath(dirname(repository)).catch(() => dirname(repository)), basename(repository)),
     );
   }
-  await writeFile(jobGitConfig(home), safeDirectories([...paths]), { mode: 0o600 });
+  await writeWhole(jobGitConfig(home), safeDirectories([...paths]), 0o600);
 }
 
 /** A git config file's `[safe]` section: each path a quoted value (`\\` and `"` escaped). */

@@ -9,7 +9,7 @@
  * and Node's probes only in an `Authorization` header; neither is ever logged or put in an error
  * message.
  */
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { checkOriginUrl } from '#domain/origin-url';
@@ -55,6 +55,7 @@ import {
   rawRepositoryPath,
 } from './origin.ts';
 import { saveGitRevisions } from './revision-map.ts';
+import { writeWhole } from './whole-file.ts';
 
 export interface GitAdapterOptions extends AdapterOptions {
   readonly plan?: Partial<ChunkPlan>;
@@ -359,7 +360,7 @@ interface Session {
 
 export async function prepareGitHome(home: string, repositories: readonly string[]): Promise<void> {
   await prepareHome(home, repositories);
-  await writeFile(join(home, 'git-tunnel.mjs'), GIT_TUNNEL_PROGRAM(process.execPath), { mode: 0o700 });
+  await writeWhole(join(home, 'git-tunnel.mjs'), GIT_TUNNEL_PROGRAM(process.execPath), 0o700);
 }
 
 /** The guard proxy for one job's git calls, and the options and environment that use it. */

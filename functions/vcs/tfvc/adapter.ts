@@ -31,6 +31,7 @@ import { prepareHome } from '#vcs/git-command';
 import { directorySize, objectCount, oversizeError, tooManyObjectsError } from '#vcs/limits';
 import { type OriginAccess, type OriginAdapter, rawRepositoryPath, startAfresh } from '#vcs/origin';
 import { saveNumberedRevisions } from '#vcs/revision-map';
+import { writeWhole } from '../whole-file.ts';
 import { apiClient } from './api-client.ts';
 import { tfvcAuthors } from './authors.ts';
 import { type Changeset, listChangesets, type Paging, readChangeset } from './changesets.ts';
@@ -45,14 +46,7 @@ import {
   replayedSoFar,
 } from './replay.ts';
 import { saveServerFindings } from './server-findings.ts';
-import {
-  cursor,
-  LISTING_FILE,
-  type ListedChangeset,
-  MARKS_FILE,
-  type TfvcState,
-  writeWhole,
-} from './state.ts';
+import { cursor, LISTING_FILE, type ListedChangeset, MARKS_FILE, type TfvcState } from './state.ts';
 import { recordUnstorable } from './unstorable.ts';
 import { commitFolders, loadWorkingTree, saveNextFolders } from './working-tree.ts';
 

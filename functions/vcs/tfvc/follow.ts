@@ -14,16 +14,10 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removeFinding } from '#vcs/findings';
 import { type OriginAccess, startAfresh } from '#vcs/origin';
+import { writeWhole } from '../whole-file.ts';
 import { type ApiClient, apiUrl, call, isRecord } from './api-client.ts';
 import { listChangesets, listedOf, MAX_COMMENT_LENGTH } from './changesets.ts';
-import {
-  cursor,
-  LISTING_FILE,
-  type ListedChangeset,
-  MARKS_FILE,
-  type TfvcIdentity,
-  writeWhole,
-} from './state.ts';
+import { cursor, LISTING_FILE, type ListedChangeset, MARKS_FILE, type TfvcIdentity } from './state.ts';
 
 /** Read again by every sync: a label, shelveset or branch may come or go without a changeset. */
 const SERVER_FINDINGS = ['tfvc_labels', 'tfvc_shelvesets', 'tfvc_branches'] as const;

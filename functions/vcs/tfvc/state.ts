@@ -1,8 +1,3 @@
-/**
- * What a TFVC import keeps in its attempt's directory between chunks (the function may be killed
- * between them, or during one): the cursor, the changeset listing, fast-import's marks.
- */
-import { rename, writeFile } from 'node:fs/promises';
 import { chunkCursor } from '#vcs/chunk-cursor';
 
 export interface TfvcState {
@@ -50,9 +45,3 @@ export const cursor = chunkCursor<TfvcState>('raw-tfvc-state.json', () => ({
   total: null,
   done: false,
 }));
-
-export async function writeWhole(file: string, text: string): Promise<void> {
-  const temporary = `${file}.tmp`;
-  await writeFile(temporary, text);
-  await rename(temporary, file);
-}

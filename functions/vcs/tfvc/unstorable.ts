@@ -10,8 +10,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FindingEntry } from '#domain/import-report';
 import { saveFinding } from '#vcs/findings';
+import { writeWhole } from '../whole-file.ts';
 import type { Changeset } from './changesets.ts';
-import { writeWhole } from './state.ts';
 
 const UNSTORABLE_FILE = 'tfvc-unstorable.json';
 

@@ -6,7 +6,7 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeWhole } from './state.ts';
+import { writeWhole } from '../whole-file.ts';
 
 /** git-svn's placeholder name, and what svn-all-fast-export's `--empty-dirs` writes for Subversion. */
 export const PLACEHOLDER = '.gitignore';
