@@ -14,6 +14,7 @@ export type UnstorableReason =
   | 'absolute'
   | 'nul'
   | 'empty_component'
+  | 'slash_in_name'
   | 'dot_component'
   | 'git_metadata'
   | 'hg_metadata'
@@ -46,9 +47,10 @@ const HG_METADATA = new RegExp(UNSTORABLE_COMPONENT_PATTERNS.hg_metadata, 'u');
 export const isDotGitName = (name: string): boolean =>
   GIT_METADATA.test(name.replace(HFS_IGNORED, '').toLowerCase());
 
-/** Why one path component cannot be stored, or undefined when it can. */
+/** Why one path component (a tree entry's name) cannot be stored, or undefined when it can. */
 export function componentReason(name: string): UnstorableReason | undefined {
   if (name === '') return 'empty_component';
+  if (name.includes('/')) return 'slash_in_name';
   if (name === '.' || name === '..') return 'dot_component';
   const folded = name.replace(HFS_IGNORED, '').toLowerCase();
   if (GIT_METADATA.test(folded)) return 'git_metadata';

@@ -45,7 +45,7 @@ import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
 import { redactCredentials } from '#vcs/bounded-process';
 import { loadFindings, saveFinding } from '#vcs/findings';
 import { prepareHome } from '#vcs/git-command';
-import { findLargeFiles, type GitJob, publishedHistory, rewriteHistory } from '#vcs/history';
+import { findLargeFiles, type GitJob, publishedHistory, renamedRawDir, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
 import { type OriginAccess, type OriginAuthor, type RawJob, rawRepositoryPath } from '#vcs/origin';
 import { fetchOriginLfs } from '#vcs/origin-lfs';
@@ -161,7 +161,7 @@ const budgetMs = () => config().importChunkSeconds * 1000;
  */
 async function gitJob(dir: string, hosted: readonly string[] = []): Promise<GitJob> {
   const home = join(dir, 'home');
-  await prepareHome(home, [rawDir(dir), outDir(dir), ...hosted]);
+  await prepareHome(home, [rawDir(dir), outDir(dir), renamedRawDir(outDir(dir)), ...hosted]);
   return { home, timeoutMs: budgetMs() + 240_000 };
 }
 

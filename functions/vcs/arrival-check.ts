@@ -70,7 +70,7 @@ export async function markCheckedOnArrival(repo: string, checked: boolean): Prom
 
 /**
  * Runs a fetch with its object checks; when they refused only an entry the history step drops (a
- * `.git` or `..` folder: `DROPPED_IN_HISTORY`), runs it again unchecked, so that the history step
+ * `.git` or `..` folder, a name holding `/`: `DROPPED_IN_HISTORY`), runs it again unchecked, so that the history step
  * checks the raw history whole, drops those entries and lists them. The answer is `checkedOnArrival`'s.
  */
 export async function fetchChecked(fetch: (check: boolean) => Promise<boolean>): Promise<boolean> {

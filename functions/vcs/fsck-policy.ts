@@ -5,14 +5,14 @@
  * modes (`040000`), which some early Git tools wrote and GitHub accepts.
  *
  * A raw history may also hold tree entries the history step leaves out (`DROPPED_IN_HISTORY`: a
- * `.`, `..` or `.git` entry in any spelling, `#domain/unstorable-paths`): the whole check of a raw
+ * `.`, `..` or `.git` entry in any spelling, or a name holding `/`, `#domain/unstorable-paths`): the whole check of a raw
  * repository (`checkHistory` with `dropping`) only warns of them, and the history step drops them
  * and checks what it wrote with no leniency for them. A push never accepts them.
  */
 const NOT_REFUSED = ['zeroPaddedFilemode'] as const;
 
 /** git's ids of the tree entries the history step drops (`history-drop.ts`). */
-export const DROPPED_IN_HISTORY = ['hasDot', 'hasDotdot', 'hasDotgit'] as const;
+export const DROPPED_IN_HISTORY = ['hasDot', 'hasDotdot', 'hasDotgit', 'fullPathname'] as const;
 
 /** Config pairs for `git fsck` (`fsck`), a fetch (`fetch.fsck`) or receive-pack (`receive.fsck`). */
 export const fsckLeniency = (

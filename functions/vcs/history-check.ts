@@ -20,33 +20,48 @@ import { OriginFailed } from './origin.ts';
 /** `error in tree <oid>: hasDotgit: contains '.git'`, as `git fsck` prints each finding. */
 const FINDING = /^error in (commit|tree|blob|tag) ([0-9a-f]{40,64}): (\w+): (.*)$/m;
 
+/** The entries the history step drops (`DROPPED_IN_HISTORY`) that the check warned of. */
+export interface DroppedEntries {
+  /** Whether any tree holds one. */
+  readonly any: boolean;
+  /** The trees holding an entry whose name holds a `/` (`fullPathname`: `renameSlashNames`). */
+  readonly slashNamed: readonly string[];
+}
+
+const NONE: DroppedEntries = { any: false, slashNamed: [] };
+const WARNING = new RegExp(`^warning in tree ([0-9a-f]+): (${DROPPED_IN_HISTORY.join('|')}): `);
+
 /**
  * Fails with the user's message when `git fsck --strict` finds anything in `repoDir`. With
  * `dropping`, the entries the history step drops (`DROPPED_IN_HISTORY`) are only warned of, and
- * the answer is whether any tree holds one.
+ * the answer says which were found.
  */
-export async function checkHistory(repoDir: string, job: GitJob, dropping = false): Promise<boolean> {
+export async function checkHistory(repoDir: string, job: GitJob, dropping = false): Promise<DroppedEntries> {
   if (
     await stat(join(repoDir, CHECKED_ON_ARRIVAL)).then(
       (marker) => marker.isFile(),
       () => false,
     )
   )
-    return false;
+    return NONE;
   try {
     const warned = dropping ? DROPPED_IN_HISTORY.map((id) => [`fsck.${id}`, 'warn'] as const) : [];
     const leniency = [...fsckLeniency('fsck'), ...warned].flatMap(([key, value]) => [
       '-c',
       `${key}=${value}`,
     ]);
-    let flagged = false;
+    let any = false;
+    const slashNamed = new Set<string>();
     await runGit([...leniency, 'fsck', '--strict', '--no-dangling', '--no-reflogs', '--no-progress'], {
       ...local(repoDir, job),
       onProgress: (line) => {
-        if (/^warning in tree [0-9a-f]+: (?:hasDot|hasDotdot|hasDotgit): /.test(line)) flagged = true;
+        const warning = WARNING.exec(line);
+        if (!warning) return;
+        any = true;
+        if (warning[2] === 'fullPathname') slashNamed.add(warning[1] ?? '');
       },
     });
-    return flagged;
+    return { any, slashNamed: [...slashNamed] };
   } catch (error) {
     if (!(error instanceof GitFailed) || error.timedOut) throw error;
     const finding = FINDING.exec(error.stderr);

@@ -16,7 +16,7 @@
  * `IMPORT_MAX_BYTES` or `IMPORT_MAX_OBJECTS` (LFS expands what compressed well in Git).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { FindingEntry } from '#domain/import-report';
 import type { LargeFile } from '#domain/imports';
 import { gitIdentityText, splitGitRemoteId } from '#domain/imports';
@@ -24,13 +24,20 @@ import { runGit } from './git-command.ts';
 import { type GitJob, localRun as local } from './git-job.ts';
 import { hiddenPaths, stepFailure } from './git-words.ts';
 import { checkHistory } from './history-check.ts';
-import { dropCallback, droppedPaths } from './history-drop.ts';
+import { dropCallback, droppedPaths, renameSlashNames, slashMarker } from './history-drop.ts';
 import { migrateToLfs } from './lfs-migrate.ts';
 import { checkObjects, directorySize, type ImportLimits, importLimits, withinSize } from './limits.ts';
 import { headBranch, pointHead } from './repository-head.ts';
 import { readCommitMaps } from './revision-map.ts';
 
 export type { GitJob } from './git-job.ts';
+
+/**
+ * Where the rewrite reads a raw history whose tree entries holding `/` it renamed
+ * (`renameSlashNames`), beside outDir for the time of the rewrite: a repository the job's git
+ * must trust (`prepareHome`).
+ */
+export const renamedRawDir = (outDir: string): string => join(dirname(outDir), 'raw-renamed.git');
 
 /** A person as the user wants them to appear: `remoteId` names the origin identity (`gitRemoteId`). */
 export interface AuthorMapping {
@@ -236,7 +243,8 @@ async function rewrite(
   job: GitJob,
 ): Promise<RewriteResult> {
   const limits = importLimits(options);
-  const dropping = await checkHistory(rawDir, job, true);
+  const dropped = await checkHistory(rawDir, job, true);
+  const dropping = dropped.any;
   const defaultBranch = await defaultBranchOf(rawDir);
   const mappings = changedIdentities(options.authors);
   const largeFiles = options.lfs === 'none' ? [] : await findLargeFiles(rawDir, options.thresholdBytes, job);
@@ -257,6 +265,9 @@ async function rewrite(
   const filtered = dropping || mappings.length > 0 || (handleLarge && options.lfs === 'opt_out');
   const dropList = join(job.home, 'dropped-paths.jsonl');
   await rm(dropList, { force: true });
+  const renamed = renamedRawDir(outDir);
+  await rm(renamed, { recursive: true, force: true });
+  const marker = slashMarker();
 
   try {
     await withinSize(
@@ -265,10 +276,12 @@ async function rewrite(
       async (signal) => {
         const writing = { ...job, signal };
         if (filtered) {
+          if (dropped.slashNamed.length > 0)
+            await renameSlashNames(rawDir, renamed, dropped.slashNamed, marker, writing);
           await filterRepo(
-            rawDir,
+            dropped.slashNamed.length > 0 ? renamed : rawDir,
             outDir,
-            { changes: mappings, dropList: dropping ? dropList : undefined },
+            { changes: mappings, drop: dropping ? { listFile: dropList, marker } : undefined },
             handleLarge && options.lfs === 'opt_out' ? options.thresholdBytes : 0,
             writing,
           );
@@ -286,6 +299,8 @@ async function rewrite(
   } catch (error) {
     await rm(outDir, { recursive: true, force: true }); // nothing half-written or oversized is left to publish
     throw error;
+  } finally {
+    await rm(renamed, { recursive: true, force: true });
   }
   await pointHead(outDir, defaultBranch, local(outDir, job));
   const migrated = handleLarge && options.lfs === 'opt_in';
@@ -362,7 +377,10 @@ function identityCallbacks(changes: readonly IdentityChange[]): { commit: string
 async function filterRepo(
   rawDir: string,
   outDir: string,
-  { changes, dropList }: { changes: readonly IdentityChange[]; dropList: string | undefined },
+  {
+    changes,
+    drop,
+  }: { changes: readonly IdentityChange[]; drop: { listFile: string; marker: string } | undefined },
   stripAboveBytes: number,
   job: GitJob,
 ): Promise<void> {
@@ -388,7 +406,7 @@ async function filterRepo(
   const scratch = await mkdtemp(join(job.home, 'filter-'));
   try {
     const callbacks = changes.length > 0 ? identityCallbacks(changes) : undefined;
-    const commit = [callbacks?.commit, dropList === undefined ? undefined : dropCallback(dropList)];
+    const commit = [callbacks?.commit, drop && dropCallback(drop.listFile, drop.marker)];
     if (commit.some(Boolean)) {
       const commitFile = join(scratch, 'commit-callback.py');
       await writeFile(commitFile, commit.filter(Boolean).join('\n'));

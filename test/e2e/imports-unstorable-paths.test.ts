@@ -20,10 +20,12 @@ import { WebClient } from '#test/web-client';
  * import report with the revision or changeset and the path, and told on the progress page; the
  * rest of the history arrives and passes `git fsck --strict`. Origins: Mercurial's own `tampered`
  * test bundle (test/fixtures/hg/README.md), and a Subversion repository whose trunk gets a
- * `.git/config`, made here with svnmucc; a TFVC project on the TFVC stand-in whose changesets add a
- * `.git/config`, a `.HG` folder's file and a `.GIT` folder's file; a Git origin on 127.0.0.1 whose
- * trees hold a `.GIT` folder and a `..` folder, made here with `git mktree` (git refuses both at
- * its object checks: `hasDotgit`, `hasDotdot`).
+ * `.git/config`, made here with svnmucc, and another whose folders are copied to a `.git` path or
+ * hold `.hg` and `.git` folders as they are copied (and branched); a TFVC project on the TFVC
+ * stand-in whose changesets add a `.git/config`, a `.HG` folder's file and a `.GIT` folder's file;
+ * Git origins on 127.0.0.1 whose trees hold a `.GIT` folder and a `..` folder, made here with
+ * `git mktree`, and entries named `a/b` and `x/y`, written by hand (git refuses all of them at its
+ * object checks: `hasDotgit`, `hasDotdot`, `fullPathname`).
  */
 
 const exec = promisify(execFile);
@@ -40,6 +42,7 @@ let svnOrigin: SvnServer;
 let tfvcOrigin: Awaited<ReturnType<typeof serveTfvc>>;
 let gitOrigin: OriginServer;
 const gitCommits: string[] = [];
+const slashedCommits: string[] = [];
 
 const api = (method: string, path: string, body?: unknown) =>
   importApiCall(stack.baseUrl, token, method, path, body);
@@ -122,6 +125,38 @@ beforeAll(async () => {
   await svnmucc('-m', 'Add README', 'put', readme, 'trunk/README');
   await svnmucc('-m', 'Add a .git folder', 'mkdir', 'trunk/.git', 'put', config, 'trunk/.git/config');
   await svnmucc('-m', 'Change README', 'put', config, 'trunk/README');
+  // Folders copied to a .git path, and folders holding a .hg or .git folder copied elsewhere.
+  await exec('svnadmin', ['create', join(svnRoot, 'copies')], { env, cwd: root });
+  const copies = (...args: string[]) =>
+    exec(
+      'svnmucc',
+      ['--non-interactive', '-U', `file://${join(svnRoot, 'copies')}`, '--username', 'ada', ...args],
+      { env },
+    );
+  await copies('-m', 'Layout', 'mkdir', 'trunk', 'mkdir', 'branches', 'mkdir', 'tags');
+  await copies(
+    ...[
+      '-m',
+      'Add lib',
+      'put',
+      readme,
+      'trunk/README',
+      'mkdir',
+      'trunk/lib',
+      'put',
+      readme,
+      'trunk/lib/a.txt',
+    ],
+    ...['mkdir', 'trunk/lib/sub', 'put', readme, 'trunk/lib/sub/b.txt'],
+  );
+  await copies('-m', 'Copy lib to .git', 'cp', '2', 'trunk/lib', 'trunk/.git');
+  await copies(
+    ...['-m', 'Add vendor', 'mkdir', 'trunk/vendor', 'mkdir', 'trunk/vendor/.hg'],
+    ...['put', config, 'trunk/vendor/.hg/hgrc', 'put', readme, 'trunk/vendor/v.txt'],
+  );
+  await copies('-m', 'Copy vendor', 'cp', '4', 'trunk/vendor', 'trunk/vendor2');
+  await copies('-m', 'Branch', 'cp', '5', 'trunk', 'branches/feature');
+  await copies('-m', 'Change README', 'put', config, 'trunk/README');
   svnOrigin = await serveSvn(svnRoot);
 
   const { ada } = TFVC_USERS;
@@ -181,8 +216,8 @@ beforeAll(async () => {
   const gitRoot = join(root, 'git');
   const bare = join(gitRoot, 'plumbed.git');
   await mkdir(gitRoot);
-  const plumb = (args: string[], input?: string) => {
-    const run = spawnSync('git', args, { cwd: bare, input, env, encoding: 'utf8' });
+  const plumb = (args: string[], input?: string | Buffer, cwd = bare) => {
+    const run = spawnSync('git', args, { cwd, input, env, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
     return run.stdout.trim();
   };
@@ -211,6 +246,50 @@ beforeAll(async () => {
     );
   plumb(['update-ref', 'refs/heads/main', gitCommits[2] ?? '']);
   plumb(['symbolic-ref', 'HEAD', 'refs/heads/main']);
+
+  // Another: README; then tree entries named `a/b` (a file) and `x/y` (a folder), which git
+  // refuses (`fullPathname`) and `git mktree` will not write; then README changes beside them.
+  const slashed = join(gitRoot, 'slashed.git');
+  await exec('git', ['init', '--quiet', '--bare', slashed], { env });
+  const inSlashed = (args: string[], input?: string | Buffer) => plumb(args, input, slashed);
+  const blobs = [
+    inSlashed(['hash-object', '-w', '--stdin'], 'hello\n'),
+    inSlashed(['hash-object', '-w', '--stdin'], 'hello again\n'),
+  ];
+  const evilBlob = inSlashed(['hash-object', '-w', '--stdin'], '[core]\n\thooksPath = /tmp/evil\n');
+  const folder = inSlashed(['mktree'], `100644 blob ${evilBlob}\tconfig\n`);
+  const rawTree = (entries: [string, string, string][]) =>
+    inSlashed(
+      ['hash-object', '-t', 'tree', '--literally', '-w', '--stdin'],
+      Buffer.concat(
+        entries.map(([mode, name, id]) =>
+          Buffer.concat([Buffer.from(`${mode} ${name}\0`), Buffer.from(id, 'hex')]),
+        ),
+      ),
+    );
+  const slashedTrees = [
+    rawTree([['100644', 'README', blobs[0] ?? '']]),
+    rawTree([
+      ['100644', 'README', blobs[0] ?? ''],
+      ['100644', 'a/b', evilBlob],
+      ['40000', 'x/y', folder],
+    ]),
+    rawTree([
+      ['100644', 'README', blobs[1] ?? ''],
+      ['100644', 'a/b', evilBlob],
+      ['40000', 'x/y', folder],
+    ]),
+  ];
+  for (const [i, tree] of slashedTrees.entries())
+    slashedCommits.push(
+      inSlashed([
+        ...['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', 'commit-tree', tree],
+        ...(i > 0 ? ['-p', slashedCommits[i - 1] ?? ''] : []),
+        ...['-m', `Commit ${i + 1}`],
+      ]),
+    );
+  inSlashed(['update-ref', 'refs/heads/main', slashedCommits[2] ?? '']);
+  inSlashed(['symbolic-ref', 'HEAD', 'refs/heads/main']);
   gitOrigin = await serveGitHttp(gitRoot);
 
   owner = await createUser(stack.endpointsFile, 'octocat');
@@ -276,6 +355,38 @@ describe('paths Git cannot store', () => {
     );
   }, 60_000);
 
+  it('Subversion: files that arrive inside a copied folder at such paths are listed each with its revision', async () => {
+    const done = await importInto('svn-copies', svnOrigin.url('copies'));
+    expect(done).toMatchObject({ vcs: 'subversion', status: 'complete' });
+
+    const report = await api('GET', '/repos/octocat/svn-copies/import/report');
+    expect(report.status).toBe(200);
+    expect(report.body.unstorable_paths).toEqual([
+      { revision: 3, path: '/trunk/.git/a.txt', reason: 'git_metadata' },
+      { revision: 3, path: '/trunk/.git/sub/b.txt', reason: 'git_metadata' },
+      { revision: 4, path: '/trunk/vendor/.hg/hgrc', reason: 'hg_metadata' },
+      { revision: 5, path: '/trunk/vendor2/.hg/hgrc', reason: 'hg_metadata' },
+      { revision: 6, path: '/branches/feature/.git/a.txt', reason: 'git_metadata' },
+      { revision: 6, path: '/branches/feature/.git/sub/b.txt', reason: 'git_metadata' },
+      { revision: 6, path: '/branches/feature/vendor/.hg/hgrc', reason: 'hg_metadata' },
+      { revision: 6, path: '/branches/feature/vendor2/.hg/hgrc', reason: 'hg_metadata' },
+    ]);
+    expect(report.body.unstorable_paths_count).toBe(8);
+
+    const clone = await cloneAndCheck('svn-copies');
+    const tree = async (ref: string) =>
+      (await git(['ls-tree', '-r', '--name-only', ref], { cwd: clone })).stdout.trim().split('\n');
+    const kept = ['README', 'lib/a.txt', 'lib/sub/b.txt', 'vendor/v.txt', 'vendor2/v.txt'];
+    expect(await tree('main')).toEqual(kept);
+    expect(await tree('feature')).toEqual(kept);
+    const log = await git(['log', '--format=%s', 'main'], { cwd: clone });
+    expect(log.stdout).toContain('Change README');
+
+    expect(await pageWords('svn-copies')).toContain(
+      '8 paths Git cannot store were left out of the imported history; everything else was imported: "/trunk/.git/a.txt" in r3 (a .git folder, which Git refuses in any spelling)',
+    );
+  }, 60_000);
+
   it('TFVC: files under .git or .hg folders are left out, listed with their changeset, the rest arrives', async () => {
     const done = await importInto('tfvc-dotgit', tfvcOrigin.collectionUrl, {
       vcs: 'tfvc',
@@ -337,6 +448,33 @@ describe('paths Git cannot store', () => {
       `".GIT/config" in ${gitCommits[1]?.slice(0, 12)} (a .git folder, which Git refuses in any spelling)`,
     );
   }, 60_000);
+  it('Git: tree entries whose names hold a slash are dropped and listed by raw commit', async () => {
+    const done = await importInto('git-slashed', `${gitOrigin.url}/slashed.git`);
+    expect(done).toMatchObject({ vcs: 'git', status: 'complete' });
+
+    const report = await api('GET', '/repos/octocat/git-slashed/import/report');
+    expect(report.status).toBe(200);
+    expect(report.body.unstorable_paths).toEqual([
+      { commit: slashedCommits[1], path: 'a/b', reason: 'slash_in_name' },
+      { commit: slashedCommits[1], path: 'x/y/config', reason: 'slash_in_name' },
+    ]);
+    expect(report.body.unstorable_paths_count).toBe(2);
+
+    const clone = await cloneAndCheck('git-slashed');
+    const files = await git(['log', '--all', '--format=', '--name-only'], { cwd: clone });
+    expect([...new Set(files.stdout.trim().split('\n').filter(Boolean))]).toEqual(['README']);
+    const log = await git(['log', '--format=%s', 'main'], { cwd: clone });
+    expect(log.stdout.trim().split('\n')).toEqual(['Commit 3', 'Commit 2', 'Commit 1']);
+    const readme = await git(['show', 'main:README'], { cwd: clone });
+    expect(readme.stdout).toBe('hello again\n');
+    const first = await git(['rev-list', '--max-parents=0', 'main'], { cwd: clone });
+    expect(first.stdout.trim()).toBe(slashedCommits[0]);
+
+    expect(await pageWords('git-slashed')).toContain(
+      `"x/y/config" in ${slashedCommits[1]?.slice(0, 12)} (a file or folder name holding a “/”, which no checkout can write as one name)`,
+    );
+  }, 60_000);
+
   it('Mercurial largefiles: an origin that needs the extension fails with a message naming it', async () => {
     // Not converted (docs/decisions.md): the import says why instead of arriving without the files.
     const repo = join(root, 'hg-largefiles');

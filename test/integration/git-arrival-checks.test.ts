@@ -39,7 +39,8 @@ const job = rawJobs(() => work);
 
 /**
  * A bare repository whose `main` ends with a commit whose tree holds the directory `name`, its
- * mode written `40000` as git writes it, or `040000` zero-padded as some early tools did.
+ * mode written `40000` as git writes it, or `040000` zero-padded as some early tools did. A tree
+ * `git mktree` will not write (zero-padded, or a name holding `/`) holds that entry alone.
  */
 async function repositoryWithEntry(dir: string, name: string, mode: '40000' | '040000') {
   await makeFixtureRepository(dir, { commits: 3 });
@@ -47,11 +48,11 @@ async function repositoryWithEntry(dir: string, name: string, mode: '40000' | '0
   const config = await gitWithInput(dir, ['hash-object', '-w', '--stdin'], '[core]\n\thooksPath = /tmp\n');
   const sub = await gitWithInput(dir, ['mktree'], `100644 blob ${config}\tconfig\n`);
   const tree =
-    mode === '040000'
+    mode === '040000' || name.includes('/')
       ? await gitWithInput(
           dir,
           ['hash-object', '-t', 'tree', '--literally', '-w', '--stdin'],
-          Buffer.concat([Buffer.from(`040000 ${name}\0`), Buffer.from(sub, 'hex')]),
+          Buffer.concat([Buffer.from(`${mode} ${name}\0`), Buffer.from(sub, 'hex')]),
         )
       : await gitWithInput(dir, ['mktree'], `${listing}\n040000 tree ${sub}\t${name}\n`);
   const parent = await git(dir, 'rev-parse', 'main');
@@ -90,6 +91,7 @@ async function gitWithInput(dir: string, args: readonly string[], input: string 
 }
 
 let hostileCommit: string;
+let slashedCommit: string;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'arrival-origins-'));
@@ -98,6 +100,7 @@ beforeAll(async () => {
   await prepareDumb(join(root, 'fine.git'));
   hostileCommit = await repositoryWithEntry(join(root, 'hostile.git'), '.GIT', '40000');
   await repositoryWithEntry(join(root, 'padded.git'), 'dir', '040000');
+  slashedCommit = await repositoryWithEntry(join(root, 'slashed.git'), 'x/y', '40000');
   [smart, dumb, daemon] = await Promise.all([
     serveGitHttp(root),
     serveGitHttp(root, { mode: 'dumb' }),
@@ -177,6 +180,22 @@ describe("git's object checks on an imported Git history", () => {
     ]);
     const out = join(raw.workDir, 'out.git');
     expect(await git(out, 'ls-tree', '--name-only', 'main')).not.toContain('.GIT');
+    await git(out, 'fsck', '--strict', '--no-dangling');
+  });
+
+  it.each([
+    ['smart HTTP', () => `${smart.url}/slashed.git`],
+    ['git://', () => `${daemon.url}/slashed.git`],
+    ['dumb HTTP', () => `${dumb.url}/slashed.git`],
+  ])('over %s drop a tree entry whose name holds a slash and list it with its commit', async (_, url) => {
+    const raw = await job(url());
+    const result = await importHistory(raw);
+
+    expect(result.unstorablePaths).toEqual([
+      { commit: slashedCommit, path: 'x/y/config', reason: 'slash_in_name' },
+    ]);
+    const out = join(raw.workDir, 'out.git');
+    expect(await git(out, 'ls-tree', '-r', '--name-only', 'main')).not.toContain('config');
     await git(out, 'fsck', '--strict', '--no-dangling');
   });
 

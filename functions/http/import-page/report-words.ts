@@ -174,6 +174,7 @@ const UNSTORABLE_WORDS: Readonly<Record<string, string>> = {
   absolute: 'an absolute path',
   nul: 'holds a NUL byte',
   empty_component: 'an empty folder name',
+  slash_in_name: 'a file or folder name holding a “/”, which no checkout can write as one name',
   dot_component: 'a “.” or “..” folder, which climbs out of the repository',
   git_metadata: 'a .git folder, which Git refuses in any spelling',
   hg_metadata: 'a .hg folder, Mercurial’s own metadata',

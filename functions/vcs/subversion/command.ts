@@ -19,6 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { toolPath } from '#shared/tool-path';
 import { redactCredentials, runBounded } from '../bounded-process.ts';
 import { jobGitConfig } from '../git-command.ts';
@@ -150,3 +151,10 @@ export const decodeXml = (text: string) =>
     .replace(/&quot;/g, '"')
     .replace(/&apos;/g, "'")
     .replace(/&amp;/g, '&');
+
+/**
+ * The `file://` URL of `path` (repository-relative, `/`-separated, '' for the root) in the local
+ * repository `repo`, pegged at `revision` (a path's own `@` is then never read as a peg).
+ */
+export const localUrl = (repo: string, path: string, revision: number | string): string =>
+  `${pathToFileURL(repo).href.replace(/\/+$/, '')}${encodeURI(path === '' ? '' : `/${path}`).replace(/[?#]/g, encodeURIComponent)}@${revision}`;

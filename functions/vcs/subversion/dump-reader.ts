@@ -20,6 +20,8 @@ export interface DumpNode {
   readonly kind: 'file' | 'dir' | undefined;
   readonly action: 'add' | 'change' | 'delete' | 'replace';
   readonly copyFrom: string | undefined;
+  /** The revision `copyFrom` is copied at. */
+  readonly copyFromRevision: number | undefined;
   readonly props: DumpProps | undefined;
 }
 
@@ -60,6 +62,9 @@ export function dumpReader(handlers: DumpHandlers): DumpReader {
         kind: kind === 'file' || kind === 'dir' ? kind : undefined,
         action: (headers.get('Node-action') ?? 'change') as DumpNode['action'],
         copyFrom: headers.get('Node-copyfrom-path')?.replace(/^\/+/, ''),
+        copyFromRevision: headers.has('Node-copyfrom-rev')
+          ? Number(headers.get('Node-copyfrom-rev'))
+          : undefined,
         props,
       });
     }

@@ -16,8 +16,9 @@
  *   mirror's copy gets the author `(no author)` (git-svn's name for them), which the identity map
  *   makes `(no author) <no-author@<repository uuid>>`: one author the owner can map.
  * - `unstorable_paths`: each file added (or replaced) at a path Git must not store
- *   (`#domain/unstorable-paths`, inside trunk, a branch or a tag), with its revision: the rules
- *   drop them (`rules.ts`). A file that arrives inside a copied folder is dropped without a line.
+ *   (`#domain/unstorable-paths`, inside trunk, a branch or a tag), and each file a folder copy
+ *   brought there (`copied-paths.ts`, read after the dump), with its revision, in the dump's
+ *   order: the rules drop them (`rules.ts`).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -25,9 +26,10 @@ import type { FindingEntry } from '#domain/import-report';
 import { componentReason } from '#domain/unstorable-paths';
 import { saveFinding } from '../findings.ts';
 import { runSvn } from './command.ts';
+import { CopiedPaths } from './copied-paths.ts';
 import { type DumpProps, dumpReader } from './dump-reader.ts';
 import { localFailure } from './errors.ts';
-import { loadTally, saveTally } from './scan-tally.ts';
+import { emptyTally, loadTally, PlacedListing, saveTally } from './scan-tally.ts';
 
 /** The name svn-all-fast-export is given for a revision without author (git-svn's). */
 export const NO_AUTHOR = '(no author)';
@@ -62,7 +64,8 @@ export interface HistoryScan {
 }
 
 /**
- * Scans the mirror (from `scan.from`, adding to the tally of the revisions before it), saves the
+ * Scans the mirror (from `scan.from`, adding to the tally of the revisions before it; whole when
+ * that tally is older than what it now keeps, `loadTally`), saves the
  * findings it knows, writes the identity map and gives the scanned authorless revisions their
  * author.
  */
@@ -72,9 +75,26 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
   const inProject = (path: string) =>
     path === scan.path ? '' : path.startsWith(prefix) ? path.slice(prefix.length) : undefined;
   const shown = (path: string) => `/${path}`;
+  /** Why the rules drop a file at the project path `rel`, if they do. */
+  const unstorableIn = (rel: string) => {
+    const parts = rel.split('/');
+    const inTree = scan.standard ? parts.slice(parts[0] === 'trunk' ? 1 : 2) : parts;
+    return inTree.map(componentReason).find((found) => found !== undefined);
+  };
 
-  const tally = await loadTally(scan.workDir, scan.from);
+  const saved = await loadTally(scan.workDir, scan.from);
+  const from = saved === undefined ? 0 : scan.from;
+  const tally = saved ?? emptyTally();
   const { outside, externals, mergeinfo, authorless, unstorable, nodeProps, revisionProps } = tally;
+  /** This scan's left-out files, by their place in the dump: a copy's are known after it. */
+  const leftOut = new PlacedListing();
+  const unstorableAt = (place: number, revision: number, path: string) => {
+    const rel = inProject(path);
+    const reason = rel === undefined ? undefined : unstorableIn(rel);
+    if (reason !== undefined) leftOut.add(place, { revision, path: shown(path), reason });
+  };
+  const copied = new CopiedPaths(tally.unstorableNames, (path) => inProject(path) !== undefined);
+  let place = 0;
   const authorlessProps = new Map<number, DumpProps>();
   /** The revisions of this scan that set each node property (ranges never overlap). */
   const propRevisions = new Map<string, Set<number>>();
@@ -95,6 +115,8 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
     },
     node(node) {
       at.path = shown(node.path);
+      place += 1;
+      copied.node(node, place);
       const rel = inProject(node.path);
       if (rel === undefined) return;
       if (scan.standard && rel !== '' && node.action !== 'delete') {
@@ -106,12 +128,8 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
             : undefined;
         if (key !== undefined && !outside.has(key)) outside.set(key, node.revision);
       }
-      if (node.kind === 'file' && (node.action === 'add' || node.action === 'replace')) {
-        const parts = rel.split('/');
-        const inTree = scan.standard ? parts.slice(parts[0] === 'trunk' ? 1 : 2) : parts;
-        const reason = inTree.map(componentReason).find((found) => found !== undefined);
-        if (reason !== undefined) unstorable.add({ revision: node.revision, path: shown(node.path), reason });
-      }
+      if (node.kind === 'file' && (node.action === 'add' || node.action === 'replace'))
+        unstorableAt(place, node.revision, node.path);
       if (!node.props) return;
       const path = shown(node.path);
       for (const [name, value] of node.props.set) {
@@ -131,7 +149,7 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
     },
   });
   try {
-    const range = scan.from > 0 ? ['-r', `${scan.from}:HEAD`, '--incremental'] : [];
+    const range = from > 0 ? ['-r', `${from}:HEAD`, '--incremental'] : [];
     await runSvn('svnadmin', ['dump', '--deltas', '-q', ...range, '--', scan.mirror], {
       cwd: scan.home,
       home: scan.home,
@@ -139,9 +157,13 @@ export async function scanHistory(scan: HistoryScan): Promise<void> {
       onStdout: (chunk) => reader.push(chunk),
     });
     reader.end();
+    at.revision = undefined;
+    at.path = undefined;
+    await copied.expand(scan, unstorableAt);
   } catch (error) {
     throw localFailure(error, 'Converting', scan, at);
   }
+  leftOut.appendTo(unstorable);
   for (const [name, revisions] of propRevisions) {
     const seen = nodeProps.get(name);
     if (seen) seen.revisions += revisions.size;

@@ -4,7 +4,6 @@
  * through `assignRefNames` (`#domain/ref-names`): a name Git takes keeps it, any other is renamed
  * and gets a rule of its own, so no branch or tag is dropped and none fails the conversion.
  */
-import { pathToFileURL } from 'node:url';
 import {
   type AssignedRef,
   assignRefNames,
@@ -12,7 +11,7 @@ import {
   type RefRequest,
   refRenames,
 } from '#domain/ref-names';
-import { decodeXml, runSvn, SvnFailed } from './command.ts';
+import { decodeXml, localUrl, runSvn, SvnFailed } from './command.ts';
 
 /** A branch or tag name the generic rules can carry as it is: `\1` into its ref. */
 const REF_NAME = '([^/ ~^:?*\\[\\\\.-][^/ ~^:?*\\[\\\\]*)';
@@ -145,13 +144,12 @@ export function conversionRules(
  * copy, its listing at that revision names those that came with it.
  */
 export async function layoutNames(mirror: string, path: string, home: string): Promise<LayoutNames> {
-  const url = pathToFileURL(mirror).href.replace(/\/+$/, '');
   const base = path === '' ? '/' : `/${path}/`;
   const svn = (args: string[]) =>
     runSvn('svn', args, { cwd: home, home, timeoutMs: 600_000, maxStdoutBytes: 512 * 1024 * 1024 });
   const found = { branches: new Set<string>(), tags: new Set<string>() };
   const copied: { folder: 'branches' | 'tags'; revision: string }[] = [];
-  const log = (await svn(['log', '-v', '--xml', '--', `${url}@`])).toString('utf8');
+  const log = (await svn(['log', '-v', '--xml', '--', localUrl(mirror, '', 'HEAD')])).toString('utf8');
   for (const entry of log.matchAll(/<logentry\s+revision="(\d+)"[\s\S]*?<\/logentry>/g)) {
     for (const change of (entry[0] ?? '').matchAll(/<path\b([^>]*)>([^<]*)<\/path>/g)) {
       const attributes = change[1] ?? '';
@@ -167,7 +165,7 @@ export async function layoutNames(mirror: string, path: string, home: string): P
     }
   }
   for (const { folder, revision } of copied) {
-    const target = `${url}${encodeURI(`${base}${folder}`).replace(/[?#]/g, encodeURIComponent)}@${revision}`;
+    const target = localUrl(mirror, `${base}${folder}`.slice(1), revision);
     try {
       const xml = (await svn(['list', '--xml', '--', target])).toString('utf8');
       for (const dir of xml.matchAll(/<entry\s+kind="dir"\s*>\s*<name>([^<]*)<\/name>/g))
