@@ -1,48 +1,31 @@
 /**
  * `npm run bench [-- section ...]`: measures the service on this machine and writes the results
- * into docs/benchmarks.md. Sections: `startup` (npm start → ready), `bundles` (each Lambda bundle's
- * size and module-load time), `tokens` (token-authenticated requests against a one-GetItem floor),
- * `introspect` (token introspections against the same floor), `device` (device-flow polls on pending
- * codes against a one-GetItem floor), `oauth` (code exchanges under load, and the whole OAuth web
- * flow in Chromium), `login` (password sign-in: scrypt cost and Basic-auth latency), `import` (a
- * 10,000-commit source import, and Lua's real history run after run, against git alone), `sync-git` (a sync of 10 new commits against the import of a 5,000-commit
- * Git history, run after run), `hg` (a 2,000-changeset Mercurial import against
- * `hg clone`), `svn` (a 1,000-revision Subversion import against `git svn clone`; the baseline alone
- * 10,000-commit source import, and Lua's real history run after run, against git alone), `hg` (a 2,000-changeset Mercurial import against
- * `hg clone`), `sync-hg` (a sync of 10 new changesets against a 5,000-changeset import), `svn` (a 1,000-revision Subversion import against `git svn clone`; the baseline alone
- * takes about 15 minutes), `git` (a clone and a push of 1 GiB through the Git front end against plain
- * `git http-backend`), `sync-tfvc` (a sync of 10 new changesets against the import of 5,000 from
- * the TFVC stand-in, alternating).
- * `git http-backend`), `followpage` (the progress page of an import that follows its origin against
- * one that does not), `events` (a status change with its import event against the write alone).
- * one that does not), `originlfs` (importing a Git origin with 50 MiB of LFS objects against `git clone` + `git lfs fetch --all`).
+ * into docs/benchmarks.md. Sections:
+ * - `startup`: npm start → ready;
+ * - `bundles`: each Lambda bundle's size and module-load time;
+ * - `tokens`, `introspect`, `device`: token-authenticated requests, introspections and device-flow
+ *   polls against a one-GetItem floor;
+ * - `oauth`: code exchanges under load, and the whole OAuth web flow in Chromium;
+ * - `login`: password sign-in (scrypt cost and Basic-auth latency);
+ * - `import`: a 10,000-commit source import, and Lua's real history run after run, against git alone;
+ * - `hg`: a 2,000-changeset Mercurial import against `hg clone`;
+ * - `svn`: a 1,000-revision Subversion import against `git svn clone` (the baseline alone takes
+ *   about 15 minutes);
+ * - `sync-git`, `sync-hg`, `sync-svn`, `sync-tfvc`: a sync of 10 new commits, changesets or
+ *   revisions against the import of a 5,000-long history, alternating;
+ * - `git`: a clone and a push of 1 GiB through the Git front end against plain `git http-backend`;
+ * - `followpage`: the progress page of an import that follows its origin against one that does not;
+ * - `events`: a status change with its import event against the write alone;
+ * - `originlfs`: importing a Git origin with 50 MiB of LFS objects against `git clone` +
+ *   `git lfs fetch --all`;
+ * - `webhooks`: a ping and its signed delivery against a plain read and a direct POST.
  * No section named means all of them.
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { BUNDLE_LOAD_TARGET_MS, measureBundles } from '#bench/bundles';
-import { deviceReport, measureDevicePolls } from '#bench/device';
-import { eventsReport, measureEvents } from '#bench/events';
-import { followPageReport, measureFollowPage } from '#bench/followpage';
-import { gitReport, measureGit } from '#bench/git';
-import { importReport, measureImport } from '#bench/import';
-import { hgImportReport, measureHgImport } from '#bench/import-hg';
-import { introspectReport, measureIntrospect } from '#bench/introspect';
-import { loginReport, measureLogin } from '#bench/login';
 import { kib, median, ms } from '#bench/measure';
-import { measureOAuth, oauthReport } from '#bench/oauth';
-import { measureOriginLfs, originLfsReport } from '#bench/originlfs';
 import { writeSection } from '#bench/report';
-import { timeToReady } from '#bench/startup';
-import { measureSvn, svnReport } from '#bench/svn';
-import { measureSyncGit, syncGitReport } from '#bench/sync-git';
-import { hgSyncReport, measureHgSync } from '#bench/sync-hg';
-import { measureSyncSvn, syncSvnReport } from '#bench/sync-svn';
-import { measureSyncTfvc, syncTfvcReport } from '#bench/sync-tfvc';
-import { measureTokens, tokensReport } from '#bench/tokens';
-import { measureWebhooks, webhooksReport } from '#bench/webhooks';
-import { RUNTIME_ENVIRONMENT } from '#cdk/bundling';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -69,6 +52,9 @@ const SECTIONS = [
 ] as const;
 const wanted = new Set(process.argv.slice(2));
 
+// Each section loads only its own modules (below, in its block): the sections that measure the
+// local stack must not pay for what others load (aws-cdk-lib for \`bundles\` made every process
+// the stack spawns from slower to fork).
 // Each section that starts a local stack needs a process of its own (configuration is read once
 // per process, as in a Lambda container): unless exactly one section is named, run each named
 // section (or all) in a child process.
@@ -84,6 +70,7 @@ const run = (section: string) => wanted.has(section);
 const machine = `${cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
 
 if (run('startup')) {
+  const { timeToReady } = await import('#bench/startup');
   const samples: number[] = [];
   for (let i = 0; i < 5; i++) samples.push(await timeToReady());
   const markdown = [
@@ -98,6 +85,8 @@ if (run('startup')) {
 }
 
 if (run('bundles')) {
+  const { BUNDLE_LOAD_TARGET_MS, measureBundles } = await import('#bench/bundles');
+  const { RUNTIME_ENVIRONMENT } = await import('#cdk/bundling');
   const load = loadavg()[0] ?? 0;
   const results = measureBundles(5);
   const slowest = results.reduce((a, b) => (b.loadMs > a.loadMs ? b : a));
@@ -116,6 +105,7 @@ if (run('bundles')) {
 }
 
 if (run('tokens')) {
+  const { measureTokens, tokensReport } = await import('#bench/tokens');
   const result = await measureTokens({
     concurrency: 16,
     prewarmMs: 5_000,
@@ -130,6 +120,7 @@ if (run('tokens')) {
 }
 
 if (run('introspect')) {
+  const { introspectReport, measureIntrospect } = await import('#bench/introspect');
   const result = await measureIntrospect({
     concurrency: 16,
     prewarmMs: 5_000,
@@ -144,6 +135,7 @@ if (run('introspect')) {
 }
 
 if (run('device')) {
+  const { deviceReport, measureDevicePolls } = await import('#bench/device');
   const result = await measureDevicePolls({
     concurrency: 16,
     codes: 64,
@@ -161,6 +153,7 @@ if (run('device')) {
 }
 
 if (run('oauth')) {
+  const { measureOAuth, oauthReport } = await import('#bench/oauth');
   const result = await measureOAuth({
     codes: 400,
     rounds: 5,
@@ -174,6 +167,7 @@ if (run('oauth')) {
 }
 
 if (run('login')) {
+  const { loginReport, measureLogin } = await import('#bench/login');
   const result = await measureLogin({
     hashes: 5,
     concurrencies: [1, 4],
@@ -186,6 +180,7 @@ if (run('login')) {
 }
 
 if (run('import')) {
+  const { importReport, measureImport } = await import('#bench/import');
   const options = {
     commits: 10_000,
     bytesPerCommit: 10_000,
@@ -201,6 +196,7 @@ if (run('import')) {
 }
 
 if (run('sync-git')) {
+  const { measureSyncGit, syncGitReport } = await import('#bench/sync-git');
   const options = {
     commits: 5_000,
     bytesPerCommit: 2_000,
@@ -214,6 +210,7 @@ if (run('sync-git')) {
 }
 
 if (run('hg')) {
+  const { hgImportReport, measureHgImport } = await import('#bench/import-hg');
   const options = { revisions: 2000, branchRevisions: 500, runs: 3 };
   const result = await measureHgImport(options);
   const markdown = hgImportReport(result, machine, options);
@@ -222,6 +219,7 @@ if (run('hg')) {
 }
 
 if (run('sync-hg')) {
+  const { hgSyncReport, measureHgSync } = await import('#bench/sync-hg');
   const options = { revisions: 5000, branchRevisions: 500, newRevisions: 10, rounds: 3 };
   const result = await measureHgSync(options);
   const markdown = hgSyncReport(result, machine, options);
@@ -230,6 +228,7 @@ if (run('sync-hg')) {
 }
 
 if (run('svn')) {
+  const { measureSvn, svnReport } = await import('#bench/svn');
   const options = {
     revisions: 1_000,
     branches: 4,
@@ -244,6 +243,7 @@ if (run('svn')) {
 }
 
 if (run('sync-svn')) {
+  const { measureSyncSvn, syncSvnReport } = await import('#bench/sync-svn');
   const options = {
     revisions: 5_000,
     branches: 4,
@@ -260,12 +260,14 @@ if (run('sync-svn')) {
 }
 
 if (run('git')) {
+  const { gitReport, measureGit } = await import('#bench/git');
   const markdown = gitReport(await measureGit(), machine);
   await writeSection('git', markdown);
   console.log(markdown);
 }
 
 if (run('sync-tfvc')) {
+  const { measureSyncTfvc, syncTfvcReport } = await import('#bench/sync-tfvc');
   const options = { changesets: 5_000, added: 10, files: 100, rounds: 3 };
   const result = await measureSyncTfvc(options);
   const markdown = syncTfvcReport(result, machine, options);
@@ -274,18 +276,21 @@ if (run('sync-tfvc')) {
 }
 
 if (run('followpage')) {
+  const { followPageReport, measureFollowPage } = await import('#bench/followpage');
   const markdown = followPageReport(await measureFollowPage(200), machine);
   await writeSection('followpage', markdown);
   console.log(markdown);
 }
 
 if (run('events')) {
+  const { eventsReport, measureEvents } = await import('#bench/events');
   const markdown = eventsReport(await measureEvents(200), machine);
   await writeSection('events', markdown);
   console.log(markdown);
 }
 
 if (run('originlfs')) {
+  const { measureOriginLfs, originLfsReport } = await import('#bench/originlfs');
   const options = { objects: 200, objectBytes: 256 * 1024, rounds: 3 };
   const markdown = originLfsReport(await measureOriginLfs(options), machine, options);
   await writeSection('originlfs', markdown);
@@ -293,6 +298,7 @@ if (run('originlfs')) {
 }
 
 if (run('webhooks')) {
+  const { measureWebhooks, webhooksReport } = await import('#bench/webhooks');
   const markdown = webhooksReport(await measureWebhooks(100), machine);
   await writeSection('webhooks', markdown);
   console.log(markdown);

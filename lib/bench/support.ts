@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -137,4 +137,31 @@ export async function stateDurations(
     nextToken = page.nextToken;
   } while (nextToken);
   return entered.map((state, i) => ({ name: state.name, ms: (entered[i + 1]?.at ?? end) - state.at }));
+}
+
+/** A smart-HTTP Git origin in a process of its own (`git-origin-process.ts`). */
+export async function serveGitHttpApart(
+  root: string,
+): Promise<{ readonly url: string; close(): Promise<void> }> {
+  const child = spawn(TSX, [fileURLToPath(new URL('./git-origin-process.ts', import.meta.url)), root], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      seen += chunk.toString('utf8');
+      const line = seen.split('\n')[0];
+      if (seen.includes('\n') && line) resolve(line.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`the origin process exited with ${code}`)));
+  });
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
 }

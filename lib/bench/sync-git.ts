@@ -12,12 +12,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
-import { GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { makeFixtureRepository } from '#local/git-fixtures';
-import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { ENV } from '#shared/config';
 import { median } from './measure.ts';
-import { admin, BENCH_PASSWORD, basicAuth, startBenchStack } from './support.ts';
+import {
+  admin,
+  BENCH_PASSWORD,
+  basicAuth,
+  serveGitHttpApart,
+  startBenchStack,
+  stateDurations,
+} from './support.ts';
 
 const run = promisify(execFile);
 
@@ -47,7 +52,7 @@ export async function measureSyncGit(options: SyncGitBenchOptions): Promise<Sync
   process.env[ENV.importChunkSeconds] ??= '600';
   const { stack, endpointsFile, stop } = await startBenchStack('sync-git');
   const work = await mkdtemp(join(tmpdir(), 'bench-sync-git-'));
-  let origin: OriginServer | undefined;
+  let origin: Awaited<ReturnType<typeof serveGitHttpApart>> | undefined;
   const git = async (args: string[], cwd = work) =>
     (
       await run('git', args, {
@@ -93,7 +98,7 @@ export async function measureSyncGit(options: SyncGitBenchOptions): Promise<Sync
       });
     const commits = Number((await git(['--git-dir', template, 'rev-list', '--all', '--count'])).trim());
     const refs = (await git(['--git-dir', template, 'for-each-ref'])).trim().split('\n').length;
-    origin = await serveGitHttp(origins);
+    origin = await serveGitHttpApart(origins);
 
     await admin(endpointsFile, 'user', 'create', 'bench', '--password', BENCH_PASSWORD);
     const created = await fetch(`${stack.baseUrl}/authorizations`, {
@@ -123,32 +128,11 @@ export async function measureSyncGit(options: SyncGitBenchOptions): Promise<Sync
     const sortedRefs = async (url: string) =>
       (await git(['ls-remote', '--heads', '--tags', url])).split('\n').filter(Boolean).sort().join('\n');
 
-    const sfn = new SFNClient({
-      endpoint: stack.stepFunctionsEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    /** Milliseconds from entering each state to the next, summed by state. */
     const stateTimes = async (execution: string) => {
-      const executionArn = `arn:aws:states:us-east-1:123456789012:execution:SourceImport:${execution}`;
-      const entered: { name: string; at: number }[] = [];
-      let last = 0;
-      let nextToken: string | undefined;
-      do {
-        const page = await sfn.send(
-          new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken }),
-        );
-        for (const event of page.events ?? []) {
-          const at = event.timestamp?.getTime() ?? 0;
-          last = Math.max(last, at);
-          const name = event.stateEnteredEventDetails?.name;
-          if (name) entered.push({ name, at });
-        }
-        nextToken = page.nextToken;
-      } while (nextToken);
       const times: Record<string, number> = {};
-      entered.forEach(({ name, at }, index) => {
-        times[name] = (times[name] ?? 0) + (entered[index + 1]?.at ?? last) - at;
-      });
+      for (const { name, ms } of await stateDurations(stack.stepFunctionsEndpoint, execution))
+        times[name] = (times[name] ?? 0) + ms;
       return times;
     };
 
