@@ -398,7 +398,7 @@ export const rewrite = watchedStep(async function rewrite(
   if (record.vcs === 'git') {
     // The raw step wrote the findings so far: the report is written again only when this step adds some.
     const before = JSON.stringify(await loadFindings(dir));
-    // Tree entries git refuses (`.git`, `..`), left out by the rewrite (`#vcs/history-drop`).
+    // Tree entries git refuses (`.git`, `..`) and `.hg` folders, left out by the rewrite (`#vcs/history-drop`).
     await saveFinding(dir, 'unstorable_paths', result.unstorablePaths);
     // The origin's own LFS objects, before the push step stores and counts them (`origin-lfs.ts`).
     await fetchOriginLfs(

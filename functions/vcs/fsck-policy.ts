@@ -7,7 +7,8 @@
  * A raw history may also hold tree entries the history step leaves out (`DROPPED_IN_HISTORY`: a
  * `.`, `..` or `.git` entry in any spelling, or a name holding `/`, `#domain/unstorable-paths`): the whole check of a raw
  * repository (`checkHistory` with `dropping`) only warns of them, and the history step drops them
- * and checks what it wrote with no leniency for them. A push never accepts them.
+ * and checks what it wrote with no leniency for them. A push never accepts them. (The history step
+ * drops `.hg` entries too, which git's checks do not flag: `hg-metadata-scan.ts` finds them.)
  */
 const NOT_REFUSED = ['zeroPaddedFilemode'] as const;
 

@@ -2,8 +2,10 @@
  * Dropping the tree entries Git refuses from a raw history (issue 28): a `.`, `..` or `.git`
  * entry in any spelling (`#domain/unstorable-paths`, git's `hasDot`, `hasDotdot`, `hasDotgit`),
  * and an entry whose name holds a `/` (`fullPathname`), which a Git origin's history may hold and
- * no checkout may write. The history step runs it only when the whole check of the raw history
- * (`checkHistory` with `dropping`) warned of one, so a history without them keeps its ids. A
+ * no checkout may write; and a `.hg` entry in any spelling, which git stores and Mercurial will not
+ * check out. The history step runs it only when the whole check of the raw history
+ * (`checkHistory` with `dropping`) warned of one or `holdsHgMetadata` found a `.hg`, so a history
+ * without them keeps its ids. A
  * filter-repo commit callback removes every change at such a path and writes each path once, with
  * the raw commit that first wrote it, to a JSON-lines file: the report's `unstorable_paths`.
  *
@@ -31,19 +33,25 @@ export const slashMarker = (): string => `import-slash-${randomBytes(8).toString
  */
 export function dropCallback(listFile: string, marker: string): string {
   const literal = (text: string) => JSON.stringify(text);
+  // Every metadata folder the rule names (`.git`, `.hg`), with its reason.
+  const named = Object.entries(UNSTORABLE_COMPONENT_PATTERNS)
+    .map(([reason, pattern]) => `(re.compile(${literal(pattern)}), ${literal(reason)})`)
+    .join(', ');
   return [
     'import json, re',
     'g = globals()',
     "d = g.get('_import_drop')",
     'if d is None:',
-    `  d = {'hfs': re.compile(${literal(HFS_IGNORED_SOURCE)}), 'git': re.compile(${literal(UNSTORABLE_COMPONENT_PATTERNS.git_metadata)}), 'marker': ${literal(marker)}, 'seen': set(), 'out': open(${literal(listFile)}, 'a')}`,
+    `  d = {'hfs': re.compile(${literal(HFS_IGNORED_SOURCE)}), 'names': [${named}], 'marker': ${literal(marker)}, 'seen': set(), 'out': open(${literal(listFile)}, 'a')}`,
     "  g['_import_drop'] = d",
     'def why(path):',
     "  for name in path.decode('utf-8', 'surrogateescape').split('/'):",
     "    if name.startswith(d['marker']): return 'slash_in_name'",
     "    if name == '': return 'empty_component'",
     "    if name in ('.', '..'): return 'dot_component'",
-    "    if d['git'].search(d['hfs'].sub('', name).lower()): return 'git_metadata'",
+    "    folded = d['hfs'].sub('', name).lower()",
+    "    for pattern, reason in d['names']:",
+    '      if pattern.search(folded): return reason',
     '  return None',
     'def shown(path):',
     "  m = d['marker'].encode()",

@@ -6,7 +6,8 @@
  * `complete`) rewrites again from it.
  *
  * Rules that keep ids intact: nothing is rewritten when nothing changes (no mapped author, no
- * large file or no LFS choice, no path to leave out): no output is written then, and the raw
+ * large file or no LFS choice, no path to leave out: none that `checkHistory` warns of, no `.hg`
+ * folder, `hg-metadata-scan.ts`): no output is written then, and the raw
  * history itself is published (`publishedHistory`), with exactly the raw ids.
  * `git lfs migrate` is run only when a large file exists (it rewrites annotated tags even with no
  * large file, dropping their messages' trailing newline; the messages are restored after it).
@@ -23,6 +24,7 @@ import { gitIdentityText, splitGitRemoteId } from '#domain/imports';
 import { runGit } from './git-command.ts';
 import { type GitJob, localRun as local } from './git-job.ts';
 import { hiddenPaths, stepFailure } from './git-words.ts';
+import { holdsHgMetadata } from './hg-metadata-scan.ts';
 import { checkHistory } from './history-check.ts';
 import { dropCallback, droppedPaths, renameSlashNames, slashMarker } from './history-drop.ts';
 import { migrateToLfs } from './lfs-migrate.ts';
@@ -244,7 +246,8 @@ async function rewrite(
 ): Promise<RewriteResult> {
   const limits = importLimits(options);
   const dropped = await checkHistory(rawDir, job, true);
-  const dropping = dropped.any;
+  // git's checks do not flag `.hg` (git stores it): looked for apart, unless the rewrite drops paths anyway.
+  const dropping = dropped.any || (await holdsHgMetadata(rawDir, job));
   const defaultBranch = await defaultBranchOf(rawDir);
   const mappings = changedIdentities(options.authors);
   const largeFiles = options.lfs === 'none' ? [] : await findLargeFiles(rawDir, options.thresholdBytes, job);

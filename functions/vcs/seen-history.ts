@@ -31,22 +31,31 @@ export async function recordSeenTips(workDir: string, attempt: number, job: GitJ
     ))
   )
     return;
+  await writeFile(seenFile(workDir, attempt), tipsText(await refTips(repo, job)));
+}
+
+/** The objects a repository's branches and tags name, each once. */
+export async function refTips(repo: string, job: GitJob): Promise<string[]> {
   const out = await runGit(
     ['for-each-ref', '--format=%(objectname)', 'refs/heads/', 'refs/tags/'],
     local(repo, job),
   );
-  const tips = [...new Set(out.toString('utf8').split('\n').filter(Boolean))];
-  await writeFile(seenFile(workDir, attempt), tips.map((tip) => `${tip}\n`).join(''));
+  return [...new Set(out.toString('utf8').split('\n').filter(Boolean))];
 }
 
+/** Tips as the files that hold them say them, one a line. */
+export const tipsText = (tips: readonly string[]): string => tips.map((tip) => `${tip}\n`).join('');
+
+/** Tips written by `tipsText`; undefined when the file is missing. */
+export const readTips = (file: string): Promise<string[] | undefined> =>
+  readFile(file, 'utf8').then(
+    (text) => text.split('\n').filter(Boolean),
+    () => undefined,
+  );
+
 /** The tips recorded for `attempt`; undefined when none were (everything is new). */
-export async function seenTips(workDir: string, attempt: number): Promise<readonly string[] | undefined> {
-  try {
-    return (await readFile(seenFile(workDir, attempt), 'utf8')).split('\n').filter(Boolean);
-  } catch {
-    return undefined;
-  }
-}
+export const seenTips = (workDir: string, attempt: number): Promise<readonly string[] | undefined> =>
+  readTips(seenFile(workDir, attempt));
 
 /**
  * Runs a `git log`/`rev-list` over what `seen` does not reach (`run` gets the extra arguments and

@@ -25,7 +25,8 @@ import { WebClient } from '#test/web-client';
  * stand-in whose changesets add a `.git/config`, a `.HG` folder's file and a `.GIT` folder's file;
  * Git origins on 127.0.0.1 whose trees hold a `.GIT` folder and a `..` folder, made here with
  * `git mktree`, and entries named `a/b` and `x/y`, written by hand (git refuses all of them at its
- * object checks: `hasDotgit`, `hasDotdot`, `fullPathname`).
+ * object checks: `hasDotgit`, `hasDotdot`, `fullPathname`), and whose trees hold `.hg` and `.HG`
+ * folders, which git stores and Mercurial will not check out (dropped all the same, issue 28).
  */
 
 const exec = promisify(execFile);
@@ -43,9 +44,38 @@ let tfvcOrigin: Awaited<ReturnType<typeof serveTfvc>>;
 let gitOrigin: OriginServer;
 const gitCommits: string[] = [];
 const slashedCommits: string[] = [];
+const hgCommits: string[] = [];
+const laterHgCommits: string[] = [];
+let hggedRepo: string;
+let laterHgRepo: string;
 
 const api = (method: string, path: string, body?: unknown) =>
   importApiCall(stack.baseUrl, token, method, path, body);
+
+/** A git command in the bare repository `repo`; answers what it printed. */
+function gitIn(repo: string, args: string[], input?: string): string {
+  const run = spawnSync('git', args, {
+    cwd: repo,
+    input,
+    env: { PATH: process.env.PATH ?? '', HOME: root, LC_ALL: 'C' },
+    encoding: 'utf8',
+  });
+  expect(run.status, run.stderr).toBe(0);
+  return run.stdout.trim();
+}
+
+/** Commits `tree` after the last of `before` and moves `main` (HEAD) to it; answers its id. */
+function commitOn(repo: string, tree: string, before: readonly string[]): string {
+  const parent = before[before.length - 1];
+  const commit = gitIn(repo, [
+    ...['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', 'commit-tree', tree],
+    ...(parent ? ['-p', parent] : []),
+    ...['-m', `Commit ${before.length + 1}`],
+  ]);
+  gitIn(repo, ['update-ref', 'refs/heads/main', commit]);
+  gitIn(repo, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
+  return commit;
+}
 
 /** Starts an import of `vcs_url` into a new repository and waits for `complete` or `error`. */
 async function importInto(
@@ -290,6 +320,30 @@ beforeAll(async () => {
     );
   inSlashed(['update-ref', 'refs/heads/main', slashedCommits[2] ?? '']);
   inSlashed(['symbolic-ref', 'HEAD', 'refs/heads/main']);
+
+  // A history that git accepts whole: README; then `.hg/hgrc`, `lib/.HG/store` and `lib/a.txt`;
+  // then README changes. And one of README alone, which gains more by syncs.
+  hggedRepo = join(gitRoot, 'hgged.git');
+  laterHgRepo = join(gitRoot, 'later-hg.git');
+  for (const repo of [hggedRepo, laterHgRepo])
+    await exec('git', ['init', '--quiet', '--bare', repo], { env });
+  const inHgged = (args: string[], input?: string) => gitIn(hggedRepo, args, input);
+  const [hello1, hello2, hgrc, store] = ['hello\n', 'hello again\n', '[hooks]\n', 'data\n'].map((text) =>
+    inHgged(['hash-object', '-w', '--stdin'], text),
+  );
+  const dotHg = inHgged(['mktree'], `100644 blob ${hgrc}\thgrc\n`);
+  const upperHg = inHgged(['mktree'], `100644 blob ${store}\tstore\n`);
+  const lib = inHgged(['mktree'], `040000 tree ${upperHg}\t.HG\n100644 blob ${hello1}\ta.txt\n`);
+  for (const tree of [
+    `100644 blob ${hello1}\tREADME\n`,
+    `040000 tree ${dotHg}\t.hg\n100644 blob ${hello1}\tREADME\n040000 tree ${lib}\tlib\n`,
+    `040000 tree ${dotHg}\t.hg\n100644 blob ${hello2}\tREADME\n040000 tree ${lib}\tlib\n`,
+  ])
+    hgCommits.push(commitOn(hggedRepo, inHgged(['mktree'], tree), hgCommits));
+  const laterReadme = gitIn(laterHgRepo, ['hash-object', '-w', '--stdin'], 'hello\n');
+  laterHgCommits.push(
+    commitOn(laterHgRepo, gitIn(laterHgRepo, ['mktree'], `100644 blob ${laterReadme}\tREADME\n`), []),
+  );
   gitOrigin = await serveGitHttp(gitRoot);
 
   owner = await createUser(stack.endpointsFile, 'octocat');
@@ -474,6 +528,109 @@ describe('paths Git cannot store', () => {
       `"x/y/config" in ${slashedCommits[1]?.slice(0, 12)} (a file or folder name holding a “/”, which no checkout can write as one name)`,
     );
   }, 60_000);
+
+  it('Git: .hg and .HG folders, which git stores, are dropped and listed by raw commit', async () => {
+    const done = await importInto('git-dothg', `${gitOrigin.url}/hgged.git`);
+    expect(done).toMatchObject({ vcs: 'git', status: 'complete' });
+
+    const report = await api('GET', '/repos/octocat/git-dothg/import/report');
+    expect(report.status).toBe(200);
+    expect(report.body.unstorable_paths).toEqual([
+      { commit: hgCommits[1], path: '.hg/hgrc', reason: 'hg_metadata' },
+      { commit: hgCommits[1], path: 'lib/.HG/store', reason: 'hg_metadata' },
+    ]);
+    expect(report.body.unstorable_paths_count).toBe(2);
+
+    const clone = await cloneAndCheck('git-dothg');
+    const files = await git(['log', '--all', '--format=', '--name-only'], { cwd: clone });
+    expect([...new Set(files.stdout.trim().split('\n').filter(Boolean))].sort()).toEqual([
+      'README',
+      'lib/a.txt',
+    ]);
+    const log = await git(['log', '--format=%s', 'main'], { cwd: clone });
+    expect(log.stdout.trim().split('\n')).toEqual(['Commit 3', 'Commit 2', 'Commit 1']);
+    const readme = await git(['show', 'main:README'], { cwd: clone });
+    expect(readme.stdout).toBe('hello again\n');
+    // The ids change from the first commit holding one.
+    const ids = await git(['rev-list', '--reverse', 'main'], { cwd: clone });
+    const [first, ...later] = ids.stdout.trim().split('\n');
+    expect(first).toBe(hgCommits[0]);
+    for (const id of later) expect(hgCommits).not.toContain(id);
+
+    expect(await pageWords('git-dothg')).toContain(
+      `2 paths Git cannot store were left out of the imported history; everything else was imported: ".hg/hgrc" in ${hgCommits[1]?.slice(0, 12)} (a .hg folder, Mercurial’s own metadata)`,
+    );
+  }, 60_000);
+
+  it('Git: a sync drops a .hg folder the origin gained, and drops it again at the next sync', async () => {
+    expect(await importInto('git-later-hg', `${gitOrigin.url}/later-hg.git`)).toMatchObject({
+      status: 'complete',
+    });
+    expect(
+      (await api('PUT', '/repos/octocat/git-later-hg/import/sync', { interval_minutes: null })).status,
+    ).toBe(200);
+    const syncNow = async () => {
+      const started = await api('POST', '/repos/octocat/git-later-hg/import/sync');
+      expect(started.status, JSON.stringify(started.body)).toBe(202);
+      const deadline = Date.now() + 45_000;
+      let last: Record<string, unknown> = {};
+      while (Date.now() < deadline) {
+        last = (await api('GET', '/repos/octocat/git-later-hg/import')).body;
+        if (last.status === 'complete' || last.status === 'error') break;
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      expect(last).toMatchObject({ status: 'complete' });
+      const sync = (await api('GET', '/repos/octocat/git-later-hg/import/sync')).body;
+      expect(sync.last_sync).toMatchObject({ status: 'succeeded' });
+    };
+    const blob = (text: string) => gitIn(laterHgRepo, ['hash-object', '-w', '--stdin'], text);
+    const readme = blob('hello\n');
+    // The origin gains a commit whose docs folder holds `HG~1` (NTFS's short name of `.hg`).
+    const docs = gitIn(
+      laterHgRepo,
+      ['mktree'],
+      `040000 tree ${gitIn(laterHgRepo, ['mktree'], `100644 blob ${blob('[paths]\n')}\thgrc\n`)}\tHG~1\n100644 blob ${blob('guide\n')}\tguide.txt\n`,
+    );
+    laterHgCommits.push(
+      commitOn(
+        laterHgRepo,
+        gitIn(laterHgRepo, ['mktree'], `100644 blob ${readme}\tREADME\n040000 tree ${docs}\tdocs\n`),
+        laterHgCommits,
+      ),
+    );
+    const listed = [{ commit: laterHgCommits[1], path: 'docs/HG~1/hgrc', reason: 'hg_metadata' }];
+    const hosted = async () => {
+      const clone = await cloneAndCheck('git-later-hg');
+      const files = await git(['log', '--all', '--format=', '--name-only'], { cwd: clone });
+      const first = await git(['rev-list', '--max-parents=0', 'main'], { cwd: clone });
+      expect(first.stdout.trim()).toBe(laterHgCommits[0]);
+      return [...new Set(files.stdout.trim().split('\n').filter(Boolean))].sort();
+    };
+
+    await syncNow();
+    expect((await api('GET', '/repos/octocat/git-later-hg/import/report')).body.unstorable_paths).toEqual(
+      listed,
+    );
+    expect(await hosted()).toEqual(['README', 'docs/guide.txt']);
+
+    // Then a commit that changes README only: the folder is still in the raw history, and still dropped.
+    laterHgCommits.push(
+      commitOn(
+        laterHgRepo,
+        gitIn(
+          laterHgRepo,
+          ['mktree'],
+          `100644 blob ${blob('hello again\n')}\tREADME\n040000 tree ${docs}\tdocs\n`,
+        ),
+        laterHgCommits,
+      ),
+    );
+    await syncNow();
+    expect((await api('GET', '/repos/octocat/git-later-hg/import/report')).body.unstorable_paths).toEqual(
+      listed,
+    );
+    expect(await hosted()).toEqual(['README', 'docs/guide.txt']);
+  }, 90_000);
 
   it('Mercurial largefiles: an origin that needs the extension fails with a message naming it', async () => {
     // Not converted (docs/decisions.md): the import says why instead of arriving without the files.
