@@ -387,6 +387,7 @@ export const rewrite = watchedStep(async function rewrite(
       authors: authors.map(({ remoteId, name, email }) => ({ remoteId, name, email })),
       lfs,
       thresholdBytes: config().largeFileBytes,
+      mayHoldHg: record.vcs === 'git',
       ...adapterOptions(),
     },
     await gitJob(dir),

@@ -58,6 +58,11 @@ export interface RewriteOptions extends Partial<ImportLimits> {
   readonly lfs: LfsHandling;
   /** A file is large when its size is over this many bytes (strictly). */
   readonly thresholdBytes: number;
+  /**
+   * The raw history may hold `.hg` folders (default): false for the converted origins, whose
+   * converters leave them out, so their rewrite skips the scan.
+   */
+  readonly mayHoldHg?: boolean;
 }
 
 export interface RewriteResult {
@@ -247,7 +252,7 @@ async function rewrite(
   const limits = importLimits(options);
   const dropped = await checkHistory(rawDir, job, true);
   // git's checks do not flag `.hg` (git stores it): looked for apart, unless the rewrite drops paths anyway.
-  const dropping = dropped.any || (await holdsHgMetadata(rawDir, job));
+  const dropping = dropped.any || (options.mayHoldHg !== false && (await holdsHgMetadata(rawDir, job)));
   const defaultBranch = await defaultBranchOf(rawDir);
   const mappings = changedIdentities(options.authors);
   const largeFiles = options.lfs === 'none' ? [] : await findLargeFiles(rawDir, options.thresholdBytes, job);
