@@ -203,7 +203,7 @@ export function syncGitReport(
       ? `a generated history (\`git fast-import\`, ${options.bytesPerCommit.toLocaleString('en')} incompressible bytes a commit)`
       : `\`${result.history}\` (\`BENCH_REAL_BUNDLE\`)`;
   return [
-    `Measured ${machine}: ${history} of ${result.commits.toLocaleString('en')} commits and ${result.refs} branches and tags, served by \`git http-backend\` on 127.0.0.1. ${result.importMs.length} rounds, each a new repository: the import through the API (PUT → \`complete\`), then \`PUT …/import/sync\`, ${options.newCommits} commits pushed to the origin's default branch, and \`POST …/import/sync\` → \`complete\` (polling every 50 ms); medians (min–max).`,
+    `Measured ${machine}: ${history} of ${result.commits.toLocaleString('en')} commits and ${result.refs} branches and tags, served by \`git http-backend\` on 127.0.0.1 from a process of its own. ${result.importMs.length} rounds, each a new repository: the import through the API (PUT → \`complete\`), then \`PUT …/import/sync\`, ${options.newCommits} commits pushed to the origin's default branch, and \`POST …/import/sync\` → \`complete\` (polling every 50 ms); medians (min–max).`,
     '',
     '| | time |',
     '|---|---|',
