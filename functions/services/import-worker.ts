@@ -604,20 +604,18 @@ export async function waitForPerson(
 ): Promise<Record<string, never>> {
   const { owner, repo, attempt, waitingFor, taskToken, status } = input;
   const before = await getImport(owner, repo);
+  // A sync whose origin refuses the credentials: following goes on, and `last_sync` says it waits,
+  // written first (as every outcome is): a client that sees `auth_failed` then reads why.
+  if (status === 'auth_failed' && before?.attempt === attempt)
+    await recordSyncOutcome(owner, repo, before.importId, {
+      errorMessage: SYNC_AUTH_FAILED_MESSAGE,
+      status: 'auth_failed',
+    });
   const stored = await storeWaiting(owner, repo, attempt, waitingFor, taskToken, status);
   if (stored === true && before)
     await statusChanged(owner, repo, before.status, { attempt, sync: input.sync });
   if (stored === 'already-decided') await resumeWaiting(taskToken, {});
   else if (!stored) throw superseded(input);
-  // A sync whose origin refuses the credentials: following goes on, `last_sync` says it waits.
-  if (stored && status === 'auth_failed') {
-    const record = await getImport(owner, repo);
-    if (record?.attempt === attempt)
-      await recordSyncOutcome(owner, repo, record.importId, {
-        errorMessage: SYNC_AUTH_FAILED_MESSAGE,
-        status: 'auth_failed',
-      });
-  }
   return {};
 }
 
