@@ -4,12 +4,15 @@
  * repository's `lfs/objects`, whence the push step stores them in the hosted LFS store and counts
  * them against `IMPORT_MAX_BYTES`, as it does the objects `use_lfs` made.
  *
- * - The batch endpoint is git-lfs's default for the URL (`<url>.git/info/lfs`, or
- *   `<url>/info/lfs` for a URL ending in `.git`); `lfs.url` in a `.lfsconfig` is not read.
+ * - The batch endpoint is `lfs.url` from the `.lfsconfig` at the repository's HEAD (the default
+ *   branch's tip: git-lfs reads the checked-out one) when that is an http(s) URL; otherwise
+ *   git-lfs's default for the URL (`<url>.git/info/lfs`, or `<url>/info/lfs` for a URL ending in
+ *   `.git`). No other `.lfsconfig` key is read.
  * - Every request (the batch call and each action's `href`, with their redirects) goes through the
  *   network guard (`guarded-stream.ts`).
- * - The origin's credentials go to the batch endpoint and to an `href` on the origin's own scheme,
- *   host and port that brings no `Authorization` of its own; never elsewhere (presigned URLs).
+ * - The origin's credentials go to the batch endpoint and to an `href` that are on the origin's
+ *   own scheme, host and port (an `href` only when it brings no `Authorization` of its own); never
+ *   elsewhere (an `lfs.url` on another server, presigned URLs).
  * - Each object is checked while it streams: no more than its pointer's size is read, and it is
  *   kept only when its size and SHA-256 match.
  * - An object the origin lacks (or sends wrong) is not fatal: it is listed in the report
@@ -27,7 +30,8 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FindingEntry } from '#domain/import-report';
 import { saveFinding } from './findings.ts';
-import type { GitJob } from './git-job.ts';
+import { runGit } from './git-command.ts';
+import { type GitJob, localRun } from './git-job.ts';
 import { guardedStream, readBounded } from './guarded-stream.ts';
 import { lfsObjectPath } from './hosted-paths.ts';
 import { findPointers, hasNewPointer, type LfsPointer, refsPointingTo } from './lfs-pointers.ts';
@@ -70,6 +74,8 @@ const BATCH_SIZE = 100;
 /** Downloads at a time (git-lfs's `lfs.concurrenttransfers` default). */
 const PARALLEL = 8;
 const LFS_JSON = 'application/vnd.git-lfs+json';
+/** A larger `.lfsconfig` is not read (git-lfs's are a few lines). */
+const LFSCONFIG_MAX_BYTES = 64 * 1024;
 
 /** The batch endpoint git-lfs uses for a remote URL. */
 export function lfsEndpoint(url: string): string {
@@ -81,6 +87,36 @@ export function lfsEndpoint(url: string): string {
   const path = base.pathname.replace(/\/+$/, '');
   base.pathname = path.endsWith('.git') ? `${path}/info/lfs` : `${path}.git/info/lfs`;
   return base.toString();
+}
+
+/**
+ * The batch endpoint: `lfs.url` from the `.lfsconfig` at HEAD when it is an http(s) URL (without
+ * user or password, which the repository cannot give), else `lfsEndpoint(url)`.
+ */
+async function batchEndpoint(job: OriginLfsJob, git: GitJob): Promise<BatchEndpoint> {
+  const run = localRun(job.repoDir, git);
+  const value = await runGit(['cat-file', 'blob', 'HEAD:.lfsconfig'], {
+    ...run,
+    maxStdoutBytes: LFSCONFIG_MAX_BYTES,
+  })
+    .then((file) => runGit(['config', '--file', '-', '--get', 'lfs.url'], { ...run, input: file }))
+    .then(
+      (found) => found.toString('utf8').trim(),
+      () => '',
+    );
+  const configured = URL.canParse(value) ? new URL(value) : undefined;
+  if (configured?.protocol !== 'http:' && configured?.protocol !== 'https:')
+    return { url: lfsEndpoint(job.access.url), configured: false };
+  configured.username = '';
+  configured.password = '';
+  configured.hash = '';
+  return { url: configured.toString().replace(/\/+$/, ''), configured: true };
+}
+
+/** Where the batch calls go, and whether the origin's `.lfsconfig` said so. */
+interface BatchEndpoint {
+  readonly url: string;
+  readonly configured: boolean;
 }
 
 interface Missing {
@@ -109,13 +145,16 @@ export async function fetchOriginLfs(job: OriginLfsJob, git: GitJob): Promise<Or
     if ((await sizeOf(cachePath(job, pointer.oid))) === pointer.size) await place(job, pointer.oid);
     else wanted.push(pointer);
 
-  const auth = wanted.length === 0 ? {} : basic(await job.access.credentials?.());
+  const endpoint = wanted.length === 0 ? undefined : await batchEndpoint(job, git);
+  // The origin's credentials only when its LFS server is on its own scheme, host and port.
+  const onOrigin = endpoint && new URL(endpoint.url).origin === new URL(job.access.url).origin;
+  const auth = onOrigin ? basic(await job.access.credentials?.()) : {};
   const missing: Missing[] = [];
   let fetched = 0;
   let fetchedBytes = 0;
   for (let start = 0; start < wanted.length; start += BATCH_SIZE) {
     const batch = wanted.slice(start, start + BATCH_SIZE);
-    const answers = await askBatch(job, auth, batch);
+    const answers = await askBatch(job, endpoint as BatchEndpoint, auth, batch);
     const downloads: Array<() => Promise<void>> = [];
     for (const pointer of batch) {
       const answer = answers.get(pointer.oid);
@@ -175,10 +214,11 @@ const basic = (credentials: OriginAccess['credentials']): OriginAuth =>
 /** One batch call: the answer per oid. A server without LFS (404) answers none: all are missing. */
 async function askBatch(
   job: OriginLfsJob,
+  endpoint: BatchEndpoint,
   auth: OriginAuth,
   batch: readonly LfsPointer[],
 ): Promise<Map<string, BatchObject>> {
-  const response = await guardedStream(`${lfsEndpoint(job.access.url)}/objects/batch`, job.guard, {
+  const response = await guardedStream(`${endpoint.url}/objects/batch`, job.guard, {
     method: 'POST',
     headers: { Accept: LFS_JSON, 'Content-Type': LFS_JSON, ...auth },
     body: JSON.stringify({
@@ -188,6 +228,13 @@ async function askBatch(
     }),
     idleTimeoutMs: job.idleTimeoutMs ?? 60_000,
     maxRedirects: 0,
+  }).catch((error: unknown) => {
+    throw error instanceof ForbiddenAddress && endpoint.configured
+      ? new ForbiddenLfsAddress(
+          error.address,
+          "The origin's .lfsconfig names a Git LFS server at an address the importer may not reach",
+        )
+      : error;
   });
   const body = await readBounded(response.body, 8 * 1024 * 1024);
   const answers = new Map<string, BatchObject>();
@@ -234,7 +281,12 @@ async function download(
     idleTimeoutMs: job.idleTimeoutMs ?? 60_000,
     maxRedirects: 5,
   }).catch((error: unknown) => {
-    throw error instanceof ForbiddenAddress ? new ForbiddenLfsHref(error.address) : error;
+    throw error instanceof ForbiddenAddress
+      ? new ForbiddenLfsAddress(
+          error.address,
+          "The origin's Git LFS server pointed to an address the importer may not reach",
+        )
+      : error;
   });
   if (response.status === 404 || response.status === 410) {
     response.body.resume();
@@ -271,11 +323,11 @@ async function download(
   }
 }
 
-/** A forbidden href, in words that say it is not the import's URL that is refused. */
-class ForbiddenLfsHref extends ForbiddenAddress {
-  constructor(address: string) {
+/** A forbidden `lfs.url` or href, in words that say it is not the import's URL that is refused. */
+class ForbiddenLfsAddress extends ForbiddenAddress {
+  constructor(address: string, message: string) {
     super(address);
-    this.message = "The origin's Git LFS server pointed to an address the importer may not reach";
+    this.message = message;
   }
 }
 

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadFindings } from '#vcs/findings';
 import { prepareHome } from '#vcs/git-command';
 import { lfsObjectPath } from '#vcs/hosted-paths';
@@ -49,31 +49,33 @@ const listen = async (
 };
 const portOf = (server: Server) => (server.address() as AddressInfo).port;
 
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'origin-lfs-'));
-  repo = join(work, 'out.git');
-  home = join(work, 'home');
+/** A bare repository whose one commit (on main, HEAD) holds `files`. */
+const makeRepo = async (path: string, files: Record<string, string>) => {
   const git = (args: string[], input?: string) => {
     const child = run('git', args, {
-      cwd: repo,
+      cwd: path,
       env: { PATH: process.env.PATH, HOME: work, GIT_CONFIG_NOSYSTEM: '1' },
     });
     if (input !== undefined) child.child.stdin?.end(input);
     return child;
   };
-  await run('git', ['init', '--bare', '-q', repo]);
-  const blob = (await git(['hash-object', '-w', '--stdin'], pointer)).stdout.trim();
-  const tree = (await git(['mktree'], `100644 blob ${blob}\tdata.bin\n`)).stdout.trim();
+  await run('git', ['init', '--bare', '-q', path]);
+  let entries = '';
+  for (const [name, text] of Object.entries(files))
+    entries += `100644 blob ${(await git(['hash-object', '-w', '--stdin'], text)).stdout.trim()}\t${name}\n`;
+  const tree = (await git(['mktree'], entries)).stdout.trim();
   const commit = (
-    await run(
-      'git',
-      ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit-tree', tree, '-m', 'pointer'],
-      {
-        cwd: repo,
-      },
-    )
+    await git(['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit-tree', tree, '-m', 'pointer'])
   ).stdout.trim();
   await git(['update-ref', 'refs/heads/main', commit]);
+  await git(['symbolic-ref', 'HEAD', 'refs/heads/main']);
+};
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'origin-lfs-'));
+  repo = join(work, 'out.git');
+  home = join(work, 'home');
+  await makeRepo(repo, { 'data.bin': pointer });
   await prepareHome(home, [repo]);
   origin = await listen('origin', (request) => {
     if (request.url?.endsWith('/objects/batch'))
@@ -173,5 +175,92 @@ describe('fetching the origin LFS objects', () => {
         reason: 'the content the origin sent does not hash to its oid',
       },
     ]);
+  });
+});
+
+describe("an lfs.url in the .lfsconfig at the origin's HEAD", () => {
+  /** The job for a repository like the origin's whose HEAD has `.lfsconfig` naming `lfsUrl`. */
+  const configured = async (name: string, lfsUrl: string) => {
+    const path = join(work, `${name}.git`);
+    const ownHome = join(work, `${name}-home`);
+    await makeRepo(path, { '.lfsconfig': `[lfs]\n\turl = ${lfsUrl}\n`, 'data.bin': pointer });
+    await prepareHome(ownHome, [path]);
+    const workDir = join(work, name);
+    return {
+      job: { ...job(), repoDir: path, workDir, cacheDir: join(workDir, 'origin-lfs') },
+      git: { home: ownHome, timeoutMs: 60_000 },
+      path,
+    };
+  };
+  beforeEach(() => {
+    hrefFor = () => `http://127.0.0.1:${portOf(store)}/bucket/${oid}`;
+  });
+
+  it('fetches the objects from the LFS server it names, which gets no credentials', async () => {
+    const elsewhere = await listen('elsewhere', (request) => {
+      if (request.url === '/lfs/objects/batch')
+        return {
+          status: 200,
+          body: JSON.stringify({
+            objects: [
+              {
+                oid,
+                size: content.length,
+                actions: { download: { href: `http://127.0.0.1:${portOf(elsewhere)}/lfs/object` } },
+              },
+            ],
+          }),
+        };
+      return { status: 200, body: content };
+    });
+    const {
+      job: configuredJob,
+      git,
+      path,
+    } = await configured('elsewhere', `http://127.0.0.1:${portOf(elsewhere)}/lfs/`);
+    seen.length = 0;
+
+    const result = await fetchOriginLfs(configuredJob, git);
+    elsewhere.close();
+
+    expect(result).toMatchObject({ pointers: 1, fetched: 1, missing: 0 });
+    expect(seen).toEqual([
+      { server: 'elsewhere', url: '/lfs/objects/batch', authorization: undefined },
+      { server: 'elsewhere', url: '/lfs/object', authorization: undefined },
+    ]);
+    expect((await readFile(lfsObjectPath(path, oid))).equals(content)).toBe(true);
+  });
+
+  it("sends the origin's credentials to an lfs.url on the origin's own scheme, host and port", async () => {
+    const { job: configuredJob, git } = await configured(
+      'same-host',
+      `http://127.0.0.1:${portOf(origin)}/storage/project`,
+    );
+    seen.length = 0;
+
+    const result = await fetchOriginLfs(configuredJob, git);
+
+    expect(result).toMatchObject({ fetched: 1, missing: 0 });
+    expect(seen).toEqual([
+      {
+        server: 'origin',
+        url: '/storage/project/objects/batch',
+        authorization: `Basic ${Buffer.from('someone:origin-secret').toString('base64')}`,
+      },
+      { server: 'store', url: `/bucket/${oid}`, authorization: undefined },
+    ]);
+  });
+
+  it('refuses an lfs.url at a forbidden address before sending anything anywhere', async () => {
+    const { job: configuredJob, git } = await configured('forbidden', 'http://169.254.169.254/lfs');
+    seen.length = 0;
+
+    const refused = fetchOriginLfs(configuredJob, git);
+
+    await expect(refused).rejects.toBeInstanceOf(ForbiddenAddress);
+    await expect(refused).rejects.toThrow(
+      "The origin's .lfsconfig names a Git LFS server at an address the importer may not reach",
+    );
+    expect(seen).toEqual([]);
   });
 });
