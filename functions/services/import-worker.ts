@@ -316,17 +316,17 @@ export const importRawChunk = watchedStep(async function importRawChunk(
   // A finished raw step writes its final progress below.
   await (chunk.done ? progress.settle() : progress.flush());
   const seen = await seenTips(dir, input.attempt);
-  const authorsRecorded = adapter.authors(job, seen).then((found) => recordNewAuthors(input, record, found));
+  // Not side by side with the large files: each prepares the job's HOME, and a git that opens its
+  // config while it is replaced may not find it on EFS (a NFS; FUSE in the as-deployed tests).
+  await recordNewAuthors(input, record, await adapter.authors(job, seen));
   // The API functions have no file system: the findings so far go where they read the import,
   // after every chunk, so that an import that fails later still reports what it found.
   if (!chunk.done) {
-    await authorsRecorded;
     await write.report(record.importId, { rawDone: false, findings: await loadFindings(dir) });
     return { done: false, needsLfsChoice: false };
   }
 
-  // Authors and large files are read from raw.git side by side.
-  const [largeFiles] = await Promise.all([largeFilesOf(dir, record, seen), authorsRecorded]);
+  const largeFiles = await largeFilesOf(dir, record, seen);
   // A sync that finds none where the import had none leaves the stored list as it is.
   if (largeFiles.length > 0 || record.largeFilesCount !== 0)
     await write.largeFiles(record.importId, largeFiles);

@@ -9,7 +9,7 @@ import { chmod, mkdir, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { toolPath } from '#shared/tool-path';
 import { runBounded } from './bounded-process.ts';
-import { writeWhole } from './whole-file.ts';
+import { writeWholeIfChanged } from './whole-file.ts';
 
 /** Which transports a call may use: the origin's network protocols, or local paths only. */
 export type Transport = 'network' | 'local';
@@ -129,8 +129,8 @@ export const jobGitConfig = (home: string): string => join(home, '.gitconfig');
 export async function prepareHome(home: string, repositories: readonly string[]): Promise<void> {
   await mkdir(join(home, '.config'), { recursive: true, mode: 0o700 });
   await chmod(home, 0o700);
-  // Whole files: a step's other git calls may be reading them (authors and large files run side by side).
-  await writeWhole(join(home, CREDENTIAL_HELPER), CREDENTIAL_HELPER_PROGRAM, 0o700);
+  // Whole, and only when they change: a git of the step may be reading them.
+  await writeWholeIfChanged(join(home, CREDENTIAL_HELPER), CREDENTIAL_HELPER_PROGRAM, 0o700);
   const paths = new Set<string>();
   for (const repository of repositories) {
     paths.add(repository);
@@ -139,7 +139,7 @@ export async function prepareHome(home: string, repositories: readonly string[])
       join(await realpath(dirname(repository)).catch(() => dirname(repository)), basename(repository)),
     );
   }
-  await writeWhole(jobGitConfig(home), safeDirectories([...paths]), 0o600);
+  await writeWholeIfChanged(jobGitConfig(home), safeDirectories([...paths]), 0o600);
 }
 
 /** A git config file's `[safe]` section: each path a quoted value (`\\` and `"` escaped). */

@@ -55,7 +55,7 @@ import {
   rawRepositoryPath,
 } from './origin.ts';
 import { saveGitRevisions } from './revision-map.ts';
-import { writeWhole } from './whole-file.ts';
+import { writeWholeIfChanged } from './whole-file.ts';
 
 export interface GitAdapterOptions extends AdapterOptions {
   readonly plan?: Partial<ChunkPlan>;
@@ -360,7 +360,7 @@ interface Session {
 
 export async function prepareGitHome(home: string, repositories: readonly string[]): Promise<void> {
   await prepareHome(home, repositories);
-  await writeWhole(join(home, 'git-tunnel.mjs'), GIT_TUNNEL_PROGRAM(process.execPath), 0o700);
+  await writeWholeIfChanged(join(home, 'git-tunnel.mjs'), GIT_TUNNEL_PROGRAM(process.execPath), 0o700);
 }
 
 /** The guard proxy for one job's git calls, and the options and environment that use it. */

@@ -5,7 +5,13 @@
  * (`ETXTBSY`) or hands a reader half a file.
  */
 import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+
+/** `writeWhole`, unless the file already holds exactly `data` (then nothing is replaced). */
+export async function writeWholeIfChanged(file: string, data: string, mode?: number): Promise<void> {
+  if ((await readFile(file, 'utf8').catch(() => undefined)) === data) return;
+  await writeWhole(file, data, mode);
+}
 
 export async function writeWhole(file: string, data: string, mode?: number): Promise<void> {
   const temporary = `${file}.${randomBytes(4).toString('hex')}`;
