@@ -9,11 +9,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { makeHgBulkRepository, serveHg } from '#local/hg-origins';
 import { ENV } from '#shared/config';
 import { median } from './measure.ts';
-import { admin, BENCH_PASSWORD, basicAuth, startBenchStack } from './support.ts';
+import { admin, BENCH_PASSWORD, basicAuth, startBenchStack, stateDurations } from './support.ts';
 
 const run = promisify(execFile);
 
@@ -82,30 +81,8 @@ export async function measureHgImport(options: HgImportBenchOptions): Promise<Hg
       const text = await response.text();
       return text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
     };
-    const sfn = new SFNClient({
-      endpoint: stack.stepFunctionsEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    const stateTimes = async (repo: string) => {
-      const executionArn = `arn:aws:states:us-east-1:123456789012:execution:SourceImport:bench.${repo}.attempt-1`;
-      const entered: { name: string; at: number }[] = [];
-      let end = 0;
-      let nextToken: string | undefined;
-      do {
-        const page = await sfn.send(
-          new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken }),
-        );
-        for (const event of page.events ?? []) {
-          const at = event.timestamp?.getTime() ?? 0;
-          end = Math.max(end, at);
-          if (event.stateEnteredEventDetails?.name)
-            entered.push({ name: event.stateEnteredEventDetails.name, at });
-        }
-        nextToken = page.nextToken;
-      } while (nextToken);
-      return entered.map((state, i) => ({ name: state.name, ms: (entered[i + 1]?.at ?? end) - state.at }));
-    };
+    const stateTimes = (repo: string) =>
+      stateDurations(stack.stepFunctionsEndpoint, `bench.${repo}.attempt-1`);
 
     const importMs: number[] = [];
     const percents: number[] = [];

@@ -12,12 +12,11 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { ENV } from '#shared/config';
 import { median } from './measure.ts';
-import { admin, BENCH_PASSWORD, basicAuth, startBenchStack } from './support.ts';
+import { admin, BENCH_PASSWORD, basicAuth, startBenchStack, stateDurations, stateTotals } from './support.ts';
 
 const run = promisify(execFile);
 
@@ -139,40 +138,12 @@ export async function measureImport(options: ImportBenchOptions): Promise<Import
       const text = await response.text();
       return text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
     };
-    const sfn = new SFNClient({
-      endpoint: stack.stepFunctionsEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    const enteredOf = async (repo: string, attempt: number) => {
-      const executionArn = `arn:aws:states:us-east-1:123456789012:execution:SourceImport:bench.${repo}.attempt-${attempt}`;
-      const entered: { name: string; at: number }[] = [];
-      let last = 0;
-      let nextToken: string | undefined;
-      do {
-        const page = await sfn.send(
-          new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken }),
-        );
-        for (const event of page.events ?? []) {
-          const at = event.timestamp?.getTime() ?? 0;
-          last = Math.max(last, at);
-          const name = event.stateEnteredEventDetails?.name;
-          if (name) entered.push({ name, at });
-        }
-        nextToken = page.nextToken;
-      } while (nextToken);
-      return { entered, last };
-    };
+    const execution = (repo: string, attempt: number) => `bench.${repo}.attempt-${attempt}`;
     const statesOf = async (repo: string, attempt: number) =>
-      (await enteredOf(repo, attempt)).entered.map((state) => state.name);
-    const stateTimes = async (repo: string) => {
-      const { entered, last } = await enteredOf(repo, 1);
-      const times: Record<string, number> = {};
-      entered.forEach(({ name, at }, index) => {
-        times[name] = (times[name] ?? 0) + (entered[index + 1]?.at ?? last) - at;
-      });
-      return times;
-    };
+      (await stateDurations(stack.stepFunctionsEndpoint, execution(repo, attempt))).map(
+        (state) => state.name,
+      );
+    const stateTimes = (repo: string) => stateTotals(stack.stepFunctionsEndpoint, execution(repo, 1));
     let peakChildKiB = 0;
     const importOnce = async (repo: string, url: string) => {
       await call('POST', '/user/repos', { name: repo });

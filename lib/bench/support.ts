@@ -139,6 +139,17 @@ export async function stateDurations(
   return entered.map((state, i) => ({ name: state.name, ms: (entered[i + 1]?.at ?? end) - state.at }));
 }
 
+/** `stateDurations` summed by state (a state entered again, a chunk loop's, counts once with all its time). */
+export async function stateTotals(
+  stepFunctionsEndpoint: string,
+  execution: string,
+): Promise<Record<string, number>> {
+  const times: Record<string, number> = {};
+  for (const { name, ms } of await stateDurations(stepFunctionsEndpoint, execution))
+    times[name] = (times[name] ?? 0) + ms;
+  return times;
+}
+
 /** A smart-HTTP Git origin in a process of its own (`git-origin-process.ts`). */
 export async function serveGitHttpApart(
   root: string,

@@ -21,7 +21,7 @@ import {
   basicAuth,
   serveGitHttpApart,
   startBenchStack,
-  stateDurations,
+  stateTotals,
 } from './support.ts';
 
 const run = promisify(execFile);
@@ -128,14 +128,6 @@ export async function measureSyncGit(options: SyncGitBenchOptions): Promise<Sync
     const sortedRefs = async (url: string) =>
       (await git(['ls-remote', '--heads', '--tags', url])).split('\n').filter(Boolean).sort().join('\n');
 
-    /** Milliseconds from entering each state to the next, summed by state. */
-    const stateTimes = async (execution: string) => {
-      const times: Record<string, number> = {};
-      for (const { name, ms } of await stateDurations(stack.stepFunctionsEndpoint, execution))
-        times[name] = (times[name] ?? 0) + ms;
-      return times;
-    };
-
     const importMs: number[] = [];
     const syncMs: number[] = [];
     const syncStateMs: Record<string, number>[] = [];
@@ -165,7 +157,7 @@ export async function measureSyncGit(options: SyncGitBenchOptions): Promise<Sync
       begun = performance.now();
       await call('POST', `/repos/bench/${repo}/import/sync`);
       syncMs.push(await completed(repo, begun));
-      syncStateMs.push(await stateTimes(`bench.${repo}.sync-2`));
+      syncStateMs.push(await stateTotals(stack.stepFunctionsEndpoint, `bench.${repo}.sync-2`));
       const sync = await call('GET', `/repos/bench/${repo}/import/sync`);
       const last = sync?.last_sync as { new_commits?: number } | undefined;
       identical &&=
