@@ -1,5 +1,4 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import {
   createServer,
   type IncomingHttpHeaders,
@@ -12,7 +11,6 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { Octokit as OctokitClient } from '@octokit/rest';
 import { Webhooks } from '@octokit/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +19,7 @@ import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { createUser, personalToken } from '#test/fixtures';
 import { json, startTestStack } from '#test/stack';
+import { selfSignedCertificate } from '#test/tls-front';
 
 /**
  * Repository webhooks end to end: the hooks API driven by the real `@octokit/rest` (16.43.2; its
@@ -94,32 +93,6 @@ class Receiver {
   }
 }
 
-/** A self-signed certificate for 127.0.0.1, made with openssl: one no client trusts. */
-async function selfSignedCertificate(): Promise<{ key: Buffer; cert: Buffer }> {
-  const dir = await mkdtemp(join(tmpdir(), 'webhook-tls-'));
-  const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-  await promisify(execFile)('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    key,
-    '-out',
-    cert,
-    '-days',
-    '1',
-    '-subj',
-    '/CN=127.0.0.1',
-    '-addext',
-    'subjectAltName=IP:127.0.0.1',
-  ]);
-  return { key: await readFile(key), cert: await readFile(cert) };
-}
-
 let stack: Awaited<ReturnType<typeof startTestStack>>;
 let octokit: OctokitClient;
 let origin: OriginServer;
@@ -164,7 +137,7 @@ async function deliveriesWhen(
 beforeAll(async () => {
   stack = await startTestStack({ webhookRetryDelaysMs: [200, 200] });
   await receiver.start();
-  secureReceiver = new Receiver(await selfSignedCertificate());
+  secureReceiver = new Receiver(await selfSignedCertificate('127.0.0.1', 'IP:127.0.0.1'));
   await secureReceiver.start();
   const root = await mkdtemp(join(tmpdir(), 'webhook-origins-'));
   await makeFixtureRepository(join(root, 'small.git'), { commits: 3, branches: 1, annotatedTags: 0 });

@@ -23,15 +23,14 @@ export interface TlsFront {
 }
 
 /**
- * What a deployment's TLS terminator (CloudFront) is to clients that insist on https, such as gh
- * for a GitHub Enterprise host: `https://<hostname>/…` forwarded to the local service at `target`.
- * Clients reach it as an HTTP proxy, by `CONNECT <hostname>:443`, so the made-up name needs no
- * DNS and no /etc/hosts entry and no port in the host name (gh refuses `host:port`). The
- * certificate is made here with openssl for this one name and lives in a temporary directory.
- * Any other CONNECT target is refused: the proxy reaches nothing but the service.
+ * A self-signed certificate (no client trusts it unless told) for `name`, made with openssl in a
+ * temporary directory: its key and certificate, and the certificate's file.
  */
-export async function startTlsFront(target: string, hostname = 'ghe.test'): Promise<TlsFront> {
-  const dir = await mkdtemp(join(tmpdir(), 'tls-front-'));
+export async function selfSignedCertificate(
+  name: string,
+  subjectAltName: string,
+): Promise<{ key: Buffer; cert: Buffer; certificateFile: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'tls-'));
   const keyFile = join(dir, 'key.pem');
   const certificateFile = join(dir, 'cert.pem');
   await run('openssl', [
@@ -49,33 +48,43 @@ export async function startTlsFront(target: string, hostname = 'ghe.test'): Prom
     '-days',
     '1',
     '-subj',
-    `/CN=${hostname}`,
+    `/CN=${name}`,
     '-addext',
-    `subjectAltName=DNS:${hostname}`,
+    `subjectAltName=${subjectAltName}`,
   ]);
+  return { key: await readFile(keyFile), cert: await readFile(certificateFile), certificateFile };
+}
+
+/**
+ * What a deployment's TLS terminator (CloudFront) is to clients that insist on https, such as gh
+ * for a GitHub Enterprise host: `https://<hostname>/…` forwarded to the local service at `target`.
+ * Clients reach it as an HTTP proxy, by `CONNECT <hostname>:443`, so the made-up name needs no
+ * DNS and no /etc/hosts entry and no port in the host name (gh refuses `host:port`). The
+ * certificate is made here with openssl for this one name and lives in a temporary directory.
+ * Any other CONNECT target is refused: the proxy reaches nothing but the service.
+ */
+export async function startTlsFront(target: string, hostname = 'ghe.test'): Promise<TlsFront> {
+  const { key, cert, certificateFile } = await selfSignedCertificate(hostname, `DNS:${hostname}`);
   const upstream = new URL(target);
   const requests: string[] = [];
-  const front = createHttpsServer(
-    { key: await readFile(keyFile), cert: await readFile(certificateFile) },
-    (request, response) => {
-      requests.push(`${request.method} ${request.url}`);
-      const forwarded = httpRequest(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          method: request.method,
-          path: request.url,
-          headers: { ...request.headers, 'x-forwarded-proto': 'https' },
-        },
-        (answer) => {
-          response.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(response);
-        },
-      );
-      forwarded.on('error', () => response.destroy());
-      request.pipe(forwarded);
-    },
-  );
+  const front = createHttpsServer({ key, cert }, (request, response) => {
+    requests.push(`${request.method} ${request.url}`);
+    const forwarded = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: request.method,
+        path: request.url,
+        headers: { ...request.headers, 'x-forwarded-proto': 'https' },
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    forwarded.on('error', () => response.destroy());
+    request.pipe(forwarded);
+  });
   const proxy = createHttpServer((_, response) => response.writeHead(405).end());
   const tunnels = new Set<Socket>();
   proxy.on('connect', (request, socket: Socket) => {
