@@ -11,6 +11,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { awsClientSettings } from '#shared/aws-clients';
 import { config } from '#shared/config';
 import type { Key } from './keys.ts';
 
@@ -22,15 +23,7 @@ let documentClient: DynamoDBDocumentClient | undefined;
  */
 export function db(): DynamoDBDocumentClient {
   if (!documentClient) {
-    const { dynamodbEndpoint } = config();
-    const client = dynamodbEndpoint
-      ? new DynamoDBClient({
-          endpoint: dynamodbEndpoint,
-          region: process.env.AWS_REGION ?? 'us-east-1',
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        })
-      : new DynamoDBClient({});
-    documentClient = documentClientOf(client);
+    documentClient = documentClientOf(new DynamoDBClient(awsClientSettings(config().dynamodbEndpoint)));
   }
   return documentClient;
 }

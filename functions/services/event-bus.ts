@@ -5,6 +5,7 @@
  * caller gets how many were not put.
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { awsClientSettings } from '#shared/aws-clients';
 import { config } from '#shared/config';
 import { log } from '#shared/log';
 
@@ -45,14 +46,7 @@ export function batchesOf(entries: readonly BusEntry[]): BusEntry[][] {
 let client: EventBridgeClient | undefined;
 function eventBridge(): EventBridgeClient {
   if (!client) {
-    const { eventsEndpoint } = config();
-    client = eventsEndpoint
-      ? new EventBridgeClient({
-          endpoint: eventsEndpoint,
-          region: process.env.AWS_REGION ?? 'us-east-1',
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        })
-      : new EventBridgeClient({});
+    client = new EventBridgeClient(awsClientSettings(config().eventsEndpoint));
   }
   return client;
 }

@@ -10,6 +10,7 @@ import {
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { executionNameOf } from '#domain/imports';
+import { awsClientSettings } from '#shared/aws-clients';
 import { config, ENV } from '#shared/config';
 
 /** Where an attempt starts: detection, the raw import, or the rewrite (republishing a complete import). */
@@ -32,14 +33,7 @@ export interface ImportExecutionInput {
 let client: SFNClient | undefined;
 function sfn(): SFNClient {
   if (!client) {
-    const { stepFunctionsEndpoint } = config();
-    client = stepFunctionsEndpoint
-      ? new SFNClient({
-          endpoint: stepFunctionsEndpoint,
-          region: process.env.AWS_REGION ?? 'us-east-1',
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        })
-      : new SFNClient({});
+    client = new SFNClient(awsClientSettings(config().stepFunctionsEndpoint));
   }
   return client;
 }

@@ -18,6 +18,7 @@ import {
   zenLine,
 } from '#domain/webhook-payloads';
 import { subscribes, type Webhook } from '#domain/webhooks';
+import { awsClientSettings } from '#shared/aws-clients';
 import { config } from '#shared/config';
 import { log } from '#shared/log';
 
@@ -38,14 +39,7 @@ export interface DeliveryJob {
 let client: LambdaClient | undefined;
 function lambda(): LambdaClient {
   if (!client) {
-    const { lambdaEndpoint } = config();
-    client = lambdaEndpoint
-      ? new LambdaClient({
-          endpoint: lambdaEndpoint,
-          region: process.env.AWS_REGION ?? 'us-east-1',
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        })
-      : new LambdaClient({});
+    client = new LambdaClient(awsClientSettings(config().lambdaEndpoint));
   }
   return client;
 }
