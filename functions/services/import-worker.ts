@@ -50,12 +50,7 @@ import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
 import { type OriginAccess, type OriginAuthor, type RawJob, rawRepositoryPath } from '#vcs/origin';
 import { fetchOriginLfs } from '#vcs/origin-lfs';
 import { publish } from '#vcs/publish';
-import {
-  publishedRevisions,
-  readOriginRevisions,
-  readRevisionList,
-  writeRevisionList,
-} from '#vcs/revision-map';
+import { readRevisionList, writePublishedRevisions } from '#vcs/revision-map';
 import { newLargeBlob, recordSeenTips, seenTips } from '#vcs/seen-history';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
@@ -108,8 +103,8 @@ function writesOf(input: StepInput, from: ImportStatus) {
       written(enterStatus(owner, repo, attempt, status, extra), true),
     largeFiles: (importId: number, files: readonly LargeFile[]) =>
       must(setLargeFiles(owner, repo, importId, attempt, [...files])),
-    report: (importId: number, report: StoredReport) =>
-      must(setImportReport(owner, repo, importId, attempt, report)),
+    report: (importId: number, report: StoredReport, progress?: Omit<Progress, 'status'>) =>
+      must(setImportReport(owner, repo, importId, attempt, report, progress)),
     announced: async () => {
       await Promise.all(announcing);
     },
@@ -316,22 +311,27 @@ export const importRawChunk = watchedStep(async function importRawChunk(
   // A finished raw step writes its final progress below.
   await (chunk.done ? progress.settle() : progress.flush());
   const seen = await seenTips(dir, input.attempt);
-  // Not side by side with the large files: each prepares the job's HOME, and a git that opens its
-  // config while it is replaced may not find it on EFS (a NFS; FUSE in the as-deployed tests).
-  await recordNewAuthors(input, record, await adapter.authors(job, seen));
+  // The authors' git not side by side with the large files' scan: each prepares the job's HOME, and
+  // a git that opens its config while it is replaced may not find it on EFS (a NFS; FUSE in the
+  // as-deployed tests). Their writes go on while the scan runs.
+  const recording = recordNewAuthors(input, record, await adapter.authors(job, seen));
   // The API functions have no file system: the findings so far go where they read the import,
   // after every chunk, so that an import that fails later still reports what it found.
   if (!chunk.done) {
+    await recording;
     await write.report(record.importId, { rawDone: false, findings: await loadFindings(dir) });
     return { done: false, needsLfsChoice: false };
   }
 
-  const largeFiles = await largeFilesOf(dir, record, seen);
+  const [, largeFiles] = await Promise.all([recording, largeFilesOf(dir, record, seen)]);
   // A sync that finds none where the import had none leaves the stored list as it is.
   if (largeFiles.length > 0 || record.largeFilesCount !== 0)
     await write.largeFiles(record.importId, largeFiles);
-  await write.report(record.importId, { rawDone: true, findings: await loadFindings(dir) });
-  await write.progress({ percent: 100, commitCount: chunk.commitCount });
+  await write.report(
+    record.importId,
+    { rawDone: true, findings: await loadFindings(dir) },
+    { percent: 100, commitCount: chunk.commitCount },
+  );
   return {
     done: true,
     // The choice may have been made while the step ran: read again only when there is one to make.
@@ -392,10 +392,7 @@ export const rewrite = watchedStep(async function rewrite(
     },
     await gitJob(dir),
   );
-  await writeRevisionList(
-    publishedRevisionsFile(dir),
-    publishedRevisions(await readOriginRevisions(rawDir(dir)), result.commitMap),
-  );
+  await writePublishedRevisions(rawDir(dir), publishedRevisionsFile(dir), result.commitMap);
   if (record.vcs === 'git') {
     // The raw step wrote the findings so far: the report is written again only when this step adds some.
     const before = JSON.stringify(await loadFindings(dir));

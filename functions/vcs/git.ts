@@ -54,6 +54,7 @@ import {
   type RawJob,
   rawRepositoryPath,
 } from './origin.ts';
+import { keepPacksFew } from './pack-upkeep.ts';
 import { saveGitRevisions } from './revision-map.ts';
 import { writeWholeIfChanged } from './whole-file.ts';
 
@@ -199,6 +200,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
           if (state.done) {
             state.percent = 100;
             await markCheckedOnArrival(repo, state.checkedOnArrival === true);
+            await keepPacksFew(repo, { home, timeoutMs: 600_000 });
             // Every later walk of raw.git (the list below, authors, scans, a sync's next list)
             // reads commits from a commit-graph instead of parsing each; a sync adds a layer of
             // its new commits only (`--split`).

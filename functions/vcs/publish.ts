@@ -26,6 +26,7 @@ import { branchesAndTags, defaultBranchOf } from './history.ts';
 import { isLfsOid } from './hosted-paths.ts';
 import type { LfsStore } from './lfs-store.ts';
 import { directorySize, type ImportLimits, importLimits, oversizeError, withinSize } from './limits.ts';
+import { keepPacksFew } from './pack-upkeep.ts';
 import { type FollowPublish, planFollowedRefs } from './publish-follow.ts';
 import { pointHead } from './repository-head.ts';
 import { repositorySizeKiB } from './repository-size.ts';
@@ -58,6 +59,12 @@ export interface PublishResult {
 }
 
 const WRITING = /Writing objects:\s+(\d+)%/;
+
+/**
+ * The hosted repository keeps what a push brings as the pack it came as (as the Git front end does
+ * for a client's push, `git-limits.ts`): exploding it into loose objects took half of a sync's push.
+ */
+const RECEIVE_PACK = '--receive-pack=git -c receive.unpackLimit=1 receive-pack';
 
 /**
  * One bounded call of the push step (see the module comment). Fails with the user's message
@@ -130,7 +137,10 @@ async function publishRefsAndObjects(
 ): Promise<PublishResult> {
   const defaultBranch = await defaultBranchOf(sourceDir);
   await ensureHosted(hostedPath, defaultBranch, job);
-  const wanted = await branchesAndTags(sourceDir, job);
+  const [wanted, hostedBefore] = await Promise.all([
+    branchesAndTags(sourceDir, job),
+    branchesAndTags(hostedPath, job),
+  ]);
   const defaultRef = `refs/heads/${defaultBranch}`;
   const total = wanted.size;
   const batchSize = Math.max(1, options.refsPerPush ?? 200);
@@ -143,7 +153,6 @@ async function publishRefsAndObjects(
     }
   };
 
-  const hostedBefore = await branchesAndTags(hostedPath, job);
   const refChanges = options.follow
     ? await planFollowedRefs(sourceDir, hostedPath, hostedBefore, wanted, options.follow, job)
     : undefined;
@@ -173,7 +182,7 @@ async function publishRefsAndObjects(
     }
     const batch = orderForPush(pending, defaultRef).slice(0, batchSize);
     const refspecs = [...batch.map((ref) => `+${wanted.get(ref)}:${ref}`), ...stale.map((ref) => `:${ref}`)];
-    await runGit(['push', '--progress', '--porcelain', '--atomic', hostedPath, ...refspecs], {
+    await runGit(['push', '--progress', '--porcelain', '--atomic', RECEIVE_PACK, hostedPath, ...refspecs], {
       ...local(sourceDir, job),
       onProgress: (line) => {
         const match = WRITING.exec(line);
@@ -186,6 +195,7 @@ async function publishRefsAndObjects(
     batches += 1;
   }
 
+  if (batches > 0) await keepPacksFew(hostedPath, job);
   const { store, owner, repo } = options.lfs;
   for (const [index, object] of objects.entries()) {
     if (index > 0 && Date.now() - started >= options.budgetMs) {

@@ -5,7 +5,7 @@
  * The rewrite step maps raw commits to the commits it wrote (`RewriteResult.commitMap`), giving
  * the published map the push step stores.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RevisionEntry } from '#domain/revision-map';
 import { runGit } from './git-command.ts';
@@ -34,7 +34,7 @@ export const writeOriginRevisions = (rawDir: string, entries: readonly RevisionE
   writeRevisionList(originRevisionsFile(rawDir), entries);
 
 /** The raw map; empty when the adapter wrote none (a raw history from before the map existed). */
-export const readOriginRevisions = (rawDir: string): Promise<RevisionEntry[]> =>
+const readOriginRevisions = (rawDir: string): Promise<RevisionEntry[]> =>
   readRevisionList(originRevisionsFile(rawDir));
 
 /** git fast-import's marks (`:<mark> <commit>`): mark → commit. */
@@ -67,15 +67,31 @@ export async function readCommitMaps(
   return composed;
 }
 
-/** The published map: each raw commit through the rewrite's map (none: ids kept). */
-export const publishedRevisions = (
-  raw: readonly RevisionEntry[],
+/**
+ * Writes the published map to `path`: each raw commit through the rewrite's map; with none (every
+ * id kept) it is the raw map itself, copied unread.
+ */
+export async function writePublishedRevisions(
+  rawDir: string,
+  path: string,
   commitMap: ReadonlyMap<string, string> | null,
-): RevisionEntry[] =>
-  raw.map((entry) => ({
-    originRevision: entry.originRevision,
-    commit: commitMap?.get(entry.commit) ?? entry.commit,
-  }));
+): Promise<void> {
+  if (commitMap === null) {
+    await copyFile(originRevisionsFile(rawDir), path).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+      await writeFile(path, '');
+    });
+    return;
+  }
+  const raw = await readOriginRevisions(rawDir);
+  await writeRevisionList(
+    path,
+    raw.map((entry) => ({
+      originRevision: entry.originRevision,
+      commit: commitMap.get(entry.commit) ?? entry.commit,
+    })),
+  );
+}
 
 /**
  * A Git origin's raw map: its raw commits are the origin's own, listed parents first (`--topo-order

@@ -18,6 +18,7 @@ import {
   type RawProgress,
   rawRepositoryPath,
 } from '#vcs/origin';
+import { MAX_PACKS } from '#vcs/pack-upkeep';
 
 const exec = promisify(execFile);
 const AUTH = { username: 'importer', password: 'pw-Zq81-never-shown' };
@@ -161,6 +162,47 @@ describe('Git raw import', () => {
     expect(percents.filter((value) => value > 0 && value < 100).length).toBeGreaterThan(2);
     // A finished import does nothing more.
     expect(await adapter.importRawChunk(raw, 1, () => undefined)).toMatchObject({ done: true, percent: 100 });
+  }, 120_000);
+
+  it('a sync keeps what it fetched as one pack, and past MAX_PACKS syncs the small packs are rolled up', async () => {
+    const adapter = gitAdapter();
+    await exec('cp', ['-a', join(root, 'small.git'), join(root, 'growing.git')]);
+    const origin = join(root, 'growing.git');
+    const raw = await job(`${smart.url}/growing.git`);
+    await importAll(adapter, raw, 60_000);
+    const imported = rawRepositoryPath(raw.workDir);
+    const packs = async () =>
+      (await readdir(join(imported, 'objects', 'pack'))).filter((name) => name.endsWith('.pack')).length;
+    const looseDirs = async () =>
+      (await readdir(join(imported, 'objects'))).filter((name) => /^[0-9a-f]{2}$/.test(name));
+    const counts: number[] = [];
+    for (let sync = 1; sync <= MAX_PACKS + 2; sync++) {
+      const tree = (await git(origin, 'rev-parse', 'main^{tree}')).trim();
+      const commit = (
+        await git(
+          origin,
+          '-c',
+          'user.name=Ada',
+          '-c',
+          'user.email=ada@example.com',
+          'commit-tree',
+          tree,
+          '-p',
+          'main',
+          '-m',
+          `sync ${sync}`,
+        )
+      ).trim();
+      await git(origin, 'update-ref', 'refs/heads/main', commit);
+      await adapter.reopen(raw.workDir);
+      await importAll(adapter, raw, 60_000);
+      expect(await looseDirs()).toEqual([]);
+      counts.push(await packs());
+      expect(await refsOf(imported)).toBe(await refsOf(origin));
+    }
+    expect(Math.max(...counts)).toBeLessThanOrEqual(MAX_PACKS);
+    expect(counts.slice(0, MAX_PACKS - 1)).toEqual(counts.slice(0, MAX_PACKS - 1).map((_, i) => i + 2));
+    await git(imported, 'fsck', '--strict');
   }, 120_000);
 
   it('fetches a small history whole in one chunk over smart HTTP, dumb HTTP and git://', async () => {

@@ -9,6 +9,7 @@ import { prepareHome, runGit } from '#vcs/git-command';
 import { findLargeFiles, type GitJob, publishedHistory, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, lfsObjectPath } from '#vcs/hosted-paths';
 import { localLfsStore } from '#vcs/lfs-store';
+import { MAX_PACKS } from '#vcs/pack-upkeep';
 import { type PublishResult, publish } from '#vcs/publish';
 
 const THRESHOLD = 100_000;
@@ -134,6 +135,41 @@ describe('rewriteHistory and publish without changes', () => {
     await git(root, 'clone', '--mirror', '--quiet', hosted, clone);
     expect(await refsOf(clone)).toEqual(await refsOf(origin));
     expect((await git(hosted, 'symbolic-ref', 'HEAD')).trim()).toBe('refs/heads/main');
+  });
+
+  it('keeps what each later push brings as one pack, never loose objects, and rolls the small packs up past MAX_PACKS', async () => {
+    const source = fresh('growing');
+    await git(root, 'clone', '--mirror', '--quiet', origin, source);
+    const hosted = hostedRepositoryPath(reposDir, 'octo', 'growing');
+    await publishAll(source, hosted);
+    const objects = join(hosted, 'objects');
+    const counts: number[] = [];
+    for (let push = 1; push <= MAX_PACKS + 2; push++) {
+      const tree = (await git(source, 'rev-parse', 'main^{tree}')).trim();
+      const commit = (
+        await git(
+          source,
+          '-c',
+          'user.name=Ada',
+          '-c',
+          'user.email=ada@example.com',
+          'commit-tree',
+          tree,
+          '-p',
+          'main',
+          '-m',
+          `push ${push}`,
+        )
+      ).trim();
+      await git(source, 'update-ref', 'refs/heads/main', commit);
+      const { results } = await publishAll(source, hosted);
+      expect(results.at(-1)).toMatchObject({ done: true });
+      expect((await readdir(objects)).filter((name) => /^[0-9a-f]{2}$/.test(name))).toEqual([]);
+      counts.push((await readdir(join(objects, 'pack'))).filter((name) => name.endsWith('.pack')).length);
+    }
+    expect(Math.max(...counts)).toBeLessThanOrEqual(MAX_PACKS);
+    expect(await refsOf(hosted)).toEqual(await refsOf(source));
+    await git(hosted, 'fsck', '--strict');
   });
 
   it('pushes over an earlier history in bounded batches under a tiny budget, percents rising to 100', async () => {

@@ -50,6 +50,39 @@ export const attemptIsCurrent = (
     ExpressionAttributeValues: { ':id': importId, ':attempt': attempt },
   },
 });
+/**
+ * A transaction's write of progress (no status: a status change has its events), conditional as
+ * `attemptIsCurrent` is.
+ */
+const progressItem = (
+  owner: string,
+  repo: string,
+  importId: number,
+  attempt: number,
+  progress: Omit<Progress, 'status'>,
+): TransactItem => {
+  const set = { ...progress, updatedAt: now() };
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':id': importId, ':attempt': attempt };
+  const assignments = Object.entries(set)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value], n) => {
+      names[`#s${n}`] = name;
+      values[`:s${n}`] = value;
+      return `#s${n} = :s${n}`;
+    });
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: importKey(owner, repo),
+      UpdateExpression: `SET ${assignments.join(', ')}`,
+      ConditionExpression: 'importId = :id AND attempt = :attempt',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+};
+
 /** Records progress of the attempt: the import as written, or false when it is no longer the import's attempt. */
 export function recordProgress(
   owner: string,
@@ -291,7 +324,8 @@ export async function setLargeFiles(
 /**
  * Replaces the import's report with the raw step's findings so far (each kind's first entries,
  * within one item's limits: the listed entries of all kinds share `MAX_LISTED_BYTES`, each kind's
- * `count` still counts every one). False when it is no longer the import's attempt.
+ * `count` still counts every one), and `progress` in the same transaction. False when it is no
+ * longer the import's attempt.
  */
 export async function setImportReport(
   owner: string,
@@ -299,6 +333,7 @@ export async function setImportReport(
   importId: number,
   attempt: number,
   report: StoredReport,
+  progress?: Omit<Progress, 'status'>,
 ): Promise<boolean> {
   const kinds = Object.entries(report.findings) as [FindingKind, Finding][];
   const share = MAX_LISTED_BYTES / Math.max(1, kinds.length);
@@ -329,7 +364,9 @@ export async function setImportReport(
           },
         },
       },
-      attemptIsCurrent(owner, repo, importId, attempt),
+      progress
+        ? progressItem(owner, repo, importId, attempt, progress)
+        : attemptIsCurrent(owner, repo, importId, attempt),
     ],
     'setImportReport',
   );
