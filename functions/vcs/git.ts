@@ -124,7 +124,7 @@ export function gitAdapter(options: GitAdapterOptions = {}): OriginAdapter {
           const remaining = started + budgetMs - Date.now();
           if (steps > 0 && (remaining <= 0 || lastStepMs * plan.growth > remaining)) break;
           await checkSize(repo, maxBytes);
-          const objectsBefore = await checkObjects(repo, home, maxObjects);
+          const objectsBefore = await checkObjects(repo, maxObjects);
           const from = state.percent;
           // A full fetch may use the whole share up to 99; a depth step half of what is left,
           // because the total is unknown until the repository is no longer shallow.

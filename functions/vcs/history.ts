@@ -260,7 +260,7 @@ async function rewrite(
   await rm(outDir, { recursive: true, force: true });
   if (!dropping && mappings.length === 0 && !handleLarge) {
     // Nothing changes: the raw history is published as it is (its objects counted here, its size by the push).
-    await checkObjects(rawDir, job.home, limits.maxObjects);
+    await checkObjects(rawDir, limits.maxObjects);
     return {
       rewritten: false,
       mappedAuthors: 0,
@@ -301,7 +301,7 @@ async function rewrite(
           await migrateToLfs(outDir, options.thresholdBytes, writing, lfsObjectMap(outDir));
       },
     );
-    await checkObjects(outDir, job.home, limits.maxObjects);
+    await checkObjects(outDir, limits.maxObjects);
     // What was written holds none of the dropped entries: checked with no leniency for them.
     if (dropping) await checkHistory(outDir, job);
   } catch (error) {

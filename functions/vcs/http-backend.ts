@@ -165,11 +165,11 @@ export interface RepositoryStats {
 
 export async function repositoryStats(path: string): Promise<RepositoryStats> {
   const env = { ...gitEnvironment(await home()), GIT_DIR: path };
-  const [counts, refs] = await Promise.all([
-    run('git', ['count-objects', '-v'], { env }),
+  const [sizeKiB, refs] = await Promise.all([
+    repositorySizeKiB(path),
     run('git', ['for-each-ref', '--count=1', '--format=%(refname)'], { env }),
   ]);
-  return { sizeKiB: await repositorySizeKiB(path, counts.stdout), hasContent: refs.stdout.trim() !== '' };
+  return { sizeKiB, hasContent: refs.stdout.trim() !== '' };
 }
 
 /** Only sane values of client headers reach the CGI environment. */

@@ -8,7 +8,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_IMPORT_MAX_BYTES, DEFAULT_IMPORT_MAX_OBJECTS } from '#shared/config';
-import { runGit } from './git-command.ts';
+import { objectTotal } from './object-database.ts';
 import { OriginFailed } from './origin.ts';
 
 /** The limits a step writes under (config `IMPORT_MAX_BYTES`, `IMPORT_MAX_OBJECTS`). */
@@ -61,18 +61,9 @@ export async function checkSize(dir: string, maxBytes: number): Promise<void> {
   if ((await directorySize(dir)) > maxBytes) throw oversizeError(maxBytes);
 }
 
-/** Objects in a Git repository, loose and packed. */
-export async function objectCount(repo: string, home: string): Promise<number> {
-  const counts = (
-    await runGit(['count-objects', '-v'], { cwd: repo, home, transport: 'local', timeoutMs: 600_000 })
-  ).toString();
-  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(counts)?.[1] ?? 0);
-  return field('count') + field('in-pack');
-}
-
 /** The repository's object count; fails with the user's message when it exceeds `maxObjects`. */
-export async function checkObjects(repo: string, home: string, maxObjects: number): Promise<number> {
-  const objects = await objectCount(repo, home);
+export async function checkObjects(repo: string, maxObjects: number): Promise<number> {
+  const objects = await objectTotal(repo);
   if (objects > maxObjects) throw tooManyObjectsError();
   return objects;
 }

@@ -176,7 +176,7 @@ async function publishRefsAndObjects(
         pushed,
         total,
         defaultBranch,
-        sizeKiB: await sizeKiB(hostedPath, job),
+        sizeKiB: await repositorySizeKiB(hostedPath),
         ...changes,
       };
     }
@@ -204,7 +204,7 @@ async function publishRefsAndObjects(
         pushed: total,
         total,
         defaultBranch,
-        sizeKiB: await sizeKiB(hostedPath, job),
+        sizeKiB: await repositorySizeKiB(hostedPath),
         ...changes,
       };
     }
@@ -218,7 +218,7 @@ async function publishRefsAndObjects(
     pushed: total,
     total,
     defaultBranch,
-    sizeKiB: await sizeKiB(hostedPath, job),
+    sizeKiB: await repositorySizeKiB(hostedPath),
     ...changes,
   };
 }
@@ -299,11 +299,4 @@ async function lfsObjects(repoDir: string): Promise<LfsObject[]> {
   };
   await walk(root, 0);
   return found;
-}
-
-async function sizeKiB(repoDir: string, job: GitJob): Promise<number> {
-  return repositorySizeKiB(
-    repoDir,
-    (await runGit(['count-objects', '-v'], local(repoDir, job))).toString('utf8'),
-  );
 }

@@ -6,7 +6,8 @@ import { prepareHome, runGit } from '#vcs/git-command';
 import { type GitJob, publishedHistory, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath } from '#vcs/hosted-paths';
 import { localLfsStore } from '#vcs/lfs-store';
-import { directorySize, objectCount } from '#vcs/limits';
+import { directorySize } from '#vcs/limits';
+import { objectTotal } from '#vcs/object-database';
 import { OriginFailed } from '#vcs/origin';
 import { publish } from '#vcs/publish';
 
@@ -126,7 +127,7 @@ describe('the import limits after the raw step', () => {
 
   it('fails a rewrite that writes more objects than IMPORT_MAX_OBJECTS although the raw history has fewer', async () => {
     const out = fresh('out');
-    const maxObjects = await objectCount(origin, job.home);
+    const maxObjects = await objectTotal(origin);
 
     const rewriting = rewriteHistory(
       origin,

@@ -63,7 +63,7 @@ export async function convertHistory(chunk: HgChunk, limits: ConvertLimits): Pro
     // Ranges that fit grow again (a slow stretch of history need not slow down the rest).
     if (state.convertBatch !== undefined) state.convertBatch = Math.ceil(state.convertBatch * plan.growth);
     if ((await directorySize(gitRepo)) > limits.maxBytes) throw oversizeError(limits.maxBytes);
-    await checkObjects(gitRepo, home, limits.maxObjects);
+    await checkObjects(gitRepo, limits.maxObjects);
     await chunk.save();
   }
   return true;

@@ -107,7 +107,7 @@ async function convertSteps(chunk: SvnChunk, origin: SvnOrigin, maxObjects: numb
   }
   if (state.converted < origin.youngest) return false;
   await finishConversion(job.workDir, mirror, origin, home, choices);
-  await checkObjects(gitRepo, home, maxObjects);
+  await checkObjects(gitRepo, maxObjects);
   state.commitCount = await countCommits(gitRepo, home);
   return true;
 }

@@ -28,7 +28,8 @@ import { DEFAULT_IMPORT_CHOICES } from '#domain/imports';
 import { type AdapterOptions, adapterSetup } from '#vcs/adapter-options';
 import { saveFinding } from '#vcs/findings';
 import { prepareHome } from '#vcs/git-command';
-import { directorySize, objectCount, oversizeError, tooManyObjectsError } from '#vcs/limits';
+import { directorySize, oversizeError, tooManyObjectsError } from '#vcs/limits';
+import { objectTotal } from '#vcs/object-database';
 import { type OriginAccess, type OriginAdapter, rawRepositoryPath, startAfresh } from '#vcs/origin';
 import { saveNumberedRevisions } from '#vcs/revision-map';
 import { writeWhole } from '../whole-file.ts';
@@ -128,7 +129,7 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
     let batches = 0;
     while (state.replayed < listing.length) {
       if (batches > 0 && Date.now() - started >= budgetMs) break;
-      await checkLimits(repo, home, maxBytes, maxObjects);
+      await checkLimits(repo, maxBytes, maxObjects);
       const stream: Buffer[] = [];
       let streamBytes = 0;
       let objects = 0;
@@ -152,7 +153,7 @@ export function tfvcAdapter(options: TfvcAdapterOptions = {}): OriginAdapter {
       }
       const size = await directorySize(repo);
       if (size + streamBytes > maxBytes) throw oversizeError(maxBytes);
-      if ((await objectCount(repo, home)) + objects > maxObjects) throw tooManyObjectsError();
+      if ((await objectTotal(repo)) + objects > maxObjects) throw tooManyObjectsError();
       stream.push(Buffer.from('done\n'));
       const last = listing[next - 1];
       if (last !== undefined) await saveNextFolders(job.workDir, last.id, tree);

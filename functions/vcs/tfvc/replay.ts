@@ -7,7 +7,8 @@ import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GitFailed, runGit } from '#vcs/git-command';
 import { FAST_IMPORT_MALLOC } from '#vcs/history';
-import { directorySize, objectCount, oversizeError, tooManyObjectsError } from '#vcs/limits';
+import { directorySize, oversizeError, tooManyObjectsError } from '#vcs/limits';
+import { objectTotal } from '#vcs/object-database';
 import { OriginFailed } from '#vcs/origin';
 import { gitIdentity } from './authors.ts';
 import type { Changeset } from './changesets.ts';
@@ -189,12 +190,7 @@ export async function replayedSoFar(
   return index < 0 ? saved : index + 1;
 }
 
-export async function checkLimits(
-  repo: string,
-  home: string,
-  maxBytes: number,
-  maxObjects: number,
-): Promise<void> {
+export async function checkLimits(repo: string, maxBytes: number, maxObjects: number): Promise<void> {
   if ((await directorySize(repo)) > maxBytes) throw oversizeError(maxBytes);
-  if ((await objectCount(repo, home)) > maxObjects) throw tooManyObjectsError();
+  if ((await objectTotal(repo)) > maxObjects) throw tooManyObjectsError();
 }
