@@ -5,7 +5,7 @@
  * 8 KiB, credentials in URLs removed) and handed out line by line for progress.
  */
 import { ambientSignals } from './cancellation.ts';
-import { spawnGroup } from './process-group.ts';
+import { launchGroup } from './launcher.ts';
 
 export interface BoundedRun {
   readonly cwd: string;
@@ -58,11 +58,13 @@ export function runBounded(
   // Cancelled work starts nothing more: not even a process that would be killed at once.
   if (signals.some((signal) => signal.aborted)) return Promise.reject(fail(null, '(aborted)', false, ''));
   return new Promise((resolve, reject) => {
-    // Its own process group, so a timeout stops helpers (remote helpers, index-pack) too.
-    const { child, stop: stopGroup } = spawnGroup(command, args, {
+    // Its own process group, so a timeout stops helpers (remote helpers, index-pack) too; started
+    // by the launcher, which writes the input and the secret.
+    const { child, stop: stopGroup } = launchGroup(command, args, {
       cwd: options.cwd,
       env: options.env,
-      stdio: options.secret === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
+      input: options.input,
+      secret: options.secret,
     });
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
@@ -128,12 +130,5 @@ export function runBounded(
       const tail = redactCredentials(output.subarray(-FAILURE_TAIL_CHARS).toString('utf8'));
       reject(fail(code, why, timedOut, tail));
     });
-    child.stdin.on('error', () => undefined); // the tool may exit before reading its input
-    child.stdin.end(options.input ?? '');
-    const secretPipe = child.stdio[SECRET_FD];
-    if (options.secret !== undefined && secretPipe && 'end' in secretPipe) {
-      secretPipe.on('error', () => undefined);
-      secretPipe.end(options.secret);
-    }
   });
 }
