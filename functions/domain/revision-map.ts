@@ -22,6 +22,11 @@ export interface StoredRevisionMap {
   readonly total: number;
   /** Lookup buckets the generation was written with (fixed for its life); absent in older records. */
   readonly buckets?: number;
+  /**
+   * How many of the first entries the buckets hold; the rest (the tail, a sync's few) are found in
+   * the pages. Absent in older records (then all of them).
+   */
+  readonly bucketed?: number;
 }
 
 /** Whether `entries` begin with exactly `stored` (a sync that only added revisions at the end). */

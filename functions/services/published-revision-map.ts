@@ -2,7 +2,7 @@
  * Storing the revision map the push step published. A sync whose map only gains entries at the
  * end (the usual case: new commits on existing branches) extends the stored generation: a few
  * items instead of the whole map again (Lua's 5,907 entries are 120 items). The attempt's
- * directory keeps what was last stored (`stored-revisions`, its generation and total beside it)
+ * directory keeps what was last stored (`stored-revisions`, its header beside it)
  * and moves on to the next sync with the raw history, so the next push compares with it without
  * reading the map back. Anything else (a rewrite, refs deleted or moved, no or a stale record, a
  * header that moved on) writes a new generation, as the first import does.
@@ -27,15 +27,20 @@ export async function storePublishedRevisions(
   if (stored && extendsRevisions(stored.entries, entries)) {
     const outcome = await extendRevisionMap(owner, repo, importId, attempt, entries, stored.map);
     if (outcome === 'superseded') return false;
-    if (outcome === 'extended') {
-      await saveStored(dir, { ...stored.map, total: entries.length }, entries);
+    if (outcome !== 'not-extended') {
+      await saveStored(dir, outcome, entries);
       return true;
     }
   }
   if (!(await storeRevisionMap(owner, repo, importId, attempt, entries))) return false;
   await saveStored(
     dir,
-    { generation: attempt, total: entries.length, buckets: lookupBuckets(entries.length) },
+    {
+      generation: attempt,
+      total: entries.length,
+      buckets: lookupBuckets(entries.length),
+      bucketed: entries.length,
+    },
     entries,
   );
   return true;

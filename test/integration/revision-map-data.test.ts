@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RevisionEntry } from '#domain/revision-map';
+import { importRevisionBucketKey } from '#data/keys';
+import type { RevisionEntry, StoredRevisionMap } from '#domain/revision-map';
 import { freshTable } from '#test/dynamodb';
 
 /*
@@ -10,6 +11,7 @@ import { freshTable } from '#test/dynamodb';
  */
 
 let map: typeof import('#data/imports/revision-map');
+let client: typeof import('#data/client');
 let seed: typeof import('#test/import-seed');
 let requests: typeof import('#data/imports/requests');
 let repositories: typeof import('#data/repositories');
@@ -28,6 +30,7 @@ beforeAll(async () => {
   process.env.TABLE_NAME = table.tableName;
   process.env.DYNAMODB_ENDPOINT = table.endpoint;
   map = await import('#data/imports/revision-map');
+  client = await import('#data/client');
   seed = await import('#test/import-seed');
   requests = await import('#data/imports/requests');
   repositories = await import('#data/repositories');
@@ -89,14 +92,16 @@ describe('the revision map data', () => {
     ).toMatchObject({ attempt: attempt + 1, status: 'importing' });
     const synced = [...first, ...entries(380, 'new').slice(250)];
 
-    // The buckets known (as the worker keeps them): nothing is read before the transaction.
+    // The header known (as the worker keeps it): nothing is read before the transaction. 130 new
+    // entries are more than a tail holds: they go into the buckets.
     expect(
       await map.extendRevisionMap('octocat', 'followed', importId, attempt + 1, synced, {
         generation: attempt,
         total: 250,
         buckets: map.lookupBuckets(250),
+        bucketed: 250,
       }),
-    ).toBe('extended');
+    ).toEqual({ generation: attempt, total: 380, buckets: map.lookupBuckets(250), bucketed: 380 });
     expect(await map.pageOfRevisions('octocat', 'followed', importId, 200, 100)).toEqual({
       entries: synced.slice(200, 300),
       total: 380,
@@ -123,6 +128,7 @@ describe('the revision map data', () => {
         generation: attempt,
         total: 250,
         buckets: map.lookupBuckets(250),
+        bucketed: 250,
       }),
     ).toBe('not-extended');
     // An attempt no longer current writes nothing.
@@ -136,5 +142,50 @@ describe('the revision map data', () => {
       synced.slice(300),
     );
     expect(await map.findRevision('octocat', 'followed', importId, '385')).toBeUndefined();
+  });
+
+  it('keeps a sync’s few new entries out of the buckets (found in the last pages) until they pass MAX_TAIL', async () => {
+    const { importId, attempt } = await newImport('tail');
+    const all = entries(5907 + 3 * 40, 't');
+    await map.storeRevisionMap('octocat', 'tail', importId, attempt, all.slice(0, 5907));
+    const buckets = map.lookupBuckets(5907);
+    const bucketKeys = Array.from({ length: buckets }, (_, bucket) =>
+      importRevisionBucketKey('octocat', 'tail', importId, attempt, bucket),
+    );
+    const bucketItems = async () => {
+      const items = await client.getItems(bucketKeys, true);
+      return bucketKeys.map((key) => JSON.stringify(client.itemOf(items, key)?.found));
+    };
+    const before = await bucketItems();
+
+    let stored: StoredRevisionMap = { generation: attempt, total: 5907, buckets, bucketed: 5907 };
+    for (const total of [5947, 5987]) {
+      const extended = await map.extendRevisionMap(
+        'octocat',
+        'tail',
+        importId,
+        attempt,
+        all.slice(0, total),
+        stored,
+      );
+      expect(extended).toEqual({ ...stored, total });
+      stored = extended as StoredRevisionMap;
+      // Written: the last pages and the header; no bucket.
+      expect(await bucketItems()).toEqual(before);
+      for (const entry of [all[0], all[5906], all[5907], all[total - 1]])
+        expect(await map.findRevision('octocat', 'tail', importId, entry?.originRevision ?? '')).toBe(
+          entry?.commit,
+        );
+      expect(await map.findRevision('octocat', 'tail', importId, String(total + 1))).toBeUndefined();
+    }
+    // 120 past the buckets: more than a tail, so all of them go in.
+    const folded = await map.extendRevisionMap('octocat', 'tail', importId, attempt, all, stored);
+    expect(folded).toEqual({ ...stored, total: all.length, bucketed: all.length });
+    expect(await bucketItems()).not.toEqual(before);
+    for (const entry of all.slice(5900))
+      expect(await map.findRevision('octocat', 'tail', importId, entry.originRevision)).toBe(entry.commit);
+    expect((await map.pageOfRevisions('octocat', 'tail', importId, 5900, 100)).entries).toEqual(
+      all.slice(5900, 6000),
+    );
   });
 });

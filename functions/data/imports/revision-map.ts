@@ -6,8 +6,12 @@
  * transaction conditional on the attempt (a superseded attempt's map never becomes visible), then
  * deletes the previous generation. Readers follow the header, so they see one whole generation.
  * A sync whose map only appends entries extends the visible generation instead (`extendRevisionMap`):
- * its last page, new pages, the buckets the new entries fall in and the header's total change in
- * one transaction, so readers see the old map or the longer one, never a mix.
+ * its last page, new pages and the header's total change in one transaction, so readers see the
+ * old map or the longer one, never a mix. The buckets hold the map's first `bucketed` entries; the
+ * newer ones (the tail, at most `MAX_TAIL`) are looked up in the last pages, read with the bucket.
+ * A sync of a few revisions so writes a page or two, not the ten-odd buckets (about 9 KB each,
+ * each a write of its whole size) its entries would fall in; the extension that would pass
+ * `MAX_TAIL` moves the whole tail into the buckets.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { RevisionEntry, StoredRevisionMap } from '#domain/revision-map';
@@ -30,6 +34,9 @@ const BUCKET_CAPACITY = 200;
 
 /** Items one extension may write: a transaction holds 100 actions (the header and the attempt check among them). */
 const MAX_EXTENSION_ITEMS = 90;
+
+/** Entries past the buckets a lookup may have to search (in at most two pages, read with the bucket). */
+export const MAX_TAIL = REVISION_PAGE;
 
 /** How many lookup buckets a map of `total` entries is spread over (fixed when it is written). */
 export const lookupBuckets = (total: number): number => Math.max(1, Math.ceil(total / BUCKET_ENTRIES));
@@ -55,6 +62,7 @@ export function lookupBucket(originRevision: string, buckets: number): number {
 
 interface Header extends StoredRevisionMap {
   readonly buckets: number;
+  readonly bucketed: number;
 }
 
 async function header(owner: string, repo: string, importId: number): Promise<Header | undefined> {
@@ -66,7 +74,13 @@ async function header(owner: string, repo: string, importId: number): Promise<He
     }),
   );
   if (!Item) return undefined;
-  return { generation: Number(Item.generation), total: Number(Item.total), buckets: Number(Item.buckets) };
+  const total = Number(Item.total);
+  return {
+    generation: Number(Item.generation),
+    total,
+    buckets: Number(Item.buckets),
+    bucketed: Item.bucketed === undefined ? total : Number(Item.bucketed),
+  };
 }
 
 /** Pairs as stored: `[origin revision, commit]`, compact (a page of 100 is about 9 KB). */
@@ -101,6 +115,7 @@ export async function storeRevisionMap(
     generation: attempt,
     total: entries.length,
     buckets: lookupBuckets(entries.length),
+    bucketed: entries.length,
   };
   const item = (key: Key, type: string, body: Record<string, unknown>) => ({
     PutRequest: { Item: { ...key, ...typed(type), ...body, createdAt: timestamp, updatedAt: timestamp } },
@@ -161,15 +176,16 @@ const MAX_BUCKET_ADDITIONS = 100;
 
 /**
  * Appends to the visible generation when `entries` are the map `stored` (written or extended by
- * this worker: its generation, total and buckets) followed by new entries, and the header still
- * says so: the last stored page is written again with its new entries, new pages after it, and
- * each new entry is set in its bucket (an update of the bucket's map, nothing read), in one
- * transaction with the header's new total, conditional on the header's generation, total and
- * buckets and on the attempt. Without `stored.buckets` (a record from before they were kept) the
- * header is read first. `extended`, or `superseded` (the attempt is no longer current; nothing
- * written), or `not-extended` (the header moved on, the buckets would pass their capacity or the
- * change is too big for one transaction: the caller writes a new generation). The caller checks
- * that `stored`'s entries are a prefix.
+ * this worker: its generation, total, buckets and bucketed entries) followed by new entries, and
+ * the header still says so: the last stored page is written again with its new entries, new pages
+ * after it, and, when the tail would pass `MAX_TAIL`, each entry of the tail set in its bucket (an
+ * update of the bucket's map, nothing read), in one transaction with the header's new total,
+ * conditional on the header's generation, total, buckets and bucketed entries and on the attempt.
+ * Without them in `stored` (a record from before they were kept) the header is read first. The
+ * map as now stored, or `superseded` (the attempt is no longer current; nothing written), or
+ * `not-extended` (the header moved on, the buckets would pass their capacity or the change is too
+ * big for one transaction: the caller writes a new generation). The caller checks that `stored`'s
+ * entries are a prefix.
  */
 export async function extendRevisionMap(
   owner: string,
@@ -178,11 +194,16 @@ export async function extendRevisionMap(
   attempt: number,
   entries: readonly RevisionEntry[],
   stored: StoredRevisionMap,
-): Promise<'extended' | 'superseded' | 'not-extended'> {
+): Promise<Header | 'superseded' | 'not-extended'> {
   const map =
-    stored.buckets === undefined
+    stored.buckets === undefined || stored.bucketed === undefined
       ? await header(owner, repo, importId)
-      : { generation: stored.generation, total: stored.total, buckets: stored.buckets };
+      : {
+          generation: stored.generation,
+          total: stored.total,
+          buckets: stored.buckets,
+          bucketed: stored.bucketed,
+        };
   if (
     !map ||
     map.generation !== stored.generation ||
@@ -191,16 +212,24 @@ export async function extendRevisionMap(
     entries.length > map.buckets * BUCKET_CAPACITY
   )
     return 'not-extended';
-  if (entries.length === map.total) return 'extended';
+  if (entries.length === map.total) return map;
   const firstPage = Math.floor(map.total / REVISION_PAGE);
   const lastPage = Math.ceil(entries.length / REVISION_PAGE) - 1;
+  // The tail stays out of the buckets while it fits `MAX_TAIL`; past it, the whole tail goes in.
+  const folding = entries.length - map.bucketed > MAX_TAIL;
   const byBucket = new Map<number, RevisionEntry[]>();
-  for (const entry of entries.slice(map.total)) {
-    const bucket = lookupBucket(entry.originRevision, map.buckets);
-    byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), entry]);
-  }
+  if (folding)
+    for (const entry of entries.slice(map.bucketed)) {
+      const bucket = lookupBucket(entry.originRevision, map.buckets);
+      byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), entry]);
+    }
   if (lastPage - firstPage + 1 + byBucket.size > MAX_EXTENSION_ITEMS) return 'not-extended';
   if ([...byBucket.values()].some((added) => added.length > MAX_BUCKET_ADDITIONS)) return 'not-extended';
+  const extended: Header = {
+    ...map,
+    total: entries.length,
+    bucketed: folding ? entries.length : map.bucketed,
+  };
 
   const timestamp = now();
   const items = [];
@@ -244,21 +273,26 @@ export async function extendRevisionMap(
       Update: {
         TableName: tableName(),
         Key: importRevisionMapKey(owner, repo, importId),
-        UpdateExpression: 'SET #total = :total, updatedAt = :now',
-        ConditionExpression: 'generation = :generation AND #total = :before AND buckets = :buckets',
+        UpdateExpression: 'SET #total = :total, bucketed = :bucketedNow, updatedAt = :now',
+        // A header from before `bucketed` was kept has all its entries in the buckets.
+        ConditionExpression:
+          'generation = :generation AND #total = :before AND buckets = :buckets AND ' +
+          '(bucketed = :bucketed OR (attribute_not_exists(bucketed) AND #total = :bucketed))',
         ExpressionAttributeNames: { '#total': 'total' },
         ExpressionAttributeValues: {
-          ':total': entries.length,
+          ':total': extended.total,
+          ':bucketedNow': extended.bucketed,
           ':before': map.total,
           ':generation': map.generation,
           ':buckets': map.buckets,
+          ':bucketed': map.bucketed,
           ':now': timestamp,
         },
       },
     },
     attemptIsCurrent(owner, repo, importId, attempt),
   ]);
-  if (outcome === 'ok') return 'extended';
+  if (outcome === 'ok') return extended;
   if (outcome !== 'conflict' && outcome.failed.includes(items.length + 1)) return 'superseded';
   return 'not-extended';
 }
@@ -292,17 +326,25 @@ export async function findRevision(
 ): Promise<string | undefined> {
   const map = await header(owner, repo, importId);
   if (!map) return undefined;
-  const bucket = lookupBucket(originRevision, map.buckets);
-  const { Item } = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: importRevisionBucketKey(owner, repo, importId, map.generation, bucket),
-      ConsistentRead: true,
-    }),
+  const bucketKey = importRevisionBucketKey(
+    owner,
+    repo,
+    importId,
+    map.generation,
+    lookupBucket(originRevision, map.buckets),
   );
-  const found = (Item?.found ?? {}) as Record<string, unknown>;
+  // The tail's pages come in the same round trip as the bucket.
+  const tailKeys = storedPagesFor(map.bucketed, map.total - map.bucketed, map.total).map((page) =>
+    importRevisionPageKey(owner, repo, importId, map.generation, page),
+  );
+  const items = await getItems([bucketKey, ...tailKeys], true);
+  const found = (itemOf(items, bucketKey)?.found ?? {}) as Record<string, unknown>;
   const commit = Object.hasOwn(found, originRevision) ? found[originRevision] : undefined;
-  return typeof commit === 'string' ? commit : undefined;
+  if (typeof commit === 'string') return commit;
+  const tail = tailKeys
+    .flatMap((key) => toEntries(itemOf(items, key)?.entries))
+    .slice(map.bucketed % REVISION_PAGE, (map.bucketed % REVISION_PAGE) + map.total - map.bucketed);
+  return tail.find((entry) => entry.originRevision === originRevision)?.commit;
 }
 
 /** The map's last origin revision (the newest published, in origin order); undefined when empty. */
