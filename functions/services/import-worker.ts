@@ -150,15 +150,19 @@ const adapterOptions = () => ({ maxBytes: config().importMaxBytes, maxObjects: c
 const budgetMs = () => config().importChunkSeconds * 1000;
 
 /**
- * The attempt's git context: a private HOME inside its directory, trusting the attempt's own
- * repositories and `hosted` (the push step's target), and a limit per git call of the budget plus
+ * The attempt's git context: a private HOME inside its directory `dir`, trusting the attempt's own
+ * repositories and the hosted one (the push step's target), the same for every step so that its
+ * config is written once an attempt (`prepareHome`), and a limit per git call of the budget plus
  * four minutes (600 s + 240 s stays under Lambda's 900 s in AWS).
  */
-async function gitJob(dir: string, hosted: readonly string[] = []): Promise<GitJob> {
+async function gitJob(input: Pick<StepInput, 'owner' | 'repo'>, dir: string): Promise<GitJob> {
   const home = join(dir, 'home');
-  await prepareHome(home, [rawDir(dir), outDir(dir), renamedRawDir(outDir(dir)), ...hosted]);
+  await prepareHome(home, [rawDir(dir), outDir(dir), renamedRawDir(outDir(dir)), hostedPath(input)]);
   return { home, timeoutMs: budgetMs() + 240_000 };
 }
+
+const hostedPath = (input: Pick<StepInput, 'owner' | 'repo'>) =>
+  hostedRepositoryPath(config().repositoriesDir, input.owner, input.repo);
 
 /**
  * Throttles progress writes to one per interval (the first an interval after the step began, which
@@ -216,7 +220,7 @@ function watchedStep<O, I extends StepInput = StepInput>(
       async (seen, now) => {
         await rm(attemptDir(input, input.attempt), { recursive: true, force: true, maxRetries: 3 });
         if (publishes && now === undefined && !seen.ownerPushed)
-          await rm(hostedRepositoryPath(config().repositoriesDir, input.owner, input.repo), {
+          await rm(hostedPath(input), {
             recursive: true,
             force: true,
             maxRetries: 3,
@@ -294,9 +298,11 @@ export const importRawChunk = watchedStep(async function importRawChunk(
     await adapter.reopen(previous);
     // Before anything is fetched: what this sync's passes over authors and large files skip.
     if (await exists(join(rawDir(previous), 'HEAD')))
-      await recordSeenTips(previous, input.attempt, await gitJob(previous));
+      await recordSeenTips(previous, input.attempt, await gitJob(input, previous));
   });
   await mkdir(dir, { recursive: true });
+  // The HOME the adapter's tools and the later steps use, trusting all of the attempt's at once.
+  await gitJob(input, dir);
   // The status and the origin's credentials side by side (independent round trips).
   const [, access] = await Promise.all([
     record.status === 'importing' ? undefined : write.progress({ status: 'importing' }),
@@ -323,7 +329,7 @@ export const importRawChunk = watchedStep(async function importRawChunk(
     return { done: false, needsLfsChoice: false };
   }
 
-  const [, largeFiles] = await Promise.all([recording, largeFilesOf(dir, record, seen)]);
+  const [, largeFiles] = await Promise.all([recording, largeFilesOf(input, dir, record, seen)]);
   // A sync that finds none where the import had none leaves the stored list as it is.
   if (largeFiles.length > 0 || record.largeFilesCount !== 0)
     await write.largeFiles(record.importId, largeFiles);
@@ -343,8 +349,13 @@ export const importRawChunk = watchedStep(async function importRawChunk(
  * The raw history's large files. A sync whose attempt before found none looks only at the objects
  * it fetched (`seen-history.ts`), and scans the whole history only when one of them is large.
  */
-async function largeFilesOf(dir: string, record: Import, seen: readonly string[] | undefined) {
-  const job = await gitJob(dir);
+async function largeFilesOf(
+  input: StepInput,
+  dir: string,
+  record: Import,
+  seen: readonly string[] | undefined,
+) {
+  const job = await gitJob(input, dir);
   const threshold = config().largeFileBytes;
   if (seen && record.largeFilesCount === 0 && !(await newLargeBlob(rawDir(dir), threshold, seen, job)))
     return [];
@@ -390,7 +401,7 @@ export const rewrite = watchedStep(async function rewrite(
       mayHoldHg: record.vcs === 'git',
       ...adapterOptions(),
     },
-    await gitJob(dir),
+    await gitJob(input, dir),
   );
   await writePublishedRevisions(rawDir(dir), publishedRevisionsFile(dir), result.commitMap);
   if (record.vcs === 'git') {
@@ -413,7 +424,7 @@ export const rewrite = watchedStep(async function rewrite(
         // Raw tips: they name the published commits only when nothing was rewritten (else all is read).
         seen: await seenTips(dir, input.attempt),
       },
-      await gitJob(dir),
+      await gitJob(input, dir),
     );
     const findings = await loadFindings(dir);
     if (JSON.stringify(findings) !== before) await write.report(record.importId, { rawDone: true, findings });
@@ -444,11 +455,10 @@ async function publishBatch(input: PushInput, record: Import, write: Writes): Pr
     input.sync ? followPublish(input, record, dir) : undefined,
   ]);
   const progress = progressWriter(input);
-  const hostedPath = hostedRepositoryPath(config().repositoriesDir, input.owner, input.repo);
   const published = publishedDir(dir, input.rewrite?.rewritten !== false);
   const result = await publish(
     published,
-    hostedPath,
+    hostedPath(input),
     {
       budgetMs: budgetMs(),
       onPercent: (percent) => progress.report({ pushPercent: percent }),
@@ -456,7 +466,7 @@ async function publishBatch(input: PushInput, record: Import, write: Writes): Pr
       ...adapterOptions(),
       ...(follow ? { follow } : {}),
     },
-    await gitJob(dir, [hostedPath]),
+    await gitJob(input, dir),
   );
   if (!result.done) {
     await progress.flush();
@@ -468,9 +478,11 @@ async function publishBatch(input: PushInput, record: Import, write: Writes): Pr
     throw superseded(input);
   // The pushed copy, or the LFS objects that waited in raw.git, are not needed again (a republish
   // rewrites from the raw history; the origin's LFS objects stay cached in `origin-lfs`).
-  await rm(published === outDir(dir) ? published : join(published, 'lfs'), { recursive: true, force: true });
-  await rm(syncRefsFile(dir, input.attempt), { force: true });
-  await progress.flush();
+  await Promise.all([
+    rm(published === outDir(dir) ? published : join(published, 'lfs'), { recursive: true, force: true }),
+    rm(syncRefsFile(dir, input.attempt), { force: true }),
+    progress.flush(),
+  ]);
   return {
     done: true,
     defaultBranch: result.defaultBranch,

@@ -5,11 +5,11 @@
  * never appear in arguments, the environment or a file: a network call gets them once, on a
  * descriptor, through a credential helper scoped to the origin (see `originCredentials`).
  */
-import { chmod, mkdir, realpath } from 'node:fs/promises';
+import { chmod, mkdir, readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { toolPath } from '#shared/tool-path';
 import { runBounded } from './bounded-process.ts';
-import { writeWholeIfChanged } from './whole-file.ts';
+import { writeWhole, writeWholeIfChanged } from './whole-file.ts';
 
 /** Which transports a call may use: the origin's network protocols, or local paths only. */
 export type Transport = 'network' | 'local';
@@ -119,7 +119,9 @@ export const jobGitConfig = (home: string): string => join(home, '.gitconfig');
 /**
  * A private HOME for one job: created empty (mode 700), so nothing is shared or cached between
  * users, with the credential helper that hands git the origin's credentials, and a git config
- * that trusts exactly `repositories` (`safe.directory`), each by its own path.
+ * that trusts `repositories` (`safe.directory`), each by its own path. A config that trusts them
+ * already (and more of the same job's, as an earlier call of the job wrote it) is left as it is:
+ * a git of the job may be reading it, and each rewrite is a write and a rename on EFS.
  *
  * In AWS the workers run as Lambda's user while the file system's access point makes every file
  * belong to its own user, and git (since 2.35.2) refuses a repository another user owns. Trusting
@@ -139,14 +141,18 @@ export async function prepareHome(home: string, repositories: readonly string[])
       join(await realpath(dirname(repository)).catch(() => dirname(repository)), basename(repository)),
     );
   }
-  await writeWholeIfChanged(jobGitConfig(home), safeDirectories([...paths]), 0o600);
+  const config = jobGitConfig(home);
+  const trusted = await readFile(config, 'utf8').catch(() => undefined);
+  if (trusted !== undefined && [...paths].every((path) => trusted.includes(safeDirectory(path)))) return;
+  await writeWhole(config, safeDirectories([...paths]), 0o600);
 }
 
-/** A git config file's `[safe]` section: each path a quoted value (`\\` and `"` escaped). */
+/** One path of a `[safe]` section: a quoted value (`\\` and `"` escaped). */
+const safeDirectory = (path: string): string => `\tdirectory = "${path.replace(/[\\"]/g, '\\$&')}"\n`;
+
+/** A git config file's `[safe]` section. */
 const safeDirectories = (paths: readonly string[]): string =>
-  paths.length === 0
-    ? ''
-    : `[safe]\n${paths.map((path) => `\tdirectory = "${path.replace(/[\\"]/g, '\\$&')}"\n`).join('')}`;
+  paths.length === 0 ? '' : `[safe]\n${paths.map(safeDirectory).join('')}`;
 
 const CREDENTIAL_HELPER = 'credential-helper';
 

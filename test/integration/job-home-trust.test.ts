@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -54,5 +54,28 @@ describe.runIf(process.getuid?.() === 0)('a job home over repositories another u
     const refused = await local(stranger, ['rev-parse', '--git-dir']).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(GitFailed);
     expect((refused as GitFailed).stderr).toContain('detected dubious ownership');
+  });
+});
+
+describe('a job home prepared again', () => {
+  it('keeps a config that already trusts what is asked (a later step’s fewer repositories), and replaces one that does not', async () => {
+    const again = join(root, 'again');
+    const [a, b, c] = ['a.git', 'b.git', 'c.git'].map((name) => join(root, name));
+    await prepareHome(again, [a ?? '', b ?? '']);
+    const config = join(again, '.gitconfig');
+    const first = await stat(config);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    await prepareHome(again, [a ?? '']);
+    await prepareHome(again, [b ?? '', a ?? '']);
+    expect((await stat(config)).ino).toBe(first.ino);
+
+    await prepareHome(again, [c ?? '']);
+    const text = await readFile(config, 'utf8');
+    expect(text).toContain(`directory = "${c}"`);
+    expect(text).not.toContain(`directory = "${a}"`);
+    // A path that only begins like a trusted one is not trusted by it.
+    await prepareHome(again, [`${c}x`]);
+    expect(await readFile(config, 'utf8')).toContain(`directory = "${c}x"`);
   });
 });
