@@ -74,6 +74,16 @@ export async function nextId(kind: IdKind): Promise<number> {
 }
 
 /**
+ * The next `count` integer ids of a kind without a block (`BLOCK_SIZE`), one after the other with
+ * no gap: one atomic ADD of `count`.
+ */
+export async function nextIds(kind: Exclude<IdKind, 'authorization'>, count: number): Promise<number[]> {
+  if (count === 0) return [];
+  const last = await reserve(kind, count);
+  return Array.from({ length: count }, (_, n) => last - count + 1 + n);
+}
+
+/**
  * Counts one event in a fixed window's item (`key`, typed `type`, expiring at `expiresAt`): a
  * conditional ADD below `max`, so concurrent events cannot exceed the limit. The window's count
  * with this event, or false when the window is full.

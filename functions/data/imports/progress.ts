@@ -16,8 +16,8 @@ import type {
   Vcs,
   WaitingFor,
 } from '#domain/imports';
-import { getItems, itemOf, now, type TransactItem, tableName, transactWithRetry } from '../client.ts';
-import { nextId } from '../counters.ts';
+import { now, type TransactItem, tableName, transactWithRetry } from '../client.ts';
+import { nextIds } from '../counters.ts';
 import {
   importAuthorKey,
   importAuthorRemoteKey,
@@ -159,7 +159,10 @@ const AUTHORS_PER_TRANSACTION = 40;
 /**
  * Adds the authors not known yet (one author per remote id, through a pointer item), with
  * increasing ids, and raises `authorsCount` in the same transaction. Idempotent for known remote
- * ids. Returns how many were added; false when it is no longer the import's attempt.
+ * ids. Returns how many were added; false when it is no longer the import's attempt. Written for
+ * authors the caller found absent (`listAuthors`): each batch is one transaction, nothing read
+ * first; when a pointer exists after all (a repeated chunk, another writer) the batch's authors
+ * are added one by one, the known one skipped.
  */
 export async function addAuthors(
   owner: string,
@@ -171,14 +174,13 @@ export async function addAuthors(
   const unique = [...new Map(authors.map((author) => [author.remoteId, author])).values()];
   let added = 0;
   for (let i = 0; i < unique.length; i += AUTHORS_PER_TRANSACTION) {
-    const batch = unique.slice(i, i + AUTHORS_PER_TRANSACTION);
-    const pointers = batch.map((author) =>
-      importAuthorRemoteKey(owner, repo, importId, remoteIdHash(author.remoteId)),
+    const result = await addFresh(
+      owner,
+      repo,
+      importId,
+      attempt,
+      unique.slice(i, i + AUTHORS_PER_TRANSACTION),
     );
-    const known = await getItems(pointers, true);
-    const fresh = batch.filter((_, n) => !itemOf(known, pointers[n] ?? { PK: '', SK: '' }));
-    if (fresh.length === 0) continue;
-    const result = await addFresh(owner, repo, importId, attempt, fresh);
     if (result === false) return false;
     added += result;
   }
@@ -192,8 +194,7 @@ async function addFresh(
   attempt: number,
   fresh: readonly Omit<ImportAuthor, 'id'>[],
 ): Promise<number | false> {
-  const ids: number[] = [];
-  for (const _ of fresh) ids.push(await nextId('import-author'));
+  const ids = await nextIds('import-author', fresh.length);
   const timestamp = now();
   const items: TransactItem[] = fresh.flatMap((author, n) => {
     const id = ids[n] ?? 0;
