@@ -23,20 +23,44 @@ export interface StoredRevisionMap {
   /** Lookup buckets the generation was written with (fixed for its life); absent in older records. */
   readonly buckets?: number;
   /**
-   * How many of the first entries the buckets hold; the rest (the tail, a sync's few) are found in
-   * the pages. Absent in older records (then all of them).
+   * The origin revisions found in the map's header instead of the buckets (the tail: a sync's few
+   * new ones). Absent in older records.
    */
-  readonly bucketed?: number;
+  readonly tail?: readonly string[];
 }
 
-/** Whether `entries` begin with exactly `stored` (a sync that only added revisions at the end). */
-export function extendsRevisions(
+/** How a new list of entries differs from the stored one, when it only adds entries. */
+export interface RevisionChange {
+  /** The first position where the lists differ (the stored length when it is a prefix). */
+  readonly firstChange: number;
+  /** The entries the stored list lacks, in the new list's order. */
+  readonly added: readonly RevisionEntry[];
+}
+
+/**
+ * Whether `entries` hold every entry of `stored`, each with the same commit, and what they add
+ * (a sync of a Git origin may place new commits before old ones: its order is `--topo-order`'s);
+ * undefined when an entry is gone or now names another commit.
+ */
+export function revisionChange(
   stored: readonly RevisionEntry[],
   entries: readonly RevisionEntry[],
-): boolean {
-  if (stored.length > entries.length) return false;
-  return stored.every(
-    (entry, index) =>
-      entries[index]?.originRevision === entry.originRevision && entries[index]?.commit === entry.commit,
-  );
+): RevisionChange | undefined {
+  if (stored.length > entries.length) return undefined;
+  let firstChange = 0;
+  while (
+    firstChange < stored.length &&
+    entries[firstChange]?.originRevision === stored[firstChange]?.originRevision &&
+    entries[firstChange]?.commit === stored[firstChange]?.commit
+  )
+    firstChange += 1;
+  const before = new Map(stored.slice(firstChange).map((entry) => [entry.originRevision, entry.commit]));
+  const added: RevisionEntry[] = [];
+  for (const entry of entries.slice(firstChange)) {
+    const commit = before.get(entry.originRevision);
+    if (commit === undefined) added.push(entry);
+    else if (commit !== entry.commit) return undefined;
+    else before.delete(entry.originRevision);
+  }
+  return before.size === 0 ? { firstChange, added } : undefined;
 }

@@ -1,16 +1,18 @@
 /**
- * Storing the revision map the push step published. A sync whose map only gains entries at the
- * end (the usual case: new commits on existing branches) extends the stored generation: a few
- * items instead of the whole map again (Lua's 5,907 entries are 120 items). The attempt's
- * directory keeps what was last stored (`stored-revisions`, its header beside it)
- * and moves on to the next sync with the raw history, so the next push compares with it without
- * reading the map back. Anything else (a rewrite, refs deleted or moved, no or a stale record, a
- * header that moved on) writes a new generation, as the first import does.
+ * Storing the revision map the push step published. A sync whose map only gains entries (the
+ * usual case: new commits on existing branches; a Git origin's `--topo-order` may place them
+ * before old ones) extends the stored generation: the pages from the first that changed, and the
+ * header, instead of the whole map again (Lua's 5,907 entries are 120 items). The attempt's
+ * directory keeps what was last stored (`stored-revisions`, its header beside it) and moves on
+ * to the next sync with the raw history, so the next push compares with it without reading the
+ * map back. Anything else (a rewrite, refs deleted or moved so that entries are gone, no or a stale
+ * record, a header that moved on, a change too big for one transaction) writes a new generation,
+ * as the first import does.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { extendRevisionMap, lookupBuckets, storeRevisionMap } from '#data/imports/revision-map';
-import { extendsRevisions, type RevisionEntry, type StoredRevisionMap } from '#domain/revision-map';
+import { type RevisionEntry, revisionChange, type StoredRevisionMap } from '#domain/revision-map';
 import { readRevisionList, writeRevisionList } from '#vcs/revision-map';
 
 const storedList = (dir: string) => join(dir, 'stored-revisions');
@@ -24,8 +26,9 @@ export async function storePublishedRevisions(
 ): Promise<boolean> {
   const { owner, repo, importId, attempt } = key;
   const stored = await readStored(dir);
-  if (stored && extendsRevisions(stored.entries, entries)) {
-    const outcome = await extendRevisionMap(owner, repo, importId, attempt, entries, stored.map);
+  const change = stored && revisionChange(stored.entries, entries);
+  if (stored && change) {
+    const outcome = await extendRevisionMap(owner, repo, importId, attempt, entries, stored.map, change);
     if (outcome === 'superseded') return false;
     if (outcome !== 'not-extended') {
       await saveStored(dir, outcome, entries);
@@ -39,7 +42,7 @@ export async function storePublishedRevisions(
       generation: attempt,
       total: entries.length,
       buckets: lookupBuckets(entries.length),
-      bucketed: entries.length,
+      tail: [],
     },
     entries,
   );

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importRevisionBucketKey } from '#data/keys';
-import type { RevisionEntry, StoredRevisionMap } from '#domain/revision-map';
+import { type RevisionEntry, revisionChange, type StoredRevisionMap } from '#domain/revision-map';
 import { freshTable } from '#test/dynamodb';
 
 /*
@@ -19,6 +19,13 @@ let repositories: typeof import('#data/repositories');
 async function newImport(repo: string) {
   await repositories.createRepository({ ownerLogin: 'octocat', name: repo });
   return seed.seedImport('octocat', repo, {});
+}
+
+/** What `to` adds to `from` (the test's lists always only add). */
+function changeOf(from: readonly RevisionEntry[], to: readonly RevisionEntry[]) {
+  const change = revisionChange(from, to);
+  if (!change) throw new Error('not an extension');
+  return change;
 }
 
 const sha = (text: string) => createHash('sha1').update(text).digest('hex');
@@ -94,14 +101,18 @@ describe('the revision map data', () => {
 
     // The header known (as the worker keeps it): nothing is read before the transaction. 130 new
     // entries are more than a tail holds: they go into the buckets.
+    const header = { generation: attempt, total: 250, buckets: map.lookupBuckets(250), tail: [] };
     expect(
-      await map.extendRevisionMap('octocat', 'followed', importId, attempt + 1, synced, {
-        generation: attempt,
-        total: 250,
-        buckets: map.lookupBuckets(250),
-        bucketed: 250,
-      }),
-    ).toEqual({ generation: attempt, total: 380, buckets: map.lookupBuckets(250), bucketed: 380 });
+      await map.extendRevisionMap(
+        'octocat',
+        'followed',
+        importId,
+        attempt + 1,
+        synced,
+        header,
+        changeOf(first, synced),
+      ),
+    ).toEqual({ ...header, total: 380 });
     expect(await map.pageOfRevisions('octocat', 'followed', importId, 200, 100)).toEqual({
       entries: synced.slice(200, 300),
       total: 380,
@@ -117,26 +128,32 @@ describe('the revision map data', () => {
     // What the caller last stored is no longer what the header says: a new generation is needed,
     // whether the header is read (no buckets kept) or only checked by the transaction.
     const more = [...synced, ...entries(390, 'm').slice(380)];
+    const stale = changeOf(first, more);
     expect(
-      await map.extendRevisionMap('octocat', 'followed', importId, attempt + 1, more, {
-        generation: attempt,
-        total: 250,
-      }),
+      await map.extendRevisionMap(
+        'octocat',
+        'followed',
+        importId,
+        attempt + 1,
+        more,
+        { generation: attempt, total: 250 },
+        stale,
+      ),
     ).toBe('not-extended');
     expect(
-      await map.extendRevisionMap('octocat', 'followed', importId, attempt + 1, more, {
-        generation: attempt,
-        total: 250,
-        buckets: map.lookupBuckets(250),
-        bucketed: 250,
-      }),
+      await map.extendRevisionMap('octocat', 'followed', importId, attempt + 1, more, header, stale),
     ).toBe('not-extended');
     // An attempt no longer current writes nothing.
     expect(
-      await map.extendRevisionMap('octocat', 'followed', importId, attempt, more, {
-        generation: attempt,
-        total: 380,
-      }),
+      await map.extendRevisionMap(
+        'octocat',
+        'followed',
+        importId,
+        attempt,
+        more,
+        { generation: attempt, total: 380 },
+        changeOf(synced, more),
+      ),
     ).toBe('superseded');
     expect((await map.pageOfRevisions('octocat', 'followed', importId, 300, 100)).entries).toEqual(
       synced.slice(300),
@@ -144,10 +161,10 @@ describe('the revision map data', () => {
     expect(await map.findRevision('octocat', 'followed', importId, '385')).toBeUndefined();
   });
 
-  it('keeps a sync’s few new entries out of the buckets (found in the last pages) until they pass MAX_TAIL', async () => {
+  it('keeps a sync’s few new entries in the header, not the buckets, until they pass MAX_TAIL; new entries before old ones rewrite the pages from there', async () => {
     const { importId, attempt } = await newImport('tail');
-    const all = entries(5907 + 3 * 40, 't');
-    await map.storeRevisionMap('octocat', 'tail', importId, attempt, all.slice(0, 5907));
+    const base = entries(5907, 't');
+    await map.storeRevisionMap('octocat', 'tail', importId, attempt, base);
     const buckets = map.lookupBuckets(5907);
     const bucketKeys = Array.from({ length: buckets }, (_, bucket) =>
       importRevisionBucketKey('octocat', 'tail', importId, attempt, bucket),
@@ -157,35 +174,60 @@ describe('the revision map data', () => {
       return bucketKeys.map((key) => JSON.stringify(client.itemOf(items, key)?.found));
     };
     const before = await bucketItems();
+    const newEntry = (n: number): RevisionEntry => ({ originRevision: `new-${n}`, commit: sha(`new-${n}`) });
 
-    let stored: StoredRevisionMap = { generation: attempt, total: 5907, buckets, bucketed: 5907 };
-    for (const total of [5947, 5987]) {
+    // 40 at the end, then 40 between old ones (as a Git sync's topo order may place them).
+    const appended = [...base, ...Array.from({ length: 40 }, (_, n) => newEntry(n))];
+    const inserted = [
+      ...appended.slice(0, 3000),
+      ...Array.from({ length: 40 }, (_, n) => newEntry(40 + n)),
+      ...appended.slice(3000),
+    ];
+    let stored: StoredRevisionMap = { generation: attempt, total: 5907, buckets, tail: [] };
+    let list: RevisionEntry[] = base;
+    for (const next of [appended, inserted]) {
       const extended = await map.extendRevisionMap(
         'octocat',
         'tail',
         importId,
         attempt,
-        all.slice(0, total),
+        next,
         stored,
+        changeOf(list, next),
       );
-      expect(extended).toEqual({ ...stored, total });
+      expect(extended).toMatchObject({ total: next.length });
       stored = extended as StoredRevisionMap;
-      // Written: the last pages and the header; no bucket.
+      list = next;
+      // Written: the pages from the first that changed, and the header; no bucket.
       expect(await bucketItems()).toEqual(before);
-      for (const entry of [all[0], all[5906], all[5907], all[total - 1]])
+      expect(
+        (await map.pageOfRevisions('octocat', 'tail', importId, 2950, 100)).entries.concat(
+          (await map.pageOfRevisions('octocat', 'tail', importId, 3050, 3000)).entries,
+        ),
+      ).toEqual(next.slice(2950));
+      for (const entry of [next[0], next[2999], next[3000], next[5906], next.at(-1)])
         expect(await map.findRevision('octocat', 'tail', importId, entry?.originRevision ?? '')).toBe(
           entry?.commit,
         );
-      expect(await map.findRevision('octocat', 'tail', importId, String(total + 1))).toBeUndefined();
+      expect(await map.findRevision('octocat', 'tail', importId, 'new-99')).toBeUndefined();
     }
-    // 120 past the buckets: more than a tail, so all of them go in.
-    const folded = await map.extendRevisionMap('octocat', 'tail', importId, attempt, all, stored);
-    expect(folded).toEqual({ ...stored, total: all.length, bucketed: all.length });
-    expect(await bucketItems()).not.toEqual(before);
-    for (const entry of all.slice(5900))
-      expect(await map.findRevision('octocat', 'tail', importId, entry.originRevision)).toBe(entry.commit);
-    expect((await map.pageOfRevisions('octocat', 'tail', importId, 5900, 100)).entries).toEqual(
-      all.slice(5900, 6000),
+    expect(stored.tail).toHaveLength(80);
+
+    // 30 more: past MAX_TAIL, so the tail and they go into the buckets, and the tail empties.
+    const folded = [...list, ...Array.from({ length: 30 }, (_, n) => newEntry(80 + n))];
+    const last = await map.extendRevisionMap(
+      'octocat',
+      'tail',
+      importId,
+      attempt,
+      folded,
+      stored,
+      changeOf(list, folded),
     );
+    expect(last).toEqual({ ...stored, total: folded.length, tail: [] });
+    expect(await bucketItems()).not.toEqual(before);
+    for (let n = 0; n < 110; n++)
+      expect(await map.findRevision('octocat', 'tail', importId, `new-${n}`)).toBe(sha(`new-${n}`));
+    expect(await map.findRevision('octocat', 'tail', importId, '17')).toBe(base[16]?.commit);
   });
 });

@@ -7,14 +7,15 @@
  * deletes the previous generation. Readers follow the header, so they see one whole generation.
  * A sync whose map only appends entries extends the visible generation instead (`extendRevisionMap`):
  * its last page, new pages and the header's total change in one transaction, so readers see the
- * old map or the longer one, never a mix. The buckets hold the map's first `bucketed` entries; the
- * newer ones (the tail, at most `MAX_TAIL`) are looked up in the last pages, read with the bucket.
- * A sync of a few revisions so writes a page or two, not the ten-odd buckets (about 9 KB each,
- * each a write of its whole size) its entries would fall in; the extension that would pass
- * `MAX_TAIL` moves the whole tail into the buckets.
+ * old map or the longer one, never a mix. A sync's new entries (the tail, at most `MAX_TAIL`) go
+ * into the header itself, not the buckets, and a lookup reads them there first: a sync of a few
+ * revisions so writes its pages and the header, not the ten-odd buckets (about 9 KB each, each a
+ * write of its whole size) its entries would fall in; the extension that would pass `MAX_TAIL`
+ * moves the whole tail into the buckets. New entries may also come before old ones (a Git sync's
+ * `--topo-order`): the pages from the first that changes are written again.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { RevisionEntry, StoredRevisionMap } from '#domain/revision-map';
+import type { RevisionChange, RevisionEntry, StoredRevisionMap } from '#domain/revision-map';
 import { batchWrite, db, getItems, itemOf, now, tableName, transact, transactWithRetry } from '../client.ts';
 import { importRevisionBucketKey, importRevisionMapKey, importRevisionPageKey, type Key } from '../keys.ts';
 import { typed } from '../table.ts';
@@ -35,8 +36,8 @@ const BUCKET_CAPACITY = 200;
 /** Items one extension may write: a transaction holds 100 actions (the header and the attempt check among them). */
 const MAX_EXTENSION_ITEMS = 90;
 
-/** Entries past the buckets a lookup may have to search (in at most two pages, read with the bucket). */
-export const MAX_TAIL = REVISION_PAGE;
+/** Entries a header may hold in its tail (about 9 KB) before they go into the buckets. */
+export const MAX_TAIL = 100;
 
 /** How many lookup buckets a map of `total` entries is spread over (fixed when it is written). */
 export const lookupBuckets = (total: number): number => Math.max(1, Math.ceil(total / BUCKET_ENTRIES));
@@ -60,28 +61,52 @@ export function lookupBucket(originRevision: string, buckets: number): number {
   return hash % buckets;
 }
 
-interface Header extends StoredRevisionMap {
+interface Header {
+  readonly generation: number;
+  readonly total: number;
   readonly buckets: number;
-  readonly bucketed: number;
+  /** The tail: origin revision → commit (empty in a header from before it was kept: `tailKept` false). */
+  readonly tail: Readonly<Record<string, string>>;
+  readonly tailKept: boolean;
 }
 
-async function header(owner: string, repo: string, importId: number): Promise<Header | undefined> {
+/** The map's header; its tail only when asked for (a page of the list does not need it). */
+async function header(
+  owner: string,
+  repo: string,
+  importId: number,
+  withTail = false,
+): Promise<Header | undefined> {
   const { Item } = await db().send(
     new GetCommand({
       TableName: tableName(),
       Key: importRevisionMapKey(owner, repo, importId),
       ConsistentRead: true,
+      ...(withTail
+        ? {}
+        : {
+            ProjectionExpression: 'generation, #total, buckets',
+            ExpressionAttributeNames: { '#total': 'total' },
+          }),
     }),
   );
   if (!Item) return undefined;
-  const total = Number(Item.total);
   return {
     generation: Number(Item.generation),
-    total,
+    total: Number(Item.total),
     buckets: Number(Item.buckets),
-    bucketed: Item.bucketed === undefined ? total : Number(Item.bucketed),
+    tail: (Item.tail ?? {}) as Record<string, string>,
+    tailKept: Item.tail !== undefined,
   };
 }
+
+/** What the worker keeps of a header it wrote. */
+const storedOf = (map: Header): StoredRevisionMap => ({
+  generation: map.generation,
+  total: map.total,
+  buckets: map.buckets,
+  tail: Object.keys(map.tail),
+});
 
 /** Pairs as stored: `[origin revision, commit]`, compact (a page of 100 is about 9 KB). */
 const toEntries = (value: unknown): RevisionEntry[] =>
@@ -90,7 +115,12 @@ const toEntries = (value: unknown): RevisionEntry[] =>
     commit,
   }));
 
-function generationKeys(owner: string, repo: string, importId: number, map: Header): Key[] {
+function generationKeys(
+  owner: string,
+  repo: string,
+  importId: number,
+  map: Pick<Header, 'generation' | 'total' | 'buckets'>,
+): Key[] {
   const keys: Key[] = [];
   for (let page = 0; page * REVISION_PAGE < map.total; page++)
     keys.push(importRevisionPageKey(owner, repo, importId, map.generation, page));
@@ -111,11 +141,11 @@ export async function storeRevisionMap(
   entries: readonly RevisionEntry[],
 ): Promise<boolean> {
   const timestamp = now();
-  const fresh: Header = {
+  const fresh = {
     generation: attempt,
     total: entries.length,
     buckets: lookupBuckets(entries.length),
-    bucketed: entries.length,
+    tail: {},
   };
   const item = (key: Key, type: string, body: Record<string, unknown>) => ({
     PutRequest: { Item: { ...key, ...typed(type), ...body, createdAt: timestamp, updatedAt: timestamp } },
@@ -175,17 +205,17 @@ export async function storeRevisionMap(
 const MAX_BUCKET_ADDITIONS = 100;
 
 /**
- * Appends to the visible generation when `entries` are the map `stored` (written or extended by
- * this worker: its generation, total, buckets and bucketed entries) followed by new entries, and
- * the header still says so: the last stored page is written again with its new entries, new pages
- * after it, and, when the tail would pass `MAX_TAIL`, each entry of the tail set in its bucket (an
- * update of the bucket's map, nothing read), in one transaction with the header's new total,
- * conditional on the header's generation, total, buckets and bucketed entries and on the attempt.
- * Without them in `stored` (a record from before they were kept) the header is read first. The
- * map as now stored, or `superseded` (the attempt is no longer current; nothing written), or
+ * Extends the visible generation when `entries` are the map `stored` (written or extended by this
+ * worker: its generation, total, buckets and tail) with the entries `change` names added, and the
+ * header still says so: the pages from the one holding `change.firstChange` are written again, the
+ * added entries go into the header's tail, or, when the tail would pass `MAX_TAIL`, the whole tail
+ * and the added entries are set in their buckets (an update of each bucket's map, nothing read)
+ * and the tail emptied; all in one transaction with the header's new total, conditional on the
+ * header's generation, total, buckets and tail size and on the attempt. Without the buckets or
+ * the tail in `stored` (a record from before they were kept) the header is read first. The map as
+ * now stored, or `superseded` (the attempt is no longer current; nothing written), or
  * `not-extended` (the header moved on, the buckets would pass their capacity or the change is too
- * big for one transaction: the caller writes a new generation). The caller checks that `stored`'s
- * entries are a prefix.
+ * big for one transaction: the caller writes a new generation).
  */
 export async function extendRevisionMap(
   owner: string,
@@ -194,42 +224,44 @@ export async function extendRevisionMap(
   attempt: number,
   entries: readonly RevisionEntry[],
   stored: StoredRevisionMap,
-): Promise<Header | 'superseded' | 'not-extended'> {
-  const map =
-    stored.buckets === undefined || stored.bucketed === undefined
-      ? await header(owner, repo, importId)
+  change: RevisionChange,
+): Promise<StoredRevisionMap | 'superseded' | 'not-extended'> {
+  const map: Header | undefined =
+    stored.buckets === undefined || stored.tail === undefined
+      ? await header(owner, repo, importId, true)
       : {
           generation: stored.generation,
           total: stored.total,
           buckets: stored.buckets,
-          bucketed: stored.bucketed,
+          // Only the tail's names are kept: its commits are those the entries give them.
+          tail: Object.fromEntries(stored.tail.map((revision) => [revision, ''])),
+          tailKept: true,
         };
   if (
     !map ||
     map.generation !== stored.generation ||
     map.total !== stored.total ||
-    entries.length < map.total ||
+    entries.length !== map.total + change.added.length ||
     entries.length > map.buckets * BUCKET_CAPACITY
   )
     return 'not-extended';
-  if (entries.length === map.total) return map;
-  const firstPage = Math.floor(map.total / REVISION_PAGE);
-  const lastPage = Math.ceil(entries.length / REVISION_PAGE) - 1;
-  // The tail stays out of the buckets while it fits `MAX_TAIL`; past it, the whole tail goes in.
-  const folding = entries.length - map.bucketed > MAX_TAIL;
+  if (change.added.length === 0 && change.firstChange === map.total) return storedOf(map);
+  const tailBefore = Object.keys(map.tail);
+  const folding = tailBefore.length + change.added.length > MAX_TAIL;
+  const commits = new Map(entries.map((entry) => [entry.originRevision, entry.commit]));
   const byBucket = new Map<number, RevisionEntry[]>();
   if (folding)
-    for (const entry of entries.slice(map.bucketed)) {
+    for (const entry of [
+      ...tailBefore.map((originRevision) => ({ originRevision, commit: commits.get(originRevision) ?? '' })),
+      ...change.added,
+    ]) {
       const bucket = lookupBucket(entry.originRevision, map.buckets);
       byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), entry]);
     }
+  const firstPage = Math.floor(change.firstChange / REVISION_PAGE);
+  const lastPage = Math.ceil(entries.length / REVISION_PAGE) - 1;
   if (lastPage - firstPage + 1 + byBucket.size > MAX_EXTENSION_ITEMS) return 'not-extended';
   if ([...byBucket.values()].some((added) => added.length > MAX_BUCKET_ADDITIONS)) return 'not-extended';
-  const extended: Header = {
-    ...map,
-    total: entries.length,
-    bucketed: folding ? entries.length : map.bucketed,
-  };
 
   const timestamp = now();
   const items = [];
@@ -267,32 +299,54 @@ export async function extendRevisionMap(
       },
     });
   }
+  // The tail: emptied by a fold; otherwise each added entry set in it (the whole map for a header
+  // that has none yet).
+  const names: Record<string, string> = { '#total': 'total', '#tail': 'tail' };
+  const values: Record<string, unknown> = {
+    ':total': entries.length,
+    ':before': map.total,
+    ':generation': map.generation,
+    ':buckets': map.buckets,
+    ':now': timestamp,
+  };
+  const set = ['#total = :total', 'updatedAt = :now'];
+  if (folding || !map.tailKept) {
+    values[':tail'] = folding
+      ? {}
+      : Object.fromEntries(change.added.map((entry) => [entry.originRevision, entry.commit]));
+    set.push('#tail = :tail');
+  } else
+    change.added.forEach((entry, n) => {
+      names[`#t${n}`] = entry.originRevision;
+      values[`:t${n}`] = entry.commit;
+      set.push(`#tail.#t${n} = :t${n}`);
+    });
+  let tailHolds = 'attribute_not_exists(#tail)';
+  if (map.tailKept) {
+    values[':tailSize'] = tailBefore.length;
+    tailHolds = 'size(#tail) = :tailSize';
+  }
   const outcome = await transact([
     ...items,
     {
       Update: {
         TableName: tableName(),
         Key: importRevisionMapKey(owner, repo, importId),
-        UpdateExpression: 'SET #total = :total, bucketed = :bucketedNow, updatedAt = :now',
-        // A header from before `bucketed` was kept has all its entries in the buckets.
-        ConditionExpression:
-          'generation = :generation AND #total = :before AND buckets = :buckets AND ' +
-          '(bucketed = :bucketed OR (attribute_not_exists(bucketed) AND #total = :bucketed))',
-        ExpressionAttributeNames: { '#total': 'total' },
-        ExpressionAttributeValues: {
-          ':total': extended.total,
-          ':bucketedNow': extended.bucketed,
-          ':before': map.total,
-          ':generation': map.generation,
-          ':buckets': map.buckets,
-          ':bucketed': map.bucketed,
-          ':now': timestamp,
-        },
+        UpdateExpression: `SET ${set.join(', ')}`,
+        ConditionExpression: `generation = :generation AND #total = :before AND buckets = :buckets AND ${tailHolds}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
       },
     },
     attemptIsCurrent(owner, repo, importId, attempt),
   ]);
-  if (outcome === 'ok') return extended;
+  if (outcome === 'ok')
+    return {
+      generation: map.generation,
+      total: entries.length,
+      buckets: map.buckets,
+      tail: folding ? [] : [...tailBefore, ...change.added.map((entry) => entry.originRevision)],
+    };
   if (outcome !== 'conflict' && outcome.failed.includes(items.length + 1)) return 'superseded';
   return 'not-extended';
 }
@@ -324,27 +378,25 @@ export async function findRevision(
   importId: number,
   originRevision: string,
 ): Promise<string | undefined> {
-  const map = await header(owner, repo, importId);
+  const map = await header(owner, repo, importId, true);
   if (!map) return undefined;
-  const bucketKey = importRevisionBucketKey(
-    owner,
-    repo,
-    importId,
-    map.generation,
-    lookupBucket(originRevision, map.buckets),
+  if (Object.hasOwn(map.tail, originRevision)) return map.tail[originRevision];
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: importRevisionBucketKey(
+        owner,
+        repo,
+        importId,
+        map.generation,
+        lookupBucket(originRevision, map.buckets),
+      ),
+      ConsistentRead: true,
+    }),
   );
-  // The tail's pages come in the same round trip as the bucket.
-  const tailKeys = storedPagesFor(map.bucketed, map.total - map.bucketed, map.total).map((page) =>
-    importRevisionPageKey(owner, repo, importId, map.generation, page),
-  );
-  const items = await getItems([bucketKey, ...tailKeys], true);
-  const found = (itemOf(items, bucketKey)?.found ?? {}) as Record<string, unknown>;
+  const found = (Item?.found ?? {}) as Record<string, unknown>;
   const commit = Object.hasOwn(found, originRevision) ? found[originRevision] : undefined;
-  if (typeof commit === 'string') return commit;
-  const tail = tailKeys
-    .flatMap((key) => toEntries(itemOf(items, key)?.entries))
-    .slice(map.bucketed % REVISION_PAGE, (map.bucketed % REVISION_PAGE) + map.total - map.bucketed);
-  return tail.find((entry) => entry.originRevision === originRevision)?.commit;
+  return typeof commit === 'string' ? commit : undefined;
 }
 
 /** The map's last origin revision (the newest published, in origin order); undefined when empty. */
