@@ -32,7 +32,7 @@ export interface BoundedRun {
 }
 
 /** The descriptor `BoundedRun.secret` arrives on. */
-export const SECRET_FD = 3;
+export { SECRET_FD } from './launcher.ts';
 
 /**
  * Why a run failed: the exit code, the tail of stderr, whether the time ran out, and the tail of

@@ -19,7 +19,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { TERM_GRACE_MS } from './process-group.ts';
+import { groupStopper, signalGroup } from './process-group.ts';
+
+/** The descriptor a tool's secret arrives on (`BoundedRun.secret`). */
+export const SECRET_FD = 3;
 
 /**
  * The launcher. It stops the tool's pipes reading before anything is read (`readStop`, in the tick
@@ -35,7 +38,7 @@ process.on('message', (m) => {
       cwd: m.cwd,
       env: m.env,
       detached: true,
-      stdio: m.secret === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe', ...(m.secret === undefined ? [] : ['pipe'])],
     });
   } catch (error) {
     failed(m.id, error);
@@ -48,8 +51,8 @@ process.on('message', (m) => {
   child.stdin.on('error', () => undefined);
   child.stdin.end(m.input);
   if (m.secret !== undefined) {
-    child.stdio[3].on('error', () => undefined);
-    child.stdio[3].end(m.secret);
+    child.stdio[${SECRET_FD}].on('error', () => undefined);
+    child.stdio[${SECRET_FD}].end(m.secret);
   }
   process.send({ id: m.id, pid: child.pid, stream: 'stdout' }, child.stdout);
   process.send({ id: m.id, stream: 'stderr' }, child.stderr);
@@ -115,23 +118,13 @@ export function launchGroup(
     input: options.input ?? '',
     ...(options.secret === undefined ? {} : { secret: options.secret }),
   });
-  let stopped = false;
+  // A stop before the launcher named the process is sent once it does (`received`).
+  const stopGroup = groupStopper(() => run.pid);
   const stop = () => {
-    if (stopped) return;
-    stopped = true;
     run.stopAsked = true;
-    signalGroup(run, 'SIGTERM');
-    setTimeout(() => signalGroup(run, 'SIGKILL'), TERM_GRACE_MS).unref();
+    stopGroup();
   };
   return { child: tool, stop };
-}
-
-function signalGroup(run: Running, name: NodeJS.Signals): void {
-  try {
-    if (run.pid !== undefined) process.kill(-run.pid, name);
-  } catch {
-    // all gone
-  }
 }
 
 function launcherProcess(): ChildProcess {
@@ -148,7 +141,7 @@ function launcherProcess(): ChildProcess {
     if (launcher === started) launcher = undefined;
     for (const [id, run] of running) {
       running.delete(id);
-      signalGroup(run, 'SIGKILL');
+      signalGroup(run.pid, 'SIGKILL');
       run.tool.emit('error', new Error('the tool launcher ended'));
     }
   };
@@ -171,7 +164,7 @@ function received(message: LauncherMessage, handle: Socket | undefined): void {
   }
   if (message.pid !== undefined) {
     run.pid = message.pid;
-    if (run.stopAsked) signalGroup(run, 'SIGTERM');
+    if (run.stopAsked) signalGroup(run.pid, 'SIGTERM');
   }
   if (message.stream) {
     const into = run.tool[message.stream];

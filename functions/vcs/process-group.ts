@@ -33,21 +33,27 @@ export function spawnGroup(
   options: SpawnOptionsWithoutStdio,
 ): ProcessGroup {
   const child = spawn(command, [...args], { ...options, detached: true });
-  const signal = (name: NodeJS.Signals) => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, name);
-    } catch {
-      // all gone
-    }
-  };
+  return { child, stop: groupStopper(() => child.pid) };
+}
+
+/** Sends `name` to every process of the group `leader` leads (nothing when it is unknown or all gone). */
+export function signalGroup(leader: number | undefined, name: NodeJS.Signals): void {
+  try {
+    if (leader !== undefined) process.kill(-leader, name);
+  } catch {
+    // all gone
+  }
+}
+
+/** `ProcessGroup.stop` for the group `leader()` names (read at each signal: it may be known later). */
+export function groupStopper(leader: () => number | undefined): () => void {
   let stopped = false;
-  const stop = () => {
+  return () => {
     if (stopped) return;
     stopped = true;
-    signal('SIGTERM');
+    signalGroup(leader(), 'SIGTERM');
     // Sent even when the leader has exited: a helper may outlive it. The group's ID cannot name
     // another group while any of its processes is left, and is not reused this soon after.
-    setTimeout(() => signal('SIGKILL'), TERM_GRACE_MS).unref();
+    setTimeout(() => signalGroup(leader(), 'SIGKILL'), TERM_GRACE_MS).unref();
   };
-  return { child, stop };
 }
