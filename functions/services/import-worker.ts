@@ -329,7 +329,11 @@ export const importRawChunk = watchedStep(async function importRawChunk(
     return { done: false, needsLfsChoice: false };
   }
 
-  const [, largeFiles] = await Promise.all([recording, largeFilesOf(input, dir, record, seen)]);
+  const scan = largeFilesOf(input, dir, record, seen);
+  // Neither is left running when the other fails.
+  await Promise.allSettled([recording, scan]);
+  await recording;
+  const largeFiles = await scan;
   // A sync that finds none where the import had none leaves the stored list as it is.
   if (largeFiles.length > 0 || record.largeFilesCount !== 0)
     await write.largeFiles(record.importId, largeFiles);
