@@ -71,7 +71,10 @@ export interface LaunchOptions {
   readonly secret?: string | undefined;
 }
 
-/** A tool as a started `ChildProcess` shows it: its output, `error` (it did not start) and `close` (exit code). */
+/**
+ * A tool as a started `ChildProcess` shows it: its output, `error` (it did not start, or its
+ * launcher ended) and `close` (its exit code, once it has exited and its output has been read).
+ */
 export interface LaunchedTool extends EventEmitter {
   readonly stdout: PassThrough;
   readonly stderr: PassThrough;
@@ -79,6 +82,8 @@ export interface LaunchedTool extends EventEmitter {
 
 interface Running {
   readonly tool: LaunchedTool;
+  /** The launcher that started it. */
+  readonly launcher: ChildProcess;
   pid?: number;
   stopAsked: boolean;
   exit?: number | null;
@@ -105,11 +110,10 @@ export function launchGroup(
 ): { readonly child: LaunchedTool; readonly stop: () => void } {
   const id = nextId++;
   const tool = Object.assign(new EventEmitter(), { stdout: new PassThrough(), stderr: new PassThrough() });
-  const run: Running = { tool, stopAsked: false, open: 2 };
+  const run: Running = { tool, launcher: launcherProcess(), stopAsked: false, open: 2 };
   running.set(id, run);
-  const process_ = launcherProcess();
-  process_.channel?.ref();
-  process_.send({
+  run.launcher.channel?.ref();
+  run.launcher.send({
     id,
     command,
     args: [...args],
@@ -140,6 +144,7 @@ function launcherProcess(): ChildProcess {
   const gone = () => {
     if (launcher === started) launcher = undefined;
     for (const [id, run] of running) {
+      if (run.launcher !== started) continue;
       running.delete(id);
       signalGroup(run.pid, 'SIGKILL');
       run.tool.emit('error', new Error('the tool launcher ended'));
