@@ -11,6 +11,7 @@ import { TFVC_USERS } from '#local/tfvc-alpha';
 import { serveTfvc } from '#local/tfvc-origin';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
+import { gitPlumbing } from '#test/git-plumbing';
 import { importApiCall } from '#test/import-api';
 import { startTestStack } from '#test/stack';
 import { WebClient } from '#test/web-client';
@@ -53,16 +54,7 @@ const api = (method: string, path: string, body?: unknown) =>
   importApiCall(stack.baseUrl, token, method, path, body);
 
 /** A git command in the bare repository `repo`; answers what it printed. */
-function gitIn(repo: string, args: string[], input?: string): string {
-  const run = spawnSync('git', args, {
-    cwd: repo,
-    input,
-    env: { PATH: process.env.PATH ?? '', HOME: root, LC_ALL: 'C' },
-    encoding: 'utf8',
-  });
-  expect(run.status, run.stderr).toBe(0);
-  return run.stdout.trim();
-}
+const gitIn = (repo: string, args: string[], input?: string): string => gitPlumbing(repo, root, args, input);
 
 /** Commits `tree` after the last of `before` and moves `main` (HEAD) to it; answers its id. */
 function commitOn(repo: string, tree: string, before: readonly string[]): string {

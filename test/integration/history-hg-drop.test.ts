@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gitPlumbing } from '#test/git-plumbing';
 import { prepareHome } from '#vcs/git-command';
 import { type GitJob, rewriteHistory } from '#vcs/history';
 
@@ -18,16 +19,7 @@ let job: GitJob;
 let raw: string;
 const commits: Record<string, string> = {};
 
-const git = (args: string[], input?: string) => {
-  const run = spawnSync('git', args, {
-    cwd: raw,
-    input,
-    env: { PATH: process.env.PATH ?? '', HOME: root, LC_ALL: 'C' },
-    encoding: 'utf8',
-  });
-  expect(run.status, run.stderr).toBe(0);
-  return run.stdout.trim();
-};
+const git = (args: string[], input?: string) => gitPlumbing(raw, root, args, input);
 const commit = (name: string, tree: string, parents: string[]) => {
   commits[name] = git([
     ...['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', 'commit-tree', tree],

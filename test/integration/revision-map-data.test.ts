@@ -98,21 +98,20 @@ describe('the revision map data', () => {
       await requests.beginAttempt('octocat', 'followed', { attempt, status: 'importing' }, 'importing'),
     ).toMatchObject({ attempt: attempt + 1, status: 'importing' });
     const synced = [...first, ...entries(380, 'new').slice(250)];
+    const extend = (
+      by: number,
+      list: readonly RevisionEntry[],
+      stored: StoredRevisionMap,
+      change: ReturnType<typeof changeOf>,
+    ) => map.extendRevisionMap('octocat', 'followed', importId, by, list, stored, change);
 
     // The header known (as the worker keeps it): nothing is read before the transaction. 130 new
     // entries are more than a tail holds: they go into the buckets.
     const header = { generation: attempt, total: 250, buckets: map.lookupBuckets(250), tail: [] };
-    expect(
-      await map.extendRevisionMap(
-        'octocat',
-        'followed',
-        importId,
-        attempt + 1,
-        synced,
-        header,
-        changeOf(first, synced),
-      ),
-    ).toEqual({ ...header, total: 380 });
+    expect(await extend(attempt + 1, synced, header, changeOf(first, synced))).toEqual({
+      ...header,
+      total: 380,
+    });
     expect(await map.pageOfRevisions('octocat', 'followed', importId, 200, 100)).toEqual({
       entries: synced.slice(200, 300),
       total: 380,
@@ -129,32 +128,12 @@ describe('the revision map data', () => {
     // whether the header is read (no buckets kept) or only checked by the transaction.
     const more = [...synced, ...entries(390, 'm').slice(380)];
     const stale = changeOf(first, more);
-    expect(
-      await map.extendRevisionMap(
-        'octocat',
-        'followed',
-        importId,
-        attempt + 1,
-        more,
-        { generation: attempt, total: 250 },
-        stale,
-      ),
-    ).toBe('not-extended');
-    expect(
-      await map.extendRevisionMap('octocat', 'followed', importId, attempt + 1, more, header, stale),
-    ).toBe('not-extended');
+    expect(await extend(attempt + 1, more, { generation: attempt, total: 250 }, stale)).toBe('not-extended');
+    expect(await extend(attempt + 1, more, header, stale)).toBe('not-extended');
     // An attempt no longer current writes nothing.
-    expect(
-      await map.extendRevisionMap(
-        'octocat',
-        'followed',
-        importId,
-        attempt,
-        more,
-        { generation: attempt, total: 380 },
-        changeOf(synced, more),
-      ),
-    ).toBe('superseded');
+    expect(await extend(attempt, more, { generation: attempt, total: 380 }, changeOf(synced, more))).toBe(
+      'superseded',
+    );
     expect((await map.pageOfRevisions('octocat', 'followed', importId, 300, 100)).entries).toEqual(
       synced.slice(300),
     );
@@ -183,18 +162,15 @@ describe('the revision map data', () => {
       ...Array.from({ length: 40 }, (_, n) => newEntry(40 + n)),
       ...appended.slice(3000),
     ];
+    const extend = (
+      stored: StoredRevisionMap,
+      from: readonly RevisionEntry[],
+      to: readonly RevisionEntry[],
+    ) => map.extendRevisionMap('octocat', 'tail', importId, attempt, to, stored, changeOf(from, to));
     let stored: StoredRevisionMap = { generation: attempt, total: 5907, buckets, tail: [] };
     let list: RevisionEntry[] = base;
     for (const next of [appended, inserted]) {
-      const extended = await map.extendRevisionMap(
-        'octocat',
-        'tail',
-        importId,
-        attempt,
-        next,
-        stored,
-        changeOf(list, next),
-      );
+      const extended = await extend(stored, list, next);
       expect(extended).toMatchObject({ total: next.length });
       stored = extended as StoredRevisionMap;
       list = next;
@@ -215,15 +191,7 @@ describe('the revision map data', () => {
 
     // 30 more: past MAX_TAIL, so the tail and they go into the buckets, and the tail empties.
     const folded = [...list, ...Array.from({ length: 30 }, (_, n) => newEntry(80 + n))];
-    const last = await map.extendRevisionMap(
-      'octocat',
-      'tail',
-      importId,
-      attempt,
-      folded,
-      stored,
-      changeOf(list, folded),
-    );
+    const last = await extend(stored, list, folded);
     expect(last).toEqual({ ...stored, total: folded.length, tail: [] });
     expect(await bucketItems()).not.toEqual(before);
     for (let n = 0; n < 110; n++)

@@ -37,7 +37,7 @@ const BUCKET_CAPACITY = 200;
 const MAX_EXTENSION_ITEMS = 90;
 
 /** Entries a header may hold in its tail (about 9 KB) before they go into the buckets. */
-export const MAX_TAIL = 100;
+const MAX_TAIL = 100;
 
 /** How many lookup buckets a map of `total` entries is spread over (fixed when it is written). */
 export const lookupBuckets = (total: number): number => Math.max(1, Math.ceil(total / BUCKET_ENTRIES));
