@@ -1,7 +1,8 @@
 /**
- * `npm run docs`: regenerates the generated sections of README.md and docs/data-model.md from their
- * one source each: the route table from `functions/shared/routes.ts`, the access-pattern table from
- * the key builders (`ACCESS_PATTERNS` in `functions/data/keys.ts`). `test/unit/docs.test.ts` fails
+ * `npm run docs`: regenerates the generated sections of docs/api.md, docs/importing.md and
+ * docs/data-model.md from their one source each: the route table from `functions/shared/routes.ts`,
+ * the state machine from `statemachines/import.asl.json`, the access-pattern table from the key
+ * builders (`ACCESS_PATTERNS` in `functions/data/keys.ts`). `test/unit/docs.test.ts` fails
  * when a document is out of date.
  */
 import { readFile, writeFile } from 'node:fs/promises';

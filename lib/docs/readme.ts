@@ -74,7 +74,7 @@ const SECTIONS: Readonly<Record<string, () => string>> = {
   'state-machine': () => stateMachineMermaid(),
 };
 
-/** A document (README.md, docs/data-model.md) with the generated sections it has brought up to date. */
+/** A document (docs/api.md, docs/importing.md, docs/data-model.md) with its generated sections brought up to date. */
 export function renderGenerated(text: string): string {
   let rendered = text;
   for (const [name, render] of Object.entries(SECTIONS))
@@ -82,5 +82,8 @@ export function renderGenerated(text: string): string {
   return rendered;
 }
 
-/** The documents that carry generated sections. */
-export const GENERATED_DOCS = ['README.md', 'docs/data-model.md'] as const;
+/** The documents that carry generated sections: the route table, the state machine, the access patterns. */
+export const GENERATED_DOCS = ['docs/api.md', 'docs/importing.md', 'docs/data-model.md'] as const;
+
+/** The names of the generated sections, each of which one document of GENERATED_DOCS carries. */
+export const GENERATED_SECTIONS = Object.keys(SECTIONS);

@@ -1,7 +1,8 @@
 /**
  * The import workflow as a Mermaid flowchart, drawn from `statemachines/import.asl.json` itself:
- * the README's diagram cannot drift from the file Step Functions runs. Normal transitions are solid
- * arrows, Choice branches are labelled, Catch transitions are dotted and named by what they catch.
+ * docs/importing.md's diagram cannot drift from the file Step Functions runs. Normal transitions are
+ * solid arrows, Choice branches are labelled, Catch transitions are dotted and named by what they
+ * catch.
  */
 import { readFileSync } from 'node:fs';
 

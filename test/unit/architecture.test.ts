@@ -6,8 +6,8 @@ import { type Import, importsOf, ROOT } from '#test/source-imports';
 /*
  * The dependency direction, checked on every import of the project's own code (static, dynamic
  * and `export … from`): entry points → services → domain, services → data → domain types, and
- * everything may lean on `shared`, which leans on nothing. The README's layout table describes the
- * same rules; this test keeps the two true.
+ * everything may lean on `shared`, which leans on nothing. The layout table of docs/development.md
+ * describes the same rules; this test keeps the two true.
  */
 
 type Layer =

@@ -1,7 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ACCESS_PATTERNS } from '#data/keys';
-import { accessPatternTable, GENERATED_DOCS, renderGenerated, routeTableMarkdown } from '#docs/readme';
+import {
+  accessPatternTable,
+  GENERATED_DOCS,
+  GENERATED_SECTIONS,
+  renderGenerated,
+  routeTableMarkdown,
+} from '#docs/readme';
 import { ROUTES } from '#shared/routes';
 
 const read = (path: string) => readFile(new URL(`../../${path}`, import.meta.url), 'utf8');
@@ -11,10 +17,16 @@ describe('generated documentation', () => {
     '%s has the current generated tables (run `npm run docs` when this fails)',
     async (path) => {
       const text = await read(path);
-      expect(text).toContain('<!-- generated:access-patterns -->');
+      expect(text).toContain('<!-- generated:');
       expect(renderGenerated(text)).toBe(text);
     },
   );
+
+  it('carries each generated section in exactly one document', async () => {
+    const texts = await Promise.all(GENERATED_DOCS.map(read));
+    for (const name of GENERATED_SECTIONS)
+      expect(texts.filter((text) => text.includes(`<!-- generated:${name} -->`))).toHaveLength(1);
+  });
 
   it('lists every route once', () => {
     expect(routeTableMarkdown().split('\n')).toHaveLength(ROUTES.length + 2);
