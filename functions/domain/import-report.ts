@@ -11,7 +11,7 @@ export type ReportStatus = 'complete' | 'error' | 'partial';
 
 /**
  * Every kind of finding, in the order the API and the progress page list them. The entries'
- * fields for each kind are documented in the README ("The import report").
+ * fields for each kind are documented in docs/importing.md ("The import report").
  */
 export const FINDING_KINDS = [
   'renamed_refs',

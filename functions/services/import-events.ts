@@ -1,5 +1,5 @@
 /**
- * Import events on EventBridge (README, "Import events"): after a write that changed an import's
+ * Import events on EventBridge (docs/importing.md, "Import events on EventBridge"): after a write that changed an import's
  * status, one `Import Status Changed` event, and with an outcome (complete, error, a sync refused)
  * its outcome's event too; `Import Cancelled` when the import is deleted. The detail is the import
  * as `GET …/import` shows it (never credentials: that JSON has none) with the attempt it is about.

@@ -1,5 +1,5 @@
 /**
- * The import events' contract on EventBridge (README, "Import events"): one `source` for every
+ * The import events' contract on EventBridge (docs/importing.md, "Import events on EventBridge"): one `source` for every
  * event of the import API, and the `detail-type` of each kind. The publisher
  * (`services/import-events.ts`) and the grant that lets functions put them (`lib/cdk`) read these.
  */

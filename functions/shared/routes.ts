@@ -1,6 +1,6 @@
 /**
  * The route table: the one list of endpoints. It drives the API Gateway resources and Lambda
- * functions in `lib/cdk`, the local server's router, the README's route table and the test that
+ * functions in `lib/cdk`, the local server's router, the route table in docs/api.md and the test that
  * checks they all agree. Plain data only, so CDK code can import it without loading handler code.
  */
 

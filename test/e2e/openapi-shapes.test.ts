@@ -71,7 +71,7 @@ const DELIVERY_ITEM_FIELDS = [
 
 /**
  * Extensions GitHub does not describe: their errors are checked as those of the GitHub operation
- * named (same access rules), their successes by the fields the README documents.
+ * named (same access rules), their successes by the fields docs/api.md documents.
  */
 const EXTENSIONS: Record<
   string,

@@ -2,7 +2,7 @@
  * Mercurial histories nobody on the project wrote: Mercurial's own test bundles
  * (test/fixtures/hg/README.md), each unbundled into a repository, all served by one `hg serve`
  * (an hgweb index) on 127.0.0.1 and imported through the adapter. Every head, bookmark and tag
- * must arrive under the ref the README's naming scheme gives it, holding exactly the files
+ * must arrive under the ref the naming scheme in docs/importing.md gives it, holding exactly the files
  * `hg archive` writes for that changeset (names, bytes, executable bit, link targets); every
  * changeset and merge must arrive; the findings must say what is known to be in each bundle.
  */
@@ -98,7 +98,7 @@ async function hgArchives(repo: string, targets: readonly (readonly [string, str
 }
 
 /**
- * The refs the README's scheme gives, read from Mercurial itself: each branch's tip (`default` →
+ * The refs the scheme in docs/importing.md gives, read from Mercurial itself: each branch's tip (`default` →
  * `main`, others `branches/<name>`), its other heads `hg/<branch>/<12 hex>`, bookmarks, tags.
  */
 async function expectedRefs(repo: string): Promise<Map<string, string>> {

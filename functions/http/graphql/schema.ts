@@ -4,7 +4,7 @@ import { buildSchema } from 'graphql';
  * The GraphQL API's schema: a deliberately small subset of GitHub's, with GitHub's type and field
  * names, for what GitHub's own clients read when they sign in and clone (gh 2.23: `viewer { login }`
  * after `gh auth login` and in `gh auth status`, `repository(owner, name)` in `gh repo clone`).
- * Anything else is GraphQL's own validation error. Documented in the README ("GraphQL").
+ * Anything else is GraphQL's own validation error. Documented in docs/api.md ("The API root and GraphQL").
  */
 export const SCHEMA_SDL = /* GraphQL */ `
   "An ISO-8601 encoded UTC date string."

@@ -5,7 +5,7 @@ import type { ImportChoices } from '#domain/imports';
  * The import report in plain words: the one place for its sentences. Each kind of finding has a
  * template (the mapped type over `FindingKind` makes TypeScript fail when a kind is added without
  * one); the progress page puts the first few entries after it. Entries are the API's flat fields
- * (README, "The import report"); a field a kind does not have is skipped, never guessed.
+ * (docs/importing.md, "The import report"); a field a kind does not have is skipped, never guessed.
  */
 
 /** `1 branch`, `3 branches`. */

@@ -35,7 +35,7 @@ export const largeFileJson = (file: LargeFile) => ({
 /**
  * The import report (an extension: GitHub has none), shaped like the rest of the import API: each
  * kind of finding as `<kind>_count` and `<kind>` (its first entries), after the owner's `choices`.
- * Kinds the import did not look for are omitted (README, "The import report").
+ * Kinds the import did not look for are omitted (docs/importing.md, "The import report").
  */
 export function importReportJson(report: ImportReport) {
   const { findings, largeFiles } = report;

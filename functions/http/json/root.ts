@@ -4,7 +4,7 @@ import type { PublicUrls } from '#shared/urls';
  * GitHub's API root (`meta/root`): URL templates, in GitHub's key order, for the resources this
  * service has. GitHub's other templates (search, gists, issues, notifications, organisations,
  * emojis, feeds, rate limit, …) name resources the service does not have, so they are left out
- * rather than pointing at 404s (README, "Routes").
+ * rather than pointing at 404s (docs/api.md, "Routes").
  */
 export function rootJson(urls: PublicUrls) {
   return {
