@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WEBHOOK_DELIVERY } from '#cdk/workflow-tasks';
@@ -112,6 +113,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       stops.push(() => dynamodb.stop());
       dynamodbEndpoint = dynamodb.endpoint;
     }
+    // Import work folders, hosted repositories and recorded events live beside the endpoints file
+    // (`.data/` for `npm start`) while the table that names them lasts. An in-memory run keeps
+    // nothing between runs: its own folder, removed when it stops (the next run's table would
+    // otherwise find a stale import's folders under the same owner, name and attempt).
+    const keepsTable = options.persistent === true || options.dynamodbEndpoint !== undefined;
+    const stateDir = keepsTable ? dirname(endpointsFile()) : await mkdtemp(join(tmpdir(), 'local-stack-'));
+    if (!keepsTable) stops.unshift(() => rm(stateDir, { recursive: true, force: true }));
     const tableName = options.tableName ?? LOCAL_TABLE_NAME;
     await createTable(localDynamoDbClient(dynamodbEndpoint), tableName);
 
@@ -125,8 +133,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     process.env[ENV.tableName] = tableName;
     process.env[ENV.dynamodbEndpoint] = dynamodbEndpoint;
     process.env[ENV.stepFunctionsEndpoint] = stepFunctions.endpoint;
-    // The default event bus: import events recorded next to the endpoints file (`.data/events.jsonl`).
-    const events = await startLocalEventBus({ file: join(dirname(endpointsFile()), 'events.jsonl') });
+    // The default event bus: import events recorded in `events.jsonl`.
+    const events = await startLocalEventBus({ file: join(stateDir, 'events.jsonl') });
     stops.push(() => events.stop());
     process.env[ENV.eventsEndpoint] = events.endpoint;
     // Webhook deliveries leave requests through the asynchronous invocation of their function.
@@ -143,9 +151,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     process.env[ENV.webhookDeliveryFunction] = LOCAL_WEBHOOK_FUNCTION;
     const secretsKeyFile = await ensureSecretsKey();
     process.env[ENV.secretsKeyFile] = secretsKeyFile;
-    // Import working directories and hosted repositories next to the endpoints file (`.data/` for `npm start`).
-    process.env[ENV.repositoriesDir] = join(dirname(endpointsFile()), 'repositories');
-    process.env[ENV.importWorkDir] = join(dirname(endpointsFile()), 'imports');
+    process.env[ENV.repositoriesDir] = join(stateDir, 'repositories');
+    process.env[ENV.importWorkDir] = join(stateDir, 'imports');
     // The Git front end runs beside API Gateway as in AWS, from the same code as its container.
     const gitFrontend = await (options.gitFrontend?.() ?? startGitServer({ port: 0, host: '127.0.0.1' }));
     stops.push(() => gitFrontend.stop());
