@@ -11,9 +11,10 @@ import { checkObjects, checkSize } from '../limits.ts';
 import { OriginFailed, rawRepositoryPath } from '../origin.ts';
 import { runSvn, SvnFailed } from './command.ts';
 import { localFailure } from './errors.ts';
-import { forgetDeletedRefs, saveConversionFindings, saveSvnRevisions, settleDeletedRefs } from './finish.ts';
+import { forgetDeletedRefs, saveConversionFindings, settleDeletedRefs } from './finish.ts';
 import { IDENTITY_MAP, scanHistory } from './history-findings.ts';
 import type { SvnChunk } from './mirror.ts';
+import { saveSvnRevisions } from './revisions.ts';
 import { svnRefs } from './rules.ts';
 import {
   planRules,
@@ -182,6 +183,8 @@ async function convertRange(
         '--rules',
         join(workDir, RULES_FILE),
         '--svn-ignore',
+        // A branch or tag copied makes a commit of its own, with its revision's message and date.
+        '--svn-branches',
         ...(range.emptyDirs ? ['--empty-dirs'] : []),
         '--stats',
         // Our own time limit applies; its default kills a slow final fast-import checkpoint after 30 s.
@@ -246,9 +249,9 @@ async function finishConversion(
     log: join(workDir, `log-${OUTPUT_NAME}`),
     keepDeletedRefs: choices.keepDeletedRefs,
   });
-  await saveSvnRevisions(workDir, OUTPUT_NAME);
   // svn-all-fast-export's resume files (its log and marks) stay: a sync continues from them.
   await settleDeletedRefs(gitRepo, home, choices.keepDeletedRefs);
+  await saveSvnRevisions(workDir, OUTPUT_NAME, home);
 }
 
 const gitLocal = (repo: string, home: string, args: readonly string[]) =>
