@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
@@ -9,20 +9,15 @@ import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
 import { importApiCall } from '#test/import-api';
 import { startTestStack } from '#test/stack';
-import { decodeXml } from '#vcs/subversion/command';
+import { expectMapFollowsLog } from '#test/svn-revision-log';
 
 /**
  * The revision map of Subversion imports over svn:// (issue 35, item 1), checked against
- * `svn log -v` of each origin, on third-party dumps (git's t9151, t9135 and t9136, Mercurial's
- * branches and tags dumps, Subversion's descend-into-replace) and one built here with svn itself
- * (a branch made from an older trunk, a revision changing trunk and a branch, a branch replaced
- * twice, a property set on trunk alone, a tag made and deleted).
- *
- * - Every revision that changes trunk, a branch or a tag names the commit that revision made:
- *   its message and author date are the revision's, and its files are `svn export` of that folder
- *   at that revision (`.gitignore`, which carries `svn:ignore`, set apart).
- * - A revision that made no commit (it only deleted a branch or tag) names the commit that holds
- *   what it deleted: the folder's files just before it.
+ * `svn log -v` of each origin (`#test/svn-revision-log` says how), on third-party dumps (git's
+ * t9151, t9135 and t9136, Mercurial's branches and tags dumps, Subversion's descend-into-replace)
+ * and one built here with svn itself (a branch made from an older trunk, a revision changing
+ * trunk and a branch, a branch replaced twice, a property set on trunk alone, a tag made and
+ * deleted).
  */
 
 const exec = promisify(execFile);
@@ -99,120 +94,8 @@ async function makeBuiltRepository(name: string): Promise<void> {
   await mucc('Tag v1 deleted', 'rm', 'tags/v1');
 }
 
-interface Change {
-  readonly action: string;
-  readonly kind: string;
-  readonly path: string;
-}
-interface LogEntry {
-  readonly revision: number;
-  readonly date: string;
-  readonly message: string;
-  readonly changes: readonly Change[];
-}
-
-/** `svn log -v --xml` of the origin, oldest first. */
-async function svnLog(name: string): Promise<LogEntry[]> {
-  const { stdout } = await exec('svn', ['log', '-v', '--xml', '--non-interactive', originUrl(name)], {
-    env: env(),
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return [...stdout.matchAll(/<logentry\s+revision="(\d+)">([\s\S]*?)<\/logentry>/g)]
-    .map(([, revision = '', body = '']) => ({
-      revision: Number(revision),
-      date: /<date>([^<]*)<\/date>/.exec(body)?.[1] ?? '',
-      message: decodeXml(/<msg>([\s\S]*?)<\/msg>/.exec(body)?.[1] ?? ''),
-      changes: [...body.matchAll(/<path\b([^>]*)>([^<]*)<\/path>/g)].map(
-        ([, attributes = '', path = '']) => ({
-          action: /\baction="(\w)"/.exec(attributes)?.[1] ?? '',
-          kind: /\bkind="(\w*)"/.exec(attributes)?.[1] ?? '',
-          path: decodeXml(path),
-        }),
-      ),
-    }))
-    .sort((a, b) => a.revision - b.revision);
-}
-
-/** The branch or tag folder (`trunk`, `branches/X`, `tags/X`) a changed path is in, if any. */
-const folderOf = (change: Change): string | undefined => {
-  const match = /^\/(trunk|(?:branches|tags)\/[^/]+)(\/.*)?$/.exec(change.path);
-  if (match === null) return undefined;
-  // A file straight under branches/ or tags/ is no branch or tag.
-  if (match[1] !== 'trunk' && match[2] === undefined && change.kind === 'file') return undefined;
-  return match[1];
-};
-
-interface Expected {
-  readonly revision: number;
-  /** The folder whose files the mapped commit holds, and at which revision. */
-  readonly folder: string;
-  readonly at: number;
-  /** Whether the revision made a commit (else it names the commit holding its state). */
-  readonly made: boolean;
-  readonly entry: LogEntry;
-}
-
-/**
- * What the map must hold, from the log alone: each revision touching a branch or tag folder,
- * with the folder (trunk first, else the first it touched that still exists). It made a commit
- * unless it only deleted whole folders (a property change alone makes one too, with no change
- * to the files); then it names the commit that held the first folder it deleted.
- */
-function expectedMap(log: readonly LogEntry[]): Expected[] {
-  return log.flatMap((entry): Expected[] => {
-    const touched = entry.changes.flatMap((change) => {
-      const folder = folderOf(change);
-      return folder === undefined ? [] : [{ folder, change }];
-    });
-    if (touched.length === 0) return [];
-    const kept = touched.filter((t) => !(t.change.action === 'D' && t.change.path === `/${t.folder}`));
-    const pick = (from: readonly { folder: string }[]) =>
-      from.find((t) => t.folder === 'trunk')?.folder ?? from[0]?.folder ?? '';
-    return kept.length > 0
-      ? [{ revision: entry.revision, folder: pick(kept), at: entry.revision, made: true, entry }]
-      : [{ revision: entry.revision, folder: pick(touched), at: entry.revision - 1, made: false, entry }];
-  });
-}
-
-/** Every file under `dir` → its content, `.git` and `.gitignore` left out. */
-async function filesUnder(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (at: string) => {
-    for (const entry of await readdir(at, { withFileTypes: true })) {
-      if (entry.name === '.git' || entry.name === '.gitignore') continue;
-      const path = join(at, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else out[relative(dir, path)] = await readFile(path, 'utf8');
-    }
-  };
-  await walk(dir);
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
-}
-
-async function originFiles(name: string, folder: string, revision: number) {
-  const dir = join(await mkdtemp(join(work, 'export-')), 'tree');
-  await exec(
-    'svn',
-    ['export', '--quiet', '--non-interactive', `${originUrl(name)}/${folder}@${revision}`, dir],
-    {
-      env: env(),
-    },
-  );
-  return filesUnder(dir);
-}
-
-async function hostedFiles(clone: string, commit: string) {
-  const dir = await mkdtemp(join(work, 'tree-'));
-  const archive = await git(['archive', '--format=tar', '-o', join(dir, 'tree.tar'), commit], { cwd: clone });
-  expect(archive.code, archive.stderr).toBe(0);
-  const tree = join(dir, 'tree');
-  await mkdir(tree);
-  await exec('tar', ['-xf', join(dir, 'tree.tar'), '-C', tree]);
-  return filesUnder(tree);
-}
-
-async function importOf(name: string): Promise<string> {
-  const repo = `map-${name}`;
+async function importOf(name: string, choices: Record<string, unknown> = {}): Promise<string> {
+  const repo = `map-${name}${Object.keys(choices).length > 0 ? '-chosen' : ''}`;
   const created = await fetch(`${stack.baseUrl}/user/repos`, {
     method: 'POST',
     headers: { Authorization: `token ${token}` },
@@ -222,6 +105,7 @@ async function importOf(name: string): Promise<string> {
   const put = await api('PUT', `/repos/octocat/${repo}/import`, {
     vcs_url: svnserve.url(name),
     vcs: 'subversion',
+    ...choices,
   });
   expect(put.status, JSON.stringify(put.body)).toBe(201);
   const deadline = Date.now() + 90_000;
@@ -271,33 +155,36 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
+async function mirrorOf(repo: string): Promise<string> {
+  const clone = await mkdtemp(join(work, 'clone-'));
+  const cloned = await git(['clone', '-q', '--mirror', `${stack.webUrl}/octocat/${repo}.git`, clone]);
+  expect(cloned.code, cloned.stderr).toBe(0);
+  return clone;
+}
+
 describe.concurrent('GET /repos/:owner/:repo/import/revisions (Subversion origin, svn://)', () => {
   it.each([...DUMPS, 'built'])(
     'maps every revision of %s that changes a branch or tag to the commit it made, or that holds its state',
     async (name) => {
       const repo = await importOf(name);
-      const expected = expectedMap(await svnLog(name));
       const map = await revisionMap(repo);
-      const clone = await mkdtemp(join(work, 'clone-'));
-      const cloned = await git(['clone', '-q', '--mirror', `${stack.webUrl}/octocat/${repo}.git`, clone]);
-      expect(cloned.code, cloned.stderr).toBe(0);
-
-      expect([...map.keys()], name).toEqual(expected.map((e) => e.revision));
-      for (const want of expected) {
-        const commit = map.get(want.revision) ?? '';
-        const where = `${name} r${want.revision} ${want.folder}`;
-        const shown = await git(['show', '-s', '--format=%at%n%B', commit], { cwd: clone });
-        expect(shown.code, `${where}: ${shown.stderr}`).toBe(0);
-        const [seconds = '', ...message] = shown.stdout.split('\n');
-        if (want.made) {
-          expect(message.join('\n').trimEnd(), where).toBe(want.entry.message.trimEnd());
-          expect(Number(seconds), where).toBe(Math.floor(Date.parse(want.entry.date) / 1000));
-        }
-        expect(await hostedFiles(clone, commit), where).toEqual(
-          await originFiles(name, want.folder, want.at),
-        );
-      }
+      await expectMapFollowsLog({ map, clone: await mirrorOf(repo), originUrl: originUrl(name), work, name });
     },
     150_000,
   );
+
+  it('leaves out the revisions whose commits went with the deleted refs the owner chose not to keep', async () => {
+    // t9135: branch-c made at r4 (its own commit), deleted at r5, made again from branch-b at r6.
+    const repo = await importOf('git-t9135-svn', { keep_deleted_refs: false });
+    const map = await revisionMap(repo);
+    expect([...map.keys()]).toEqual([1, 2, 3, 6]);
+    await expectMapFollowsLog({
+      map,
+      clone: await mirrorOf(repo),
+      originUrl: originUrl('git-t9135-svn'),
+      work,
+      name: 't9135 without deleted refs',
+      only: (expected) => expected.revision !== 4 && expected.revision !== 5,
+    });
+  }, 150_000);
 });

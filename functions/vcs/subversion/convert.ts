@@ -251,7 +251,7 @@ async function finishConversion(
   });
   // svn-all-fast-export's resume files (its log and marks) stay: a sync continues from them.
   await settleDeletedRefs(gitRepo, home, choices.keepDeletedRefs);
-  await saveSvnRevisions(workDir, OUTPUT_NAME, home);
+  await saveSvnRevisions(workDir, OUTPUT_NAME, home, choices.keepDeletedRefs);
 }
 
 const gitLocal = (repo: string, home: string, args: readonly string[]) =>

@@ -12,9 +12,9 @@
  *
  * A revision maps to the commit it wrote: on `main` (the trunk) when it wrote several, else the
  * first. One that wrote none but deleted a branch or tag maps to the commit that holds what it
- * deleted (published as `backups/<name>@<N>` when deleted refs are kept; left out of the map
- * when that commit is not published). A revision that moved no ref (outside the project, or
- * nothing Git keeps) is not in the map.
+ * deleted (published as `backups/<name>@<N>` when deleted refs are kept). A revision that moved
+ * no ref (outside the project) is not in the map, nor one whose commit is not published (it was
+ * only on a deleted branch or tag, and the owner chose not to keep those).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -66,9 +66,15 @@ export function loggedRevisions(log: string): LoggedRevision[] {
 
 /**
  * Writes the raw map from the log of `output` and its marks. Run after the deleted refs are
- * settled: a deleting revision's commit counts only when a branch or tag still reaches it.
+ * settled: a commit counts only when a branch or tag still reaches it (a deleting revision's, or,
+ * when the owner chose not to keep deleted refs, one written only on a branch later deleted).
  */
-export async function saveSvnRevisions(workDir: string, output: string, home: string): Promise<void> {
+export async function saveSvnRevisions(
+  workDir: string,
+  output: string,
+  home: string,
+  keepDeletedRefs: boolean,
+): Promise<void> {
   const gitRepo = rawRepositoryPath(workDir);
   const log = await readFile(join(workDir, `log-${output}`), 'utf8').catch(() => '');
   const marks = await readMarks(join(gitRepo, `marks-${output}`));
@@ -76,11 +82,13 @@ export async function saveSvnRevisions(workDir: string, output: string, home: st
     const commit = marks.get(entry.mark);
     return commit === undefined ? [] : [{ ...entry, commit }];
   });
-  const published = logged.some((entry) => entry.deleted) ? await reachable(gitRepo, home) : undefined;
+  // Kept deleted refs keep every commit written reachable: only a deleting revision's is checked.
+  const check = !keepDeletedRefs || logged.some((entry) => entry.deleted);
+  const published = check ? await reachable(gitRepo, home) : undefined;
   await writeOriginRevisions(
     gitRepo,
     logged
-      .filter((entry) => !entry.deleted || published?.has(entry.commit))
+      .filter((entry) => published === undefined || published.has(entry.commit))
       .map((entry) => ({ originRevision: String(entry.revision), commit: entry.commit })),
   );
 }
