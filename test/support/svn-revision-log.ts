@@ -6,8 +6,9 @@
  *   message and author date are the revision's, and its files are `svn export` of that folder at
  *   that revision (trunk when it changed several; `.gitignore`, which carries `svn:ignore`, set
  *   apart);
- * - a revision that made no commit (it only deleted a branch or tag) names the commit that holds
- *   what it deleted: the folder's files just before it.
+ * - a revision that made no commit (it only copied whole branches or tags, or deleted them) names
+ *   the commit that holds its state: the copied folder's files at that revision, or the deleted
+ *   folder's just before it.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
@@ -22,6 +23,8 @@ interface Change {
   readonly action: string;
   readonly kind: string;
   readonly path: string;
+  /** The path it was copied from, if it was. */
+  readonly from?: string;
 }
 export interface LogEntry {
   readonly revision: number;
@@ -56,6 +59,7 @@ export async function svnLog(url: string, home: string): Promise<LogEntry[]> {
           action: /\baction="(\w)"/.exec(attributes)?.[1] ?? '',
           kind: /\bkind="(\w*)"/.exec(attributes)?.[1] ?? '',
           path: decodeXml(path),
+          from: decodeXml(/\bcopyfrom-path="([^"]*)"/.exec(attributes)?.[1] ?? '') || undefined,
         }),
       ),
     }))
@@ -71,11 +75,15 @@ const folderOf = (change: Change): string | undefined => {
   return match[1];
 };
 
+const REF_FOLDER = /^\/(?:trunk|(?:branches|tags)\/[^/]+)$/;
+
 /**
  * What the map must hold, from the log alone: each revision touching a branch or tag folder,
  * with the folder (trunk first, else the first it touched that still exists). It made a commit
- * unless it only deleted whole folders (a property change alone makes one too, with no change
- * to the files); then it names the commit that held the first folder it deleted.
+ * unless all it did was copy whole branches or tags (trunk, `branches/X`, `tags/X`) to new
+ * folders, with nothing changed inside, or delete whole folders (a property change alone makes
+ * one, with no change to the files). Then it names the commit that holds its state: the first
+ * folder it copied, else the first it deleted, as it was just before.
  */
 export function expectedMap(log: readonly LogEntry[]): Expected[] {
   return log.flatMap((entry): Expected[] => {
@@ -84,12 +92,23 @@ export function expectedMap(log: readonly LogEntry[]): Expected[] {
       return folder === undefined ? [] : [{ folder, change }];
     });
     if (touched.length === 0) return [];
-    const kept = touched.filter((t) => !(t.change.action === 'D' && t.change.path === `/${t.folder}`));
+    const whole = (t: { folder: string; change: Change }) => t.change.path === `/${t.folder}`;
+    const kept = touched.filter((t) => !(whole(t) && t.change.action === 'D'));
+    const folders = new Set(kept.map((t) => t.folder));
+    const copiedOnly = [...folders].every((folder) => {
+      const inside = kept.filter((t) => t.folder === folder);
+      const only = inside[0];
+      return (
+        inside.length === 1 && only !== undefined && whole(only) && REF_FOLDER.test(only.change.from ?? '')
+      );
+    });
     const pick = (from: readonly { folder: string }[]) =>
       from.find((t) => t.folder === 'trunk')?.folder ?? from[0]?.folder ?? '';
-    return kept.length > 0
-      ? [{ revision: entry.revision, folder: pick(kept), at: entry.revision, made: true, entry }]
-      : [{ revision: entry.revision, folder: pick(touched), at: entry.revision - 1, made: false, entry }];
+    if (kept.length === 0)
+      return [
+        { revision: entry.revision, folder: pick(touched), at: entry.revision - 1, made: false, entry },
+      ];
+    return [{ revision: entry.revision, folder: pick(kept), at: entry.revision, made: !copiedOnly, entry }];
   });
 }
 

@@ -183,8 +183,6 @@ async function convertRange(
         '--rules',
         join(workDir, RULES_FILE),
         '--svn-ignore',
-        // A branch or tag copied makes a commit of its own, with its revision's message and date.
-        '--svn-branches',
         ...(range.emptyDirs ? ['--empty-dirs'] : []),
         '--stats',
         // Our own time limit applies; its default kills a slow final fast-import checkpoint after 30 s.

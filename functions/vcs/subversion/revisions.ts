@@ -4,14 +4,15 @@
  *
  * - `progress SVN r<N> branch <ref> = :<mark>`, optionally `# merge from :<mark>…`: a commit
  *   revision N wrote on that ref;
- * - `… = :<mark> # from branch <ref> [at r<M> => r<K>]`: the ref created (or replaced) at the
- *   commit it is copied from, before revision N's own commit on it (`--svn-branches` makes one
- *   for every copy, so the copy has its revision's message and date);
- * - `… = :0 # delete`: the ref deleted (svn-all-fast-export keeps its last commit under a backup
- *   ref, `settleDeletedRefs`).
+ * - `… = :<mark> # from branch <ref> [at r<M> => r<K>]`: the ref made (or replaced) by a copy of
+ *   a whole branch or tag, at the commit copied; a revision that changed nothing else in it writes
+ *   no commit there;
+ * - `… = :0 # delete`: the ref deleted (its last commit is kept under a backup ref,
+ *   `settleDeletedRefs`).
  *
  * A revision maps to the commit it wrote: on `main` (the trunk) when it wrote several, else the
- * first. One that wrote none but deleted a branch or tag maps to the commit that holds what it
+ * first. One that wrote none maps to the commit that holds its state: the commit the branch or
+ * tag it copied starts at (the first it made), else the commit that held the branch or tag it
  * deleted (published as `backups/<name>@<N>` when deleted refs are kept). A revision that moved
  * no ref (outside the project) is not in the map, nor one whose commit is not published (it was
  * only on a deleted branch or tag, and the owner chose not to keep those).
@@ -22,12 +23,14 @@ import { runGit } from '../git-command.ts';
 import { rawRepositoryPath } from '../origin.ts';
 import { readMarks, writeOriginRevisions } from '../revision-map.ts';
 
-/** What a revision mapped to in the log: a mark it wrote, or the mark of what it deleted. */
+/** How a revision's mark was found: a commit it wrote, or the state of a ref it copied or deleted. */
+export type LoggedKind = 'wrote' | 'copied' | 'deleted';
+
+/** What a revision maps to in the log. */
 export interface LoggedRevision {
   readonly revision: number;
   readonly mark: string;
-  /** True when the revision wrote no commit and `mark` holds the state it deleted. */
-  readonly deleted: boolean;
+  readonly kind: LoggedKind;
 }
 
 const LINE = /^progress SVN r(\d+) branch (.+?) = :(\d+)(?: # (.*))?$/gm;
@@ -36,32 +39,30 @@ const isMain = (ref: string) => /^(?:refs\/heads\/)?main$/.test(ref);
 /** Each revision the log names, ascending, with the mark it maps to. */
 export function loggedRevisions(log: string): LoggedRevision[] {
   const tips = new Map<string, string>();
-  const wrote = new Map<number, { mark: string; main: boolean }>();
-  const deleted = new Map<number, string>();
-  for (const [, number = '', ref = '', mark = '', note = ''] of log.matchAll(LINE)) {
+  const found = new Map<number, { mark: string; kind: LoggedKind; main: boolean }>();
+  const rank: Record<LoggedKind, number> = { wrote: 2, copied: 1, deleted: 0 };
+  const note = (revision: number, mark: string, kind: LoggedKind, main: boolean) => {
+    const earlier = found.get(revision);
+    const better =
+      earlier === undefined ||
+      rank[kind] > rank[earlier.kind] ||
+      (kind === 'wrote' && earlier.kind === 'wrote' && main && !earlier.main);
+    if (better) found.set(revision, { mark, kind, main });
+  };
+  for (const [, number = '', ref = '', mark = '', comment = ''] of log.matchAll(LINE)) {
     const revision = Number(number);
-    if (note.startsWith('from branch')) {
-      tips.set(ref, mark);
-      continue;
-    }
-    if (note === 'delete' || mark === '0') {
+    if (mark === '0') {
       const tip = tips.get(ref);
       tips.delete(ref);
-      if (tip !== undefined && !deleted.has(revision)) deleted.set(revision, tip);
+      if (tip !== undefined) note(revision, tip, 'deleted', isMain(ref));
       continue;
     }
     tips.set(ref, mark);
-    const earlier = wrote.get(revision);
-    if (earlier === undefined || (isMain(ref) && !earlier.main))
-      wrote.set(revision, { mark, main: isMain(ref) });
+    note(revision, mark, comment.startsWith('from branch') ? 'copied' : 'wrote', isMain(ref));
   }
-  const revisions = [...new Set([...wrote.keys(), ...deleted.keys()])].sort((a, b) => a - b);
-  return revisions.flatMap((revision): LoggedRevision[] => {
-    const made = wrote.get(revision);
-    if (made !== undefined) return [{ revision, mark: made.mark, deleted: false }];
-    const state = deleted.get(revision);
-    return state === undefined ? [] : [{ revision, mark: state, deleted: true }];
-  });
+  return [...found.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([revision, { mark, kind }]) => ({ revision, mark, kind }));
 }
 
 /**
@@ -82,8 +83,8 @@ export async function saveSvnRevisions(
     const commit = marks.get(entry.mark);
     return commit === undefined ? [] : [{ ...entry, commit }];
   });
-  // Kept deleted refs keep every commit written reachable: only a deleting revision's is checked.
-  const check = !keepDeletedRefs || logged.some((entry) => entry.deleted);
+  // Kept deleted refs keep every commit reachable: only a deleting revision's is checked then.
+  const check = !keepDeletedRefs || logged.some((entry) => entry.kind === 'deleted');
   const published = check ? await reachable(gitRepo, home) : undefined;
   await writeOriginRevisions(
     gitRepo,
