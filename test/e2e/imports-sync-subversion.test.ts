@@ -9,6 +9,7 @@ import { createUser, personalToken } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
 import { importApiCall } from '#test/import-api';
 import { startTestStack } from '#test/stack';
+import { expectMapFollowsLog } from '#test/svn-revision-log';
 
 /**
  * A sync of a followed Subversion origin (mod_dav_svn on 127.0.0.1) through the API and the real
@@ -148,6 +149,18 @@ describe('syncing a followed Subversion origin', () => {
     // Every revision that wrote a commit is in the map, up to the new ones.
     const map = await revisionMap(repo);
     expect(map.some((entry) => Number(entry.origin_revision) > SPLIT)).toBe(true);
+    // Each maps to the commit it made (r45, which only deleted b1, to b1's last), on both sides
+    // of the split: the branches and the tag the sync brought included.
+    const clone = await mkdtemp(join(work, 'clone-'));
+    const cloned = await git(['clone', '-q', '--mirror', `${stack.webUrl}/octocat/${repo}.git`, clone]);
+    expect(cloned.code, cloned.stderr).toBe(0);
+    await expectMapFollowsLog({
+      map: new Map(map.map((entry) => [Number(entry.origin_revision), entry.commit])),
+      clone,
+      originUrl: `file://${originPath()}`,
+      work,
+      name: 'synced t9151',
+    });
     await expectSameAsFreshImport(repo);
   }, 120_000);
 

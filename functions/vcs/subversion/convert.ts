@@ -11,9 +11,10 @@ import { checkObjects, checkSize } from '../limits.ts';
 import { OriginFailed, rawRepositoryPath } from '../origin.ts';
 import { runSvn, SvnFailed } from './command.ts';
 import { localFailure } from './errors.ts';
-import { forgetDeletedRefs, saveConversionFindings, saveSvnRevisions, settleDeletedRefs } from './finish.ts';
+import { forgetDeletedRefs, saveConversionFindings, settleDeletedRefs } from './finish.ts';
 import { IDENTITY_MAP, scanHistory } from './history-findings.ts';
 import type { SvnChunk } from './mirror.ts';
+import { saveSvnRevisions } from './revisions.ts';
 import { svnRefs } from './rules.ts';
 import {
   planRules,
@@ -246,9 +247,9 @@ async function finishConversion(
     log: join(workDir, `log-${OUTPUT_NAME}`),
     keepDeletedRefs: choices.keepDeletedRefs,
   });
-  await saveSvnRevisions(workDir, OUTPUT_NAME);
   // svn-all-fast-export's resume files (its log and marks) stay: a sync continues from them.
   await settleDeletedRefs(gitRepo, home, choices.keepDeletedRefs);
+  await saveSvnRevisions(workDir, OUTPUT_NAME, home, choices.keepDeletedRefs);
 }
 
 const gitLocal = (repo: string, home: string, args: readonly string[]) =>

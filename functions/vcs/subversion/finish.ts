@@ -19,7 +19,6 @@ import type { FindingEntry } from '#domain/import-report';
 import { saveFinding } from '../findings.ts';
 import { runGit } from '../git-command.ts';
 import { rawRepositoryPath } from '../origin.ts';
-import { readMarks, writeOriginRevisions } from '../revision-map.ts';
 import { decodeXml, runSvn } from './command.ts';
 import { PENDING_MERGEINFO } from './history-findings.ts';
 import type { SvnRefs } from './rules.ts';
@@ -218,29 +217,4 @@ async function emptyDirectories(finish: Finish): Promise<FindingEntry[]> {
     ref: place.ref,
     kept: answer[index] === 'tree',
   }));
-}
-
-/**
- * The revision map's raw side (`vcs/revision-map.ts`), from svn-all-fast-export's log (`progress
- * SVN r<N> branch <ref> = :<mark>`, one line per commit it wrote) and marks, while both are there.
- * A revision that wrote commits on several branches maps to the one on `main` (the trunk), else to
- * the first it wrote; a revision that matched no rule wrote no commit and is not in the map.
- */
-export async function saveSvnRevisions(workDir: string, output: string): Promise<void> {
-  const gitRepo = rawRepositoryPath(workDir);
-  const log = await readFile(join(workDir, `log-${output}`), 'utf8').catch(() => '');
-  const marks = await readMarks(join(gitRepo, `marks-${output}`));
-  const chosen = new Map<number, { commit: string; main: boolean }>();
-  for (const match of log.matchAll(/^progress SVN r(\d+) branch (.+?) = :(\d+)/gm)) {
-    const revision = Number(match[1]);
-    const commit = marks.get(match[3] ?? '');
-    if (commit === undefined) continue;
-    const main = /^(?:refs\/heads\/)?main$/.test(match[2] ?? '');
-    const earlier = chosen.get(revision);
-    if (earlier === undefined || (main && !earlier.main)) chosen.set(revision, { commit, main });
-  }
-  const entries = [...chosen.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([revision, { commit }]) => ({ originRevision: String(revision), commit }));
-  await writeOriginRevisions(gitRepo, entries);
 }
