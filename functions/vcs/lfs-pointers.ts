@@ -3,6 +3,7 @@
  * cut-off) whose content is a pointer (`version https://git-lfs.github.com/spec/v1`, `oid
  * sha256:…`, `size …`), whatever `.gitattributes` says, as `git lfs fetch --all` finds them.
  */
+import { blobSizes } from './blob-sizes.ts';
 import { runGit } from './git-command.ts';
 import { type GitJob, localRun } from './git-job.ts';
 import { excludingSeen } from './seen-history.ts';
@@ -75,26 +76,15 @@ export const findPointers = async (repo: string, job: GitJob): Promise<LfsPointe
   (await storesPointer(repo, job)) ? pointersIn(repo, job, ['--all']) : [];
 
 /**
- * Whether any blob the repository stores (reachable or not, alternates included: a superset of
- * what `--all` reaches) is a pointer.
+ * Whether any blob the repository stores (`blob-sizes.ts`: a superset of what `--all` reaches) is
+ * a pointer.
  */
-export async function storesPointer(repo: string, job: GitJob): Promise<boolean> {
-  const listing = await runGit(
-    [
-      'cat-file',
-      '--batch-all-objects',
-      '--unordered',
-      '--batch-check=%(objecttype) %(objectname) %(objectsize)',
-    ],
-    { ...localRun(repo, job), maxStdoutBytes: 2 * 1024 * 1024 * 1024 },
-  );
-  const candidates: string[] = [];
-  for (const line of listing.toString('latin1').split('\n')) {
-    if (!line.startsWith('blob ')) continue;
-    const [, oid = '', size] = line.split(' ');
-    const bytes = Number(size);
-    if (bytes >= POINTER_MIN_BYTES && bytes < POINTER_MAX_BYTES) candidates.push(oid);
-  }
+async function storesPointer(repo: string, job: GitJob): Promise<boolean> {
+  const candidates = [
+    ...(
+      await blobSizes(repo, job, (bytes) => bytes >= POINTER_MIN_BYTES && bytes < POINTER_MAX_BYTES)
+    ).keys(),
+  ];
   for (let start = 0; start < candidates.length; start += BLOBS_PER_CALL) {
     const slice = candidates.slice(start, start + BLOBS_PER_CALL);
     const contents = await runGit(['cat-file', '--batch'], {
