@@ -326,7 +326,7 @@ function realHistoryReport(real: RealHistoryResult, pollMs: number): string {
     `| import, PUT → a poll reads \`complete\` | ${spread(summary.seen)} | **${summary.seenRatio.toFixed(2)}×** (rounds ${ratios(summary.seenRatios)}; target ≤ 1×) |`,
     `| import, PUT → the execution's end (its own history, no polling) | ${spread(summary.execution)} | ${summary.executionRatio.toFixed(2)}× (rounds ${ratios(summary.executionRatios)}) |`,
     '',
-    `Where the client's wait went (medians): the PUT's answer ${seconds(phases.request)}; PUT → the execution's first event ${seconds(phases.start)}; the steps (Task states) ${seconds(phases.steps)}; the rest of the execution (Choice states, transitions, waits) ${seconds(phases.between)}; the execution's end → a poll reads \`complete\` ${seconds(phases.seen - phases.execution)}. States entered: ${states.join(' → ')} (${states.length}).`,
+    `Where the client's wait went (medians), from the PUT sent: its answer ${seconds(phases.request)} and the execution's first event ${seconds(phases.start)} (the PUT answers once the execution has started); then the steps (Task states) ${seconds(phases.steps)}; the rest of the execution (Choice states, transitions, waits) ${seconds(phases.between)}; the execution's end → a poll reads \`complete\` ${seconds(phases.seen - phases.execution)}. States entered: ${states.join(' → ')} (${states.length}).`,
     '',
     `Refs and ids equal the origin's after every import: **${real.identicalRefs ? 'yes' : 'NO'}**.`,
   ].join('\n');
