@@ -335,8 +335,13 @@ export const importRawChunk = watchedStep(async function importRawChunk(
   // The rewrite step's look for `.hg` folders in a Git history, side by side with these (a walk of
   // every commit's trees, the rewrite's longest part when nothing changes): a scan that finds none
   // keeps the tips it read (`hg-metadata-scan.ts`), and the rewrite's then reads only what is newer.
-  // One that finds some is answered again by the rewrite, which drops them.
-  const hgScan = hgJob && holdsHgMetadata(rawDir(dir), hgJob);
+  // One that finds some, or fails, is answered again by the rewrite, which drops them: here it is
+  // only a head start, and never fails the step.
+  const hgScan =
+    hgJob &&
+    holdsHgMetadata(rawDir(dir), hgJob).catch((error: unknown) =>
+      log('warn', 'the raw step could not look for .hg folders', { error: String(error) }),
+    );
   // None is left running when another fails.
   await Promise.allSettled([recording, scan, hgScan]);
   await hgScan;
