@@ -66,6 +66,18 @@ export function clientPhases(
   };
 }
 
+/** Milliseconds from entering each state to entering the next (the last: to the end), summed by state. */
+export function stateTimes(history: readonly HistoryMark[]): Record<string, number> {
+  const end = history.at(-1)?.at ?? 0;
+  const entered = history.filter((mark) => mark.type.endsWith('StateEntered') && mark.state !== undefined);
+  const times: Record<string, number> = {};
+  entered.forEach((mark, i) => {
+    const name = mark.state ?? '';
+    times[name] = (times[name] ?? 0) + (entered[i + 1]?.at ?? end) - mark.at;
+  });
+  return times;
+}
+
 /** The smallest, the median and the largest of some samples. */
 export interface Spread {
   readonly min: number;
@@ -83,6 +95,8 @@ export const spreadOf = (samples: readonly number[]): Spread => ({
 export interface Round {
   readonly floorMs: number;
   readonly import: ClientPhases;
+  /** The import's `stateTimes`. */
+  readonly stateMs: Readonly<Record<string, number>>;
 }
 
 export interface RoundsSummary {
@@ -99,6 +113,8 @@ export interface RoundsSummary {
   readonly executionRatio: number;
   /** Median of each phase over the rounds. */
   readonly phases: Omit<ClientPhases, 'states'>;
+  /** Median time of each state over the rounds, in the order of the first round's. */
+  readonly stateMs: Readonly<Record<string, number>>;
 }
 
 export function summarizeRounds(rounds: readonly Round[]): RoundsSummary {
@@ -123,5 +139,11 @@ export function summarizeRounds(rounds: readonly Round[]): RoundsSummary {
       execution: phase('execution'),
       seen: phase('seen'),
     },
+    stateMs: Object.fromEntries(
+      Object.keys(rounds[0]?.stateMs ?? {}).map((name) => [
+        name,
+        median(rounds.map((round) => round.stateMs[name] ?? 0)),
+      ]),
+    ),
   };
 }

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { makeFixtureRepository } from '#local/git-fixtures';
 import { serveGitHttp } from '#local/git-origins';
 import { ENV } from '#shared/config';
-import { clientPhases, type Round, type Spread, summarizeRounds } from './import-rounds.ts';
+import { clientPhases, type Round, type Spread, stateTimes, summarizeRounds } from './import-rounds.ts';
 import { median } from './measure.ts';
 import {
   admin,
@@ -250,7 +250,11 @@ export async function measureImport(options: ImportBenchOptions): Promise<Import
       await rm(copy, { recursive: true, force: true });
       const { sentAt, answeredAt, seenAt } = await importOnce(`real-${i}`, realUrl, options.pollMs, false);
       const history = await executionHistory(stack.stepFunctionsEndpoint, execution(`real-${i}`, 1));
-      rounds.push({ floorMs, import: clientPhases(history, sentAt, answeredAt, seenAt) });
+      rounds.push({
+        floorMs,
+        import: clientPhases(history, sentAt, answeredAt, seenAt),
+        stateMs: stateTimes(history),
+      });
       const hosted = sortLines((await git(['ls-remote', `${stack.webUrl}/bench/real-${i}.git`])).stdout);
       realIdentical &&= hosted === realOriginRefs;
     }
@@ -326,7 +330,11 @@ function realHistoryReport(real: RealHistoryResult, pollMs: number): string {
     `| import, PUT → a poll reads \`complete\` | ${spread(summary.seen)} | **${summary.seenRatio.toFixed(2)}×** (rounds ${ratios(summary.seenRatios)}; target ≤ 1×) |`,
     `| import, PUT → the execution's end (its own history, no polling) | ${spread(summary.execution)} | ${summary.executionRatio.toFixed(2)}× (rounds ${ratios(summary.executionRatios)}) |`,
     '',
-    `Where the client's wait went (medians), from the PUT sent: its answer ${seconds(phases.request)} and the execution's first event ${seconds(phases.start)} (the PUT answers once the execution has started); then the steps (Task states) ${seconds(phases.steps)}; the rest of the execution (Choice states, transitions, waits) ${seconds(phases.between)}; the execution's end → a poll reads \`complete\` ${seconds(phases.seen - phases.execution)}. States entered: ${states.join(' → ')} (${states.length}).`,
+    `Where the client's wait went (medians), from the PUT sent: its answer ${seconds(phases.request)} and the execution's first event ${seconds(phases.start)} (the PUT answers once the execution has started); then the steps (Task states) ${seconds(phases.steps)}; the rest of the execution (Choice states, transitions, waits) ${seconds(phases.between)}; the execution's end → a poll reads \`complete\` ${seconds(phases.seen - phases.execution)}. States entered: ${states.join(' → ')} (${states.length}); their medians (entered → next state): ${Object.entries(
+      summary.stateMs,
+    )
+      .map(([name, ms]) => `${name} ${seconds(ms)}`)
+      .join(', ')}.`,
     '',
     `Refs and ids equal the origin's after every import: **${real.identicalRefs ? 'yes' : 'NO'}**.`,
   ].join('\n');

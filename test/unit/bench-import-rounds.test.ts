@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientPhases, summarizeRounds } from '#bench/import-rounds';
+import { clientPhases, stateTimes, summarizeRounds } from '#bench/import-rounds';
 
 const SENT = 1_000_000;
 /** An import's history as the local runner writes it: a Choice, two Tasks with a Choice between. */
@@ -31,6 +31,17 @@ describe('clientPhases', () => {
   });
 });
 
+describe('stateTimes', () => {
+  it('gives each state the time from its entry to the next state’s, the last one to the end', () => {
+    expect(stateTimes(history)).toEqual({
+      WhereToStart: 1,
+      ImportRawHistory: 1004,
+      IsRawHistoryComplete: 5,
+      Complete: 50,
+    });
+  });
+});
+
 describe('summarizeRounds', () => {
   const phases = (execution: number, seen: number) => ({
     ...clientPhases(history, SENT, SENT + 30, SENT + seen),
@@ -38,9 +49,9 @@ describe('summarizeRounds', () => {
   });
   it('takes each round’s ratio to its own floor, and the medians and extremes of each', () => {
     const summary = summarizeRounds([
-      { floorMs: 2000, import: phases(1800, 1900) },
-      { floorMs: 1000, import: phases(1100, 1200) },
-      { floorMs: 4000, import: phases(3000, 3200) },
+      { floorMs: 2000, import: phases(1800, 1900), stateMs: { Push: 300 } },
+      { floorMs: 1000, import: phases(1100, 1200), stateMs: { Push: 100 } },
+      { floorMs: 4000, import: phases(3000, 3200), stateMs: { Push: 200 } },
     ]);
     expect(summary.floor).toEqual({ min: 1000, median: 2000, max: 4000 });
     expect(summary.seen).toEqual({ min: 1200, median: 1900, max: 3200 });
@@ -49,6 +60,7 @@ describe('summarizeRounds', () => {
     expect(summary.executionRatios).toEqual([0.9, 1.1, 0.75]);
     expect(summary.executionRatio).toBe(0.9);
     expect(summary.phases.seen).toBe(1900);
+    expect(summary.stateMs).toEqual({ Push: 200 });
   });
 
   it('refuses to summarize no rounds', () => {
