@@ -187,7 +187,8 @@ if (run('import')) {
     branches: 5,
     tags: 10,
     smallRuns: 5,
-    realRuns: 5,
+    realRuns: Number(process.env.BENCH_ROUNDS ?? 5),
+    pollMs: 200,
   };
   const result = await measureImport(options);
   const markdown = importReport(result, machine, options);

@@ -96,18 +96,32 @@ export async function getItems(
   return found;
 }
 
+/** BatchWriteItem calls in flight at once: a few, far below any table's write capacity. */
+const BATCH_WRITES_IN_FLIGHT = 4;
+
 /**
- * Puts and deletes (`{ PutRequest }`, `{ DeleteRequest }`) in BatchWriteItem calls of 25, each
- * call repeated with whatever DynamoDB leaves unprocessed until nothing is.
+ * Puts and deletes (`{ PutRequest }`, `{ DeleteRequest }`) in BatchWriteItem calls of 25, up to
+ * `BATCH_WRITES_IN_FLIGHT` side by side (each a round trip: an import's revision map of a few
+ * thousand entries is some 80 items), each call repeated with whatever DynamoDB leaves
+ * unprocessed until nothing is. The items are independent: their order of writing is not a contract.
  */
 export async function batchWrite(requests: readonly Record<string, unknown>[]): Promise<void> {
-  for (let i = 0; i < requests.length; i += 25) {
-    let pending: Record<string, unknown>[] | undefined = requests.slice(i, i + 25);
-    while (pending && pending.length > 0) {
-      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = result.UnprocessedItems?.[tableName()] as Record<string, unknown>[] | undefined;
+  const slices: Record<string, unknown>[][] = [];
+  for (let i = 0; i < requests.length; i += 25) slices.push(requests.slice(i, i + 25));
+  const writeSlices = async () => {
+    for (let slice = slices.shift(); slice; slice = slices.shift()) {
+      let pending: Record<string, unknown>[] | undefined = slice;
+      while (pending && pending.length > 0) {
+        const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+        pending = result.UnprocessedItems?.[tableName()] as Record<string, unknown>[] | undefined;
+      }
     }
-  }
+  };
+  const writers = Array.from({ length: Math.min(BATCH_WRITES_IN_FLIGHT, slices.length) }, writeSlices);
+  // Every writer ends before a failure is reported: none is left writing behind the caller.
+  const outcomes = await Promise.allSettled(writers);
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 export const itemOf = (

@@ -45,6 +45,7 @@ import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
 import { redactCredentials } from '#vcs/bounded-process';
 import { loadFindings, saveFinding } from '#vcs/findings';
 import { prepareHome } from '#vcs/git-command';
+import { holdsHgMetadata } from '#vcs/hg-metadata-scan';
 import { findLargeFiles, type GitJob, publishedHistory, renamedRawDir, rewriteHistory } from '#vcs/history';
 import { hostedRepositoryPath, importAttemptDir } from '#vcs/hosted-paths';
 import { type OriginAccess, type OriginAuthor, type RawJob, rawRepositoryPath } from '#vcs/origin';
@@ -329,9 +330,21 @@ export const importRawChunk = watchedStep(async function importRawChunk(
     return { done: false, needsLfsChoice: false };
   }
 
+  const hgJob = record.vcs === 'git' ? await gitJob(input, dir) : undefined;
   const scan = largeFilesOf(input, dir, record, seen);
-  // Neither is left running when the other fails.
-  await Promise.allSettled([recording, scan]);
+  // The rewrite step's look for `.hg` folders in a Git history, side by side with these (a walk of
+  // every commit's trees, the rewrite's longest part when nothing changes): a scan that finds none
+  // keeps the tips it read (`hg-metadata-scan.ts`), and the rewrite's then reads only what is newer.
+  // One that finds some, or fails, is answered again by the rewrite, which drops them: here it is
+  // only a head start, and never fails the step.
+  const hgScan =
+    hgJob &&
+    holdsHgMetadata(rawDir(dir), hgJob).catch((error: unknown) =>
+      log('warn', 'the raw step could not look for .hg folders', { error: String(error) }),
+    );
+  // None is left running when another fails.
+  await Promise.allSettled([recording, scan, hgScan]);
+  await hgScan;
   await recording;
   const largeFiles = await scan;
   // A sync that finds none where the import had none leaves the stored list as it is.

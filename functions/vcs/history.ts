@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import type { FindingEntry } from '#domain/import-report';
 import type { LargeFile } from '#domain/imports';
 import { gitIdentityText, splitGitRemoteId } from '#domain/imports';
+import { blobSizes } from './blob-sizes.ts';
 import { runGit } from './git-command.ts';
 import { type GitJob, localRun as local } from './git-job.ts';
 import { hiddenPaths, stepFailure } from './git-words.ts';
@@ -81,29 +82,11 @@ export interface RewriteResult {
 }
 
 /** Blob id → size of every blob over the threshold, from one pass over the object store. */
-export async function scanLargeBlobs(
+export const scanLargeBlobs = (
   repoDir: string,
   thresholdBytes: number,
   job: GitJob,
-): Promise<Map<string, number>> {
-  const out = await runGit(
-    [
-      'cat-file',
-      '--batch-all-objects',
-      '--unordered',
-      '--batch-check=%(objecttype) %(objectname) %(objectsize)',
-    ],
-    { ...local(repoDir, job), maxStdoutBytes: 2 * 1024 * 1024 * 1024 },
-  );
-  const large = new Map<string, number>();
-  for (const line of out.toString('latin1').split('\n')) {
-    if (!line.startsWith('blob ')) continue;
-    const [, oid, size] = line.split(' ');
-    const bytes = Number(size);
-    if (oid && bytes > thresholdBytes) large.set(oid, bytes);
-  }
-  return large;
-}
+): Promise<Map<string, number>> => blobSizes(repoDir, job, (bytes) => bytes > thresholdBytes);
 
 /** The branch the repository's HEAD names (`main` when HEAD is detached). */
 export async function defaultBranchOf(repoDir: string): Promise<string> {

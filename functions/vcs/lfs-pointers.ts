@@ -3,6 +3,7 @@
  * cut-off) whose content is a pointer (`version https://git-lfs.github.com/spec/v1`, `oid
  * sha256:…`, `size …`), whatever `.gitattributes` says, as `git lfs fetch --all` finds them.
  */
+import { blobSizes } from './blob-sizes.ts';
 import { runGit } from './git-command.ts';
 import { type GitJob, localRun } from './git-job.ts';
 import { excludingSeen } from './seen-history.ts';
@@ -61,9 +62,52 @@ async function smallBlobs(
   return paths;
 }
 
-/** Every object the pointers of the history name (one entry per oid, its first path). */
-export const findPointers = (repo: string, job: GitJob): Promise<LfsPointer[]> =>
-  pointersIn(repo, job, ['--all']);
+/** The shortest content a pointer can have: the (shorter, legacy) version line, its oid, `size 0`. */
+const POINTER_MIN_BYTES =
+  'version https://hawser.github.com/spec/v1\n'.length + 'oid sha256:\n'.length + 64 + 'size 0\n'.length;
+
+/**
+ * Every object the pointers of the history name (one entry per oid, its first path). Most
+ * histories hold none: the object database is asked first (sizes, then the few blobs of a
+ * pointer's size), which costs a fraction of the walk of every commit's trees that finding their
+ * paths takes, and the walk runs only when a pointer is stored.
+ */
+export const findPointers = async (repo: string, job: GitJob): Promise<LfsPointer[]> =>
+  (await storesPointer(repo, job)) ? pointersIn(repo, job, ['--all']) : [];
+
+/**
+ * Whether any blob the repository stores (`blob-sizes.ts`: a superset of what `--all` reaches) is
+ * a pointer.
+ */
+async function storesPointer(repo: string, job: GitJob): Promise<boolean> {
+  const candidates = [
+    ...(
+      await blobSizes(repo, job, (bytes) => bytes >= POINTER_MIN_BYTES && bytes < POINTER_MAX_BYTES)
+    ).keys(),
+  ];
+  for (let start = 0; start < candidates.length; start += BLOBS_PER_CALL) {
+    const slice = candidates.slice(start, start + BLOBS_PER_CALL);
+    const contents = await runGit(['cat-file', '--batch'], {
+      ...localRun(repo, job),
+      input: `${slice.join('\n')}\n`,
+    });
+    if (blobContents(contents, slice.length).some((content) => parsePointer(content))) return true;
+  }
+  return false;
+}
+
+/** The contents of `count` blobs in a `cat-file --batch` answer (`<oid> blob <size>\n<content>\n` each). */
+function blobContents(answer: Buffer, count: number): string[] {
+  const contents: string[] = [];
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    const headerEnd = answer.indexOf(10, at);
+    const size = Number(answer.subarray(at, headerEnd).toString('latin1').split(' ')[2]);
+    contents.push(answer.subarray(headerEnd + 1, headerEnd + 1 + size).toString('utf8'));
+    at = headerEnd + 1 + size + 1;
+  }
+  return contents;
+}
 
 /**
  * Whether any pointer is among the objects the refs reach that `seen` (commits already looked at)
@@ -93,16 +137,11 @@ async function pointersIn(
       ...localRun(repo, job),
       input: `${slice.join('\n')}\n`,
     });
-    let at = 0;
-    for (const blob of slice) {
-      // `<oid> blob <size>\n<content>\n`
-      const headerEnd = contents.indexOf(10, at);
-      const size = Number(contents.subarray(at, headerEnd).toString('latin1').split(' ')[2]);
-      const pointer = parsePointer(contents.subarray(headerEnd + 1, headerEnd + 1 + size).toString('utf8'));
-      at = headerEnd + 1 + size + 1;
+    blobContents(contents, slice.length).forEach((content, index) => {
+      const pointer = parsePointer(content);
       if (pointer && !found.has(pointer.oid))
-        found.set(pointer.oid, { ...pointer, path: paths.get(blob) ?? '' });
-    }
+        found.set(pointer.oid, { ...pointer, path: paths.get(slice[index] ?? '') ?? '' });
+    });
   }
   return [...found.values()];
 }

@@ -8,15 +8,24 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { makeFixtureRepository } from '#local/git-fixtures';
-import { type OriginServer, serveGitHttp } from '#local/git-origins';
+import { serveGitHttp } from '#local/git-origins';
 import { ENV } from '#shared/config';
+import { clientPhases, type Round, type Spread, stateTimes, summarizeRounds } from './import-rounds.ts';
 import { median } from './measure.ts';
-import { admin, BENCH_PASSWORD, basicAuth, startBenchStack, stateDurations, stateTotals } from './support.ts';
+import {
+  admin,
+  BENCH_PASSWORD,
+  basicAuth,
+  executionHistory,
+  serveGitHttpApart,
+  startBenchStack,
+  stateDurations,
+} from './support.ts';
 
 const run = promisify(execFile);
 
@@ -29,6 +38,8 @@ export interface ImportBenchOptions {
   readonly smallRuns: number;
   /** Imports of the real history, each after its floor. */
   readonly realRuns: number;
+  /** How often the client polls `GET …/import` for `complete` in the real history's rounds. */
+  readonly pollMs: number;
 }
 
 /** The real history: a bundle of its branches and tags. */
@@ -40,11 +51,10 @@ export interface RealHistoryResult {
   readonly bundle: string;
   readonly commits: number;
   readonly refs: number;
-  /** Per run, in the order measured. */
-  readonly floorMs: readonly number[];
-  readonly importMs: readonly number[];
-  /** Per run: seconds from entering each state to entering the next, by state name (summed). */
-  readonly stateMs: readonly Readonly<Record<string, number>>[];
+  /** Per round, in the order measured: git alone, then the import as its client saw it. */
+  readonly rounds: readonly Round[];
+  /** The 1-minute load average before the first round and after the last. */
+  readonly load: readonly [number, number];
   readonly identicalRefs: boolean;
 }
 
@@ -87,7 +97,7 @@ export async function measureImport(options: ImportBenchOptions): Promise<Import
   process.env[ENV.importChunkSeconds] ??= '600';
   const { stack, endpointsFile, stop } = await startBenchStack('import');
   const work = await mkdtemp(join(tmpdir(), 'bench-import-'));
-  const servers: OriginServer[] = [];
+  const servers: { close(): Promise<void> }[] = [];
   const git = (args: string[], cwd = work) =>
     run('git', args, {
       cwd,
@@ -143,26 +153,30 @@ export async function measureImport(options: ImportBenchOptions): Promise<Import
       (await stateDurations(stack.stepFunctionsEndpoint, execution(repo, attempt))).map(
         (state) => state.name,
       );
-    const stateTimes = (repo: string) => stateTotals(stack.stepFunctionsEndpoint, execution(repo, 1));
     let peakChildKiB = 0;
-    const importOnce = async (repo: string, url: string) => {
+    /** PUT → a poll reads `complete`: the times (ms since the epoch) the PUT was sent and answered, and that poll's. */
+    const importOnce = async (repo: string, url: string, pollMs = 50, sample = true) => {
       await call('POST', '/user/repos', { name: repo });
-      const begun = performance.now();
+      const sentAt = Date.now();
       await call('PUT', `/repos/bench/${repo}/import`, { vcs_url: url, vcs: 'git' });
+      const answeredAt = Date.now();
       for (;;) {
         const body = await call('GET', `/repos/bench/${repo}/import`);
-        if (body?.status === 'complete') break;
+        if (body?.status === 'complete') return { sentAt, answeredAt, seenAt: Date.now() };
         if (body?.status === 'error') throw new Error(`import failed: ${JSON.stringify(body)}`);
-        peakChildKiB = Math.max(peakChildKiB, await descendantsRssKiB());
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        if (sample) peakChildKiB = Math.max(peakChildKiB, await descendantsRssKiB());
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
       }
-      return performance.now() - begun;
+    };
+    const importMsOf = async (repo: string, url: string) => {
+      const { sentAt, seenAt } = await importOnce(repo, url);
+      return seenAt - sentAt;
     };
 
     const smallImportMs: number[] = [];
     for (let i = 0; i < options.smallRuns; i++)
-      smallImportMs.push(await importOnce(`one-${i}`, `${origin.url}/one.git`));
-    const importMs = await importOnce('big', `${origin.url}/big.git`);
+      smallImportMs.push(await importMsOf(`one-${i}`, `${origin.url}/one.git`));
+    const importMs = await importMsOf('big', `${origin.url}/big.git`);
     const hostedRefs = (await git(['ls-remote', `${stack.webUrl}/bench/big.git`])).stdout;
     const originRefs = (await git(['ls-remote', '--heads', '--tags', `${origin.url}/big.git`])).stdout;
     const sortLines = (text: string) =>
@@ -195,8 +209,10 @@ export async function measureImport(options: ImportBenchOptions): Promise<Import
     }
     const mappedStates = [...(await statesOf('mapped', 1)), ...(await statesOf('mapped', mappedAttempt))];
 
-    // The real history, imported and copied with git alone in alternation.
-    const real = join(origins, 'real.git');
+    // The real history, imported and copied with git alone in alternation, its origin and the
+    // floor's target each served from a process of their own (as the origin is a machine apart).
+    const realOrigins = join(work, 'real-origins');
+    const real = join(realOrigins, 'real.git');
     await git(['init', '--bare', '-q', real]);
     await git([
       '--git-dir',
@@ -213,35 +229,44 @@ export async function measureImport(options: ImportBenchOptions): Promise<Import
       ? 'master'
       : 'main';
     await git(['--git-dir', real, 'symbolic-ref', 'HEAD', `refs/heads/${realHead}`]);
-    const realOriginRefs = sortLines(
-      (await git(['ls-remote', '--heads', '--tags', `${origin.url}/real.git`])).stdout,
-    );
-    const realFloorMs: number[] = [];
-    const realImportMs: number[] = [];
-    const realStateMs: Record<string, number>[] = [];
+    const realTargets = join(work, 'real-targets');
+    await git(['init', '--bare', '-q', join(realTargets, 'unused.git')]);
+    const realOrigin = await serveGitHttpApart(realOrigins);
+    servers.push(realOrigin);
+    const realTarget = await serveGitHttpApart(realTargets);
+    servers.push(realTarget);
+    const realUrl = `${realOrigin.url}/real.git`;
+    const realOriginRefs = sortLines((await git(['ls-remote', '--heads', '--tags', realUrl])).stdout);
+    const rounds: Round[] = [];
     let realIdentical = true;
+    const loadBefore = loadavg()[0] ?? 0;
     for (let i = 0; i < options.realRuns; i++) {
-      await git(['init', '--bare', '-q', join(targets, `real-${i}.git`)]);
+      await git(['init', '--bare', '-q', join(realTargets, `real-${i}.git`)]);
       const copy = join(work, `real-floor-${i}.git`);
       const floorStarted = performance.now();
-      await git(['clone', '-q', '--mirror', `${origin.url}/real.git`, copy]);
-      await git(['push', '-q', '--mirror', `${target.url}/real-${i}.git`], copy);
-      realFloorMs.push(performance.now() - floorStarted);
+      await git(['clone', '-q', '--mirror', realUrl, copy]);
+      await git(['push', '-q', '--mirror', `${realTarget.url}/real-${i}.git`], copy);
+      const floorMs = performance.now() - floorStarted;
       await rm(copy, { recursive: true, force: true });
-      realImportMs.push(await importOnce(`real-${i}`, `${origin.url}/real.git`));
-      realStateMs.push(await stateTimes(`real-${i}`));
+      const { sentAt, answeredAt, seenAt } = await importOnce(`real-${i}`, realUrl, options.pollMs, false);
+      const history = await executionHistory(stack.stepFunctionsEndpoint, execution(`real-${i}`, 1));
+      rounds.push({
+        floorMs,
+        import: clientPhases(history, sentAt, answeredAt, seenAt),
+        stateMs: stateTimes(history),
+      });
       const hosted = sortLines((await git(['ls-remote', `${stack.webUrl}/bench/real-${i}.git`])).stdout);
       realIdentical &&= hosted === realOriginRefs;
     }
+    const loadAfter = loadavg()[0] ?? 0;
 
     return {
       real: {
         bundle: REAL_HISTORY_BUNDLE,
         commits: Number((await git(['--git-dir', real, 'rev-list', '--all', '--count'])).stdout.trim()),
         refs: realOriginRefs.split('\n').length,
-        floorMs: realFloorMs,
-        importMs: realImportMs,
-        stateMs: realStateMs,
+        rounds,
+        load: [loadBefore, loadAfter],
         identicalRefs: realIdentical,
       },
       packedMiB,
@@ -283,27 +308,34 @@ export function importReport(
     `Peak memory: the whole service process (API, workflow, task handlers) ${result.peakRssMiB.toFixed(0)} MiB resident; git processes it ran, summed at their peak sample, ${result.peakChildRssMiB.toFixed(0)} MiB.`,
     `State transitions (states entered) of that import: ${result.transitions}, of which ${result.rawChunks} \`ImportRawHistory\` chunk(s) (target ≤ 30 plus loop iterations); an import with one author mapped after \`complete\` (the first execution plus the republishing one): ${result.mappedTransitions}.`,
     '',
-    realHistoryReport(result.real),
+    realHistoryReport(result.real, options.pollMs),
   ].join('\n');
 }
 
-/** The real history's lines: medians of the alternating runs, the ratio, where the import's time went. */
-function realHistoryReport(real: RealHistoryResult): string {
+/** The real history's lines: the rounds' spreads, the ratios, where the client's wait went. */
+function realHistoryReport(real: RealHistoryResult, pollMs: number): string {
   const seconds = (value: number) => `${(value / 1000).toFixed(2)} s`;
-  const floor = median(real.floorMs);
-  const imported = median(real.importMs);
-  const ratios = real.importMs.map((value, index) => value / (real.floorMs[index] ?? value));
-  const states = Object.keys(real.stateMs[0] ?? {}).filter((name) =>
-    real.stateMs.some((times) => (times[name] ?? 0) >= 5),
-  );
+  const spread = ({ min, median: middle, max }: Spread) =>
+    `${seconds(middle)} (${seconds(min)}–${seconds(max)})`;
+  const summary = summarizeRounds(real.rounds);
+  const ratios = (values: readonly number[]) => values.map((ratio) => ratio.toFixed(2)).join(', ');
+  const { phases } = summary;
+  const states = real.rounds[0]?.import.states ?? [];
   return [
-    `A real history: \`${basename(real.bundle)}\` (${real.commits.toLocaleString('en')} commits, ${real.refs} branches and tags), served the same way; ${real.floorMs.length} runs, each the floor then the import (alternating, so that other work on the machine slows both alike); medians (min–max).`,
+    `A real history: \`${basename(real.bundle)}\` (${real.commits.toLocaleString('en')} commits, ${real.refs} branches and tags), served by \`git http-backend\` from a process of its own on 127.0.0.1. ${real.rounds.length} rounds, each the floor (\`git clone --mirror\` from it, then \`git push --mirror\` into an empty repository served the same way) then the import as a client sees it (\`PUT …/import\` sent → a \`GET …/import\`, polled every ${pollMs} ms, reads \`complete\`), alternating so that other work on the machine slows both alike; 1-minute load average ${real.load[0].toFixed(1)} before, ${real.load[1].toFixed(1)} after; medians (min–max).`,
     '',
-    '| | time |',
-    '|---|---|',
-    `| floor: \`git clone --mirror\` + \`git push --mirror\` | ${seconds(floor)} (${seconds(Math.min(...real.floorMs))}–${seconds(Math.max(...real.floorMs))}) |`,
-    `| import through the API | ${seconds(imported)} (${seconds(Math.min(...real.importMs))}–${seconds(Math.max(...real.importMs))}): **${(imported / floor).toFixed(2)}×** the floor (per-run ratios ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; target < 1×) |`,
+    '| | time | ÷ floor (median of the rounds) |',
+    '|---|---|---|',
+    `| floor: \`git clone --mirror\` + \`git push --mirror\` | ${spread(summary.floor)} | |`,
+    `| import, PUT → a poll reads \`complete\` | ${spread(summary.seen)} | **${summary.seenRatio.toFixed(2)}×** (rounds ${ratios(summary.seenRatios)}; target ≤ 1×) |`,
+    `| import, PUT → the execution's end (its own history, no polling) | ${spread(summary.execution)} | ${summary.executionRatio.toFixed(2)}× (rounds ${ratios(summary.executionRatios)}) |`,
     '',
-    `Refs and ids equal the origin's after every import: **${real.identicalRefs ? 'yes' : 'NO'}**. Where the import's time went (median per state, entered → next state): ${states.map((name) => `${name} ${seconds(median(real.stateMs.map((times) => times[name] ?? 0)))}`).join(', ')}.`,
+    `Where the client's wait went (medians), from the PUT sent: its answer ${seconds(phases.request)} and the execution's first event ${seconds(phases.start)} (the PUT answers once the execution has started); then the steps (Task states) ${seconds(phases.steps)}; the rest of the execution (Choice states, transitions, waits) ${seconds(phases.between)}; the execution's end → a poll reads \`complete\` ${seconds(phases.seen - phases.execution)}. States entered: ${states.join(' → ')} (${states.length}); their medians (entered → next state): ${Object.entries(
+      summary.stateMs,
+    )
+      .map(([name, ms]) => `${name} ${seconds(ms)}`)
+      .join(', ')}.`,
+    '',
+    `Refs and ids equal the origin's after every import: **${real.identicalRefs ? 'yes' : 'NO'}**.`,
   ].join('\n');
 }

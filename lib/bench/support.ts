@@ -110,33 +110,48 @@ export async function startBenchStack(
   return { stack, endpointsFile, stop };
 }
 
-/** How long an import execution spent in each state it entered (entered → next state), in order. */
-export async function stateDurations(
+/** An import execution's history: each event's type, time and the state it enters or exits. */
+export async function executionHistory(
   stepFunctionsEndpoint: string,
   execution: string,
-): Promise<{ name: string; ms: number }[]> {
+): Promise<{ type: string; at: number; state?: string }[]> {
   const sfn = new SFNClient({
     endpoint: stepFunctionsEndpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   const executionArn = `arn:aws:states:us-east-1:123456789012:execution:SourceImport:${execution}`;
-  const entered: { name: string; at: number }[] = [];
-  let end = 0;
+  const events: { type: string; at: number; state?: string }[] = [];
   let nextToken: string | undefined;
   do {
     const page = await sfn.send(
       new GetExecutionHistoryCommand({ executionArn, maxResults: 1000, nextToken }),
     );
     for (const event of page.events ?? []) {
-      const at = event.timestamp?.getTime() ?? 0;
-      end = Math.max(end, at);
-      if (event.stateEnteredEventDetails?.name)
-        entered.push({ name: event.stateEnteredEventDetails.name, at });
+      const state = event.stateEnteredEventDetails?.name ?? event.stateExitedEventDetails?.name;
+      events.push({
+        type: event.type ?? '',
+        at: event.timestamp?.getTime() ?? 0,
+        ...(state === undefined ? {} : { state }),
+      });
     }
     nextToken = page.nextToken;
   } while (nextToken);
-  return entered.map((state, i) => ({ name: state.name, ms: (entered[i + 1]?.at ?? end) - state.at }));
+  return events;
+}
+
+/** How long an import execution spent in each state it entered (entered → next state), in order. */
+export async function stateDurations(
+  stepFunctionsEndpoint: string,
+  execution: string,
+): Promise<{ name: string; ms: number }[]> {
+  const events = await executionHistory(stepFunctionsEndpoint, execution);
+  const end = Math.max(0, ...events.map((event) => event.at));
+  const entered = events.filter((event) => event.type.endsWith('StateEntered') && event.state !== undefined);
+  return entered.map((event, i) => ({
+    name: event.state ?? '',
+    ms: (entered[i + 1]?.at ?? end) - event.at,
+  }));
 }
 
 /** `stateDurations` summed by state (a state entered again, a chunk loop's, counts once with all its time). */

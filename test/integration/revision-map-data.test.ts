@@ -71,6 +71,37 @@ describe('the revision map data', () => {
     expect(await map.findRevision('octocat', 'lua', importId, '5908')).toBeUndefined();
   });
 
+  it('sends the batches of a large map side by side, not one round trip after another', async () => {
+    const { importId, attempt } = await newImport('side-by-side');
+    let inFlight = 0;
+    let most = 0;
+    let batches = 0;
+    const name = 'countBatchWritesInFlight';
+    client.db().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (!String(context.commandName).startsWith('BatchWrite')) return next(args);
+        batches += 1;
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        try {
+          return await next(args);
+        } finally {
+          inFlight -= 1;
+        }
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      expect(
+        await map.storeRevisionMap('octocat', 'side-by-side', importId, attempt, entries(3699, 's')),
+      ).toBe(true);
+    } finally {
+      client.db().middlewareStack.remove(name);
+    }
+    expect(batches).toBeGreaterThan(1);
+    expect(most).toBeGreaterThan(1);
+  });
+
   it('replaces the map whole with the next attempt’s, and ignores a superseded attempt’s', async () => {
     const { importId, attempt } = await newImport('rewritten');
     await map.storeRevisionMap('octocat', 'rewritten', importId, attempt, entries(250, 'first'));
