@@ -17,6 +17,7 @@ import { toolPath } from '#shared/tool-path';
 import { fsckLeniency } from './fsck-policy.ts';
 import { type PushLimits, pushLimitsSettings, SERVE_MEMORY_CONFIG } from './git-limits.ts';
 import { spawnGroup } from './process-group.ts';
+import { followQuarantine } from './quarantine.ts';
 import { repositorySizeKiB } from './repository-size.ts';
 
 const run = promisify(execFile);
@@ -61,7 +62,10 @@ export interface BackendResponse {
   readonly headers: Readonly<Record<string, string>>;
   /** The rest of http-backend's output (the pack, the push's report), streamed as it is written. */
   readonly body: Readable;
-  /** Settles (never rejects) when the process has exited and its output is read. */
+  /**
+   * Settles (never rejects) when the process has exited and its output is read, and, for a push,
+   * once what git left of its quarantine is removed (`followQuarantine`).
+   */
   readonly finished: Promise<BackendOutcome>;
 }
 
@@ -240,6 +244,9 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
   // The whole group: `git` runs `git-http-backend`, which runs upload-pack or receive-pack, which
   // run pack-objects or index-pack; stopping only the first leaves the others working for no one.
   const { child, stop } = spawnGroup('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // What a push that git does not finish leaves (a signal ends it) goes before the outcome is known.
+  const quarantine =
+    receivePack && child.pid !== undefined ? followQuarantine(request.repositoryPath, child.pid) : undefined;
   // What the caller reads: it may destroy this stream, never the pipe git writes into (see abandon).
   const body = new PassThrough();
   let abandoned = false;
@@ -282,10 +289,15 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
       resolve(signal ?? code);
     });
   });
-  const finished = exited.then(
-    (exit): BackendOutcome => ({ requestBytes, exit }),
-    (): BackendOutcome => ({ requestBytes, exit: null }),
-  );
+  const finished = exited
+    .then(
+      (exit) => exit,
+      () => null,
+    )
+    .then(async (exit): Promise<BackendOutcome> => {
+      await quarantine?.settle();
+      return { requestBytes, exit };
+    });
   const counted = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       requestBytes += chunk.length;
