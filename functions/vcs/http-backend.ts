@@ -220,7 +220,13 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
     REQUEST_METHOD: request.method,
     QUERY_STRING: request.query,
     CONTENT_TYPE: request.contentType ?? '',
-    ...(request.contentLength === undefined ? {} : { CONTENT_LENGTH: String(request.contentLength) }),
+    // Not for a push: on a body that stops short of its length, http-backend 2.39 reads end of file
+    // forever at full speed (pipe_fixed_length), and on the signal that ends it kills receive-pack,
+    // which then leaves its quarantine. Without it receive-pack reads the body itself to its end,
+    // which the server has checked against the length, and fails on a short one as on any bad pack.
+    ...(request.contentLength === undefined || receivePack
+      ? {}
+      : { CONTENT_LENGTH: String(request.contentLength) }),
     ...configEnvironment([
       ['http.receivepack', receivePack ? 'true' : 'false'],
       ['core.hooksPath', '/dev/null'],
