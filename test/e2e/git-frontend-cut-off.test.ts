@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -164,6 +164,8 @@ describe.each([
       const name = `cut-${path.split(' ').at(-1)}-${framing}-${ending.split(' ')[0]}`;
       const left = await cutOffPush(base(), name, framing, ending);
       expect(left).toMatchObject({ quarantined: true, quarantines: [], processes: [], refs: '' });
+      // Within seconds of the cut, or of the body deadline: not after a grace for a process that spins.
+      expect(left.settledMs).toBeLessThan((ending === 'stalls' ? BODY_TIMEOUT_SECONDS + 1 : 0) * 1000 + 3000);
       console.info(
         `git-frontend-cut-off: ${path}, ${framing}, client ${ending}: settled in ${left.settledMs} ms`,
       );
