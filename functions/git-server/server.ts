@@ -24,9 +24,11 @@ import { byPrecedence, type CompiledRoute, compile, matchRoute } from '#shared/r
 import { ROUTES, type Route, servedBy } from '#shared/routes';
 import { publicUrls } from '#shared/urls';
 import { pathParametersValid } from '#shared/validate';
-import { type Admission, admission } from './admission.ts';
+import { type Admission, admission, signedInReserve } from './admission.ts';
 import { watchBody } from './body-deadline.ts';
+import { clientAddress, clientNetwork } from './client-address.ts';
 import { GIT_HANDLERS, type GitHandler, STARTS_GIT } from './handlers.ts';
+import { NEGOTIATION_LIMITS, type NegotiationReader, negotiationReader } from './negotiation.ts';
 import { errorReply } from './replies.ts';
 import type { GitReply } from './request.ts';
 
@@ -125,22 +127,17 @@ async function send(request: IncomingMessage, response: ServerResponse, reply: G
 }
 
 /**
- * The address a request came from: CloudFront's `CloudFront-Viewer-Address` (`ip:port`), which the
- * distribution adds and the load balancer, reached only from CloudFront, passes on (the local
- * gateway sets it as CloudFront does); the connection's own address without it.
+ * Whose share of the git processes a request takes: the signed-in user or app, else the address
+ * (for IPv6, its /64 network).
  */
-function clientAddress(request: IncomingMessage): string {
-  const viewer = request.headers['cloudfront-viewer-address'];
-  if (typeof viewer === 'string' && viewer.includes(':')) return viewer.slice(0, viewer.lastIndexOf(':'));
-  return request.socket.remoteAddress ?? 'unknown';
-}
-
-/** Whose share of the git processes a request takes: the signed-in user or app, else the address. */
 function clientOf(caller: Caller, request: IncomingMessage): string {
   if (caller.kind === 'user') return `user:${caller.user.id}`;
   if (caller.kind === 'app') return `app:${caller.app.clientId}`;
-  return `address:${clientAddress(request)}`;
+  return `address:${clientNetwork(clientAddress(request))}`;
 }
+
+/** The handler whose body is a negotiation (`negotiation.ts`), read whole before git starts. */
+const NEGOTIATES = 'git/upload-pack';
 
 /** Git's answer when a bound of `admission.ts` is full (git prints the text as `remote: …`). */
 const busy = (full: 'task' | 'client'): HttpError =>
@@ -158,6 +155,7 @@ const busy = (full: 'task' | 'client'): HttpError =>
 
 interface Limits {
   readonly admission: Admission;
+  readonly negotiation: NegotiationReader;
   readonly config: GitLimits;
 }
 
@@ -225,8 +223,17 @@ async function serve(
       pathParameters: matched.pathParameters,
     };
     const caller = await authenticate(source, route);
+    // A negotiation is read whole before git starts: a slow one holds no git process.
+    let body: Readable = request;
+    let contentLength = contentLengthOf(request);
+    if (route.handler === NEGOTIATES) {
+      const negotiation = await limits.negotiation.read(request, abort.signal);
+      onClose.push(negotiation.release);
+      body = Readable.from([negotiation.body]);
+      contentLength = negotiation.body.length;
+    }
     if (STARTS_GIT.has(route.handler)) {
-      const slot = limits.admission.admit(clientOf(caller, request));
+      const slot = limits.admission.admit(clientOf(caller, request), caller.kind !== 'anonymous');
       if (!slot.admitted) throw busy(slot.full);
       onClose.push(slot.release);
     }
@@ -237,8 +244,8 @@ async function serve(
       caller,
       urls: publicUrls(config(), source),
       header: (name) => header(source, name),
-      body: request,
-      contentLength: contentLengthOf(request),
+      body,
+      contentLength,
       signal: abort.signal,
     });
     await send(request, response, reply);
@@ -262,7 +269,12 @@ export async function startGitServer(options: GitServerOptions): Promise<GitServ
   const routes = frontEndRoutes();
   const settings = readGitLimits();
   const limits: Limits = {
-    admission: admission({ total: settings.gitMaxProcesses, perClient: settings.gitMaxProcessesPerClient }),
+    admission: admission({
+      total: settings.gitMaxProcesses,
+      perClient: settings.gitMaxProcessesPerClient,
+      reservedForSignedIn: signedInReserve(settings.gitMaxProcesses),
+    }),
+    negotiation: negotiationReader(NEGOTIATION_LIMITS, () => busy('task')),
     config: settings,
   };
   const server = createServer((request, response) => {
