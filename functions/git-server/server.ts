@@ -4,8 +4,10 @@
  * balancer, locally a server of its own that the local API Gateway forwards those paths to. Each
  * request goes path parameters → credentials (`authenticate`, as every route) → the handler's one
  * service call → the answer, with bodies streamed both ways, so memory does not grow with a pack or
- * an LFS object. The requests that start git are bounded (`admission.ts`: so many at once per task
- * and per client), and so is the time a request body may take (`body-deadline.ts`, and Node's own
+ * an LFS object, but for an upload-pack negotiation, read whole (and bounded) before git starts
+ * (`negotiation.ts`), so that a slow one costs a socket rather than a git process. The requests that
+ * start git are bounded (`admission.ts`: so many at once per task, per client, and for anonymous
+ * clients together), and so is the time a request body may take (`body-deadline.ts`, and Node's own
  * deadline on a whole request): docs/decisions.md, "Git front end limits".
  */
 import { randomUUID } from 'node:crypto';
