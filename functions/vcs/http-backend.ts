@@ -224,7 +224,7 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
     // forever at full speed (pipe_fixed_length), and on the signal that ends it kills receive-pack,
     // which then leaves its quarantine. Without it receive-pack reads the body itself to its end,
     // which the server has checked against the length, and fails on a short one as on any bad pack.
-    ...(request.contentLength === undefined || receivePack
+    ...(request.contentLength === undefined || request.service === '/git-receive-pack'
       ? {}
       : { CONTENT_LENGTH: String(request.contentLength) }),
     ...configEnvironment([
@@ -252,7 +252,9 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
   const { child, stop } = spawnGroup('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   // What a push that git does not finish leaves (a signal ends it) goes before the outcome is known.
   const quarantine =
-    receivePack && child.pid !== undefined ? followQuarantine(request.repositoryPath, child.pid) : undefined;
+    request.service === '/git-receive-pack' && child.pid !== undefined
+      ? followQuarantine(request.repositoryPath, child.pid)
+      : undefined;
   // What the caller reads: it may destroy this stream, never the pipe git writes into (see abandon).
   const body = new PassThrough();
   let abandoned = false;
