@@ -4,8 +4,10 @@
  * balancer, locally a server of its own that the local API Gateway forwards those paths to. Each
  * request goes path parameters → credentials (`authenticate`, as every route) → the handler's one
  * service call → the answer, with bodies streamed both ways, so memory does not grow with a pack or
- * an LFS object. The requests that start git are bounded (`admission.ts`: so many at once per task
- * and per client), and so is the time a request body may take (`body-deadline.ts`, and Node's own
+ * an LFS object, but for an upload-pack negotiation, read whole (and bounded) before git starts
+ * (`negotiation.ts`), so that a slow one costs a socket rather than a git process. The requests that
+ * start git are bounded (`admission.ts`: so many at once per task, per client, and for anonymous
+ * clients together), and so is the time a request body may take (`body-deadline.ts`, and Node's own
  * deadline on a whole request): docs/decisions.md, "Git front end limits".
  */
 import { randomUUID } from 'node:crypto';
@@ -24,9 +26,11 @@ import { byPrecedence, type CompiledRoute, compile, matchRoute } from '#shared/r
 import { ROUTES, type Route, servedBy } from '#shared/routes';
 import { publicUrls } from '#shared/urls';
 import { pathParametersValid } from '#shared/validate';
-import { type Admission, admission } from './admission.ts';
+import { type Admission, admission, signedInReserve } from './admission.ts';
 import { watchBody } from './body-deadline.ts';
+import { clientAddress, clientNetwork } from './client-address.ts';
 import { GIT_HANDLERS, type GitHandler, STARTS_GIT } from './handlers.ts';
+import { NEGOTIATION_LIMITS, type NegotiationReader, negotiationReader } from './negotiation.ts';
 import { errorReply } from './replies.ts';
 import type { GitReply } from './request.ts';
 
@@ -125,22 +129,17 @@ async function send(request: IncomingMessage, response: ServerResponse, reply: G
 }
 
 /**
- * The address a request came from: CloudFront's `CloudFront-Viewer-Address` (`ip:port`), which the
- * distribution adds and the load balancer, reached only from CloudFront, passes on (the local
- * gateway sets it as CloudFront does); the connection's own address without it.
+ * Whose share of the git processes a request takes: the signed-in user or app, else the address
+ * (for IPv6, its /64 network).
  */
-function clientAddress(request: IncomingMessage): string {
-  const viewer = request.headers['cloudfront-viewer-address'];
-  if (typeof viewer === 'string' && viewer.includes(':')) return viewer.slice(0, viewer.lastIndexOf(':'));
-  return request.socket.remoteAddress ?? 'unknown';
-}
-
-/** Whose share of the git processes a request takes: the signed-in user or app, else the address. */
 function clientOf(caller: Caller, request: IncomingMessage): string {
   if (caller.kind === 'user') return `user:${caller.user.id}`;
   if (caller.kind === 'app') return `app:${caller.app.clientId}`;
-  return `address:${clientAddress(request)}`;
+  return `address:${clientNetwork(clientAddress(request))}`;
 }
+
+/** The handler whose body is a negotiation (`negotiation.ts`), read whole before git starts. */
+const NEGOTIATES = 'git/upload-pack';
 
 /** Git's answer when a bound of `admission.ts` is full (git prints the text as `remote: …`). */
 const busy = (full: 'task' | 'client'): HttpError =>
@@ -158,6 +157,7 @@ const busy = (full: 'task' | 'client'): HttpError =>
 
 interface Limits {
   readonly admission: Admission;
+  readonly negotiation: NegotiationReader;
   readonly config: GitLimits;
 }
 
@@ -225,8 +225,17 @@ async function serve(
       pathParameters: matched.pathParameters,
     };
     const caller = await authenticate(source, route);
+    // A negotiation is read whole before git starts: a slow one holds no git process.
+    let body: Readable = request;
+    let contentLength = contentLengthOf(request);
+    if (route.handler === NEGOTIATES) {
+      const negotiation = await limits.negotiation.read(request, abort.signal);
+      onClose.push(negotiation.release);
+      body = Readable.from([negotiation.body]);
+      contentLength = negotiation.body.length;
+    }
     if (STARTS_GIT.has(route.handler)) {
-      const slot = limits.admission.admit(clientOf(caller, request));
+      const slot = limits.admission.admit(clientOf(caller, request), caller.kind !== 'anonymous');
       if (!slot.admitted) throw busy(slot.full);
       onClose.push(slot.release);
     }
@@ -237,8 +246,8 @@ async function serve(
       caller,
       urls: publicUrls(config(), source),
       header: (name) => header(source, name),
-      body: request,
-      contentLength: contentLengthOf(request),
+      body,
+      contentLength,
       signal: abort.signal,
     });
     await send(request, response, reply);
@@ -262,7 +271,12 @@ export async function startGitServer(options: GitServerOptions): Promise<GitServ
   const routes = frontEndRoutes();
   const settings = readGitLimits();
   const limits: Limits = {
-    admission: admission({ total: settings.gitMaxProcesses, perClient: settings.gitMaxProcessesPerClient }),
+    admission: admission({
+      total: settings.gitMaxProcesses,
+      perClient: settings.gitMaxProcessesPerClient,
+      reservedForSignedIn: signedInReserve(settings.gitMaxProcesses),
+    }),
+    negotiation: negotiationReader(NEGOTIATION_LIMITS, () => busy('task')),
     config: settings,
   };
   const server = createServer((request, response) => {

@@ -17,6 +17,7 @@ import { toolPath } from '#shared/tool-path';
 import { fsckLeniency } from './fsck-policy.ts';
 import { type PushLimits, pushLimitsSettings, SERVE_MEMORY_CONFIG } from './git-limits.ts';
 import { spawnGroup } from './process-group.ts';
+import { followQuarantine } from './quarantine.ts';
 import { repositorySizeKiB } from './repository-size.ts';
 
 const run = promisify(execFile);
@@ -61,7 +62,10 @@ export interface BackendResponse {
   readonly headers: Readonly<Record<string, string>>;
   /** The rest of http-backend's output (the pack, the push's report), streamed as it is written. */
   readonly body: Readable;
-  /** Settles (never rejects) when the process has exited and its output is read. */
+  /**
+   * Settles (never rejects) when the process has exited and its output is read, and, for a push,
+   * once what git left of its quarantine is removed (`followQuarantine`).
+   */
   readonly finished: Promise<BackendOutcome>;
 }
 
@@ -216,7 +220,13 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
     REQUEST_METHOD: request.method,
     QUERY_STRING: request.query,
     CONTENT_TYPE: request.contentType ?? '',
-    ...(request.contentLength === undefined ? {} : { CONTENT_LENGTH: String(request.contentLength) }),
+    // Not for a push: on a body that stops short of its length, http-backend 2.39 reads end of file
+    // forever at full speed (pipe_fixed_length), and on the signal that ends it kills receive-pack,
+    // which then leaves its quarantine. Without it receive-pack reads the body itself to its end,
+    // which the server has checked against the length, and fails on a short one as on any bad pack.
+    ...(request.contentLength === undefined || request.service === '/git-receive-pack'
+      ? {}
+      : { CONTENT_LENGTH: String(request.contentLength) }),
     ...configEnvironment([
       ['http.receivepack', receivePack ? 'true' : 'false'],
       ['core.hooksPath', '/dev/null'],
@@ -240,6 +250,11 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
   // The whole group: `git` runs `git-http-backend`, which runs upload-pack or receive-pack, which
   // run pack-objects or index-pack; stopping only the first leaves the others working for no one.
   const { child, stop } = spawnGroup('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // What a push that git does not finish leaves (a signal ends it) goes before the outcome is known.
+  const quarantine =
+    request.service === '/git-receive-pack' && child.pid !== undefined
+      ? followQuarantine(request.repositoryPath, child.pid)
+      : undefined;
   // What the caller reads: it may destroy this stream, never the pipe git writes into (see abandon).
   const body = new PassThrough();
   let abandoned = false;
@@ -282,10 +297,15 @@ export async function startHttpBackend(request: BackendRequest): Promise<Backend
       resolve(signal ?? code);
     });
   });
-  const finished = exited.then(
-    (exit): BackendOutcome => ({ requestBytes, exit }),
-    (): BackendOutcome => ({ requestBytes, exit: null }),
-  );
+  const finished = exited
+    .then(
+      (exit) => exit,
+      () => null,
+    )
+    .then(async (exit): Promise<BackendOutcome> => {
+      await quarantine?.settle();
+      return { requestBytes, exit };
+    });
   const counted = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       requestBytes += chunk.length;

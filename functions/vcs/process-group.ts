@@ -13,6 +13,7 @@ import {
   type SpawnOptionsWithoutStdio,
   spawn,
 } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 
 /** How long the group has between SIGTERM and SIGKILL. */
 export const TERM_GRACE_MS = 3_000;
@@ -56,4 +57,26 @@ export function groupStopper(leader: () => number | undefined): () => void {
     // another group while any of its processes is left, and is not reused this soon after.
     setTimeout(() => signalGroup(leader(), 'SIGKILL'), TERM_GRACE_MS).unref();
   };
+}
+
+/** Whether any process of the group `leader` leads is left (zombies included: not yet reaped). */
+export function groupAlive(leader: number): boolean {
+  try {
+    process.kill(-leader, 0);
+    return true;
+  } catch (error) {
+    // EPERM: there is one, not ours to signal.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The PIDs of the processes in the group `leader` leads now, from Linux `/proc` (none elsewhere). */
+export async function groupMembers(leader: number): Promise<number[]> {
+  const pids = (await readdir('/proc').catch(() => [])).filter((name) => /^\d+$/.test(name));
+  const stats = await Promise.all(pids.map((pid) => readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')));
+  // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses, so split at the last ')'.
+  return stats.flatMap((stat, index) => {
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return stat && Number(fields[2]) === leader ? [Number(pids[index])] : [];
+  });
 }

@@ -10,7 +10,7 @@ import { DEFAULT_GIT_MAX_PROCESSES, DEFAULT_LARGE_FILE_BYTES, ENV } from '#share
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
 import { descendantsOf, processTable } from '#test/process-tree';
-import { json, startTestStack } from '#test/stack';
+import { basicAuth, json, startTestStack } from '#test/stack';
 import { peakTreeMemoryDuring, treeMemory } from '#test/tree-memory';
 import { hostedRepositoryPath } from '#vcs/hosted-paths';
 
@@ -20,7 +20,8 @@ import { hostedRepositoryPath } from '#vcs/hosted-paths';
  * - a push adding a file over GitHub's 100 MB limit is refused whole, in GitHub's words;
  * - a push over `GIT_MAX_PUSH_BYTES` is refused by git (`receive.maxInputSize`);
  * - git processes are bounded per client and per task (429, 503);
- * - a body that trickles is cut off, and its git process with it;
+ * - a push whose body trickles is cut off, and its git process with it; a negotiation (upload-pack)
+ *   that trickles starts no git process at all, and is cut off too;
  * - clones of the worst repository a user can push (files just at the limit, of zeros and of
  *   random bytes) cost a bounded amount each, so the task's bound on processes keeps its memory
  *   within the task's.
@@ -50,6 +51,9 @@ let work: string;
 let git: Awaited<ReturnType<typeof gitClient>>;
 let owner: { login: string; auth: string };
 let ownerToken: string;
+/** A second user, whose push takes a slot of its own. */
+let other: { login: string; auth: string };
+let otherToken: string;
 let defaults: FrontEndProcess;
 let lowered: FrontEndProcess;
 
@@ -87,20 +91,28 @@ async function hostedState(name: string): Promise<{ refs: string; objects: strin
 }
 
 /**
- * An anonymous `git-upload-pack` request whose body arrives a byte a second, as from `address`
- * (CloudFront's header, which the front end trusts: only CloudFront reaches it in AWS). Settles with
- * the status, or with `reset` when the connection was cut without one.
+ * A request to `repo` (`owner/name`) whose body arrives a byte a second, as from `address` (CloudFront's header, which the
+ * front end trusts: only CloudFront reaches it in AWS): an anonymous `git-upload-pack`
+ * negotiation, or with `auth` a push, whose pack git waits for. Settles with the status, or with
+ * `reset` when the connection was cut without one.
  */
-function trickle(frontEnd: FrontEndProcess, repo: string, address: string): Promise<number | 'reset'> {
+function trickle(
+  frontEnd: FrontEndProcess,
+  repo: string,
+  address: string,
+  auth?: string,
+): Promise<number | 'reset'> {
   return new Promise((resolve) => {
-    const request = httpRequest(`${frontEnd.url}/${owner.login}/${repo}.git/git-upload-pack`, {
+    const service = auth ? 'git-receive-pack' : 'git-upload-pack';
+    const request = httpRequest(`${frontEnd.url}/${repo}.git/${service}`, {
       method: 'POST',
       headers: {
-        'Content-Type': 'application/x-git-upload-pack-request',
+        'Content-Type': `application/x-${service}-request`,
         'CloudFront-Viewer-Address': `${address}:40000`,
+        ...(auth ? { Authorization: auth } : {}),
       },
     });
-    // A pkt-line of 0x32 bytes announced, its content a byte a second: upload-pack waits for it.
+    // A pkt-line of 0x32 bytes announced, its content a byte a second: git would wait for it.
     const timer = setInterval(() => request.write('a'), 1000);
     request.on('response', (response) => {
       clearInterval(timer);
@@ -116,12 +128,12 @@ function trickle(frontEnd: FrontEndProcess, repo: string, address: string): Prom
   });
 }
 
-/** `info/refs` of a public repository, anonymously from `address`: status and text. */
-async function advertise(frontEnd: FrontEndProcess, repo: string, address: string) {
+/** `info/refs` of a public repository from `address` (anonymously without `auth`): status and text. */
+async function advertise(frontEnd: FrontEndProcess, repo: string, address: string, auth?: string) {
   const response = await fetch(
     `${frontEnd.url}/${owner.login}/${repo}.git/info/refs?service=git-upload-pack`,
     {
-      headers: { 'CloudFront-Viewer-Address': `${address}:40000` },
+      headers: { 'CloudFront-Viewer-Address': `${address}:40000`, ...(auth ? { Authorization: auth } : {}) },
     },
   );
   return {
@@ -142,6 +154,8 @@ beforeAll(async () => {
   git = await gitClient();
   owner = await createUser(stack.endpointsFile, 'limitowner');
   ownerToken = (await personalToken(stack.baseUrl, owner.auth, ['repo'])).token;
+  other = await createUser(stack.endpointsFile, 'limitother');
+  otherToken = (await personalToken(stack.baseUrl, other.auth, ['repo'])).token;
   defaults = await startFrontEndProcess();
   lowered = await startFrontEndProcess({ env: LOWERED });
 }, 60_000);
@@ -214,19 +228,30 @@ describe('pushes', () => {
 describe('git processes at once, and bodies that trickle', () => {
   beforeAll(async () => {
     await createRepository('public');
+    const created = await fetch(`${stack.baseUrl}/user/repos`, {
+      method: 'POST',
+      headers: { Authorization: other.auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'other' }),
+    });
+    expect(created.status).toBe(201);
   });
 
   it('bounds them per client (429) and per task (503), and frees them as requests end', async () => {
-    const held = [trickle(lowered, 'public', '192.0.2.1'), trickle(lowered, 'public', '192.0.2.1')];
+    // Pushes stream their pack into git as it arrives: a trickling one holds its git process.
+    const ownerPush = basicAuth(owner.login, ownerToken);
+    const held = [
+      trickle(lowered, `${owner.login}/public`, '192.0.2.1', ownerPush),
+      trickle(lowered, `${owner.login}/public`, '192.0.2.1', ownerPush),
+    ];
     await new Promise((resolve) => setTimeout(resolve, 300));
 
-    const third = await advertise(lowered, 'public', '192.0.2.1');
+    const third = await advertise(lowered, 'public', '192.0.2.1', ownerPush);
     expect(third).toEqual({
       status: 429,
       text: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.\n',
       retryAfter: '60',
     });
-    const heldToo = trickle(lowered, 'public', '192.0.2.2');
+    const heldToo = trickle(lowered, `${other.login}/other`, '192.0.2.2', basicAuth(other.login, otherToken));
     await new Promise((resolve) => setTimeout(resolve, 300));
     const full = await advertise(lowered, 'public', '192.0.2.3');
     expect([full.status, full.text]).toEqual([
@@ -243,16 +268,20 @@ describe('git processes at once, and bodies that trickle', () => {
     expect((await advertise(lowered, 'public', '192.0.2.1')).status).toBe(200);
   }, 30_000);
 
-  it('cuts off 50 trickling bodies from 50 addresses, with their git processes', async () => {
-    // Each address in its own share; the task's bound lets 3 hold a process, the others get 503.
+  it('cuts off 50 trickling negotiations from 50 addresses without starting git for any', async () => {
+    // A negotiation is read whole before git starts: each costs a socket until the body deadline.
     const started = Date.now();
+    let most = 0;
+    const watching = setInterval(async () => {
+      most = Math.max(most, (await gitProcesses(lowered)).length);
+    }, 200);
     const statuses = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => trickle(lowered, 'public', `198.51.100.${i + 1}`)),
+      Array.from({ length: 50 }, (_, i) => trickle(lowered, `${owner.login}/public`, `198.51.100.${i + 1}`)),
     );
-    expect(statuses.filter((status) => status === 'reset')).toHaveLength(3);
-    expect(statuses.filter((status) => status === 503)).toHaveLength(47);
+    clearInterval(watching);
+    expect(statuses).toEqual(Array(50).fill(408));
     expect(Date.now() - started).toBeLessThan(8_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(most).toBe(0);
     expect(await gitProcesses(lowered)).toEqual([]);
   }, 30_000);
 });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   type ProcessEntry,
   processTable,
 } from '#test/process-tree';
+import { quarantineBytes, quarantines } from '#test/quarantines';
 import { startTestStack } from '#test/stack';
 import { hostedRepositoryPath } from '#vcs/hosted-paths';
 
@@ -124,22 +125,6 @@ const pushTo = (name: string, source: string): Transfer => ({
     lines.some((line) => /index-pack|unpack-objects/.test(line)) &&
     (await quarantineBytes(hostedRepositoryPath(repositories, pusher.login, name))) >= QUARANTINED_BYTES,
 });
-
-/** receive-pack's quarantine directories in a hosted repository (none when it has no `objects/`). */
-const quarantines = async (hosted: string): Promise<string[]> =>
-  (await readdir(join(hosted, 'objects')).catch(() => [])).filter((name) =>
-    name.startsWith('tmp_objdir-incoming-'),
-  );
-
-async function quarantineBytes(hosted: string): Promise<number> {
-  let bytes = 0;
-  for (const directory of await quarantines(hosted)) {
-    const root = join(hosted, 'objects', directory);
-    const files = await readdir(root, { recursive: true }).catch(() => []);
-    for (const file of files) bytes += (await stat(join(root, file)).catch(() => undefined))?.size ?? 0;
-  }
-  return bytes;
-}
 
 /**
  * Starts `transfer` from a client against `frontEnd`, kills the client (its whole process group:
