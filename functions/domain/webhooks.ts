@@ -113,6 +113,16 @@ export interface HookDelivery {
 export const statusOfCode = (code: number): string =>
   code >= 200 && code < 300 ? 'OK' : `Invalid HTTP Response: ${code}`;
 
+/**
+ * The network guard's error text, written for import origins, as a delivery status: the word
+ * "origin" becomes "receiver", but never inside a host name, URL or other word (`origin.lab`,
+ * `my-origin`, `https://origin/`), which must read as the hook's URL says.
+ */
+export const receiverWording = (message: string): string =>
+  message.replace(/(?<![\w.\-/:@])([Oo])rigin(?![\w\-/:@]|\.[\w-])/g, (_word, initial: string) =>
+    initial === 'O' ? 'Receiver' : 'receiver',
+  );
+
 export const delivered = (delivery: Pick<HookDelivery, 'statusCode'>): boolean =>
   delivery.statusCode >= 200 && delivery.statusCode < 300;
 
