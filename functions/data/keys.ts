@@ -6,6 +6,7 @@
  */
 
 import { foldAsciiCase } from '#domain/ascii-case';
+import type { FailureCounter } from '#domain/login-limits';
 
 export interface Key {
   readonly PK: string;
@@ -214,10 +215,13 @@ export const grantGenerationKey = (login: string, clientId: string): Key => ({
 /** Token → user, authorization and scopes, by the token's SHA-256 (strongly consistent GetItem). */
 export const tokenKey = (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' });
 
-/** Failed password attempts of a login in one fixed time window (TTL'd). */
-export const failedLoginKey = (login: string, window: number): Key => ({
+/**
+ * Failed password attempts of a login in one fixed time window (TTL'd), one counter per kind of
+ * attempt (`FailureCounter`: passwords, and client-secret-shaped passwords counted apart).
+ */
+export const failedLoginKey = (login: string, window: number, counter: FailureCounter = 'password'): Key => ({
   PK: userPartition(login),
-  SK: `LOGINFAIL#${window}`,
+  SK: `${counter === 'password' ? 'LOGINFAIL' : 'CLIENTFAIL'}#${window}`,
 });
 
 /** A user's SSH key by id, and the user's SSH keys in id order (begins_with `KEY#`). */
