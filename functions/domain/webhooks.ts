@@ -133,3 +133,11 @@ export function boundedBody(body: string): string {
     ? body
     : bytes.subarray(0, MAX_RECORDED_BODY_BYTES).toString('utf8');
 }
+
+/**
+ * Redeliveries by hand (`POST …/deliveries/{id}/attempts`) of one hook in a fixed window: each
+ * one posts the payload to the receiver again (up to `DELIVERY_TIMEOUT_MS` of a function's time,
+ * and retries), so a script cannot turn the service into a flood of one receiver.
+ */
+export const REDELIVERIES_PER_WINDOW = 20;
+export const REDELIVERY_WINDOW_SECONDS = 600;
