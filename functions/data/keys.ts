@@ -6,6 +6,7 @@
  */
 
 import { foldAsciiCase } from '#domain/ascii-case';
+import type { FailureCounter } from '#domain/login-limits';
 
 export interface Key {
   readonly PK: string;
@@ -214,10 +215,13 @@ export const grantGenerationKey = (login: string, clientId: string): Key => ({
 /** Token → user, authorization and scopes, by the token's SHA-256 (strongly consistent GetItem). */
 export const tokenKey = (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' });
 
-/** Failed password attempts of a login in one fixed time window (TTL'd). */
-export const failedLoginKey = (login: string, window: number): Key => ({
+/**
+ * Failed password attempts of a login in one fixed time window (TTL'd), one counter per kind of
+ * attempt (`FailureCounter`: passwords, and client-secret-shaped passwords counted apart).
+ */
+export const failedLoginKey = (login: string, window: number, counter: FailureCounter = 'password'): Key => ({
   PK: userPartition(login),
-  SK: `LOGINFAIL#${window}`,
+  SK: `${counter === 'password' ? 'LOGINFAIL' : 'CLIENTFAIL'}#${window}`,
 });
 
 /** A user's SSH key by id, and the user's SSH keys in id order (begins_with `KEY#`). */
@@ -295,6 +299,17 @@ export const deviceEntryKey = (login: string, window: number): Key => ({
   SK: `DEVICEENTRY#${window}`,
 });
 
+/** Redeliveries by hand of one hook in one fixed window (conditional ADD below the limit; TTL). */
+export const hookRedeliveryWindowKey = (
+  owner: string,
+  name: string,
+  hookId: number,
+  window: number,
+): Key => ({
+  PK: repoPartition(owner, name),
+  SK: `HOOKREDELIVERIES#${sortableId(hookId)}#${window}`,
+});
+
 /**
  * Credential reports (`POST /credentials/revoke`) from one caller's address in one fixed window
  * (conditional ADD below the limit; TTL).
@@ -345,7 +360,7 @@ const ID = 42;
 // biome-ignore format: one line per pattern keeps the list readable
 export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'User by login', index: 'table', read: { get: userProfileKey(L) } },
-  { pattern: 'User, credential and failed-login windows (password sign-in), one round trip', index: 'table', read: { batchGet: [userProfileKey(L), credentialKey(L), failedLoginKey(L, ID), failedLoginKey(L, ID - 1)] }, strong: true },
+  { pattern: 'User, credential and failed-login windows (password sign-in), one round trip', index: 'table', read: { batchGet: [userProfileKey(L), credentialKey(L), failedLoginKey(L, ID), failedLoginKey(L, ID - 1)] }, strong: true, note: `or the client-secret counter ${failedLoginKey(L, ID, 'client-secret').SK} for a client-secret-shaped password` },
   { pattern: 'User by id', index: 'GSI1', read: { query: userIdIndexKey(ID), by: 'key' } },
   { pattern: 'Application by client_id', index: 'table', read: { get: appKey(C) }, strong: true },
   { pattern: 'Applications a user owns', index: 'GSI1', read: { query: appOwnerIndexKey(L, ''), by: 'prefix' } },
@@ -370,6 +385,7 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'Device authorization by user code (device page)', index: 'table', read: { get: userCodeKey(H) }, strong: true, note: 'then GetItem of the device authorization it names' },
   { pattern: 'Wrong user-code entries of a user in a window (device page lock)', index: 'table', read: { update: deviceEntryKey(L, ID) }, note: 'conditional ADD below the limit' },
   { pattern: 'Reported credentials (credential revocation): token lookups and refresh tokens by hash, 100 a round trip', index: 'table', read: { batchGet: [tokenKey(H), refreshTokenKey(H)] }, strong: true, note: 'up to 1,000 credentials: 10 BatchGetItem calls at most, sent together' },
+  { pattern: 'Redeliveries by hand of a webhook in a window and the one before (redelivery rate limit)', index: 'table', read: { get: hookRedeliveryWindowKey(L, '<repo>', ID, ID - 1) }, strong: true, note: `then a conditional ADD below what the previous window leaves on ${hookRedeliveryWindowKey(L, '<repo>', ID, ID).SK}` },
   { pattern: 'Credential reports of a caller in a window (credential revocation rate limit)', index: 'table', read: { update: credentialReportWindowKey('<address>', ID) }, note: 'conditional ADD below the limit' },
   { pattern: 'Revocation notices of a user, newest first (settings page)', index: 'table', read: { query: { PK: userPartition(L), SK: REVOCATION_NOTICE_PREFIX }, by: 'prefix' }, note: `put with the deletion of the authorization: ${revocationNoticeKey(L, '<revoked_at>', ID).SK}` },
   { pattern: 'Session by cookie', index: 'table', read: { get: sessionKey(H) } },

@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { foldAsciiCase } from '#domain/ascii-case';
+import type { FailureCounter } from '#domain/login-limits';
 import type { Profile, User, UserStats } from '#domain/users';
 import { conditionalWrite, db, getItems, itemOf, now, tableName } from './client.ts';
 import { nextId } from './counters.ts';
@@ -142,13 +143,17 @@ const failuresIn = (item: Record<string, unknown> | undefined): number =>
 
 /**
  * What Basic authentication needs, in one strongly consistent round trip: the user, their
- * credential, and the failed attempts of the current and previous windows.
+ * credential, and the failed attempts of the current and previous windows in `counter`.
  */
-export async function getLoginRecord(login: string, window: number): Promise<LoginRecord> {
+export async function getLoginRecord(
+  login: string,
+  window: number,
+  counter: FailureCounter = 'password',
+): Promise<LoginRecord> {
   const profile = userProfileKey(login);
   const credential = credentialKey(login);
-  const current = failedLoginKey(login, window);
-  const previous = failedLoginKey(login, window - 1);
+  const current = failedLoginKey(login, window, counter);
+  const previous = failedLoginKey(login, window - 1, counter);
   const items = await getItems([profile, credential, current, previous], true);
   const profileItem = itemOf(items, profile);
   const credentialItem = itemOf(items, credential);
@@ -182,13 +187,14 @@ export async function reserveLoginAttempt(
   window: number,
   allowed: number,
   expiresAt: number,
+  counter: FailureCounter = 'password',
 ): Promise<boolean> {
   if (allowed <= 0) return false;
   const written = await conditionalWrite(
     db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: failedLoginKey(login, window),
+        Key: failedLoginKey(login, window, counter),
         UpdateExpression:
           'ADD #attempts :one, #pending :one SET #type = :type, #expiresAt = :expiresAt, #updatedAt = :now',
         ConditionExpression: 'attribute_not_exists(#attempts) OR #attempts < :allowed',
@@ -216,12 +222,17 @@ export async function reserveLoginAttempt(
  * Settles an attempt reserved in `window`: a failure stays counted (only `pending` drops); anything
  * else is given back.
  */
-export async function settleLoginAttempt(login: string, window: number, failed: boolean): Promise<void> {
+export async function settleLoginAttempt(
+  login: string,
+  window: number,
+  failed: boolean,
+  counter: FailureCounter = 'password',
+): Promise<void> {
   await conditionalWrite(
     db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: failedLoginKey(login, window),
+        Key: failedLoginKey(login, window, counter),
         UpdateExpression: failed
           ? 'ADD #pending :minusOne SET #updatedAt = :now'
           : 'ADD #attempts :minusOne, #pending :minusOne SET #updatedAt = :now',

@@ -2,8 +2,15 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import type { Position } from '#domain/cursor-pagination';
 import type { HookDelivery, HookResponse, Webhook } from '#domain/webhooks';
 import { batchWrite, conditionalWrite, db, now, queryAll, tableName, transactWithRetry } from './client.ts';
-import { nextId } from './counters.ts';
-import { HOOK_PREFIX, hookDeliveriesPrefix, hookDeliveryKey, hookKey, repoPartition } from './keys.ts';
+import { countInWindow, nextId } from './counters.ts';
+import {
+  HOOK_PREFIX,
+  hookDeliveriesPrefix,
+  hookDeliveryKey,
+  hookKey,
+  hookRedeliveryWindowKey,
+  repoPartition,
+} from './keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, TABLE, typed } from './table.ts';
 
 /*
@@ -239,4 +246,29 @@ export async function deleteDeliveries(
     startKey = page.LastEvaluatedKey;
   } while (startKey && deleted < MAX_DELETED_DELIVERIES);
   return { deleted, left: startKey !== undefined };
+}
+
+/**
+ * Counts one redelivery by hand of the hook in fixed window `window.number`, below `window.max`
+ * together with the window before it (so no burst fits across a window's end): a strongly
+ * consistent read of the previous window, then a conditional ADD below what it leaves, so
+ * concurrent requests cannot exceed the limit. False when the allowance is spent.
+ */
+export async function countRedelivery(
+  owner: string,
+  repo: string,
+  hookId: number,
+  window: { readonly number: number; readonly max: number; readonly expiresAt: number },
+): Promise<boolean> {
+  const { Item: previous } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: hookRedeliveryWindowKey(owner, repo, hookId, window.number - 1),
+      ConsistentRead: true,
+    }),
+  );
+  const allowed = window.max - Number(previous?.count ?? 0);
+  if (allowed <= 0) return false;
+  const key = hookRedeliveryWindowKey(owner, repo, hookId, window.number);
+  return (await countInWindow(key, 'HookRedeliveryWindow', allowed, window.expiresAt)) !== false;
 }

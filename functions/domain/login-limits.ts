@@ -24,3 +24,17 @@ export const isLockedOut = (failures: number): boolean => failures >= MAX_FAILUR
 /** How many attempts the current window may hold, given the failures of the previous one. */
 export const attemptsAllowedInWindow = (previousFailures: number): number =>
   Math.max(0, MAX_FAILURES - previousFailures);
+
+/**
+ * Which failure counter of a login an attempt counts in. A password with the shape of an OAuth
+ * client secret (40 lower-case hex characters, as this service and GitHub issue them) is an
+ * application's `client_id:client_secret` sent as Basic to a user route: it counts in the login's
+ * `client-secret` counter, so an application (or anyone) sending such pairs, right or rotated, never
+ * locks out the user whose login equals the client id. Everything else counts in `password`. Each
+ * counter locks only its own kind of attempt; the user's password is still checked in both, and a
+ * guess of the client-secret kind is a guess of a 160-bit string.
+ */
+export type FailureCounter = 'password' | 'client-secret';
+
+export const failureCounterOf = (password: string): FailureCounter =>
+  /^[0-9a-f]{40}$/.test(password) ? 'client-secret' : 'password';

@@ -113,6 +113,16 @@ export interface HookDelivery {
 export const statusOfCode = (code: number): string =>
   code >= 200 && code < 300 ? 'OK' : `Invalid HTTP Response: ${code}`;
 
+/**
+ * The network guard's error text, written for import origins, as a delivery status: the word
+ * "origin" becomes "receiver", but never inside a host name, URL or other word (`origin.lab`,
+ * `my-origin`, `https://origin/`), which must read as the hook's URL says.
+ */
+export const receiverWording = (message: string): string =>
+  message.replace(/(?<![\w.\-/:@])([Oo])rigin(?![\w\-/:@]|\.[\w-])/g, (_word, initial: string) =>
+    initial === 'O' ? 'Receiver' : 'receiver',
+  );
+
 export const delivered = (delivery: Pick<HookDelivery, 'statusCode'>): boolean =>
   delivery.statusCode >= 200 && delivery.statusCode < 300;
 
@@ -123,3 +133,11 @@ export function boundedBody(body: string): string {
     ? body
     : bytes.subarray(0, MAX_RECORDED_BODY_BYTES).toString('utf8');
 }
+
+/**
+ * Redeliveries by hand (`POST …/deliveries/{id}/attempts`) of one hook in a fixed window: each
+ * one posts the payload to the receiver again (up to `DELIVERY_TIMEOUT_MS` of a function's time,
+ * and retries), so a script cannot turn the service into a flood of one receiver.
+ */
+export const REDELIVERIES_PER_WINDOW = 20;
+export const REDELIVERY_WINDOW_SECONDS = 600;

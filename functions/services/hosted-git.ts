@@ -95,9 +95,18 @@ export async function hostedRepository(
   const pushScopes = repository.private ? ['repo'] : ['repo', 'public_repo'];
   if (!sameAsciiCaseless(login, owner.login) || !callerHasScope(caller, pushScopes))
     throw new HttpError(403, `Permission to ${owner.login}/${repository.name}.git denied to ${login}.`);
+  await refuseWhileFollowing(named);
+  return { repository, owner, path, pusher: login };
+}
+
+/**
+ * 403 naming the cut-over while the repository follows its import's origin: every write, whatever
+ * credential it comes with (a push, an LFS upload by the owner or by an action token issued
+ * before following began), is refused until then.
+ */
+export async function refuseWhileFollowing({ owner, repository }: HostedRepository): Promise<void> {
   if (await followsOrigin(owner.login, repository.name))
     throw new HttpError(403, followingRefusal(owner.login, repository.name));
-  return { repository, owner, path, pusher: login };
 }
 
 /** The smart-HTTP services, by the path that names them. */

@@ -86,16 +86,24 @@ export async function followImportOrigin(
 }
 
 /**
- * DELETE …/import/sync: the cut-over. Following stops for good and pushes are accepted again.
- * Cutting over twice answers the cut-over resource; 422 when the repository never followed.
+ * DELETE …/import/sync: the cut-over. Following stops for good and pushes are accepted again; from
+ * its answer on, the service writes nothing more to the repository. 409 while an import or sync
+ * attempt runs or waits (as a sync now): that attempt could still publish, so the owner cuts over
+ * once it has ended (the check and the cut-over are one transaction with the start of a sync,
+ * `cutOver`). Cutting over twice answers the cut-over resource; 422 when the repository never
+ * followed.
  */
 export async function cutOverImport(caller: Caller, owner: string, repo: string): Promise<SyncView> {
   const record = await importProgress(caller, owner, repo);
-  const done = await cutOver(record.ownerLogin, record.repoName, record.importId);
-  if (done) await scheduleMoved(record);
+  const outcome = await cutOver(record.ownerLogin, record.repoName, record.importId, record.attempt);
+  if (outcome === 'ok') await scheduleMoved(record);
   const sync = await syncOf(record);
-  if (!done && sync.state !== 'cut_over')
+  if (outcome === 'not-following' && sync.state !== 'cut_over')
     throw refused('state', 'The repository is not following its origin; there is nothing to cut over');
+  if (outcome === 'busy' && sync.state === 'following')
+    throw conflict(
+      'A sync attempt is under way; cut over when it has ended (GET …/import shows its status), so that it publishes nothing after the cut-over',
+    );
   return { record, sync };
 }
 

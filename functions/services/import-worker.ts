@@ -509,9 +509,15 @@ async function publishBatch(input: PushInput, record: Import, write: Writes): Pr
   };
 }
 
-/** A sync publishes what the origin deleted or rewrote with backups, as the owner chose. */
+/**
+ * A sync publishes what the origin deleted or rewrote with backups, as the owner chose, and only
+ * while the repository follows its origin. No cut-over can land between this read and the
+ * publish: a cut-over needs the import's attempt settled (`cutOver`), and this attempt is not
+ * until Complete; the read is the publish's own guard should an attempt run without that.
+ */
 async function followPublish(input: StepInput, record: Import, dir: string) {
   const sync = await getImportSync(input.owner, input.repo, record.importId);
+  if (sync?.state !== 'following') throw superseded(input);
   return { keepDeletedRefs: sync?.keepDeletedRefs === true, planFile: syncRefsFile(dir, input.attempt) };
 }
 

@@ -445,7 +445,14 @@ async function republish(record: Import): Promise<void> {
  * import, in the same workflow (named `owner.repo.sync-N`). False when the import changed meanwhile.
  */
 export async function beginSyncAttempt(record: Import, originFingerprint?: string): Promise<boolean> {
-  const begun = await beginAttempt(record.ownerLogin, record.repoName, record, firstStatus(record.vcs));
+  const begun = await beginAttempt(
+    record.ownerLogin,
+    record.repoName,
+    record,
+    firstStatus(record.vcs),
+    undefined,
+    true,
+  );
   if (!begun) return false;
   const next = { ...record, attempt: record.attempt + 1 };
   await statusChanged(

@@ -15,7 +15,12 @@ import { isLfsOid } from '#vcs/hosted-paths';
 import { ensureBareRepository } from '#vcs/http-backend';
 import { type ActionContext, type LfsAction, LfsObjectMismatch } from '#vcs/lfs-store';
 import type { Caller } from './authenticate.ts';
-import { type HostedRepository, hostedRepository, namedRepository } from './hosted-git.ts';
+import {
+  type HostedRepository,
+  hostedRepository,
+  namedRepository,
+  refuseWhileFollowing,
+} from './hosted-git.ts';
 import { issueLfsActionToken, lfsActionTokenAccepted } from './lfs-action-tokens.ts';
 import { lfsStore, localObjectStore } from './lfs-objects.ts';
 
@@ -135,7 +140,8 @@ export async function lfsBatch(
  * The repository an object route acts on: by the caller's own access, as every Git route, or by
  * an LFS action token granting exactly this operation on this object of this repository, still
  * unexpired. A token that does not is 401 `Bad credentials` (git-lfs then asks for credentials),
- * whichever part failed.
+ * whichever part failed; an upload while the repository follows its origin is 403, as for the
+ * caller's own credentials.
  */
 async function objectRepository(
   caller: Caller,
@@ -149,6 +155,8 @@ async function objectRepository(
   const named = await namedRepository(ownerLogin, repoParam);
   if (!named || !lfsActionTokenAccepted(caller.token, { operation, repositoryId: named.repository.id, oid }))
     throw badCredentials();
+  // A token issued before following began must not write while the repository is read-only.
+  if (operation === 'upload') await refuseWhileFollowing(named);
   return named;
 }
 

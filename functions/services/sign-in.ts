@@ -15,6 +15,8 @@ import {
 import { foldAsciiCase } from '#domain/ascii-case';
 import {
   attemptsAllowedInWindow,
+  type FailureCounter,
+  failureCounterOf,
   failureWindow,
   failureWindowExpiry,
   isLockedOut,
@@ -39,6 +41,7 @@ export type SignInResult =
 interface Attempt {
   readonly login: string;
   readonly window: number;
+  readonly counter: FailureCounter;
 }
 
 /** How long an attempt waits for a window full of attempts still being checked (not failures). */
@@ -51,36 +54,42 @@ const RESERVE_PATIENCE_MS = 8000;
  * password): those settle within a password check, so this one waits for them instead of being
  * refused, and is refused only once the window holds failures alone.
  */
-async function reserve(login: string, window: number, record: LoginRecord): Promise<Attempt | undefined> {
+async function reserve(
+  login: string,
+  window: number,
+  record: LoginRecord,
+  counter: FailureCounter = 'password',
+): Promise<Attempt | undefined> {
   const deadline = Date.now() + RESERVE_PATIENCE_MS;
   let current = record;
   for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
     if (isLockedOut(current.failures)) return undefined;
     const allowed = attemptsAllowedInWindow(current.previousFailures);
-    if (await reserveLoginAttempt(login, window, allowed, failureWindowExpiry(window)))
-      return { login, window };
+    if (await reserveLoginAttempt(login, window, allowed, failureWindowExpiry(window), counter))
+      return { login, window, counter };
     if (Date.now() > deadline) return undefined;
     await sleep(pause / 2 + Math.random() * (pause / 2));
-    current = await getLoginRecord(login, window);
+    current = await getLoginRecord(login, window, counter);
   }
 }
 
 /** A wrong password or code: the reserved attempt stays counted as a failure. */
 async function failed(attempt: Attempt, result: SignInResult): Promise<SignInResult> {
   countSignal('LoginFailed');
-  await settleLoginAttempt(attempt.login, attempt.window, true);
+  await settleLoginAttempt(attempt.login, attempt.window, true, attempt.counter);
   return result;
 }
 
 /** Not a failure after all: the reservation is given back, then the result is returned. */
 async function released(attempt: Attempt, result: SignInResult): Promise<SignInResult> {
-  await settleLoginAttempt(attempt.login, attempt.window, false);
+  await settleLoginAttempt(attempt.login, attempt.window, false, attempt.counter);
   return result;
 }
 
 /**
  * Checks a password (and, for two-factor users, a one-time code). Refused outright while the
- * login is locked out; a wrong password or a wrong or expired code counts towards the lock-out.
+ * login is locked out; a wrong password or a wrong or expired code counts towards the lock-out,
+ * in the counter of its kind (`failureCounterOf`: a client secret sent as a password counts apart).
  * Unknown logins cost the same scrypt as known ones.
  */
 export async function signIn(
@@ -93,8 +102,9 @@ export async function signIn(
   // Implausible credentials cost no read (an over-long login would exceed DynamoDB's key size).
   if (!isValidLogin(login) || password.length > MAX_PASSWORD_LENGTH) return { kind: 'bad-credentials' };
   const window = failureWindow(now);
-  const record = await getLoginRecord(login, window);
-  const attempt = await reserve(login, window, record);
+  const counter = failureCounterOf(password);
+  const record = await getLoginRecord(login, window, counter);
+  const attempt = await reserve(login, window, record, counter);
   if (!attempt) return { kind: 'locked-out' };
   const valid = await verifyPassword(password, record.account?.credential.passwordHash);
   if (!record.account || !valid) return failed(attempt, { kind: 'bad-credentials' });

@@ -16,6 +16,7 @@ import {
   type HookDelivery,
   type HookResponse,
   MAX_RECORDED_BODY_BYTES,
+  receiverWording,
   statusOfCode,
   type Webhook,
 } from '#domain/webhooks';
@@ -85,9 +86,7 @@ async function post(hook: Webhook, headers: Record<string, string>, body: string
         retry: false,
       };
     const status =
-      error instanceof OriginFailed
-        ? error.message.replace(/origin/g, 'receiver')
-        : 'failed to connect to host';
+      error instanceof OriginFailed ? receiverWording(error.message) : 'failed to connect to host';
     return { statusCode: 0, status, headers: {}, body: null, retry: true };
   }
 }

@@ -16,6 +16,8 @@ export interface AdapterOptions {
   readonly maxObjects?: number;
   /** How long an origin may send nothing before the import fails (default `DEFAULT_IDLE_TIMEOUT_MS`). */
   readonly idleTimeoutMs?: number;
+  /** The whole of an origin check's bound (fingerprints only; default one minute). */
+  readonly checkTimeoutMs?: number;
 }
 
 /**

@@ -53,7 +53,7 @@ async function gitFingerprint(access: OriginAccess, options: AdapterOptions): Pr
         cwd: scratch,
         home,
         transport: 'network',
-        timeoutMs: FINGERPRINT_TIMEOUT_MS,
+        timeoutMs: options.checkTimeoutMs ?? FINGERPRINT_TIMEOUT_MS,
         ...session.run,
         maxStdoutBytes: 64 * 1024 * 1024,
       }).catch((error: unknown) => {

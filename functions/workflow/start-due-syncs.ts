@@ -15,6 +15,6 @@ export async function handler(event: ScheduledEvent): Promise<DueSyncsRun> {
   const parsed = event.time === undefined ? Number.NaN : Date.parse(event.time);
   const at = new Date(Number.isFinite(parsed) ? parsed : Date.now());
   const run = await startDueSyncs(at);
-  if (run.started + run.unchanged + run.skipped > 0) logger.info('scheduled syncs', { ...run });
+  if (run.started + run.unchanged + run.silent + run.skipped > 0) logger.info('scheduled syncs', { ...run });
   return run;
 }

@@ -8,6 +8,7 @@ import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ENV } from '#shared/config';
 import { SEAL_PURPOSE } from '#shared/seal-purposes';
+import { SYNC_SCHEDULER_TIMEOUT_SECONDS } from '#shared/sync-scheduler';
 import { grantPutImportEvents } from './import-events.ts';
 import { WorkerImageFunction } from './worker-function.ts';
 import type { WorkerNetwork } from './worker-network.ts';
@@ -46,7 +47,7 @@ export class SyncScheduler extends Construct {
       network: props.network.worker,
       // It lists refs, not history: a small function, done well within the minute between ticks.
       memorySize: 1024,
-      timeout: Duration.seconds(55),
+      timeout: Duration.seconds(SYNC_SCHEDULER_TIMEOUT_SECONDS),
       ...(props.logRemovalPolicy === undefined ? {} : { logRemovalPolicy: props.logRemovalPolicy }),
     });
     fn.bindTable(props.table, 'RW');

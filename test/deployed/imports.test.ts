@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
@@ -12,6 +13,7 @@ import { type SvnServer, serveSvn } from '#local/svn-origins';
 import { tfvcHistory } from '#local/tfvc-alpha';
 import { serveTfvc, type TfvcServer } from '#local/tfvc-origin';
 import { ENV } from '#shared/config';
+import { ORIGIN_CHECK_TIMEOUT_MS, SYNC_SCHEDULER_TIMEOUT_SECONDS } from '#shared/sync-scheduler';
 import { type AsDeployed, LAMBDA_USER, startAsDeployed } from '#test/as-deployed';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
@@ -429,3 +431,49 @@ function withPassword(url: string): string {
 async function descendants(pid: number) {
   return descendantsOf(await processTable(), pid).sort((a, b) => a.pid - b.pid);
 }
+
+describe('the shipped scheduler and a silent origin', () => {
+  it('records a silent origin’s check and failed sync well within the function’s time, and starts nothing', async () => {
+    // The origin: at first the Git origin through a relay; then a listener that accepts and never answers.
+    let silent = false;
+    const held: Socket[] = [];
+    const relay = createServer((client) => {
+      held.push(client);
+      client.on('error', () => {});
+      if (silent) return;
+      const upstream = connect(gitOrigin.port, '127.0.0.1');
+      upstream.on('error', () => client.destroy());
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const port = (relay.address() as AddressInfo).port;
+    try {
+      await makeFixtureRepository(join(work, 'origins', 'silent.git'), {
+        commits: 2,
+        branches: 1,
+        annotatedTags: 0,
+      });
+      await importAndClone('silent', { vcs_url: `http://127.0.0.1:${port}/silent.git` });
+      const following = await api('PUT', '/repos/octocat/silent/import/sync', { interval_minutes: 5 });
+      expect(following.status).toBe(200);
+      silent = true;
+      const asked = Date.now();
+
+      aheadMs = 60 * MINUTE;
+      const checked = await syncUntil('silent', (sync) => sync.last_sync?.status === 'failed');
+
+      expect(Date.now() - asked).toBeLessThan(SYNC_SCHEDULER_TIMEOUT_SECONDS * 1000);
+      expect(checked.last_sync.error_message).toBe(
+        `The origin did not answer the check within ${ORIGIN_CHECK_TIMEOUT_MS / 1000} seconds; it is checked again at the next sync time`,
+      );
+      expect(checked.last_checked_at).not.toBeNull();
+      expect(Date.parse(checked.next_sync_at)).toBe(Date.parse(checked.last_checked_at) + 5 * MINUTE);
+      expect(await executionExists('octocat.silent.sync-2')).toBe(false);
+      expect((await api('GET', '/repos/octocat/silent/import')).body.status).toBe('complete');
+    } finally {
+      aheadMs = 0;
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => relay.close(resolve));
+    }
+  }, 300_000);
+});

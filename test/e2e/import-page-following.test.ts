@@ -217,6 +217,10 @@ describe('import progress page: following the origin', () => {
     expect(browser.lastHtml).toContain('role="alert"');
     expect(browser.lastHtml).toContain('An import or sync attempt is under way; try again when it has ended');
     expect((await getImport(owner.login, name))?.attempt).toBe(2);
+    const cutWhileBusy = await browser.post(`${path}/cut-over`, { confirm: 'cut-over' });
+    expect(cutWhileBusy.status).toBe(409);
+    expect(browser.lastHtml).toContain('A sync attempt is under way; cut over when it has ended');
+    expect((await apiSync(name)).state).toBe('following');
 
     // An unknown notice key shows nothing.
     await browser.get(`${path}?notice=%3Cscript%3E`);
@@ -329,6 +333,8 @@ describe('import progress page: following the origin', () => {
     await page.waitForURL((url) => url.pathname === path && url.search === '');
     expect((await apiSync(name)).state).toBe('following');
 
+    // The sync has ended (the idle workflow runs no worker): only then may the owner cut over.
+    expect(await enterStatus(owner.login, name, 2, 'complete')).toMatchObject({ status: 'complete' });
     await region.getByRole('button', { name: 'Cut over' }).click();
     await page.getByRole('button', { name: 'Cut over for good' }).click();
     await page.waitForURL((url) => url.search === '?notice=cut-over');

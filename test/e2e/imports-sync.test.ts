@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -287,5 +288,50 @@ describe('pushes while following', () => {
     const remote = await git(['ls-remote', 'origin', 'main'], dir);
     const local = await git(['rev-parse', 'main'], dir);
     expect(remote.stdout.split('\t')[0]).toBe(local.stdout.trim());
+  });
+});
+
+describe('LFS uploads while following', () => {
+  it('refuse an upload action obtained before following: nothing is stored until the cut-over', async () => {
+    const repo = await imported();
+    await complete(repo);
+    const content = Buffer.from(`object of ${repo}\n`);
+    const oid = createHash('sha256').update(content).digest('hex');
+    const objects = `${stack.webUrl}/octocat/${repo}.git/info/lfs/objects`;
+    const batch = await fetch(`${objects}/batch`, {
+      method: 'POST',
+      headers: {
+        Authorization: `token ${owner}`,
+        Accept: 'application/vnd.git-lfs+json',
+        'Content-Type': 'application/vnd.git-lfs+json',
+      },
+      body: JSON.stringify({ operation: 'upload', objects: [{ oid, size: content.length }] }),
+    });
+    expect(batch.status).toBe(200);
+    const answer = (await batch.json()) as {
+      objects: { actions: { upload: { href: string; header: Record<string, string> } } }[];
+    };
+    const action = answer.objects[0]?.actions.upload ?? { href: '', header: {} };
+    expect(action.header.Authorization).toMatch(/^RemoteAuth /);
+    const url = `/repos/octocat/${repo}/import/sync`;
+    expect((await api('PUT', url, { body: { interval_minutes: null } })).status).toBe(200);
+    const put = () =>
+      fetch(action.href, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/octet-stream', ...action.header },
+        body: content,
+      });
+
+    const refused = await put();
+
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { message: string }).message).toContain(
+      `DELETE /repos/octocat/${repo}/import/sync`,
+    );
+    const read = await fetch(`${objects}/${oid}`, { headers: { Authorization: `token ${owner}` } });
+    expect(read.status).toBe(404);
+    // After the cut-over the same token writes, as any upload would.
+    expect((await api('DELETE', url)).status).toBe(200);
+    expect((await put()).status).toBe(200);
   });
 });

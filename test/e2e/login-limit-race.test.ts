@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, enableOtp } from '#test/fixtures';
+import { createApp, createUser, enableOtp } from '#test/fixtures';
 import { basicAuth, json, startTestStack } from '#test/stack';
 import { WebClient } from '#test/web-client';
 
@@ -160,6 +160,30 @@ describe('failed-login limit under concurrent guesses', () => {
     expect(answers.map((response) => response.status)).toEqual(Array(20).fill(200));
     // The tenth failure still locks the login.
     for (let i = 5; i < 10; i++) expect((await apiUser(user.login, `wrong-${i}-pass`)).status).toBe(401);
+    expect((await apiUser(user.login, user.password)).status).toBe(403);
+  });
+});
+
+describe('failed-login limit and application credentials', () => {
+  it("an app's client_id and secrets sent as Basic on user routes do not lock out the user of that login", async () => {
+    const appOwner = await createUser(stack.endpointsFile, 'app-owner-limits');
+    const app = await createApp(stack.endpointsFile, appOwner.login);
+    // A user whose login is the application's client id (20 hex characters are a valid login).
+    const user = await createUser(stack.endpointsFile, app.clientId);
+    const rotated = Array.from({ length: 9 }, (_, i) => `${i}`.padStart(2, '0').repeat(20));
+    for (const secret of [app.clientSecret, ...rotated])
+      expect((await apiUser(app.clientId, secret)).status).toBe(401);
+
+    const signedIn = await apiUser(user.login, user.password);
+
+    expect(signedIn.status).toBe(200);
+    expect((await json(signedIn)).login).toBe(app.clientId);
+    // Its own counter still limits such attempts.
+    const limited = await apiUser(app.clientId, 'ab'.repeat(20));
+    expect(limited.status).toBe(403);
+    expect((await json(limited)).message).toBe(LOCKED);
+    // And password guesses still count toward the login's own lock-out.
+    for (let i = 0; i < 10; i++) expect((await apiUser(user.login, `wrong-${i}-pass`)).status).toBe(401);
     expect((await apiUser(user.login, user.password)).status).toBe(403);
   });
 });

@@ -15,6 +15,7 @@ import type { Octokit as OctokitClient } from '@octokit/rest';
 import { Webhooks } from '@octokit/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDelivery, getWebhook, readDeliveries, replaceWebhook } from '#data/webhooks';
+import { REDELIVERIES_PER_WINDOW, REDELIVERY_WINDOW_SECONDS } from '#domain/webhooks';
 import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { createUser, personalToken } from '#test/fixtures';
@@ -149,7 +150,17 @@ beforeAll(async () => {
     auth: { username: octocat.login, password: octocat.password, on2fa: async () => '' },
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: console.error },
   });
-  for (const name of ['hooked', 'imported', 'retried', 'guarded', 'failing', 'paged', 'purged', 'tls'])
+  for (const name of [
+    'hooked',
+    'redelivered',
+    'imported',
+    'retried',
+    'guarded',
+    'failing',
+    'paged',
+    'purged',
+    'tls',
+  ])
     await octokit.repos.createForAuthenticatedUser({ name });
 }, 60_000);
 
@@ -269,6 +280,44 @@ describe('repository webhooks', () => {
     await expect(
       octokit.repos.getHook({ owner: 'octocat', repo: 'hooked', hook_id: hook.id }),
     ).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('limits redeliveries per hook: 429 with a secondary-rate-limit body and Retry-After past the limit', async () => {
+    const hooks = `${stack.baseUrl}/repos/octocat/redelivered/hooks`;
+    const { data: hook } = await octokit.repos.createHook({
+      owner: 'octocat',
+      repo: 'redelivered',
+      config: { url: `${receiver.url}/redelivered`, content_type: 'json' },
+    });
+    const { data: other } = await octokit.repos.createHook({
+      owner: 'octocat',
+      repo: 'redelivered',
+      config: { url: `${receiver.url}/redelivered-other`, content_type: 'json' },
+    });
+    const [first] = await deliveriesOf('redelivered', hook.id, 1);
+    const [otherFirst] = await deliveriesOf('redelivered', other.id, 1);
+    const redeliver = (hookId: number, deliveryId: number) =>
+      fetch(`${hooks}/${hookId}/deliveries/${deliveryId}/attempts`, {
+        method: 'POST',
+        headers: { Authorization: octocat.auth },
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < REDELIVERIES_PER_WINDOW; i++)
+      statuses.push((await redeliver(hook.id, first.id)).status);
+    expect(statuses.every((status) => status === 202)).toBe(true);
+
+    const refused = await redeliver(hook.id, first.id);
+
+    expect(refused.status).toBe(429);
+    const body = await json(refused);
+    expect(body.message).toMatch(/redeliveries of this hook/);
+    expect(body.message).toMatch(new RegExp(`${REDELIVERIES_PER_WINDOW} `));
+    expect(body.documentation_url).toMatch(/rate-limits/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(REDELIVERY_WINDOW_SECONDS);
+    // An unknown delivery is still 404, and another hook has its own allowance.
+    expect((await redeliver(hook.id, 999_999_999)).status).toBe(404);
+    expect((await redeliver(other.id, otherFirst.id)).status).toBe(202);
   });
 
   it('enforces the hook scopes and answers 404 to anyone but the owner', async () => {

@@ -5,6 +5,7 @@ import {
   deliveryBody,
   deliveryHeaders,
   MAX_RECORDED_BODY_BYTES,
+  receiverWording,
   statusOfCode,
   subscribes,
 } from '#domain/webhooks';
@@ -56,5 +57,33 @@ describe('webhook deliveries (domain/webhooks.ts)', () => {
     expect(Buffer.byteLength(boundedBody('x'.repeat(MAX_RECORDED_BODY_BYTES * 2)))).toBe(
       MAX_RECORDED_BODY_BYTES,
     );
+  });
+});
+
+describe('delivery error wording (domain/webhooks.ts receiverWording)', () => {
+  it('says "receiver" for the word "origin", and leaves host names, URLs and other words as they are', () => {
+    const cases: [string, string][] = [
+      [
+        'The origin at origin.receiver.lab did not answer in time',
+        'The receiver at origin.receiver.lab did not answer in time',
+      ],
+      [
+        'The origin at hooks.origin.lab:8443 closed the connection',
+        'The receiver at hooks.origin.lab:8443 closed the connection',
+      ],
+      ['The origin redirected too many times', 'The receiver redirected too many times'],
+      ['Origin timed out. The origin.', 'Receiver timed out. The receiver.'],
+      [
+        'TLS with my-origin.example failed: Host: origin.lab. is not in the cert',
+        'TLS with my-origin.example failed: Host: origin.lab. is not in the cert',
+      ],
+      ['The host originals.lab could not be resolved', 'The host originals.lab could not be resolved'],
+      [
+        'No repository at https://origin/x.git or user@origin',
+        'No repository at https://origin/x.git or user@origin',
+      ],
+      ["The origin's certificate expired", "The receiver's certificate expired"],
+    ];
+    for (const [message, expected] of cases) expect(receiverWording(message), message).toBe(expected);
   });
 });

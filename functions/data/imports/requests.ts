@@ -180,8 +180,10 @@ export async function beginAttempt(
   read: Pick<Import, 'attempt' | 'status'>,
   status: ImportStatus,
   choices?: ImportChoices,
+  sync = false,
 ): Promise<Import | false> {
   return updateAndRead(owner, repo, read.attempt, {
+    ...(sync ? { stillFollowing: true } : {}),
     set: {
       attempt: read.attempt + 1,
       status,

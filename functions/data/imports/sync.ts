@@ -166,22 +166,57 @@ export async function setKeepDeletedRefs(
   return done !== false;
 }
 
-/** Ends following for good (`cut_over`); false when the import was not following. */
-export async function cutOver(owner: string, repo: string, importId: number): Promise<boolean> {
+/** What a cut-over found: done, an attempt under way, or not following. */
+export type CutOverOutcome = 'ok' | 'busy' | 'not-following';
+
+/**
+ * Ends following for good (`cut_over`), in one transaction with the import item: only while
+ * attempt `attempt` of import `importId` is the repository's and settled (`complete` or `error`),
+ * and marking it `followEnded`, which every sync attempt's start requires absent
+ * (`beginAttempt`). So a cut-over and the start of a sync exclude each other: after the cut-over
+ * no attempt runs or can start, and nothing the service does writes to the repository again.
+ */
+export async function cutOver(
+  owner: string,
+  repo: string,
+  importId: number,
+  attempt: number,
+): Promise<CutOverOutcome> {
   const timestamp = now();
-  const done = await conditionalWrite(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: importSyncKey(owner, repo, importId),
-        UpdateExpression: 'SET #state = :cutOver, cutOverAt = :now, updatedAt = :now',
-        ConditionExpression: '#state = :following',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':cutOver': 'cut_over', ':following': 'following', ':now': timestamp },
-      }),
-    ),
+  const outcome = await transactWithRetry(
+    [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: importKey(owner, repo),
+          UpdateExpression: 'SET followEnded = :yes, updatedAt = :now',
+          ConditionExpression: 'importId = :id AND attempt = :attempt AND #status IN (:complete, :error)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':yes': true,
+            ':now': timestamp,
+            ':id': importId,
+            ':attempt': attempt,
+            ':complete': 'complete',
+            ':error': 'error',
+          },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: importSyncKey(owner, repo, importId),
+          UpdateExpression: 'SET #state = :cutOver, cutOverAt = :now, updatedAt = :now',
+          ConditionExpression: '#state = :following',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':cutOver': 'cut_over', ':following': 'following', ':now': timestamp },
+        },
+      },
+    ],
+    'cutOver',
   );
-  return done !== false;
+  if (outcome === 'ok') return 'ok';
+  return outcome.failed.includes(1) ? 'not-following' : 'busy';
 }
 
 /** How an attempt of a followed import ended (`recordSyncOutcome`). */

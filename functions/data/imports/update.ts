@@ -26,6 +26,8 @@ export interface Change {
   readonly useLfs?: UseLfs;
   /** Also require that the owner has not pushed. */
   readonly notPushed?: true;
+  /** Also require that following has not ended (a sync attempt's start: `cutOver`). */
+  readonly stillFollowing?: true;
 }
 
 /**
@@ -73,6 +75,7 @@ function updateInput(
     values[':cyes'] = true;
     conditions.push('(attribute_not_exists(ownerPushed) OR ownerPushed <> :cyes)');
   }
+  if (change.stillFollowing) conditions.push('attribute_not_exists(followEnded)');
   return new UpdateCommand({
     TableName: tableName(),
     Key: importKey(owner, repo),

@@ -42,7 +42,7 @@ export async function subversionFingerprint(access: OriginAccess, options: Adapt
           proxyPort: transport.proxyPort,
           trustedCertificate: transport.trustedCertificate,
           idleSeconds: idleTimeoutMs / 1000,
-          timeoutMs: FINGERPRINT_TIMEOUT_MS,
+          timeoutMs: options.checkTimeoutMs ?? FINGERPRINT_TIMEOUT_MS,
           maxStdoutBytes: 1024 * 1024,
         }),
       );
