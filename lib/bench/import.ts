@@ -264,7 +264,7 @@ export async function measureImport(options: ImportBenchOptions): Promise<Import
       real: {
         bundle: REAL_HISTORY_BUNDLE,
         commits: Number((await git(['--git-dir', real, 'rev-list', '--all', '--count'])).stdout.trim()),
-        refs: realOriginRefs.split('\n').length,
+        refs: realOriginRefs.split('\n').filter((line) => !line.endsWith('^{}')).length,
         rounds,
         load: [loadBefore, loadAfter],
         identicalRefs: realIdentical,
