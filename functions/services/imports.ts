@@ -477,20 +477,22 @@ export async function beginSyncAttempt(record: Import, originFingerprint?: strin
 // ---- Cancel -------------------------------------------------------------------------------
 
 /**
- * DELETE /repos/:owner/:repo/import: the import item goes first (so the execution's later writes
- * are dropped), then the execution is stopped and the import's authors, large files, working
+ * DELETE /repos/:owner/:repo/import: the execution is stopped, then the import item goes (so the
+ * running step's later writes are dropped), then the import's authors, large files, working
  * directories and (unless the owner pushed work of their own) the hosted repository are removed.
+ * Stopped first so that the execution ends `ABORTED` in the console: with the item gone first, a
+ * step that wrote next failed its condition and could end the execution `FAILED` before the stop.
  */
 export async function cancelImport(caller: Caller, owner: string, name: string): Promise<void> {
   const first = await ownedImport(caller, owner, name);
   const { ownerLogin, repoName } = first;
   const cancelled = await withFreshImport(ownerLogin, repoName, first, async (record) => {
+    await stopQuietly(executionArnOf(record), 'the import was cancelled');
     const outcome = await deleteImport(ownerLogin, repoName, record, !record.ownerPushed);
     if (outcome === 'gone') throw notFound();
     return outcome === 'ok' ? record : undefined;
   });
   await importCancelled(cancelled);
-  await stopQuietly(executionArnOf(cancelled), 'the import was cancelled');
   await announceImportOutcome(ownerLogin, repoName, 'cancelled');
   await Promise.all([
     deleteImportItems(ownerLogin, repoName, cancelled.importId),

@@ -670,6 +670,11 @@ describe('following the origin', () => {
       body: { interval_minutes: 60 },
     });
     await call('POST /repos/{owner}/{repo}/import/sync', `${base}/sync`, 202, { auth: octocat.auth });
+    // The cut-over waits for the sync attempt to end (409 meanwhile); this stack's workflow idles.
+    await call('DELETE /repos/{owner}/{repo}/import/sync', `${base}/sync`, 409, { auth: octocat.auth });
+    const syncing = await getImport('octocat', 'followed');
+    if (!syncing) throw new Error('no import');
+    await enterStatus('octocat', 'followed', syncing.attempt, 'complete');
     await call('DELETE /repos/{owner}/{repo}/import/sync', `${base}/sync`, 200, { auth: octocat.auth });
     await call('POST /repos/{owner}/{repo}/import/sync', `${base}/sync`, 422, { auth: octocat.auth });
     expectConformance();

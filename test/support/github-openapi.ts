@@ -58,6 +58,7 @@ const SHARED_ERRORS: Record<string, string> = {
   '401': 'requires_authentication',
   '403': 'forbidden',
   '404': 'not_found',
+  '409': 'conflict',
   '422': 'validation_failed',
 };
 
