@@ -344,7 +344,6 @@ export const importRawChunk = watchedStep(async function importRawChunk(
     );
   // None is left running when another fails.
   await Promise.allSettled([recording, scan, hgScan]);
-  await hgScan;
   await recording;
   const largeFiles = await scan;
   // A sync that finds none where the import had none leaves the stored list as it is.

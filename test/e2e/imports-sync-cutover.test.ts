@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +10,7 @@ import { createUser, personalToken } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
 import { importApiCall } from '#test/import-api';
 import { startTestStack } from '#test/stack';
+import { type TcpRelay, tcpRelay } from '#test/tcp-relay';
 
 /*
  * The cut-over while a sync runs (issue 35, item 6): the cut-over is the point after which the
@@ -27,7 +27,7 @@ let token: string;
 let root: string;
 let origin: string;
 let http: OriginServer;
-let relay: Server;
+let relay: TcpRelay | undefined;
 let relayUrl: string;
 /** How long the relay waits before it connects a client to the origin. */
 let originDelayMs = 0;
@@ -74,23 +74,8 @@ beforeAll(async () => {
   origin = join(root, 'small.git');
   await makeFixtureRepository(origin, { commits: 4, branches: 1, annotatedTags: 0 });
   http = await serveGitHttp(root);
-  relay = createServer((client) => {
-    client.pause();
-    setTimeout(() => {
-      const upstream = connect(http.port, '127.0.0.1');
-      client.pipe(upstream).pipe(client);
-      client.resume();
-      const end = () => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on('error', end);
-      upstream.on('error', end);
-    }, originDelayMs);
-  });
-  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-  const address = relay.address();
-  relayUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/small.git`;
+  relay = await tcpRelay(http.port, { delayMs: () => originDelayMs });
+  relayUrl = `http://127.0.0.1:${relay.port}/small.git`;
   stack = await startTestStack();
   git = await gitClient();
   const user = await createUser(stack.endpointsFile, 'octocat');
@@ -100,7 +85,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await http?.close();
-  await new Promise((resolve) => relay?.close(resolve));
+  await relay?.close();
   await rm(root, { recursive: true, force: true });
 });
 

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +10,7 @@ import { createUser, personalToken } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
 import { importApiCall } from '#test/import-api';
 import { startTestStack } from '#test/stack';
+import { type TcpRelay, tcpRelay } from '#test/tcp-relay';
 
 /*
  * Following a Git origin on real material (issue 27, items 2 and 3): the Lua project's history up
@@ -30,7 +30,7 @@ let token: string;
 let root: string;
 let origin: string;
 let http: OriginServer;
-let relay: Server;
+let relay: TcpRelay | undefined;
 /** Bytes the origin sent through the relay (what the importer fetched). */
 let relayed = 0;
 let relayUrl: string;
@@ -117,22 +117,12 @@ beforeAll(async () => {
   await originGit('update-ref', 'refs/heads/gone', 'v5.0');
   await originGit('update-ref', 'refs/heads/forced', 'v5.1~5');
   http = await serveGitHttp(root);
-  relay = createServer((client) => {
-    const upstream = connect(http.port, '127.0.0.1');
-    upstream.on('data', (chunk: Buffer) => {
-      relayed += chunk.length;
-    });
-    client.pipe(upstream).pipe(client);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', end);
-    upstream.on('error', end);
+  relay = await tcpRelay(http.port, {
+    onOriginData: (bytes) => {
+      relayed += bytes;
+    },
   });
-  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-  const address = relay.address();
-  relayUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/lua.git`;
+  relayUrl = `http://127.0.0.1:${relay.port}/lua.git`;
   stack = await startTestStack();
   git = await gitClient();
   const user = await createUser(stack.endpointsFile, 'octocat');
@@ -142,7 +132,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await http?.close();
-  await new Promise((resolve) => relay?.close(resolve));
+  await relay?.close();
   await rm(root, { recursive: true, force: true });
 });
 
