@@ -14,6 +14,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { awsClientSettings } from '#shared/aws-clients';
 import { config } from '#shared/config';
 import type { Key } from './keys.ts';
+import { survivesThrottling } from './throttling.ts';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
@@ -38,6 +39,7 @@ export function db(): DynamoDBDocumentClient {
  */
 export function documentClientOf(client: DynamoDBClient): DynamoDBDocumentClient {
   client.middlewareStack.remove('loggerMiddleware');
+  survivesThrottling(client);
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 

@@ -30,6 +30,23 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * A dependency that still refuses after the SDK's retries (DynamoDB throttling): the request may
+ * succeed if repeated later, and nothing of it was written. A route answers GitHub's 503; a
+ * workflow step throws it under this name, which the ASL's Retry repeats.
+ */
+export class TransientFailure extends HttpError {
+  override readonly name = 'TransientFailure';
+  constructor(
+    /** What refused, for logs and the workflow (never shown to an API client). */
+    readonly reason: string,
+    options?: { readonly cause?: unknown },
+  ) {
+    super(503, 'Service Unavailable');
+    if (options && 'cause' in options) this.cause = options.cause;
+  }
+}
+
 export const notFound = (): HttpError => new HttpError(404, 'Not Found');
 
 export const requiresAuthentication = (): HttpError => new HttpError(401, 'Requires authentication');

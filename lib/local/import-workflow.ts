@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { placeholderOf, WORKFLOW_TASKS } from '#cdk/workflow-tasks';
+import type { ConcurrencyLimit } from './lambda-concurrency.ts';
 import type { LocalStateMachine, LocalTask } from './step-functions.ts';
 import { asImageFunction, asZipFunction } from './zip-runtime.ts';
 
@@ -19,6 +20,10 @@ export const LOCAL_IMPORT_STATE_MACHINE = 'SourceImport';
  */
 export async function importStateMachine(
   given: Readonly<Record<string, LocalTask>> = {},
+  options: {
+    /** Lambda's concurrency limit over the workflow's functions (`lambda-concurrency.ts`); none by default. */
+    readonly concurrency?: ConcurrencyLimit;
+  } = {},
 ): Promise<LocalStateMachine> {
   const tasks: Record<string, LocalTask> = { ...given };
   for (const task of WORKFLOW_TASKS) {
@@ -32,6 +37,11 @@ export async function importStateMachine(
     // Each task where AWS runs it: a zip function without git, or the worker image with it.
     const runtime = task.packaging === 'image' ? asImageFunction : asZipFunction;
     tasks[placeholderOf(task.name)] = (input) => runtime(() => handler(input as never));
+  }
+  const { concurrency } = options;
+  if (concurrency) {
+    for (const [placeholder, task] of Object.entries(tasks))
+      tasks[placeholder] = (input) => concurrency.run(() => task(input));
   }
   return { name: LOCAL_IMPORT_STATE_MACHINE, definitionFile: IMPORT_ASL_FILE, tasks };
 }

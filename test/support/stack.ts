@@ -13,7 +13,12 @@ import { ENV } from '#shared/config';
 export async function startTestStack(
   options: Pick<
     LocalStackOptions,
-    'importStateMachine' | 'gatewayLimits' | 'gitFrontend' | 'syncScheduler' | 'webhookRetryDelaysMs'
+    | 'importStateMachine'
+    | 'gatewayLimits'
+    | 'gitFrontend'
+    | 'syncScheduler'
+    | 'webhookRetryDelaysMs'
+    | 'dynamodbEndpoint'
   > = {},
 ): Promise<LocalStack & { endpointsFile: string }> {
   const endpointsFile = join(await mkdtemp(join(tmpdir(), 'stack-')), 'local.json');

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { OAuthError, tokenErrorFields } from '#domain/oauth-errors';
 import { config } from '#shared/config';
 import { header, presentedCredentials } from '#shared/credentials';
-import { HttpError } from '#shared/errors';
+import { HttpError, TransientFailure } from '#shared/errors';
 import { logContext, logUnhandled } from '#shared/log';
 import { type PublicUrls, publicUrls } from '#shared/urls';
 import { bodyLimit } from './http-stack.ts';
@@ -167,6 +167,15 @@ const oauthContext = (
   },
 });
 
+/**
+ * A request that met throttling beyond the SDK's retries: 503 with RFC 6749's
+ * `temporarily_unavailable`, so that the client tries again (its code was not spent).
+ */
+const TEMPORARILY_UNAVAILABLE = {
+  error: 'temporarily_unavailable',
+  error_description: 'The service is temporarily unavailable. Please try again.',
+} as const;
+
 const oauthResponse = (handlerId: string): middy.MiddlewareObj<OAuthEvent, APIGatewayProxyResult> => ({
   after: (request) => {
     request.response = toResult(
@@ -185,6 +194,10 @@ const oauthResponse = (handlerId: string): middy.MiddlewareObj<OAuthEvent, APIGa
         { ...tokenErrorFields(error.code, docsUrl, error.description), ...error.extra },
         format,
       );
+      return;
+    }
+    if (error instanceof TransientFailure) {
+      request.response = toResult(503, TEMPORARILY_UNAVAILABLE, format);
       return;
     }
     if (error instanceof HttpError) {
@@ -254,6 +267,10 @@ const oauthJsonResponse = (handlerId: string): middy.MiddlewareObj<OAuthEvent, A
         tokenErrorFields(error.code, docsUrl, error.description),
         challenge,
       );
+      return;
+    }
+    if (error instanceof TransientFailure) {
+      request.response = jsonResult(503, TEMPORARILY_UNAVAILABLE);
       return;
     }
     if (error instanceof HttpError) {

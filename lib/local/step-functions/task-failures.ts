@@ -18,8 +18,13 @@ export class TaskFailure extends Error {
   }
 }
 
-/** The `errorType`/`errorMessage`/`trace` Lambda's Node.js runtime reports for a thrown value. */
+/**
+ * The `errorType`/`errorMessage`/`trace` Lambda's Node.js runtime reports for a thrown value; a
+ * `TaskFailure` is the Lambda service's own answer and is reported as it is.
+ */
 export function lambdaFailure(thrown: unknown): TaskFailure {
+  // Refused before the function ran (Lambda's own errors, e.g. `Lambda.TooManyRequestsException`).
+  if (thrown instanceof TaskFailure) return thrown;
   const payload =
     thrown instanceof Error
       ? { errorType: thrown.name, errorMessage: thrown.message, trace: (thrown.stack ?? '').split('\n') }
