@@ -573,7 +573,7 @@ export interface Failure {
 }
 
 /** Errors whose messages were written for the user (no credentials, no internals). */
-const READABLE_ERRORS = new Set(['OriginFailed', 'ForbiddenAddress', 'OriginAuthFailed']);
+const READABLE_ERRORS = new Set(['OriginFailed', 'ForbiddenAddress', 'OriginAuthFailed', 'StorageFull']);
 
 /** The message the user reads for a failure: the origin's own words when they are fit to show, else a plain sentence. */
 export function readableFailure(step: FailedStep, failure: Failure | undefined): string {
