@@ -8,7 +8,7 @@ import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
-import { importApiCall } from '#test/import-api';
+import { importToTheEnd } from '#test/import-to-end';
 import { startTestStack } from '#test/stack';
 
 /**
@@ -27,9 +27,6 @@ let git: Awaited<ReturnType<typeof gitClient>>;
 let token: string;
 let origin: OriginServer;
 let storage: string;
-
-const api = (method: string, path: string, body?: unknown) =>
-  importApiCall(stack.baseUrl, token, method, path, body);
 
 beforeAll(async () => {
   stack = await startTestStack();
@@ -53,22 +50,12 @@ afterAll(async () => {
 
 describe('an import whose working storage fills up', () => {
   it('ends in error naming the full storage, with no ref written and no working file left', async () => {
-    const created = await fetch(`${stack.baseUrl}/user/repos`, {
-      method: 'POST',
-      headers: { Authorization: `token ${token}` },
-      body: JSON.stringify({ name: 'too-big' }),
+    const last = await importToTheEnd(stack.baseUrl, token, {
+      owner: 'octocat',
+      name: 'too-big',
+      body: { vcs_url: `${origin.url}/big.git` },
+      timeoutMs: 120_000,
     });
-    expect(created.status).toBe(201);
-    const started = await api('PUT', '/repos/octocat/too-big/import', { vcs_url: `${origin.url}/big.git` });
-    expect(started.status, JSON.stringify(started.body)).toBe(201);
-
-    const deadline = Date.now() + 120_000;
-    let last: Record<string, unknown> = {};
-    while (Date.now() < deadline) {
-      last = (await api('GET', '/repos/octocat/too-big/import')).body;
-      if (last.status === 'error' || last.status === 'complete') break;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
     expect(last.status, JSON.stringify(last)).toBe('error');
     expect(last.error_message).toMatch(/^The import's working storage is full: /);
     expect(last.error_message).toContain(`${STORAGE_MIB} MiB`);
