@@ -56,7 +56,10 @@ export function descendants(all: readonly Proc[], root: number): Proc[] {
 }
 
 export interface Sampler {
-  /** Stops sampling: the peak resident memory (bytes) and the peak disk (bytes) seen. */
+  /**
+   * Stops sampling: the peak resident memory (bytes) and the peak disk (bytes) seen, beyond what
+   * the directories held when sampling started.
+   */
   stop(): Promise<{ peakRssBytes: number; peakDiskBytes: number }>;
 }
 
@@ -68,6 +71,7 @@ export function sample(dirs: readonly string[], skip: readonly string[] = ['java
   let peakRssBytes = 0;
   let peakDiskBytes = 0;
   let running = true;
+  const before = diskBytes(dirs);
   const memory = (async () => {
     while (running) {
       const all = await processes();
@@ -90,7 +94,7 @@ export function sample(dirs: readonly string[], skip: readonly string[] = ['java
       running = false;
       await Promise.all([memory, disk]);
       peakDiskBytes = Math.max(peakDiskBytes, await diskBytes(dirs));
-      return { peakRssBytes, peakDiskBytes };
+      return { peakRssBytes, peakDiskBytes: Math.max(0, peakDiskBytes - (await before)) };
     },
   };
 }
