@@ -232,7 +232,7 @@ export function outcomeLines(result: LargeOutcome, where: string, added: string)
     costRow('import through the API, uninterrupted', result.importClean),
     `| sync of ${added} | ${seconds(result.syncMs)} (**${ratio.toFixed(3)}×** the import; target ≤ 0.2) | | |`,
     '',
-    `The import whose worker died equals the uninterrupted one, refs id for id: **${result.sameAfterDeath ? 'yes' : 'NO'}**. ${result.retriesAdded ? "The ASL in this tree did not retry `Runtime.ExitError`: the bench ran a copy with it added to every Task's first Retry." : 'The ASL retries `Runtime.ExitError` as it is.'} Memory is this process (the local stack and its in-process worker) and every tool it ran, DynamoDB Local and the origin's server aside.`,
+    `The import whose worker died equals the uninterrupted one, refs id for id: **${result.sameAfterDeath ? 'yes' : 'NO'}**. ${result.retriesAdded ? "The ASL in this tree did not retry `Runtime.ExitError`: the bench ran a copy with it added to every Task's first Retry." : 'The ASL retries `Runtime.ExitError` as it is.'} Memory is this process (the local stack and its in-process worker) and every process it started, DynamoDB Local aside: the origin's server (a child too) is counted, in the floor as well when the floor reads it over the network (Git).`,
   ];
 }
 
