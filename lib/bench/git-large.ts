@@ -92,10 +92,12 @@ async function cachedHistory(options: GitLargeOptions): Promise<{ repo: string; 
     const line = `commit ${i}\n`;
     await write(`\nM 100644 inline log.txt\ndata ${line.length}\n${line}\n`);
     if (i % 500 === 0) await write(`reset refs/heads/branch-${i}\nfrom :${i}\n\n`);
-    if (i % 1000 === 0)
+    if (i % 1000 === 0) {
+      const tag = `v${i}\n`;
       await write(
-        `tag v${i}\nfrom :${i}\ntagger Dev <dev@example.com> ${1_500_000_000 + i * 60} +0000\ndata 4\nv${i}\n\n`,
+        `tag v${i}\nfrom :${i}\ntagger Dev <dev@example.com> ${1_500_000_000 + i * 60} +0000\ndata ${tag.length}\n${tag}\n`,
       );
+    }
   }
   await write('done\n');
   importer.stdin.end();
