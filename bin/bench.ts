@@ -19,7 +19,13 @@
  * - `originlfs`: importing a Git origin with 50 MiB of LFS objects against `git clone` +
  *   `git lfs fetch --all`;
  * - `webhooks`: a ping and its signed delivery against a plain read and a direct POST.
- * No section named means all of them.
+ * No section named means all of them. Opt-in sections, run only when named (they take long):
+ * - `svn-100k`: a generated 100,000-revision Subversion history (`BENCH_SVN_REVISIONS` for
+ *   fewer) imported with a dead worker in the middle, against `svnadmin load` plus
+ *   `svn-all-fast-export` by hand; then a sync of 10 new revisions;
+ * - `git-large`: the largest Git history the machine holds (`BENCH_GIT_GIB`, default 5) imported
+ *   with a dead worker in the middle, against `git clone --mirror` plus `git push --mirror`; then a
+ *   sync of 10 new commits.
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
@@ -50,6 +56,7 @@ const SECTIONS = [
   'originlfs',
   'webhooks',
 ] as const;
+const OPT_IN = ['svn-100k', 'git-large'] as const;
 const wanted = new Set(process.argv.slice(2));
 
 // Each section loads only its own modules (below, in its block): the sections that measure the
@@ -59,7 +66,9 @@ const wanted = new Set(process.argv.slice(2));
 // per process, as in a Lambda container): unless exactly one section is named, run each named
 // section (or all) in a child process.
 if (wanted.size !== 1) {
-  for (const section of wanted.size === 0 ? SECTIONS : SECTIONS.filter((name) => wanted.has(name))) {
+  for (const section of wanted.size === 0
+    ? SECTIONS
+    : [...SECTIONS, ...OPT_IN].filter((name) => wanted.has(name))) {
     const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
     const child = spawnSync(tsx, [fileURLToPath(import.meta.url), section], { stdio: 'inherit' });
     if (child.status !== 0) process.exit(child.status ?? 1);
@@ -303,4 +312,34 @@ if (run('webhooks')) {
   const markdown = webhooksReport(await measureWebhooks(100), machine);
   await writeSection('webhooks', markdown);
   console.log(markdown);
+}
+
+if (run('svn-100k')) {
+  const { measureSvnLarge, svnLargeReport } = await import('#bench/svn-large');
+  const options = {
+    revisions: Number(process.env.BENCH_SVN_REVISIONS ?? 100_000),
+    branches: 40,
+    tags: 200,
+    files: 400,
+    authors: Array.from({ length: 300 }, (_, i) => `dev${String(i + 1).padStart(3, '0')}`),
+    added: 10,
+    deathAfterMs: Number(process.env.BENCH_DEATH_AFTER_MS ?? 3_000),
+  };
+  const markdown = svnLargeReport(await measureSvnLarge(options), machine, options);
+  console.log(markdown);
+  await writeSection('svn-100k', markdown);
+}
+
+if (run('git-large')) {
+  const { gitLargeReport, measureGitLarge } = await import('#bench/git-large');
+  const bytes = Math.round(Number(process.env.BENCH_GIT_GIB ?? 5) * 2 ** 30);
+  const options = {
+    bytes,
+    commits: Math.max(100, Math.round(bytes / (1 << 20))),
+    added: 10,
+    deathAfterMs: Number(process.env.BENCH_DEATH_AFTER_MS ?? 3_000),
+  };
+  const markdown = gitLargeReport(await measureGitLarge(options), machine, options);
+  console.log(markdown);
+  await writeSection('git-large', markdown);
 }

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type LocalStack, startLocalStack } from '#local/stack';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '#local/stack';
 import { config, ENV } from '#shared/config';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -88,6 +88,7 @@ export async function createBenchAccounts(
  */
 export async function startBenchStack(
   name: string,
+  options: Pick<LocalStackOptions, 'importStateMachine'> = {},
 ): Promise<{ stack: LocalStack; endpointsFile: string; stop(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), `bench-${name}-`));
   const endpointsFile = join(dir, 'local.json');
@@ -95,7 +96,7 @@ export async function startBenchStack(
   process.env.LOCAL_ENDPOINTS_FILE = endpointsFile;
   process.env[ENV.logLevel] ??= 'silent';
   const tableName = `bench-${randomUUID()}`;
-  const stack = await startLocalStack({ port: 0, tableName, writeEndpointsFile: true });
+  const stack = await startLocalStack({ port: 0, tableName, writeEndpointsFile: true, ...options });
   const stop = async () => {
     await stack.stop();
     if (previousEndpointsFile === undefined) delete process.env.LOCAL_ENDPOINTS_FILE;

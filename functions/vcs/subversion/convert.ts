@@ -22,6 +22,7 @@ import {
   RULES_FILE,
   type RulesAt,
   savedLayout,
+  savedLayoutThrough,
   savedRules,
   saveRules,
   scanOf,
@@ -131,11 +132,12 @@ async function writeRules(at: RulesAt): Promise<void> {
 /**
  * A sync's mirror gained revisions: when the rules for the whole mirror are the ones the
  * conversion was written with (the branch and tag names new revisions brought need no rule of
- * their own), the layout is updated and only the new revisions scanned; false when the rules
+ * their own), the layout is updated from the new revisions and only they are scanned; false when the rules
  * changed and the conversion must start again.
  */
 async function continueRules(at: RulesAt, scanned: number): Promise<boolean> {
-  const planned = await planRules(at, OUTPUT_NAME);
+  const known = await savedLayoutThrough(at.workDir);
+  const planned = await planRules(at, OUTPUT_NAME, known?.through === scanned ? known : undefined);
   if ((await savedRules(at.workDir)) !== planned.rules) return false;
   await saveRules(at.workDir, planned);
   await scanHistory({ ...scanOf(at, planned), from: scanned + 1 });
@@ -244,6 +246,7 @@ async function finishConversion(
     home,
     path: projectPath(origin),
     refs: svnRefs(layout),
+    standard: layout !== undefined,
     log: join(workDir, `log-${OUTPUT_NAME}`),
     keepDeletedRefs: choices.keepDeletedRefs,
   });

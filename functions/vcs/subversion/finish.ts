@@ -9,17 +9,16 @@
  * - `kept_deleted_refs`: each branch or tag deleted (or replaced) in Subversion, and the tag
  *   `backups/<name>@<revision>` it is kept as, or `ref: null` when the owner chose not to keep them.
  * - `empty_directories`: each directory that is empty at the youngest revision in a branch or tag
- *   (`svn ls -R`), `kept` when the ref's tree has it (a placeholder `.gitignore` when the owner
+ *   (`empty-dirs.ts`), `kept` when the ref's tree has it (a placeholder `.gitignore` when the owner
  *   chose to keep them, or the `.gitignore` made from its `svn:ignore`).
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { FindingEntry } from '#domain/import-report';
 import { saveFinding } from '../findings.ts';
 import { runGit } from '../git-command.ts';
 import { rawRepositoryPath } from '../origin.ts';
-import { decodeXml, runSvn } from './command.ts';
+import { emptyDirectories } from './empty-dirs.ts';
 import { PENDING_MERGEINFO } from './history-findings.ts';
 import type { SvnRefs } from './rules.ts';
 
@@ -30,6 +29,8 @@ export interface Finish {
   /** The imported project's path in the repository, no slashes around. */
   readonly path: string;
   readonly refs: SvnRefs;
+  /** Whether the project has the standard layout (trunk, branches, tags). */
+  readonly standard: boolean;
   /** svn-all-fast-export's log of this conversion (`log-raw.git`). */
   readonly log: string;
   readonly keepDeletedRefs: boolean;
@@ -165,56 +166,4 @@ export async function settleDeletedRefs(gitRepo: string, home: string, keep: boo
   });
   if (moves.length === 0) return;
   await gitLocal(gitRepo, home, ['update-ref', '--stdin'], `${moves.join('\n')}\n`);
-}
-
-/**
- * The directories with nothing in them at the youngest revision, from `svn ls -R --xml` of the
- * project read as it streams (it lists depth first: a directory is empty when the next entry is
- * not inside it), and whether each ref's tree has them.
- */
-async function emptyDirectories(finish: Finish): Promise<FindingEntry[]> {
-  const base = pathToFileURL(finish.mirror).href.replace(/\/+$/, '');
-  const target = `${base}${encodeURI(`/${finish.path}`).replace(/[?#]/g, encodeURIComponent)}@`;
-  const empty: string[] = [];
-  let open: string | undefined;
-  let pending = '';
-  const entry = /<entry\s+kind="(dir|file)"\s*>\s*<name>([^<]*)<\/name>[\s\S]*?<\/entry>/g;
-  await runSvn('svn', ['list', '-R', '--xml', '--', target], {
-    cwd: finish.home,
-    home: finish.home,
-    timeoutMs: 600_000,
-    onStdout(chunk) {
-      pending += chunk.toString('utf8');
-      let consumed = 0;
-      for (const match of pending.matchAll(entry)) {
-        consumed = (match.index ?? 0) + match[0].length;
-        const name = decodeXml(match[2] ?? '');
-        if (open !== undefined && !name.startsWith(`${open}/`)) empty.push(open);
-        open = match[1] === 'dir' ? name : undefined;
-      }
-      pending = pending.slice(consumed);
-    },
-  });
-  if (open !== undefined) empty.push(open);
-  const placed = empty.flatMap((dir) => {
-    const place = finish.refs.locate(dir);
-    return place && place.inner !== '' ? [{ dir, place }] : [];
-  });
-  if (placed.length === 0) return [];
-  const answer = (
-    await gitLocal(
-      rawRepositoryPath(finish.workDir),
-      finish.home,
-      ['cat-file', '--batch-check=%(objecttype)'],
-      `${placed.map(({ place }) => `${place.ref}:${place.inner}`).join('\n')}\n`,
-    )
-  )
-    .toString('utf8')
-    .split('\n');
-  const shown = (dir: string) => `/${finish.path === '' ? dir : `${finish.path}/${dir}`}`;
-  return placed.map(({ dir, place }, index) => ({
-    path: shown(dir),
-    ref: place.ref,
-    kept: answer[index] === 'tree',
-  }));
 }

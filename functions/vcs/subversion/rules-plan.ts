@@ -1,7 +1,8 @@
 /**
  * The conversion's rules on disk: planned from the complete mirror (`rules.ts`: standard when the
- * project has a `trunk` at the youngest revision), saved with the layout they were written for and
- * the branches and tags they rename. A sync plans them again and compares (`convert.ts`).
+ * project has a `trunk` at the youngest revision), saved with the layout they were written for (and
+ * the revision it was read to) and the branches and tags they rename. A sync plans them again,
+ * reading the layout of its new revisions only, and compares (`convert.ts`).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -31,13 +32,21 @@ export interface PlannedRules {
   readonly renames: readonly RefRename[];
   /** The standard layout's names; undefined without a `trunk` (the whole tree is `main`). */
   readonly layout: LayoutNames | undefined;
+  /** The youngest revision the layout was read to. */
+  readonly through: number;
 }
+
+/** A saved layout and the revision it was read to. */
+export type SavedLayout = Pick<PlannedRules, 'layout' | 'through'>;
 
 /** The imported project's path in the repository, no slashes around. */
 export const projectPath = (origin: SvnOrigin) => origin.path.replace(/^\/+|\/+$/g, '');
 
-/** The rules for the mirror as it is now, writing into the Git repository `output`. */
-export async function planRules(at: RulesAt, output: string): Promise<PlannedRules> {
+/**
+ * The rules for the mirror as it is now, writing into the Git repository `output`; given the
+ * standard layout `known` read to an earlier revision, only the revisions after it are read.
+ */
+export async function planRules(at: RulesAt, output: string, known?: SavedLayout): Promise<PlannedRules> {
   const path = projectPath(at.origin);
   const top = (
     await runSvn('svnlook', ['tree', '--non-recursive', '--', at.mirror, `/${path}`], {
@@ -49,13 +58,32 @@ export async function planRules(at: RulesAt, output: string): Promise<PlannedRul
     .toString('utf8')
     .split('\n')
     .map((line) => line.trim());
-  const layout = top.includes('trunk/') ? await layoutNames(at.mirror, path, at.home) : undefined;
-  return { ...conversionRules(path, layout, output), layout };
+  const through = at.origin.youngest;
+  if (!top.includes('trunk/'))
+    return { ...conversionRules(path, undefined, output), layout: undefined, through };
+  const earlier = known?.layout;
+  const read = await layoutNames(
+    at.mirror,
+    path,
+    at.home,
+    earlier === undefined ? 0 : (known?.through ?? 0) + 1,
+  );
+  const layout =
+    earlier === undefined
+      ? read
+      : {
+          branches: [...new Set([...earlier.branches, ...read.branches])],
+          tags: [...new Set([...earlier.tags, ...read.tags])],
+        };
+  return { ...conversionRules(path, layout, output), layout, through };
 }
 
 export async function saveRules(workDir: string, planned: PlannedRules): Promise<void> {
   await writeFile(join(workDir, RULES_FILE), planned.rules);
-  await writeFile(join(workDir, LAYOUT_FILE), JSON.stringify({ layout: planned.layout ?? null }));
+  await writeFile(
+    join(workDir, LAYOUT_FILE),
+    JSON.stringify({ layout: planned.layout ?? null, through: planned.through }),
+  );
   await saveRenamedRefs(workDir, planned.renames);
 }
 
@@ -63,12 +91,21 @@ export async function saveRules(workDir: string, planned: PlannedRules): Promise
 export const savedRules = (workDir: string): Promise<string | undefined> =>
   readFile(join(workDir, RULES_FILE), 'utf8').catch(() => undefined);
 
-export async function savedLayout(workDir: string): Promise<LayoutNames | undefined> {
-  const saved = JSON.parse(await readFile(join(workDir, LAYOUT_FILE), 'utf8')) as {
-    layout: LayoutNames | null;
-  };
-  return saved.layout ?? undefined;
+export const savedLayout = async (workDir: string): Promise<LayoutNames | undefined> =>
+  (await readLayout(workDir)).layout ?? undefined;
+
+/** The saved layout with the revision it was read to; undefined when saved without it. */
+export async function savedLayoutThrough(workDir: string): Promise<SavedLayout | undefined> {
+  const saved = await readLayout(workDir).catch(() => undefined);
+  if (saved === undefined || typeof saved.through !== 'number') return undefined;
+  return { layout: saved.layout ?? undefined, through: saved.through };
 }
+
+const readLayout = async (workDir: string) =>
+  JSON.parse(await readFile(join(workDir, LAYOUT_FILE), 'utf8')) as {
+    layout: LayoutNames | null;
+    through?: number;
+  };
 
 /** The history scan that goes with the planned rules (from the revision the caller says). */
 export const scanOf = (at: RulesAt, planned: PlannedRules): Omit<HistoryScan, 'from'> => ({

@@ -141,15 +141,25 @@ export function conversionRules(
  * Every name that ever existed directly under `<path>/branches/` and `<path>/tags/` in the mirror
  * (`svn log -v --xml`, whose paths are UTF-8 whatever the locale, unlike svnlook's): each changed
  * path below them names one, and where `branches/` or `tags/` (or a folder above) arrived by a
- * copy, its listing at that revision names those that came with it.
+ * copy, its listing at that revision names those that came with it. From `from` on, the names
+ * the revisions from there brought: what each revision names depends on it alone, so a sync adds
+ * them to the names of the revisions before (`rules-plan.ts`) and reads no older revision.
  */
-export async function layoutNames(mirror: string, path: string, home: string): Promise<LayoutNames> {
+export async function layoutNames(
+  mirror: string,
+  path: string,
+  home: string,
+  from = 0,
+): Promise<LayoutNames> {
   const base = path === '' ? '/' : `/${path}/`;
   const svn = (args: string[]) =>
     runSvn('svn', args, { cwd: home, home, timeoutMs: 600_000, maxStdoutBytes: 512 * 1024 * 1024 });
   const found = { branches: new Set<string>(), tags: new Set<string>() };
   const copied: { folder: 'branches' | 'tags'; revision: string }[] = [];
-  const log = (await svn(['log', '-v', '--xml', '--', localUrl(mirror, '', 'HEAD')])).toString('utf8');
+  const range = from > 0 ? ['-r', `${from}:HEAD`] : [];
+  const log = (await svn(['log', '-v', '--xml', ...range, '--', localUrl(mirror, '', 'HEAD')])).toString(
+    'utf8',
+  );
   for (const entry of log.matchAll(/<logentry\s+revision="(\d+)"[\s\S]*?<\/logentry>/g)) {
     for (const change of (entry[0] ?? '').matchAll(/<path\b([^>]*)>([^<]*)<\/path>/g)) {
       const attributes = change[1] ?? '';
