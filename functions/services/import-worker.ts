@@ -296,6 +296,8 @@ export const importRawChunk = watchedStep(async function importRawChunk(
   const adapter = adapterFor(record.vcs, adapterOptions());
   const dir = attemptDir(input, input.attempt);
   await carryOver(input, dir, async (previous) => {
+    // A restart that resumes takes the failed attempt's raw history as it is: its chunks continue.
+    if (input.resume) return;
     await adapter.reopen(previous);
     // Before anything is fetched: what this sync's passes over authors and large files skip.
     if (await exists(join(rawDir(previous), 'HEAD')))

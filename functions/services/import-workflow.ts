@@ -4,6 +4,7 @@
  * only the import's key and attempt, never credentials (they are sealed on the import item).
  */
 import {
+  DescribeExecutionCommand,
   SendTaskSuccessCommand,
   SFNClient,
   StartExecutionCommand,
@@ -28,6 +29,11 @@ export interface ImportExecutionInput {
   readonly sync?: boolean;
   /** A scheduled sync: the origin's fingerprint taken before it started (`Complete` records it). */
   readonly originFingerprint?: string;
+  /**
+   * A restart that continues `fromAttempt`, an attempt of the same import that failed or was
+   * interrupted (`import-resume.ts`): its directory moves on as it is, cursor and all.
+   */
+  readonly resume?: boolean;
 }
 
 let client: SFNClient | undefined;
@@ -65,6 +71,18 @@ export async function stopAttempt(executionArn: string | undefined, cause: strin
     .catch((error: unknown) => {
       if ((error as Error).name !== 'ExecutionDoesNotExist') throw error;
     });
+}
+
+/** Whether an attempt's execution has ended (any status but RUNNING; one never started has too). */
+export async function executionEnded(executionArn: string | undefined): Promise<boolean> {
+  if (!executionArn) return true;
+  try {
+    const { status } = await sfn().send(new DescribeExecutionCommand({ executionArn }));
+    return status !== 'RUNNING';
+  } catch (error) {
+    if ((error as Error).name === 'ExecutionDoesNotExist') return true;
+    throw error;
+  }
 }
 
 /**
