@@ -14,8 +14,11 @@ import { executionNameOf } from '#domain/imports';
 import { awsClientSettings } from '#shared/aws-clients';
 import { config, ENV } from '#shared/config';
 
-/** Where an attempt starts: detection, the raw import, or the rewrite (republishing a complete import). */
-export type StartAt = 'detect' | 'import' | 'rewrite';
+/**
+ * Where an attempt starts: detection, the raw import, or the rewrite (republishing a complete
+ * import); a later part of an attempt (`part`) also at the push.
+ */
+export type StartAt = 'detect' | 'import' | 'rewrite' | 'push';
 
 /** The execution input: the import's key and attempt, nothing secret. */
 export interface ImportExecutionInput {
@@ -34,6 +37,13 @@ export interface ImportExecutionInput {
    * interrupted (`import-resume.ts`): its directory moves on as it is, cursor and all.
    */
   readonly resume?: boolean;
+  /**
+   * The attempt's execution continues an earlier one of the same attempt, which spent its rounds
+   * (`import-continuation.ts`): part 2, 3, … (named `….attempt-N.part-P`).
+   */
+  readonly part?: number;
+  /** For `push`: RewriteHistory's outcome in the part before (which history is pushed). */
+  readonly rewrite?: { readonly rewritten?: boolean };
 }
 
 let client: SFNClient | undefined;
@@ -61,6 +71,20 @@ export async function startAttempt(input: ImportExecutionInput): Promise<string>
   );
   if (!executionArn) throw new Error('StartExecution returned no executionArn');
   return executionArn;
+}
+
+/**
+ * Starts a later part of an attempt; idempotent by its name: when a retry finds it already
+ * started (`ExecutionAlreadyExists`), its ARN is the answer.
+ */
+export async function startPart(input: ImportExecutionInput): Promise<string> {
+  const name = executionNameOf(input);
+  try {
+    return await startAttempt(input);
+  } catch (error) {
+    if ((error as Error).name !== 'ExecutionAlreadyExists') throw error;
+    return `${stateMachineArn().replace(':stateMachine:', ':execution:')}:${name}`;
+  }
 }
 
 /** Stops an attempt's execution; one that already ended (or never started) is not an error. */

@@ -106,5 +106,5 @@ describe('restarting a Git import that failed mid-history', () => {
     const [resumed, whole] = [await outcome('resumed'), await outcome('fresh')];
     expect(resumed).toEqual(whole);
     expect(resumed.refs).toEqual(await remoteRefs(await gitClient(), `${origin.url}/long.git`));
-  });
+  }, 300_000);
 });
