@@ -424,7 +424,13 @@ async function restart(record: Import, sent: SentImportChoices): Promise<true | 
     throw invalid('status', 'The repository has commits of its own since the import: it cannot be restarted');
   const choices = sendsChoices(sent) ? withSentChoices(choicesOf(record), sent) : undefined;
   const choicesChange = choices !== undefined && !sameChoices(choices, choicesOf(record));
-  const ended = mayBeInterrupted(record.status) ? await executionEnded(executionArnOf(record)) : true;
+  // Unknown (Step Functions did not answer) counts as still running: the import starts over.
+  const ended = mayBeInterrupted(record.status)
+    ? await executionEnded(executionArnOf(record)).catch((error: unknown) => {
+        log('warn', 'DescribeExecution failed; the restart starts over', { error: (error as Error).name });
+        return false;
+      })
+    : true;
   const resume = restartResumes(record, choicesChange, ended);
   const begun = await beginAttempt(
     record.ownerLogin,
