@@ -205,15 +205,17 @@ export const acceptsHistoryChanges = (record: Pick<Import, 'ownerPushed'>): bool
 /**
  * The Step Functions execution name of an import attempt: readable in the console, unique per
  * attempt, within AWS's rules (1–80 of letters, digits, `.`, `-`, `_`). Logins have no `.`, so the
- * first `.` separates owner from repository.
+ * first `.` separates owner from repository. An attempt that continues in a new execution (Step
+ * Functions' history limit) names its later parts `….attempt-N.part-P` (P ≥ 2).
  */
 export function executionName(
   ownerLogin: string,
   repoName: string,
   attempt: number,
   kind: 'attempt' | 'sync' = 'attempt',
+  part = 1,
 ): string {
-  const suffix = `.${kind}-${attempt}`;
+  const suffix = `.${kind}-${attempt}${part > 1 ? `.part-${part}` : ''}`;
   const full = `${ownerLogin}.${repoName}${suffix}`;
   if (full.length <= 80) return full;
   // Long names keep their start and a short digest of the whole, so two long names stay distinct.
@@ -231,7 +233,9 @@ export const executionNameOf = (input: {
   readonly repo: string;
   readonly attempt: number;
   readonly sync?: boolean | undefined;
-}): string => executionName(input.owner, input.repo, input.attempt, input.sync ? 'sync' : 'attempt');
+  readonly part?: number | undefined;
+}): string =>
+  executionName(input.owner, input.repo, input.attempt, input.sync ? 'sync' : 'attempt', input.part);
 
 function fnv1a(text: string): number {
   let hash = 0x811c9dc5;

@@ -55,6 +55,7 @@ import { readRevisionList, writePublishedRevisions } from '#vcs/revision-map';
 import { newLargeBlob, recordSeenTips, seenTips } from '#vcs/seen-history';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
+import { nextRound, type Rounds } from './import-continuation.ts';
 import { statusChanged } from './import-events.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
 import { openImportCredentials } from './imports.ts';
@@ -291,11 +292,13 @@ export const importRawChunk = watchedStep(async function importRawChunk(
   input: StepInput,
   record: Import,
   write: Writes,
-): Promise<{ done: boolean; needsLfsChoice: boolean }> {
+): Promise<{ done: boolean; needsLfsChoice: boolean } & Rounds> {
   if (record.vcs === null) throw new Error('importRawChunk: the import has no vcs (detection did not run)');
   const adapter = adapterFor(record.vcs, adapterOptions());
   const dir = attemptDir(input, input.attempt);
   await carryOver(input, dir, async (previous) => {
+    // A restart that resumes takes the failed attempt's raw history as it is: its chunks continue.
+    if (input.resume) return;
     await adapter.reopen(previous);
     // Before anything is fetched: what this sync's passes over authors and large files skip.
     if (await exists(join(rawDir(previous), 'HEAD')))
@@ -327,7 +330,7 @@ export const importRawChunk = watchedStep(async function importRawChunk(
   if (!chunk.done) {
     await recording;
     await write.report(record.importId, { rawDone: false, findings: await loadFindings(dir) });
-    return { done: false, needsLfsChoice: false };
+    return { done: false, needsLfsChoice: false, ...nextRound(input, 'raw', false) };
   }
 
   const hgJob = record.vcs === 'git' ? await gitJob(input, dir) : undefined;
@@ -358,6 +361,7 @@ export const importRawChunk = watchedStep(async function importRawChunk(
     done: true,
     // The choice may have been made while the step ran: read again only when there is one to make.
     needsLfsChoice: largeFiles.length > 0 && (await current(input)).useLfs === 'undecided',
+    ...nextRound(input, 'raw', true),
   };
 });
 
@@ -449,7 +453,7 @@ export const rewrite = watchedStep(async function rewrite(
 });
 
 /** What the push step hands the workflow (`$.push`): whether it is done, and what Complete records. */
-export interface PushOutcome {
+export interface PushOutcome extends Partial<Rounds> {
   readonly done: boolean;
   readonly defaultBranch?: string;
   readonly sizeKiB?: number;
@@ -486,7 +490,7 @@ async function publishBatch(input: PushInput, record: Import, write: Writes): Pr
   );
   if (!result.done) {
     await progress.flush();
-    return { done: false };
+    return { done: false, ...nextRound(input, 'push', false) };
   }
   progress.report({ pushPercent: 100 });
   const revisions = await readRevisionList(publishedRevisionsFile(dir));
@@ -505,6 +509,7 @@ async function publishBatch(input: PushInput, record: Import, write: Writes): Pr
     sizeKiB: result.sizeKiB,
     ...(result.refChanges ? { refChanges: reported(result.refChanges) } : {}),
     originRevision: revisions.at(-1)?.originRevision ?? null,
+    ...nextRound(input, 'push', true),
   };
 }
 

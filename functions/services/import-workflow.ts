@@ -4,6 +4,7 @@
  * only the import's key and attempt, never credentials (they are sealed on the import item).
  */
 import {
+  DescribeExecutionCommand,
   SendTaskSuccessCommand,
   SFNClient,
   StartExecutionCommand,
@@ -13,8 +14,11 @@ import { executionNameOf } from '#domain/imports';
 import { awsClientSettings } from '#shared/aws-clients';
 import { config, ENV } from '#shared/config';
 
-/** Where an attempt starts: detection, the raw import, or the rewrite (republishing a complete import). */
-export type StartAt = 'detect' | 'import' | 'rewrite';
+/**
+ * Where an attempt starts: detection, the raw import, or the rewrite (republishing a complete
+ * import); a later part of an attempt (`part`) also at the push.
+ */
+export type StartAt = 'detect' | 'import' | 'rewrite' | 'push';
 
 /** The execution input: the import's key and attempt, nothing secret. */
 export interface ImportExecutionInput {
@@ -28,6 +32,18 @@ export interface ImportExecutionInput {
   readonly sync?: boolean;
   /** A scheduled sync: the origin's fingerprint taken before it started (`Complete` records it). */
   readonly originFingerprint?: string;
+  /**
+   * A restart that continues `fromAttempt`, an attempt of the same import that failed or was
+   * interrupted (`import-resume.ts`): its directory moves on as it is, cursor and all.
+   */
+  readonly resume?: boolean;
+  /**
+   * The attempt's execution continues an earlier one of the same attempt, which spent its rounds
+   * (`import-continuation.ts`): part 2, 3, … (named `….attempt-N.part-P`).
+   */
+  readonly part?: number;
+  /** For `push`: RewriteHistory's outcome in the part before (which history is pushed). */
+  readonly rewrite?: { readonly rewritten?: boolean };
 }
 
 let client: SFNClient | undefined;
@@ -57,6 +73,20 @@ export async function startAttempt(input: ImportExecutionInput): Promise<string>
   return executionArn;
 }
 
+/**
+ * Starts a later part of an attempt; idempotent by its name: when a retry finds it already
+ * started (`ExecutionAlreadyExists`), its ARN is the answer.
+ */
+export async function startPart(input: ImportExecutionInput): Promise<string> {
+  const name = executionNameOf(input);
+  try {
+    return await startAttempt(input);
+  } catch (error) {
+    if ((error as Error).name !== 'ExecutionAlreadyExists') throw error;
+    return `${stateMachineArn().replace(':stateMachine:', ':execution:')}:${name}`;
+  }
+}
+
 /** Stops an attempt's execution; one that already ended (or never started) is not an error. */
 export async function stopAttempt(executionArn: string | undefined, cause: string): Promise<void> {
   if (!executionArn) return;
@@ -65,6 +95,18 @@ export async function stopAttempt(executionArn: string | undefined, cause: strin
     .catch((error: unknown) => {
       if ((error as Error).name !== 'ExecutionDoesNotExist') throw error;
     });
+}
+
+/** Whether an attempt's execution has ended (any status but RUNNING; one never started has too). */
+export async function executionEnded(executionArn: string | undefined): Promise<boolean> {
+  if (!executionArn) return true;
+  try {
+    const { status } = await sfn().send(new DescribeExecutionCommand({ executionArn }));
+    return status !== 'RUNNING';
+  } catch (error) {
+    if ((error as Error).name === 'ExecutionDoesNotExist') return true;
+    throw error;
+  }
 }
 
 /**

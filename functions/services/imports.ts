@@ -29,6 +29,7 @@ import {
 import { findRevision, pageOfRevisions } from '#data/imports/revision-map';
 import { foldAsciiCase, sameAsciiCaseless } from '#domain/ascii-case';
 import { composeReport, type ImportReport } from '#domain/import-report';
+import { mayBeInterrupted, restartResumes, sameChoices } from '#domain/import-resume';
 import {
   acceptsCredentials,
   acceptsHistoryChanges,
@@ -63,7 +64,7 @@ import { SEAL_PURPOSE } from '#shared/seal-purposes';
 import { removeImportFiles } from '#vcs/import-files';
 import type { Caller } from './authenticate.ts';
 import { importCancelled, statusChanged } from './import-events.ts';
-import { resumeWaiting, type StartAt, startAttempt, stopAttempt } from './import-workflow.ts';
+import { executionEnded, resumeWaiting, type StartAt, startAttempt, stopAttempt } from './import-workflow.ts';
 import { visibleRepository } from './repositories.ts';
 import { secretSealer } from './secret-sealer.ts';
 import { announceImportOutcome } from './webhook-events.ts';
@@ -149,6 +150,7 @@ async function launch(
   fromAttempt?: number,
   sync?: boolean,
   originFingerprint?: string,
+  resume?: boolean,
 ): Promise<void> {
   let arn: string;
   try {
@@ -160,6 +162,7 @@ async function launch(
       ...(fromAttempt === undefined ? {} : { fromAttempt }),
       ...(sync ? { sync } : {}),
       ...(originFingerprint === undefined ? {} : { originFingerprint }),
+      ...(resume ? { resume } : {}),
     });
   } catch (error) {
     log('error', 'StartExecution failed', {
@@ -412,12 +415,23 @@ async function markUnstarted(
 
 /**
  * Restart: stop the running execution, begin the next attempt from the first status (with the
- * choices the owner sent changed), start it.
+ * choices the owner sent changed), start it. An attempt that failed or was interrupted, restarted
+ * with the same choices, is resumed: the new attempt continues from its raw history
+ * (`import-resume.ts`); otherwise the import starts over.
  */
 async function restart(record: Import, sent: SentImportChoices): Promise<true | undefined> {
   if (!acceptsHistoryChanges(record))
     throw invalid('status', 'The repository has commits of its own since the import: it cannot be restarted');
   const choices = sendsChoices(sent) ? withSentChoices(choicesOf(record), sent) : undefined;
+  const choicesChange = choices !== undefined && !sameChoices(choices, choicesOf(record));
+  // Unknown (Step Functions did not answer) counts as still running: the import starts over.
+  const ended = mayBeInterrupted(record.status)
+    ? await executionEnded(executionArnOf(record)).catch((error: unknown) => {
+        log('warn', 'DescribeExecution failed; the restart starts over', { error: (error as Error).name });
+        return false;
+      })
+    : true;
+  const resume = restartResumes(record, choicesChange, ended);
   const begun = await beginAttempt(
     record.ownerLogin,
     record.repoName,
@@ -428,8 +442,14 @@ async function restart(record: Import, sent: SentImportChoices): Promise<true | 
   if (!begun) return undefined;
   await statusChanged(record.ownerLogin, record.repoName, record.status, {}, begun);
   await stopQuietly(executionArnOf(record), 'the import was restarted');
-  await launch({ ...record, attempt: record.attempt + 1 }, startAtFor(record.vcs), () =>
-    markUnstarted(record, record.attempt + 1),
+  await launch(
+    { ...record, attempt: record.attempt + 1 },
+    startAtFor(record.vcs),
+    () => markUnstarted(record, record.attempt + 1),
+    resume ? record.attempt : undefined,
+    undefined,
+    undefined,
+    resume,
   );
   return true;
 }

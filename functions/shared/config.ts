@@ -89,6 +89,11 @@ export const ENV = {
   gitRequestTimeoutSeconds: 'GIT_REQUEST_TIMEOUT_SECONDS',
   /** The time budget of one chunk of a long import step, in seconds (default 600). */
   importChunkSeconds: 'IMPORT_CHUNK_SECONDS',
+  /**
+   * Chunk and push rounds one import execution runs before it continues in a new execution
+   * (default 1,000: about 7,000 of Step Functions' 25,000 history events; `import-rounds.ts`).
+   */
+  importRoundsPerExecution: 'IMPORT_ROUNDS_PER_EXECUTION',
   /** Largest raw history an import may fetch, in bytes (default 10 GiB); more fails the import. */
   importMaxBytes: 'IMPORT_MAX_BYTES',
   /** Most Git objects one import's raw history may hold. */
@@ -152,6 +157,7 @@ export interface Config extends GitLimits {
   readonly lfsActionSeconds: number;
   readonly largeFileBytes: number;
   readonly importChunkSeconds: number;
+  readonly importRoundsPerExecution: number;
   readonly importMaxBytes: number;
   readonly importMaxObjects: number;
   readonly originAllowedAddresses: readonly string[];
@@ -206,6 +212,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     largeFileBytes,
     ...readGitLimits(env),
     importChunkSeconds,
+    importRoundsPerExecution: positiveNumber(env, ENV.importRoundsPerExecution, 1000, true),
     importMaxBytes: positiveNumber(env, ENV.importMaxBytes, DEFAULT_IMPORT_MAX_BYTES, true),
     importMaxObjects: positiveNumber(env, ENV.importMaxObjects, DEFAULT_IMPORT_MAX_OBJECTS, true),
     deviceCodeTtlSeconds: positiveNumber(env, ENV.deviceCodeTtlSeconds, 900, true),

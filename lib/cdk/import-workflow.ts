@@ -46,6 +46,8 @@ const WORKER_MEMORY: Partial<Record<WorkflowTaskName, number>> = { Detect: 1024 
 const LONG_STEP_MEMORY = 3008;
 /** The one step that stores Git LFS objects (`services/import-worker.ts` `push`). */
 const LFS_STEP: WorkflowTaskName = 'Push';
+/** The one step that starts executions (`services/import-continuation.ts`). */
+const CONTINUATION_STEP: WorkflowTaskName = 'ContinueInNewExecution';
 
 /**
  * The source import workflow: `statemachines/import.asl.json` deployed unchanged, one function per
@@ -156,6 +158,7 @@ export class ImportWorkflow extends Construct {
       resourceName: `${props.stateMachineName}:*`,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
+    this.grantContinuation(functions.get(CONTINUATION_STEP), stack, props.stateMachineName);
     this.acknowledgeRoleWildcards();
   }
 
@@ -201,6 +204,32 @@ export class ImportWorkflow extends Construct {
       id: `AwsSolutions-IAM5[Resource::${this.executionArnsForNag()}]`,
       reason:
         'Executions are created per import attempt with names not known in advance; the wildcard is limited to the executions of this one state machine (stop a cancelled import, describe an attempt).',
+    });
+  }
+
+  /**
+   * The step that starts an attempt's next part (`import-continuation.ts`) starts executions of
+   * this machine and stops one it started for an attempt that ended meanwhile. The machine's ARN is
+   * built from its name: the machine's own ARN would make the function and the machine (whose
+   * definition names the function) depend on each other.
+   */
+  private grantContinuation(fn: LambdaFunction | undefined, stack: Stack, stateMachineName: string): void {
+    if (!(fn instanceof ApiFunction)) return;
+    const machineArn = stack.formatArn({
+      service: 'states',
+      resource: 'stateMachine',
+      resourceName: stateMachineName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    fn.addEnvironment(ENV.importStateMachineArn, machineArn);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['states:StartExecution'], resources: [machineArn] }));
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['states:StopExecution'], resources: [this.executionArns] }),
+    );
+    Validations.of(fn.executionRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${this.executionArnsForNag()}]`,
+      reason:
+        'An attempt continues in executions named per attempt and part, not known in advance; the wildcard is limited to the executions of this one state machine (stop a part started for a cancelled attempt).',
     });
   }
 

@@ -16,6 +16,7 @@ export const WORKFLOW_TASKS = [
   { name: 'WaitForPerson', handler: 'wait-for-person', packaging: 'zip' },
   { name: 'Complete', handler: 'complete', packaging: 'zip' },
   { name: 'RecordFailure', handler: 'record-failure', packaging: 'zip' },
+  { name: 'ContinueInNewExecution', handler: 'continue-in-new-execution', packaging: 'zip' },
 ] as const satisfies readonly WorkflowTask[];
 
 /**

@@ -105,7 +105,7 @@ describe('ImportWorkflow in the service stack (the one cdk synth of the infra pr
     });
   });
 
-  it('lets the state machine invoke exactly its seven Task functions (and their versions) and nothing else of Lambda', () => {
+  it('lets the state machine invoke exactly its eight Task functions (and their versions) and nothing else of Lambda', () => {
     const role = (stateMachine().Properties.RoleArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     const statements = roleStatements(resources, role);
     const lambda = statements.filter((statement) =>
@@ -121,6 +121,25 @@ describe('ImportWorkflow in the service stack (the one cdk synth of the infra pr
     // Anything on "*" is logs delivery or X-Ray, which support no resource-level permissions.
     const wildcard = statements.filter((statement) => asList(statement.Resource).includes('*'));
     for (const action of wildcard.flatMap(actionsOf)) expect(action).toMatch(/^(logs|xray):/);
+  });
+
+  it('lets only ContinueInNewExecution start executions: this machine, found by its name (no dependency cycle)', () => {
+    for (const task of WORKFLOW_TASKS) {
+      const fn = resources[taskFunction.get(task.name) ?? ''] as CfnResource;
+      const starts = roleStatements(resources, roleOf(fn)).filter((statement) =>
+        actionsOf(statement).includes('states:StartExecution'),
+      );
+      if (task.name !== 'ContinueInNewExecution') {
+        expect(starts, task.name).toEqual([]);
+        continue;
+      }
+      expect(starts.flatMap((statement) => asList(statement.Resource)).map((r) => JSON.stringify(r))).toEqual(
+        [expect.stringContaining(':stateMachine:OAuthImportService-SourceImport')],
+      );
+      expect(JSON.stringify(fn.Properties.Environment.Variables[ENV.importStateMachineArn])).toContain(
+        ':stateMachine:OAuthImportService-SourceImport',
+      );
+    }
   });
 
   it('runs the Git steps as arm64 container images of the worker Dockerfile, in the VPC with EFS at /mnt/data', () => {

@@ -18,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StepFunctionsLocal, startStepFunctionsLocal } from '#local/step-functions';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/two-step.asl.json', import.meta.url));
+/** A Lambda task in a loop: seven history events a round, until `$.rounds.n` reaches `$.until`. */
+const ROUNDS = fileURLToPath(new URL('../fixtures/rounds.asl.json', import.meta.url));
 const REGION = 'eu-west-1';
 const ACCOUNT = '210987654321';
 
@@ -70,6 +72,15 @@ beforeAll(async () => {
         name: 'TwoStep',
         definitionFile: FIXTURE,
         tasks: { FirstFunctionArn: first, SecondFunctionArn: second },
+      },
+      {
+        name: 'Rounds',
+        definitionFile: ROUNDS,
+        tasks: {
+          RoundFunctionArn: async (input) => ({
+            n: ((input as { rounds?: { n: number } }).rounds?.n ?? 0) + 1,
+          }),
+        },
       },
     ],
     region: REGION,
@@ -401,4 +412,37 @@ describe('GetExecutionHistory', () => {
     expect(events[4]?.lambdaFunctionFailedEventDetails?.error).toBe('OriginAuthFailed');
     expect(events[7]?.executionFailedEventDetails?.error).toBe('ImportFailed');
   });
+});
+
+describe('the history quota', () => {
+  /** Runs the Rounds machine to its end (a run of 25,000 events takes seconds). */
+  async function rounds(until: number) {
+    const { executionArn } = await sfn.send(
+      new StartExecutionCommand({
+        stateMachineArn: local.stateMachineArn('Rounds'),
+        input: JSON.stringify({ until }),
+      }),
+    );
+    let execution = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    while (execution.status === 'RUNNING') {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      execution = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    }
+    return { execution, events: await history(executionArn ?? '', 1000) };
+  }
+
+  it('fails an execution at its 25,000th event, as AWS does', async () => {
+    const { execution, events } = await rounds(4000);
+    expect(execution.status).toBe('FAILED');
+    expect(execution.error).toBe('States.Runtime');
+    expect(events).toHaveLength(25_000);
+    expect(events.at(-1)?.type).toBe('ExecutionFailed');
+  }, 120_000);
+
+  it('runs an execution below it to the end', async () => {
+    const { execution, events } = await rounds(3000);
+    expect(execution.status).toBe('SUCCEEDED');
+    expect(events.length).toBeGreaterThan(21_000);
+    expect(events.length).toBeLessThan(25_000);
+  }, 120_000);
 });

@@ -116,4 +116,33 @@ describe('statemachines/import.asl.json', () => {
       }
     }
   });
+
+  it('continues a loop that spent its rounds in the next part of the attempt, and ends this execution in a Succeed state', () => {
+    const { States: states } = JSON.parse(source) as Machine;
+    const spent = (choice: string) =>
+      (states[choice]?.Choices ?? [])
+        .map((rule) => rule.Next)
+        .filter((next) => String(next).endsWith('RoundsSpent'));
+    expect(spent('IsRawHistoryComplete')).toEqual(['RawRoundsSpent']);
+    expect(spent('IsPushComplete')).toEqual(['PushRoundsSpent']);
+    for (const [pass, startAt] of [
+      ['RawRoundsSpent', 'import'],
+      ['PushRoundsSpent', 'push'],
+    ] as const) {
+      expect(states[pass]?.Type).toBe('Pass');
+      expect(states[pass]?.Next).toBe('ContinueInNewExecution');
+      expect((states[pass] as { Result?: { startAt?: string } }).Result?.startAt).toBe(startAt);
+    }
+    expect(states.ContinueInNewExecution?.Resource).toBe(`\${${placeholderOf('ContinueInNewExecution')}}`);
+    expect(states.ContinueInNewExecution?.Next).toBe('ContinuedInNewExecution');
+    expect(states.ContinuedInNewExecution?.Type).toBe('Succeed');
+    expect(states.ContinueInNewExecution?.Catch?.[0]?.Next).toBe('ContinuationFailed');
+    expect(states.ContinuationFailed?.Next).toBe('Error');
+    // A later part starting at the push goes straight to it.
+    expect(states.WhereToStart?.Choices).toContainEqual({
+      Variable: '$.startAt',
+      StringEquals: 'push',
+      Next: 'Push',
+    });
+  });
 });

@@ -130,6 +130,17 @@ describe('import names', () => {
     expect(a).not.toBe(b);
   });
 
+  it('names the later parts of an attempt owner.repo.attempt-N.part-P, within 80 characters', () => {
+    expect(executionName('octocat', 'Hello-World', 3, 'attempt', 2)).toBe(
+      'octocat.Hello-World.attempt-3.part-2',
+    );
+    expect(executionName('octocat', 'Hello-World', 3, 'attempt', 1)).toBe('octocat.Hello-World.attempt-3');
+    expect(executionName('octocat', 'w', 4, 'sync', 12)).toBe('octocat.w.sync-4.part-12');
+    const longest = executionName('o'.repeat(39), 'r'.repeat(100), 2 ** 31, 'attempt', 99_999);
+    expect(longest.length).toBe(80);
+    expect(longest).toMatch(/^o+\.r+-[0-9a-z]{7}\.attempt-2147483648\.part-99999$/);
+  });
+
   it('reads Git identities', () => {
     expect(splitGitRemoteId('Mona Lisa <mona@example.org>')).toEqual({
       name: 'Mona Lisa',

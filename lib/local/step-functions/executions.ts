@@ -16,9 +16,11 @@ import type { LoadedMachine, TaskRoute } from './definition.ts';
 import {
   EXECUTION_TIMED_OUT,
   type Execution,
+  failHistoryFull,
   finish,
   type Invocation,
   json,
+  MAX_HISTORY_EVENTS,
   MAX_PAYLOAD_BYTES,
   recordEvent,
 } from './history.ts';
@@ -120,8 +122,15 @@ export class Executions {
       },
     });
     execution.abort = running.abort;
+    const historyLimit = Number(process.env.LOCAL_STEP_FUNCTIONS_MAX_HISTORY_EVENTS) || MAX_HISTORY_EVENTS;
     const recorded = (async () => {
-      for await (const event of running.eventLogs) recordEvent(execution, event);
+      for await (const event of running.eventLogs) {
+        recordEvent(execution, event);
+        if (execution.status !== 'RUNNING' || execution.history.length < historyLimit - 1) continue;
+        failHistoryFull(execution, historyLimit);
+        this.tokens.closeExecution(arn);
+        running.abort();
+      }
     })();
     execution.done = (async () => {
       try {

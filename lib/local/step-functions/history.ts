@@ -42,6 +42,8 @@ export interface Execution {
   invocations: Invocation[];
   /** Entered and not exited states, for the `<Type>StateAborted` events of a stopped execution. */
   openStates: Map<string, string>;
+  /** The history reached `MAX_HISTORY_EVENTS`: the execution failed, nothing more is recorded. */
+  historyFull?: boolean;
   abort(): void;
   done: Promise<void>;
 }
@@ -50,6 +52,15 @@ export interface Execution {
 export const EXECUTION_TIMED_OUT = {
   error: 'States.Timeout',
   cause: 'The execution ran longer than its TimeoutSeconds.',
+};
+/**
+ * AWS's quota of events in one execution's history: an execution that reaches it fails. Locally
+ * `LOCAL_STEP_FUNCTIONS_MAX_HISTORY_EVENTS` lowers it, so that a test reaches it in seconds.
+ */
+export const MAX_HISTORY_EVENTS = 25_000;
+export const HISTORY_LIMIT_EXCEEDED = {
+  error: 'States.Runtime',
+  cause: `The execution reached the maximum number of history events (${MAX_HISTORY_EVENTS}).`,
 };
 /** AWS's payload quota for execution input, state input/output and task results. */
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
@@ -138,8 +149,20 @@ function recordInvocation(
   }
 }
 
+/** The history is full: the execution fails with its last event, as AWS fails it. */
+export function failHistoryFull(execution: Execution, limit: number) {
+  execution.historyFull = true;
+  const result = {
+    ...HISTORY_LIMIT_EXCEEDED,
+    cause: HISTORY_LIMIT_EXCEEDED.cause.replace(/\(\d+\)/, `(${limit})`),
+  };
+  addEvent(execution, 'ExecutionFailed', Date.now(), result);
+  finish(execution, 'FAILED', result);
+}
+
 /** Maps aws-local-stepfunctions' event log onto Step Functions history event types. */
 export function recordEvent(execution: Execution, event: LibraryEvent) {
+  if (execution.historyFull) return;
   const at = event.timestamp;
   switch (event.type) {
     case 'ExecutionStarted':

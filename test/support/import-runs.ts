@@ -1,0 +1,93 @@
+import { GetExecutionHistoryCommand, type HistoryEvent, SFNClient } from '@aws-sdk/client-sfn';
+import { importApiCall } from './import-api.ts';
+
+/**
+ * An import as a client drives it in the resume and continuation tests: start, wait for a status,
+ * read what the API shows (revision map, authors, report), and count the rounds of each step in an
+ * execution's history (the Step Functions API, as the console shows it).
+ */
+export interface ImportRuns {
+  api(method: string, path: string, body?: unknown): ReturnType<typeof importApiCall>;
+  /** Polls the import until `done` (or an end it cannot leave), returns the last body. */
+  until(
+    repo: string,
+    done: (body: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
+  /** Every page of a list of the import (`/import/revisions`, `/import/authors`). */
+  all(path: string): Promise<Record<string, unknown>[]>;
+  /** The execution's whole history. */
+  history(executionName: string): Promise<HistoryEvent[]>;
+  /** How many times the execution entered `state`, and how many of its function calls succeeded. */
+  rounds(executionName: string, state: string): Promise<{ entered: number; succeeded: number }>;
+}
+
+const ENDS = new Set(['complete', 'error', 'auth_failed', 'detection_found_nothing']);
+
+export function importRuns(baseUrl: string, token: string, stepFunctionsEndpoint: string): ImportRuns {
+  const api = (method: string, path: string, body?: unknown) =>
+    importApiCall(baseUrl, token, method, path, body);
+  const sfn = new SFNClient({
+    endpoint: stepFunctionsEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const history = async (executionName: string) => {
+    const events: HistoryEvent[] = [];
+    let nextToken: string | undefined;
+    do {
+      const page = await sfn.send(
+        new GetExecutionHistoryCommand({
+          executionArn: `arn:aws:states:us-east-1:123456789012:execution:SourceImport:${executionName}`,
+          maxResults: 1000,
+          ...(nextToken ? { nextToken } : {}),
+        }),
+      );
+      events.push(...(page.events ?? []));
+      nextToken = page.nextToken;
+    } while (nextToken);
+    return events;
+  };
+  return {
+    api,
+    async until(repo, done, timeoutMs = 120_000) {
+      const deadline = Date.now() + timeoutMs;
+      let last: Record<string, unknown> = {};
+      while (Date.now() < deadline) {
+        last = (await api('GET', `/repos/${repo}/import`)).body;
+        if (done(last)) return last;
+        if (ENDS.has(String(last.status))) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`the import did not get there: ${JSON.stringify(last)}`);
+    },
+    async all(path) {
+      const items: Record<string, unknown>[] = [];
+      for (let page = 1; ; page++) {
+        const { body } = await api(
+          'GET',
+          `${path}${path.includes('?') ? '&' : '?'}per_page=100&page=${page}`,
+        );
+        const list = body as Record<string, unknown>[];
+        items.push(...list);
+        if (list.length < 100) return items;
+      }
+    },
+    history,
+    async rounds(executionName, state) {
+      const events = await history(executionName);
+      let entered = 0;
+      let succeeded = 0;
+      let inState = false;
+      for (const event of events) {
+        if (event.type === 'TaskStateEntered') {
+          inState = event.stateEnteredEventDetails?.name === state;
+          if (inState) entered++;
+        }
+        if (inState && event.type === 'LambdaFunctionSucceeded') succeeded++;
+        if (event.type === 'TaskStateExited') inState = false;
+      }
+      return { entered, succeeded };
+    },
+  };
+}
