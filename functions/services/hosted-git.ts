@@ -23,6 +23,7 @@ import {
   startHttpBackend,
 } from '#vcs/http-backend';
 import { removeStaleQuarantines } from '#vcs/quarantine';
+import { type QuarantineLeases, startQuarantineLeases } from '#vcs/quarantine-leases';
 import { type Caller, callerHasScope } from './authenticate.ts';
 
 export type Access = 'read' | 'write';
@@ -195,3 +196,10 @@ export async function serveSmartHttp(
   });
   return { ...response, body: pipeline(response.body, recorded, () => undefined) };
 }
+
+/**
+ * The front end task's leases on its pushes' quarantines (`#vcs/quarantine-leases`): started with
+ * the task, which first removes what dead tasks' expired leases name.
+ */
+export const startPushLeases = (): Promise<QuarantineLeases> =>
+  startQuarantineLeases(config().repositoriesDir);
