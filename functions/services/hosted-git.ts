@@ -11,7 +11,7 @@ import { sameAsciiCaseless } from '#domain/ascii-case';
 import { followingRefusal } from '#domain/import-sync';
 import { canRead, type Repository } from '#domain/repositories';
 import type { User } from '#domain/users';
-import { config, vendorTitle } from '#shared/config';
+import { config, readConfig, vendorTitle } from '#shared/config';
 import { HttpError } from '#shared/errors';
 import { hostedRepositoryPath } from '#vcs/hosted-paths';
 import {
@@ -202,4 +202,5 @@ export async function serveSmartHttp(
  * the task, which first removes what dead tasks' expired leases name.
  */
 export const startPushLeases = (): Promise<QuarantineLeases> =>
-  startQuarantineLeases(config().repositoriesDir);
+  // Read now, not cached: the local stack starts the front end before it knows every URL.
+  startQuarantineLeases(readConfig().repositoriesDir);
