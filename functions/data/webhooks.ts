@@ -153,6 +153,8 @@ export async function putDelivery(owner: string, repo: string, delivery: HookDel
             updatedAt: timestamp,
             [TABLE.ttlAttribute]: Math.floor(Date.now() / 1000) + DELIVERY_RETENTION_SECONDS,
           },
+          // Each attempt its own entry: a re-run (the function died after it recorded) adds one, never overwrites.
+          ConditionExpression: ITEM_ABSENT,
         },
       },
     ],

@@ -106,6 +106,13 @@ export interface Import {
   /** The owner's choices (`PUT …/import`, or a `PATCH` that restarts); absent: `choicesOf`. */
   readonly choices?: ImportChoices;
   readonly status: ImportStatus;
+  /**
+   * How many status changes the workflow's steps have written to this import (all attempts), and
+   * the last of them: what names that change (`event-identity.ts`) when a step run again announces
+   * it again. Absent before the first.
+   */
+  readonly statusSequence?: number;
+  readonly lastStatusChange?: StatusChangeRecord;
   /** Null until the raw step knows it. */
   readonly commitCount: number | null;
   /** Progress of the raw step, 0–100; null until known. */
@@ -132,6 +139,13 @@ export interface Import {
   readonly ownerPushed: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
+}
+
+/** A status change a workflow step wrote (`Import.lastStatusChange`). */
+export interface StatusChangeRecord {
+  readonly attempt: number;
+  readonly from: ImportStatus | null;
+  readonly to: ImportStatus;
 }
 
 export interface ImportAuthor {

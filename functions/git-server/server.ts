@@ -18,6 +18,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { authenticate, type Caller } from '#services/authenticate';
+import { startPushLeases } from '#services/hosted-git';
 import { config, type GitLimits, readGitLimits } from '#shared/config';
 import { header } from '#shared/credentials';
 import { HttpError, notFound } from '#shared/errors';
@@ -279,6 +280,8 @@ export async function startGitServer(options: GitServerOptions): Promise<GitServ
     negotiation: negotiationReader(NEGOTIATION_LIMITS, () => busy('task')),
     config: settings,
   };
+  // Before the first push: what a task killed before this one left is removed first.
+  const leases = await startPushLeases();
   const server = createServer((request, response) => {
     serve(routes, limits, request, response).catch((error: unknown) => {
       logUnhandled('git-server', undefined, error);
@@ -307,7 +310,8 @@ export async function startGitServer(options: GitServerOptions): Promise<GitServ
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         server.close(() => {
           clearTimeout(timer);
-          resolve();
+          // The pushes under way have settled their quarantines (or left them named in the lease).
+          void leases.stop().then(resolve);
         });
         server.closeIdleConnections();
         if (graceMs === 0) server.closeAllConnections();

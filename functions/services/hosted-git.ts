@@ -11,7 +11,7 @@ import { sameAsciiCaseless } from '#domain/ascii-case';
 import { followingRefusal } from '#domain/import-sync';
 import { canRead, type Repository } from '#domain/repositories';
 import type { User } from '#domain/users';
-import { config, vendorTitle } from '#shared/config';
+import { config, readConfig, vendorTitle } from '#shared/config';
 import { HttpError } from '#shared/errors';
 import { hostedRepositoryPath } from '#vcs/hosted-paths';
 import {
@@ -23,6 +23,7 @@ import {
   startHttpBackend,
 } from '#vcs/http-backend';
 import { removeStaleQuarantines } from '#vcs/quarantine';
+import { type QuarantineLeases, startQuarantineLeases } from '#vcs/quarantine-leases';
 import { type Caller, callerHasScope } from './authenticate.ts';
 
 export type Access = 'read' | 'write';
@@ -195,3 +196,11 @@ export async function serveSmartHttp(
   });
   return { ...response, body: pipeline(response.body, recorded, () => undefined) };
 }
+
+/**
+ * The front end task's leases on its pushes' quarantines (`#vcs/quarantine-leases`): started with
+ * the task, which first removes what dead tasks' expired leases name.
+ */
+export const startPushLeases = (): Promise<QuarantineLeases> =>
+  // Read now, not cached: the local stack starts the front end before it knows every URL.
+  startQuarantineLeases(readConfig().repositoriesDir);

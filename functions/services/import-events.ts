@@ -5,8 +5,14 @@
  * as `GET …/import` shows it (never credentials: that JSON has none) with the attempt it is about.
  * Publishing never fails the caller: an event that could not be put is logged and counted
  * (`ImportEventNotPublished`).
+ *
+ * Each event carries `event_id`, derived from what it announces (`#domain/event-identity`): a
+ * step that runs again after its worker died announces the change it finds already made once
+ * more (`statusAnnouncedAgain`), under the same `event_id`, and receivers drop the copy
+ * (EventBridge's own `id` is new on every PutEvents entry, and PutEvents takes no client id).
  */
 import { getImport } from '#data/imports/items';
+import { attemptOutcomeId, statusEventId } from '#domain/event-identity';
 import { importJson } from '#domain/import-json';
 import { executionName, type Import, type ImportStatus } from '#domain/imports';
 import { config } from '#shared/config';
@@ -22,6 +28,8 @@ export interface AttemptOf {
 
 /** The detail of every import event. */
 export interface ImportEventDetail {
+  /** The event's own identity, the same in every copy of it (a UUID). */
+  readonly event_id: string;
   readonly owner: string;
   readonly repo: string;
   readonly attempt: number;
@@ -41,8 +49,14 @@ const executionOf = (record: Import, sync: boolean): string =>
   record.executionArn?.split(':').at(-1) ??
   executionName(record.ownerLogin, record.repoName, record.attempt, sync ? 'sync' : 'attempt');
 
-export function detailOf(record: Import, previous: ImportStatus | null, sync: boolean): ImportEventDetail {
+export function detailOf(
+  record: Import,
+  previous: ImportStatus | null,
+  sync: boolean,
+  eventId: string,
+): ImportEventDetail {
   return {
+    event_id: eventId,
     owner: record.ownerLogin,
     repo: record.repoName,
     attempt: record.attempt,
@@ -108,17 +122,50 @@ export async function statusChanged(
   }
   if (!record || record.status === previous) return;
   if (of.attempt !== undefined && record.attempt !== of.attempt) return;
-  const sync = of.sync === true;
-  const detail = detailOf(record, previous, sync);
+  await announce(record, previous, of.sync === true);
+}
+
+/** The status change the import's item last counted, with its outcome, under their identities. */
+async function announce(record: Import, previous: ImportStatus | null, sync: boolean): Promise<void> {
+  const change = {
+    owner: record.ownerLogin,
+    repo: record.repoName,
+    importId: record.importId,
+    attempt: record.attempt,
+    sync,
+    sequence: record.statusSequence ?? 0,
+    previous,
+    status: record.status,
+  };
   const outcome = outcomeOf(record.status, sync);
-  await publish([
-    entryOf(IMPORT_EVENT_TYPE.statusChanged, detail),
-    ...(outcome ? [entryOf(outcome, detail)] : []),
-  ]);
+  const entry = (type: ImportEventType) =>
+    entryOf(type, detailOf(record, previous, sync, statusEventId(change, type)));
+  await publish([entry(IMPORT_EVENT_TYPE.statusChanged), ...(outcome ? [entry(outcome)] : [])]);
+}
+
+/**
+ * A step run again that finds the status it enters already entered (its first run wrote it and
+ * may have died before it announced it): the change the item last counted is announced again,
+ * under the same `event_id`s, when it is this attempt's and moved to `status`. Never throws.
+ */
+export async function statusAnnouncedAgain(
+  record: Import,
+  status: ImportStatus,
+  of: Required<AttemptOf>,
+): Promise<void> {
+  const last = record.lastStatusChange;
+  if (record.attempt !== of.attempt || record.status !== status) return;
+  if (last?.attempt !== of.attempt || last.to !== status) return;
+  await announce(record, last.from, of.sync === true);
 }
 
 /** After `DELETE …/import`: the import as it last was. Never throws. */
 export async function importCancelled(record: Import): Promise<void> {
   const sync = record.executionArn?.includes('.sync-') === true;
-  await publish([entryOf(IMPORT_EVENT_TYPE.cancelled, detailOf(record, record.status, sync))]);
+  const id = attemptOutcomeId(
+    { owner: record.ownerLogin, repo: record.repoName, importId: record.importId, attempt: record.attempt },
+    'cancelled',
+    IMPORT_EVENT_TYPE.cancelled,
+  );
+  await publish([entryOf(IMPORT_EVENT_TYPE.cancelled, detailOf(record, record.status, sync, id))]);
 }

@@ -18,6 +18,7 @@ import {
   type Progress,
   recordProgress,
   type StatusExtra,
+  type StatusMove,
   setImportReport,
   setLargeFiles,
   waitForPerson as storeWaiting,
@@ -56,7 +57,7 @@ import { newLargeBlob, recordSeenTips, seenTips } from '#vcs/seen-history';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
 import { nextRound, type Rounds } from './import-continuation.ts';
-import { statusChanged } from './import-events.ts';
+import { statusAnnouncedAgain, statusChanged } from './import-events.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
 import { openImportCredentials } from './imports.ts';
 import { lfsStore } from './lfs-objects.ts';
@@ -85,14 +86,25 @@ async function current(input: StepInput): Promise<Import> {
  */
 function writesOf(input: StepInput, from: ImportStatus) {
   const { owner, repo, attempt } = input;
+  const of = { attempt, sync: input.sync === true };
   let seen = from;
   const announcing: Promise<void>[] = [];
-  const written = async (write: Promise<Import | false>, movesStatus: boolean) => {
-    const record = await write;
+  // `status`: the status the write enters, if any. A write that moves it counts the change in
+  // the item (`StatusMove`); one that finds it entered already (a step run again) announces the
+  // change again under its identity, should the first run have died before it announced it.
+  const written = async (
+    write: (move: StatusMove | undefined) => Promise<Import | false>,
+    status: ImportStatus | undefined,
+  ) => {
+    const record = await write(status !== undefined && status !== seen ? { from: seen } : undefined);
     if (!record) throw superseded(input);
-    if (!movesStatus || record.status === seen) return;
-    // statusChanged never throws.
-    announcing.push(statusChanged(owner, repo, seen, { attempt, sync: input.sync }, record));
+    if (status === undefined) return;
+    // Neither throws.
+    if (record.status === seen) {
+      if (status === seen) announcing.push(statusAnnouncedAgain(record, status, of));
+      return;
+    }
+    announcing.push(statusChanged(owner, repo, seen, of, record));
     seen = record.status;
   };
   const must = async (write: Promise<boolean>) => {
@@ -100,9 +112,9 @@ function writesOf(input: StepInput, from: ImportStatus) {
   };
   return {
     progress: (progress: Progress) =>
-      written(recordProgress(owner, repo, attempt, progress), progress.status !== undefined),
+      written((move) => recordProgress(owner, repo, attempt, progress, move), progress.status),
     status: (status: ImportStatus, extra?: StatusExtra) =>
-      written(enterStatus(owner, repo, attempt, status, extra), true),
+      written((move) => enterStatus(owner, repo, attempt, status, extra, move), status),
     largeFiles: (importId: number, files: readonly LargeFile[]) =>
       must(setLargeFiles(owner, repo, importId, attempt, [...files])),
     report: (importId: number, report: StoredReport, progress?: Omit<Progress, 'status'>) =>
@@ -237,7 +249,11 @@ export const detect = watchedStep(async function detect(
   record: Import,
   write: Writes,
 ): Promise<{ outcome: 'found' | 'needs_auth' | 'multiple' | 'nothing' }> {
-  if (record.status !== 'detecting') await write.progress({ status: 'detecting' });
+  // Run again after it had entered what it found: not back to `detecting` (a change announced anew).
+  const last = record.lastStatusChange;
+  const ranBefore =
+    last?.attempt === record.attempt && last.from === 'detecting' && last.to === record.status;
+  if (record.status !== 'detecting' && !ranBefore) await write.progress({ status: 'detecting' });
   const options = adapterOptions();
   const candidates = record.vcs ? [adapterFor(record.vcs, options)] : detectionCandidates(options);
   const detection = await detectOrigin(await originAccess(record), candidates);
@@ -563,10 +579,7 @@ export async function complete(input: StepInput & { push?: PushOutcome }): Promi
   const write = writesOf(input, record.status);
   await write.status('complete');
   countSignal('ImportCompleted');
-  await Promise.all([
-    write.announced(),
-    announceImportOutcome(record.ownerLogin, record.repoName, 'success'),
-  ]);
+  await Promise.all([write.announced(), announceImportOutcome(attemptOf(record), 'success')]);
   log('info', 'import complete', { owner: input.owner, repo: input.repo, attempt: input.attempt });
   return {};
 }
@@ -613,19 +626,22 @@ export async function recordFailure(
   const record = await getImport(input.owner, input.repo);
   if (record?.attempt === input.attempt)
     await recordSyncOutcome(record.ownerLogin, record.repoName, record.importId, { errorMessage });
-  const written = await enterStatus(input.owner, input.repo, input.attempt, 'error', {
-    failedStep: input.failedStep,
-    errorMessage,
-  });
+  const of = { attempt: input.attempt, sync: input.sync === true };
+  const moves = record?.attempt === input.attempt && record.status !== 'error';
+  const written = await enterStatus(
+    input.owner,
+    input.repo,
+    input.attempt,
+    'error',
+    { failedStep: input.failedStep, errorMessage },
+    moves ? { from: record.status } : undefined,
+  );
   if (written && record) {
-    await statusChanged(
-      input.owner,
-      input.repo,
-      record.status,
-      { attempt: input.attempt, sync: input.sync },
-      written,
-    );
-    await announceImportOutcome(record.ownerLogin, record.repoName, 'failure');
+    // Run again after it had written `error`: the same change and outcome, under their identities.
+    await (moves
+      ? statusChanged(input.owner, input.repo, record.status, of, written)
+      : statusAnnouncedAgain(written, 'error', of));
+    await announceImportOutcome(attemptOf(written), 'failure');
   }
   countSignal('ImportFailed');
   return {};
@@ -647,13 +663,30 @@ export async function waitForPerson(
       errorMessage: SYNC_AUTH_FAILED_MESSAGE,
       status: 'auth_failed',
     });
-  const stored = await storeWaiting(owner, repo, attempt, waitingFor, taskToken, status);
+  const moves = before?.attempt === attempt && before.status !== status;
+  const stored = await storeWaiting(
+    owner,
+    repo,
+    attempt,
+    waitingFor,
+    taskToken,
+    status,
+    moves ? { from: before.status } : undefined,
+  );
   if (stored === true && before)
     await statusChanged(owner, repo, before.status, { attempt, sync: input.sync });
   if (stored === 'already-decided') await resumeWaiting(taskToken, {});
   else if (!stored) throw superseded(input);
   return {};
 }
+
+/** What names an attempt, for the identities of what it announces. */
+const attemptOf = (record: Import) => ({
+  owner: record.ownerLogin,
+  repo: record.repoName,
+  importId: record.importId,
+  attempt: record.attempt,
+});
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(

@@ -513,7 +513,10 @@ export async function cancelImport(caller: Caller, owner: string, name: string):
     return outcome === 'ok' ? record : undefined;
   });
   await importCancelled(cancelled);
-  await announceImportOutcome(ownerLogin, repoName, 'cancelled');
+  await announceImportOutcome(
+    { owner: ownerLogin, repo: repoName, importId: cancelled.importId, attempt: cancelled.attempt },
+    'cancelled',
+  );
   await Promise.all([
     deleteImportItems(ownerLogin, repoName, cancelled.importId),
     removeImportFiles(config(), ownerLogin, repoName, { emptyRepository: !cancelled.ownerPushed }),

@@ -9,6 +9,7 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { getRepository } from '#data/repositories';
 import { getUser } from '#data/users';
 import { listWebhooks } from '#data/webhooks';
+import { type AttemptName, attemptOutcomeId, hookDeliveryGuid } from '#domain/event-identity';
 import type { Repository } from '#domain/repositories';
 import {
   hookJson,
@@ -66,19 +67,25 @@ async function contextOf(repository: Repository): Promise<EventContext | undefin
   return owner ? { repository, owner } : undefined;
 }
 
+/**
+ * One hook's job for an event. `eventId` names the event when it may be sent again (a workflow
+ * step run again after its worker died): its GUID is then derived from it and the hook, the same
+ * on every copy; otherwise (a ping) it is new.
+ */
 function jobFor(
   hook: Webhook,
   context: EventContext,
   event: string,
   action: string | null,
   fields: Record<string, unknown>,
+  eventId?: string,
 ): DeliveryJob {
   return {
     owner: hook.owner,
     repo: hook.repo,
     hookId: hook.id,
     repositoryId: context.repository.id,
-    guid: randomUUID(),
+    guid: eventId === undefined ? randomUUID() : hookDeliveryGuid(eventId, hook.id),
     event,
     action,
     payload: {
@@ -100,14 +107,14 @@ export async function pingHook(repository: Repository, hook: Webhook): Promise<v
 }
 
 /**
- * `repository_import`: an import or a sync ended. Never fails its caller (the workflow step or
- * the cancellation): a hook that cannot be told is logged, not a failed import.
+ * `repository_import`: an attempt of an import or a sync ended. Each hook's GUID is derived from
+ * the attempt and its outcome, so a step that runs again sends the same one. Never fails its
+ * caller (the workflow step or the cancellation): a hook that cannot be told is logged, not a
+ * failed import.
  */
-export async function announceImportOutcome(
-  owner: string,
-  repo: string,
-  status: ImportOutcome,
-): Promise<void> {
+export async function announceImportOutcome(attempt: AttemptName, status: ImportOutcome): Promise<void> {
+  const { owner, repo } = attempt;
+  const eventId = attemptOutcomeId(attempt, status, 'repository_import');
   try {
     const repository = await getRepository(owner, repo);
     if (!repository) return;
@@ -118,7 +125,9 @@ export async function announceImportOutcome(
     const context = await contextOf(repository);
     if (!context) return;
     await Promise.all(
-      hooks.map((hook) => enqueueDelivery(jobFor(hook, context, 'repository_import', null, { status }))),
+      hooks.map((hook) =>
+        enqueueDelivery(jobFor(hook, context, 'repository_import', null, { status }, eventId)),
+      ),
     );
   } catch (error) {
     log('warn', 'repository_import event not queued', { owner, repo, error: (error as Error).message });

@@ -4,14 +4,16 @@
  * when a signal ends it (git 2.39 and later): `git http-backend` ends it with SIGTERM when a body
  * with a `Content-Length` stops short, and the front end when a push does not end in time. The
  * front end follows each push's quarantine (`followQuarantine`) and removes what a push it served
- * left; what a push leaves when the task itself ends under it is removed once nothing has been
- * written in it for `STALE_QUARANTINE_MS` (git's own `prune` judges them by age too, after two
+ * left; what a push leaves when the task itself ends under it is removed by another task once the
+ * dead task's lease on it expires (`quarantine-leases.ts`), and one no lease names once nothing has
+ * been written in it for `STALE_QUARANTINE_MS` (git's own `prune` judges them by age too, after two
  * weeks). What remains counts in the repository's size.
  */
 import { readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { groupAlive, groupMembers } from './process-group.ts';
+import { quarantineLeases } from './quarantine-leases.ts';
 
 const PREFIX = 'tmp_objdir-incoming-';
 
@@ -104,7 +106,11 @@ export function followQuarantine(repositoryPath: string, group: number): Followe
       const variable = environment.split('\0').find((entry) => entry.startsWith(QUARANTINE_VARIABLE));
       const path = variable?.slice(QUARANTINE_VARIABLE.length);
       if (!path || !basename(path).startsWith(PREFIX)) continue;
-      if (objects && (await realpath(dirname(path)).catch(() => undefined)) === objects) found = path;
+      if (objects && (await realpath(dirname(path)).catch(() => undefined)) === objects) {
+        found = path;
+        // Named in this task's lease: should the task die with the push, another removes it.
+        await quarantineLeases()?.hold(path);
+      }
     }
   };
   let looking: Promise<void> = Promise.resolve();
@@ -118,11 +124,17 @@ export function followQuarantine(repositoryPath: string, group: number): Followe
       following = false;
       clearInterval(timer);
       await looking;
-      if (!found || !(await exists(found))) return;
-      for (const until = Date.now() + GONE_WITHIN_MS; groupAlive(group); await delay(100))
-        // Still written to by a process that would not end: left for the stale sweep.
-        if (Date.now() > until) return;
-      await rm(found, { recursive: true, force: true }).catch(() => undefined);
+      if (!found) return;
+      const path = found;
+      try {
+        if (!(await exists(path))) return;
+        for (const until = Date.now() + GONE_WITHIN_MS; groupAlive(group); await delay(100))
+          // Still written to by a process that would not end: left for the stale sweep.
+          if (Date.now() > until) return;
+        await rm(path, { recursive: true, force: true }).catch(() => undefined);
+      } finally {
+        await quarantineLeases()?.release(path);
+      }
     },
   };
 }

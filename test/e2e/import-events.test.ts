@@ -93,6 +93,9 @@ describe('import events on the default event bus', () => {
     const completed = events.find((e) => e['detail-type'] === 'Import Completed');
     const shown = (await api('GET', `/repos/octocat/${repo}/import`)).body;
     expect(completed?.detail).toEqual({
+      event_id: expect.stringMatching(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      ),
       owner: 'octocat',
       repo,
       attempt: 1,

@@ -76,6 +76,11 @@ export interface AsDeployed {
   readonly accessPointUser: { readonly uid: number; readonly gid: number };
   readonly image: ImageRoot;
   readonly frontEnd: { readonly sandbox: Sandbox; readonly url: string; readonly logFile: string };
+  /**
+   * ECS replacing the front end's task: the task is killed (its whole PID namespace, at once) and a
+   * new one starts on the same file system, behind the same address; `frontEnd` is then the new one.
+   */
+  replaceFrontEnd(): Promise<void>;
   /** Every function environment's output, for a failing test to show. */
   logs(): Promise<string>;
   stop(): Promise<void>;
@@ -273,6 +278,13 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
     const invokeScheduler = deployedFunction(scheduler.functionId, scheduler.function);
 
     let frontEnd: AsDeployed['frontEnd'] | undefined;
+    const frontEndPlace = (port?: number) => ({
+      taskDir: workerBundles,
+      mounted,
+      files: files(),
+      logDir,
+      port,
+    });
     const port = await freePort();
     const endpointsFile = join(work, 'local.json');
     process.env.LOCAL_ENDPOINTS_FILE = endpointsFile;
@@ -296,14 +308,8 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
           process.env[name] = `http://127.0.0.1:${port}`;
         }
         process.env[ENV.baseUrl] = `http://127.0.0.1:${port}/api/v3`;
-        frontEnd = await startFrontEnd(deployment, image, {
-          taskDir: workerBundles,
-          mounted,
-          files: files(),
-          logDir,
-        });
-        const { sandbox } = frontEnd;
-        return { url: frontEnd.url, stop: () => sandbox.stop() };
+        frontEnd = await startFrontEnd(deployment, image, frontEndPlace());
+        return { url: frontEnd.url, stop: () => (frontEnd ? frontEnd.sandbox.stop() : Promise.resolve()) };
       },
     });
     stops.push(() => stack.stop());
@@ -313,7 +319,16 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
       fileSystem,
       accessPointUser,
       image,
-      frontEnd,
+      get frontEnd() {
+        if (!frontEnd) throw new Error('the Git front end did not start');
+        return frontEnd;
+      },
+      async replaceFrontEnd() {
+        if (!frontEnd) throw new Error('the Git front end did not start');
+        const port = Number(new URL(frontEnd.url).port);
+        await frontEnd.sandbox.stop();
+        frontEnd = await startFrontEnd(deployment, image, frontEndPlace(port));
+      },
       async logs() {
         const names = (await readdir(logDir)).sort();
         const texts = await Promise.all(
@@ -379,14 +394,14 @@ interface ContainerDefinition {
 async function startFrontEnd(
   deployment: Deployment,
   image: ImageRoot,
-  where: { taskDir: string; mounted: string; files: Record<string, string>; logDir: string },
+  where: { taskDir: string; mounted: string; files: Record<string, string>; logDir: string; port?: number },
 ): Promise<AsDeployed['frontEnd']> {
   const [task] = deployment.ofType('AWS::ECS::TaskDefinition');
   if (!task) throw new Error('the template has no task definition');
   const container = (task[1].Properties.ContainerDefinitions as ContainerDefinition[])[0];
   if (!container) throw new Error('the task definition has no container');
   const [uid, gid] = container.User.split(':').map(Number) as [number, number];
-  const port = await freePort();
+  const port = where.port ?? (await freePort());
   const variables = Object.fromEntries(container.Environment.map(({ Name, Value }) => [Name, Value]));
   const env = {
     ...image.env,

@@ -27,6 +27,7 @@ describe('batchesOf (PutEvents limits)', () => {
 
 describe('entryOf', () => {
   const detail = (choices: number): ImportEventDetail => ({
+    event_id: '0b0e8a64-2f1c-5d7e-9a3b-4c5d6e7f8091',
     owner: 'octocat',
     repo: 'r',
     attempt: 1,

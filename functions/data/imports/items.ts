@@ -12,6 +12,7 @@ import type {
   ImportStatus,
   LargeFile,
   ProjectChoice,
+  StatusChangeRecord,
   UseLfs,
   Vcs,
   WaitingFor,
@@ -67,6 +68,16 @@ function toChoices(value: unknown): ImportChoices | undefined {
   return { keepEmptyDirectories: item.keepEmptyDirectories, keepDeletedRefs: item.keepDeletedRefs };
 }
 
+const toStatusChange = (value: unknown): StatusChangeRecord | undefined => {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const change = value as Record<string, unknown>;
+  return {
+    attempt: Number(change.attempt),
+    from: (optionalString(change.from) ?? null) as ImportStatus | null,
+    to: String(change.to) as ImportStatus,
+  };
+};
+
 export function toImport(item: Record<string, unknown>): Import {
   const optional = {
     tfvcProject: optionalString(item.tfvcProject),
@@ -78,6 +89,8 @@ export function toImport(item: Record<string, unknown>): Import {
     waitingFor: optionalString(item.waitingFor) as WaitingFor | undefined,
     taskToken: optionalString(item.taskToken),
     executionArn: optionalString(item.executionArn),
+    statusSequence: typeof item.statusSequence === 'number' ? item.statusSequence : undefined,
+    lastStatusChange: toStatusChange(item.lastStatusChange),
   };
   return {
     ownerLogin: String(item.ownerLogin),

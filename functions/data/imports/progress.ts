@@ -83,19 +83,35 @@ const progressItem = (
   };
 };
 
+/**
+ * A status write that the writer knows moves the status away from `from` (the status it read):
+ * the change is counted in the item (`statusSequence`) with what it moved from, in the same write,
+ * so that a step run again finds how to name the change it announces again.
+ */
+export interface StatusMove {
+  readonly from: ImportStatus | null;
+}
+
+const counted = (attempt: number, status: ImportStatus | undefined, move: StatusMove | undefined) =>
+  move && status !== undefined
+    ? { set: { lastStatusChange: { attempt, from: move.from, to: status } }, add: { statusSequence: 1 } }
+    : { set: {} };
+
 /** Records progress of the attempt: the import as written, or false when it is no longer the import's attempt. */
 export function recordProgress(
   owner: string,
   repo: string,
   attempt: number,
   progress: Progress,
+  move?: StatusMove,
 ): Promise<Import | false> {
-  const set: Record<string, unknown> = {};
+  const { set: moved, ...add } = counted(attempt, progress.status, move);
+  const set: Record<string, unknown> = { ...moved };
   if (progress.status !== undefined) set.status = progress.status;
   if (progress.percent !== undefined) set.percent = progress.percent;
   if (progress.commitCount !== undefined) set.commitCount = progress.commitCount;
   if (progress.pushPercent !== undefined) set.pushPercent = progress.pushPercent;
-  return updateAndRead(owner, repo, attempt, { set });
+  return updateAndRead(owner, repo, attempt, { set, ...add });
 }
 
 export interface StatusExtra {
@@ -116,8 +132,10 @@ export function enterStatus(
   attempt: number,
   status: ImportStatus,
   extra: StatusExtra = {},
+  move?: StatusMove,
 ): Promise<Import | false> {
-  const set: Record<string, unknown> = { status };
+  const { set: moved, ...add } = counted(attempt, status, move);
+  const set: Record<string, unknown> = { ...moved, status };
   const remove = ['waitingFor', 'taskToken'];
   if (extra.failedStep !== undefined) set.failedStep = extra.failedStep;
   else remove.push('failedStep');
@@ -125,7 +143,7 @@ export function enterStatus(
   else remove.push('errorMessage');
   if (extra.projectChoices !== undefined) set.projectChoices = extra.projectChoices.map(choiceItem);
   if (extra.vcs !== undefined) set.vcs = extra.vcs;
-  return updateAndRead(owner, repo, attempt, { set, remove });
+  return updateAndRead(owner, repo, attempt, { set, remove, ...add });
 }
 
 /**
@@ -140,9 +158,12 @@ export async function waitForPerson(
   waitingFor: WaitingFor,
   taskToken: string,
   status: ImportStatus,
+  move?: StatusMove,
 ): Promise<boolean | 'already-decided'> {
+  const { set: moved, ...add } = counted(attempt, status, move);
   const written = await update(owner, repo, attempt, {
-    set: { status, waitingFor, taskToken },
+    set: { ...moved, status, waitingFor, taskToken },
+    ...add,
     ...(waitingFor === 'lfs_choice' ? { useLfs: 'undecided' as const } : {}),
   });
   if (written || waitingFor !== 'lfs_choice') return written;

@@ -18,6 +18,8 @@ export interface TakenToken {
 export interface Change {
   readonly set: Readonly<Record<string, unknown>>;
   readonly remove?: readonly string[];
+  /** What to add to (a counter: absent counts as 0). */
+  readonly add?: Readonly<Record<string, number>>;
   /** Also require this status. */
   readonly status?: ImportStatus;
   /** Also require this waiting state (null: not waiting). */
@@ -53,6 +55,11 @@ function updateInput(
     names[`#r${n}`] = name;
     return `#r${n}`;
   });
+  const additions = Object.entries(change.add ?? {}).map(([name, value], n) => {
+    names[`#a${n}`] = name;
+    values[`:a${n}`] = value;
+    return `#a${n} :a${n}`;
+  });
   const conditions = ['attempt = :attempt'];
   if (change.status !== undefined) {
     names['#cstatus'] = 'status';
@@ -79,7 +86,7 @@ function updateInput(
   return new UpdateCommand({
     TableName: tableName(),
     Key: importKey(owner, repo),
-    UpdateExpression: `SET ${assignments.join(', ')}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
+    UpdateExpression: `SET ${assignments.join(', ')}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}${additions.length > 0 ? ` ADD ${additions.join(', ')}` : ''}`,
     ConditionExpression: conditions.join(' AND '),
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
