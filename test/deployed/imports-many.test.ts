@@ -59,7 +59,11 @@ describe('twenty imports of all four kinds at once, as deployed', () => {
     expect(new Set(origins.origins.map((origin) => origin.kind)).size).toBe(4);
     expect(origins.origins).toHaveLength(4 * PER_KIND);
 
-    await Promise.all(origins.origins.map((origin) => startImport(client, `${origin.name}-many`, origin)));
+    await Promise.all(
+      origins.origins.map((origin) => startImport(client, `${origin.name}-many`, origin)),
+    ).catch(async (error: unknown) => {
+      throw new Error(`${error}\n${await deployed.logs()}`);
+    });
     const together = await Promise.allSettled(
       origins.origins.map((origin) => untilComplete(client, `${origin.name}-many`, 900_000)),
     );
