@@ -19,7 +19,11 @@
  * - `originlfs`: importing a Git origin with 50 MiB of LFS objects against `git clone` +
  *   `git lfs fetch --all`;
  * - `webhooks`: a ping and its signed delivery against a plain read and a direct POST.
- * No section named means all of them. Opt-in sections, run only when named (they take long):
+ * No section named means all of them, except the opt-in ones (`OPT_IN`), which run only when named
+ * (they take long):
+ * - `concurrent`: 1, 5, then 20 imports of all four kinds at once (3,000 Git commits, 1,000
+ *   Subversion revisions, 1,000 Mercurial changesets, 500 TFVC changesets each): commits per
+ *   second, imports per hour, peak memory and disk (`BENCH_CONCURRENT_SCALE` shrinks the histories);
  * - `svn-100k`: a generated 100,000-revision Subversion history (`BENCH_SVN_REVISIONS` for
  *   fewer) imported with a dead worker in the middle, against `svnadmin load` plus
  *   `svn-all-fast-export` by hand; then a sync of 10 new revisions;
@@ -56,7 +60,8 @@ const SECTIONS = [
   'originlfs',
   'webhooks',
 ] as const;
-const OPT_IN = ['svn-100k', 'git-large'] as const;
+/** Sections that run only when named (long). */
+const OPT_IN = ['concurrent', 'svn-100k', 'git-large'] as const;
 const wanted = new Set(process.argv.slice(2));
 
 // Each section loads only its own modules (below, in its block): the sections that measure the
@@ -66,9 +71,8 @@ const wanted = new Set(process.argv.slice(2));
 // per process, as in a Lambda container): unless exactly one section is named, run each named
 // section (or all) in a child process.
 if (wanted.size !== 1) {
-  for (const section of wanted.size === 0
-    ? SECTIONS
-    : [...SECTIONS, ...OPT_IN].filter((name) => wanted.has(name))) {
+  const named = [...SECTIONS, ...OPT_IN].filter((name) => wanted.has(name));
+  for (const section of wanted.size === 0 ? SECTIONS : named) {
     const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
     const child = spawnSync(tsx, [fileURLToPath(import.meta.url), section], { stdio: 'inherit' });
     if (child.status !== 0) process.exit(child.status ?? 1);
@@ -311,6 +315,21 @@ if (run('webhooks')) {
   const { measureWebhooks, webhooksReport } = await import('#bench/webhooks');
   const markdown = webhooksReport(await measureWebhooks(100), machine);
   await writeSection('webhooks', markdown);
+  console.log(markdown);
+}
+
+if (run('concurrent')) {
+  const { concurrentReport, measureConcurrent } = await import('#bench/concurrent');
+  const scale = Number(process.env.BENCH_CONCURRENT_SCALE ?? 1);
+  const options = {
+    levels: [1, 5, 20],
+    gitCommits: Math.round(3_000 * scale),
+    svnRevisions: Math.round(1_000 * scale),
+    hgRevisions: Math.round(1_000 * scale),
+    tfvcChangesets: Math.round(500 * scale),
+  };
+  const markdown = concurrentReport(await measureConcurrent(options), machine, options);
+  await writeSection('concurrent', markdown).catch((error: unknown) => console.error(String(error)));
   console.log(markdown);
 }
 

@@ -34,6 +34,8 @@ export interface ImportWorkflowProps {
   /** A long step's time budget per invocation; below the workers' timeout. */
   readonly importChunkSeconds: number;
   readonly largeFileBytes: number;
+  /** Reserved concurrency of each Git step (`importWorkerConcurrency`); undefined: none reserved. */
+  readonly workerConcurrency?: number | undefined;
   /** For the functions' and the state machine's log groups. */
   readonly logRemovalPolicy: RemovalPolicy;
 }
@@ -93,6 +95,7 @@ export class ImportWorkflow extends Construct {
           memorySize: WORKER_MEMORY[task.name] ?? LONG_STEP_MEMORY,
           timeout: Duration.seconds(WORKER_TIMEOUT_SECONDS),
           logRemovalPolicy: props.logRemovalPolicy,
+          reservedConcurrentExecutions: props.workerConcurrency,
         });
         fn.bindTable(props.table, 'RW');
         fn.addToRolePolicy(credentialsStatement(props.secretsKey, 'kms:Decrypt'));

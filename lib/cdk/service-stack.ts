@@ -90,6 +90,7 @@ export class ServiceStack extends Stack {
       environment,
       importChunkSeconds: settings.importChunkSeconds,
       largeFileBytes: settings.largeFileBytes,
+      workerConcurrency: settings.importWorkerConcurrency,
       logRemovalPolicy: settings.removalPolicy,
     });
     this.webhookDelivery = new WebhookDelivery(this, 'Webhooks', {

@@ -47,6 +47,14 @@ export const CONTEXT = {
   gitFrontendMinTasks: 'gitFrontendMinTasks',
   /** Most tasks the Git front end scales out to (default 10). */
   gitFrontendMaxTasks: 'gitFrontendMaxTasks',
+  /**
+   * Reserved concurrency of each Git step of the import workflow (Detect, ImportRawHistory,
+   * RewriteHistory, Push): at most this many imports in one step at once, and that many always
+   * available to imports whatever else the account runs. Default: none reserved (the workers share
+   * the account's unreserved concurrency, 1,000 per region by default). Lambda keeps 100 of the
+   * account's concurrency unreserved, so four times this value must fit below the quota minus 100.
+   */
+  importWorkerConcurrency: 'importWorkerConcurrency',
 } as const;
 
 /** Lambda's 15-minute cap, the worker functions' timeout. */
@@ -72,6 +80,8 @@ export interface ServiceSettings {
   readonly importChunkSeconds: number;
   readonly largeFileBytes: number;
   readonly gitFrontendTasks: { readonly min: number; readonly max: number };
+  /** Reserved concurrency of each Git step; undefined: none reserved. */
+  readonly importWorkerConcurrency: number | undefined;
 }
 
 export const DEFAULT_SETTINGS = {
@@ -102,6 +112,11 @@ function positiveInteger(node: Node, key: string, fallback: number): number {
     throw new Error(`context ${key} must be a positive integer, got ${JSON.stringify(value)}`);
   }
   return number;
+}
+
+function optionalPositiveInteger(node: Node, key: string): number | undefined {
+  const value: unknown = node.tryGetContext(key);
+  return value === undefined || value === null || value === '' ? undefined : positiveInteger(node, key, 0);
 }
 
 function atMost(key: string, value: number, limit: number, why: string): number {
@@ -213,5 +228,6 @@ export function readSettings(node: Node): ServiceSettings {
     ),
     largeFileBytes: positiveInteger(node, CONTEXT.largeFileBytes, DEFAULT_SETTINGS.largeFileBytes),
     gitFrontendTasks: gitFrontendTasks(node),
+    importWorkerConcurrency: optionalPositiveInteger(node, CONTEXT.importWorkerConcurrency),
   });
 }

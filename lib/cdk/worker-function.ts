@@ -25,6 +25,8 @@ export interface WorkerImageFunctionProps {
   readonly timeout: Duration;
   /** What happens to the function's log group when it leaves the stack. @default RETAIN */
   readonly logRemovalPolicy?: RemovalPolicy;
+  /** Lambda's reserved concurrency for the function. @default none reserved */
+  readonly reservedConcurrentExecutions?: number | undefined;
 }
 
 /**
@@ -58,6 +60,9 @@ export class WorkerImageFunction extends DockerImageFunction {
       vpcSubnets: props.network.vpcSubnets,
       securityGroups: [...props.network.securityGroups],
       filesystem: props.network.filesystem,
+      ...(props.reservedConcurrentExecutions === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
     });
     this.executionRole = role;
     allowNetworkInterfaces(role);

@@ -14,6 +14,9 @@ import { join } from 'node:path';
 import { type Sandbox, type SandboxOptions, startSandbox } from './image-sandbox.ts';
 import { FunctionError, type RuntimeApi, startRuntimeApi } from './lambda-runtime-api.ts';
 
+/** Lambda's limit on an on-demand environment's init phase. */
+const INIT_LIMIT_SECONDS = 10;
+
 export interface LambdaFunctionConfig {
   /** The function's name (`AWS_LAMBDA_FUNCTION_NAME`). */
   readonly name: string;
@@ -85,7 +88,7 @@ export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
     async invoke(event) {
       const environment = environments.find((known) => !known.busy && !known.gone) ?? (await start());
       environment.busy = true;
-      const timer = setTimeout(() => {
+      const timedOut = () => {
         environment.gone = true;
         environment.runtime.abort(
           new FunctionError(
@@ -94,9 +97,18 @@ export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
           ),
         );
         void environment.sandbox.stop();
-      }, config.timeoutSeconds * 1000);
+      };
+      // The timeout counts from the event's delivery, as Lambda's invoke phase does; a new
+      // environment's init first has Lambda's init limit (then, in Lambda, runs again inside the
+      // invoke phase). Twenty cold starts on two shared cores take longer than ten seconds here,
+      // where each would have its own CPU in Lambda.
+      let timer = setTimeout(timedOut, (INIT_LIMIT_SECONDS + config.timeoutSeconds) * 1000);
+      const delivered = () => {
+        clearTimeout(timer);
+        timer = setTimeout(timedOut, config.timeoutSeconds * 1000);
+      };
       try {
-        return await environment.runtime.invoke(event);
+        return await environment.runtime.invoke(event, delivered);
       } finally {
         clearTimeout(timer);
         environment.busy = false;

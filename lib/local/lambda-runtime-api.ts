@@ -33,7 +33,8 @@ export class FunctionError extends Error {
 interface Pending {
   readonly id: string;
   readonly event: string;
-  readonly deadlineMs: number;
+  /** Called when the runtime takes the event: the invoke phase (and its timeout) starts then. */
+  readonly delivered?: (() => void) | undefined;
   resolve(result: unknown): void;
   reject(error: Error): void;
 }
@@ -48,8 +49,11 @@ export interface RuntimeApiOptions {
 export interface RuntimeApi {
   /** `127.0.0.1:<port>`, the value of `AWS_LAMBDA_RUNTIME_API`. */
   readonly address: string;
-  /** Hands `event` to the runtime and waits for its answer (rejects with `FunctionError`). */
-  invoke(event: unknown): Promise<unknown>;
+  /**
+   * Hands `event` to the runtime and waits for its answer (rejects with `FunctionError`);
+   * `delivered` is called when the runtime takes it (after its init, on a new environment).
+   */
+  invoke(event: unknown, delivered?: () => void): Promise<unknown>;
   /** Fails the invocation under way (the environment died or timed out). */
   abort(error: FunctionError): void;
   close(): Promise<void>;
@@ -64,10 +68,11 @@ export async function startRuntimeApi(options: RuntimeApiOptions): Promise<Runti
 
   const deliver = (pending: Pending, response: ServerResponse) => {
     running = pending;
+    pending.delivered?.();
     response.writeHead(200, {
       'content-type': 'application/json',
       'lambda-runtime-aws-request-id': pending.id,
-      'lambda-runtime-deadline-ms': String(pending.deadlineMs),
+      'lambda-runtime-deadline-ms': String(Date.now() + options.timeoutMs),
       'lambda-runtime-invoked-function-arn': options.functionArn,
       'lambda-runtime-trace-id': `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replaceAll('-', '').slice(0, 24)};Sampled=0`,
     });
@@ -163,14 +168,14 @@ export async function startRuntimeApi(options: RuntimeApiOptions): Promise<Runti
 
   return {
     address: `127.0.0.1:${port}`,
-    invoke(event) {
+    invoke(event, delivered) {
       if (initError) return Promise.reject(initError);
       if (queued || running) return Promise.reject(new Error('the environment is busy'));
       return new Promise((resolve, reject) => {
         const pending: Pending = {
           id: randomUUID(),
           event: JSON.stringify(event),
-          deadlineMs: Date.now() + options.timeoutMs,
+          delivered,
           resolve,
           reject,
         };

@@ -178,6 +178,8 @@ describe('ImportWorkflow in the service stack (the one cdk synth of the infra pr
       expect(Number(fn.Properties.Environment.Variables[ENV.importChunkSeconds])).toBeLessThan(
         fn.Properties.Timeout as number,
       );
+      // No reservation unless `importWorkerConcurrency` asks: the account's pool bounds the imports.
+      expect(fn.Properties.ReservedConcurrentExecutions, task.name).toBeUndefined();
     }
   });
 
@@ -236,6 +238,11 @@ describe('ImportWorkflow in the service stack (the one cdk synth of the infra pr
   it('encrypts the file system, requires TLS, and accepts NFS only from the security groups of functions and tasks that mount it', () => {
     const [[fsId, fileSystem] = ['', undefined as never]] = ofType(resources, 'AWS::EFS::FileSystem');
     expect(fileSystem.Properties.Encrypted).toBe(true);
+    // Throughput follows the imports (no bursting credits to run out under many at once).
+    expect(fileSystem.Properties).toMatchObject({
+      ThroughputMode: 'elastic',
+      PerformanceMode: 'generalPurpose',
+    });
     expect(JSON.stringify(fileSystem.Properties.FileSystemPolicy)).toContain('"aws:SecureTransport":"false"');
     const mountTargets = ofType(resources, 'AWS::EFS::MountTarget');
     expect(mountTargets.length).toBeGreaterThan(0);

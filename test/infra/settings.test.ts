@@ -25,6 +25,7 @@ describe('readSettings', () => {
       importChunkSeconds: 600,
       largeFileBytes: 104_857_600,
       gitFrontendTasks: { min: 1, max: 10 },
+      importWorkerConcurrency: undefined,
     });
   });
 
@@ -41,8 +42,10 @@ describe('readSettings', () => {
       [CONTEXT.largeFileBytes]: '1024',
       [CONTEXT.gitFrontendMinTasks]: '2',
       [CONTEXT.gitFrontendMaxTasks]: '4',
+      [CONTEXT.importWorkerConcurrency]: '50',
     });
     expect(settings).toMatchObject({
+      importWorkerConcurrency: 50,
       certificateArn: CERTIFICATE,
       gitFrontendTasks: { min: 2, max: 4 },
       natGateways: 2,
@@ -68,6 +71,8 @@ describe('readSettings', () => {
     [CONTEXT.importChunkSeconds, '841', /at most 840/],
     [CONTEXT.largeFileBytes, '1.5', /positive integer/],
     [CONTEXT.gitFrontendMinTasks, '0', /positive integer/],
+    [CONTEXT.importWorkerConcurrency, '0', /positive integer/],
+    [CONTEXT.importWorkerConcurrency, 'unlimited', /positive integer/],
     [
       CONTEXT.gitFrontendMinTasks,
       '11',
@@ -124,6 +129,7 @@ describe('ServiceStack with deployment context', () => {
           [CONTEXT.apiGatewayCloudWatchRole]: 'false',
           [CONTEXT.natGateways]: '2',
           [CONTEXT.importChunkSeconds]: '120',
+          [CONTEXT.importWorkerConcurrency]: '40',
         },
       });
       nagViolations = validate.mock.results.flatMap((result) =>
@@ -218,7 +224,16 @@ describe('ServiceStack with deployment context', () => {
     expect(workers).toHaveLength(4);
     for (const worker of workers) {
       expect(worker.Properties.Environment.Variables[ENV.importChunkSeconds]).toBe('120');
+      // At most 40 imports in each Git step at once, and 40 kept for them in the account.
+      expect(worker.Properties.ReservedConcurrentExecutions).toBe(40);
     }
+    // Nothing else is reserved: the routes and the table-only steps share the account's pool.
+    const others = synth.deployment
+      .ofType('AWS::Lambda::Function')
+      .map(([, fn]) => fn)
+      .filter((fn) => !workers.includes(fn));
+    expect(others.length).toBeGreaterThan(0);
+    for (const fn of others) expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     const machine = Object.values(synth.template.findResources('AWS::StepFunctions::StateMachine'))[0];
     expect(machine?.Properties.StateMachineName).toBe('OAuthImportDev-SourceImport');
   });
