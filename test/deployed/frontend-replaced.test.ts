@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,8 +34,9 @@ let work: string;
 let big: string;
 
 const hosted = () => hostedRepositoryPath(join(deployed.fileSystem, 'repositories'), 'octocat', 'replaced');
-const remote = () => {
+const remote = (port?: number) => {
   const url = new URL(deployed.stack.webUrl);
+  if (port !== undefined) url.port = String(port);
   url.username = 'octocat';
   url.password = PASSWORD;
   return `${url.toString().replace(/\/$/, '')}/octocat/replaced.git`;
@@ -45,6 +47,37 @@ const clientEnv = () => ({ PATH: process.env.PATH, HOME: work, GIT_CONFIG_NOSYST
 async function hostedRefs(): Promise<string> {
   const listed = await git(['-c', 'safe.directory=*', '--git-dir', hosted(), 'show-ref']);
   return listed.stdout;
+}
+
+/**
+ * A TCP relay to the web origin that passes what the server sends until `holdAfter` bytes have
+ * passed, then stops reading from the server (a client reading slowly), until the server goes.
+ */
+async function stallingRelay(origin: URL, holdAfter: number) {
+  let passed = 0;
+  const server = createServer((client) => {
+    const upstream = connect(Number(origin.port), origin.hostname);
+    client.pipe(upstream);
+    upstream.on('data', (chunk: Buffer) => {
+      passed += chunk.length;
+      client.write(chunk);
+      if (passed >= holdAfter) upstream.pause();
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    upstream.on('close', end);
+    client.on('error', end);
+    upstream.on('error', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    passed: () => passed,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 async function until(what: string, done: () => Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -123,19 +156,6 @@ describe('the Git front end task replaced under a client', () => {
     expect(push.code, push.stderr).not.toBe(0);
     expect(push.stderr).toMatch(/RPC failed|remote end hung up|Empty reply|failed to push/i);
 
-    // A clone killed while the pack is sent (the new task serves what the old one had).
-    const target = join(work, 'cut-clone');
-    const cloning = spawn('git', ['clone', remote(), target], {
-      env: clientEnv(),
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let cloneProgress = '';
-    cloning.stderr?.on('data', (chunk: Buffer) => {
-      cloneProgress += chunk.toString();
-    });
-    const clone = await replacedUnder(cloning, async () => /Receiving objects|remote:/.test(cloneProgress));
-    expect(clone.code, clone.stderr).not.toBe(0);
-
     // The dead task's quarantine goes once its lease expires; no ref moved.
     await until(
       'the killed push left its quarantine',
@@ -154,11 +174,24 @@ describe('the Git front end task replaced under a client', () => {
     ]);
     expect(fsck.code, fsck.stderr).toBe(0);
 
-    // The new task takes the same push, and a clone of it.
+    // The new task takes the same push.
     const again = await git(['push', '-q', remote(), 'main:refs/heads/big'], { cwd: big });
     expect(again.code, again.stderr).toBe(0);
     expect(await hostedRefs()).toContain('refs/heads/big');
     expect(await quarantines(hosted())).toEqual([]);
+    // A clone killed while the pack is sent: the client reads through a relay that holds the rest of
+    // the pack once its first MiB has passed, so the task dies mid-transfer whatever the machine's speed.
+    const relay = await stallingRelay(new URL(deployed.stack.webUrl), MiB);
+    const target = join(work, 'cut-clone');
+    const cloning = spawn('git', ['clone', remote(relay.port), target], {
+      env: clientEnv(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const clone = await replacedUnder(cloning, async () => relay.passed() >= MiB);
+    await relay.close();
+    expect(clone.code, clone.stderr).not.toBe(0);
+    expect(await hostedRefs()).toContain('refs/heads/big');
+
     const cloned = await git(['clone', '-q', remote(), join(work, 'clone')]);
     expect(cloned.code, cloned.stderr).toBe(0);
     const after = await git([
