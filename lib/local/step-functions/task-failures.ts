@@ -20,6 +20,9 @@ export class TaskFailure extends Error {
 
 /** The `errorType`/`errorMessage`/`trace` Lambda's Node.js runtime reports for a thrown value. */
 export function lambdaFailure(thrown: unknown): TaskFailure {
+  // Step Functions' own name when Lambda gave no error type: its cause is Step Functions' sentence.
+  if (thrown instanceof Error && thrown.name === 'Lambda.Unknown')
+    return new TaskFailure(thrown.name, thrown.message);
   const payload =
     thrown instanceof Error
       ? { errorType: thrown.name, errorMessage: thrown.message, trace: (thrown.stack ?? '').split('\n') }
