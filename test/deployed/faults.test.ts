@@ -15,6 +15,7 @@ import { type AsDeployed, startAsDeployed } from '#test/as-deployed';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
 import { importApiCall } from '#test/import-api';
+import { type TcpRelay, tcpRelay } from '#test/tcp-relay';
 
 /**
  * A dead worker costs a retry, never the import (issue 36): the execution environment of a
@@ -36,11 +37,14 @@ let gitOrigin: OriginServer;
 let hgOrigin: OriginServer;
 let svnOrigin: SvnServer;
 let tfvcOrigin: TfvcServer;
+/** The Git origin answering each connection late: its git processes live long enough to be seen. */
+let lateGit: TcpRelay;
 
-type Origin = 'git' | 'svn' | 'hg' | 'tfvc';
+type Origin = 'git' | 'late-git' | 'svn' | 'hg' | 'tfvc';
 const request = (origin: Origin): Record<string, unknown> =>
   ({
     git: { vcs_url: `${gitOrigin.url}/project.git` },
+    'late-git': { vcs_url: `http://127.0.0.1:${lateGit.port}/project.git` },
     svn: { vcs_url: svnOrigin.url('repo') },
     hg: { vcs_url: hgOrigin.url },
     tfvc: { vcs_url: tfvcOrigin.collectionUrl, vcs: 'tfvc', tfvc_project: 'Alpha' },
@@ -61,14 +65,18 @@ async function ended(repo: string, timeoutMs = 240_000): Promise<Record<string, 
   throw new Error(`import of ${repo} is ${JSON.stringify(last)}\n${await deployed.logs()}`);
 }
 
-async function startImport(repo: string, origin: Origin): Promise<void> {
+async function startImport(
+  repo: string,
+  origin: Origin,
+  body: Record<string, unknown> = request(origin),
+): Promise<void> {
   const created = await fetch(`${deployed.stack.baseUrl}/user/repos`, {
     method: 'POST',
     headers: { Authorization: `token ${token}` },
     body: JSON.stringify({ name: repo }),
   });
   expect(created.status).toBe(201);
-  expect((await api('PUT', `/repos/octocat/${repo}/import`, request(origin))).status).toBe(201);
+  expect((await api('PUT', `/repos/octocat/${repo}/import`, body)).status).toBe(201);
 }
 
 /** The faults of one import, each counted among that repository's invocations only. */
@@ -133,7 +141,8 @@ function baseline(origin: Origin): Promise<unknown> {
 
 /** Imports `origin` into `repo` with `specs` armed; every fault must have killed a worker. */
 async function faultedImport(repo: string, origin: Origin, specs: readonly Omit<FaultSpec, 'match'>[]) {
-  const expected = await baseline(origin);
+  // The same history whichever way it is reached.
+  const expected = await baseline(origin === 'late-git' ? 'git' : origin);
   const injected = armed(repo, specs);
   await startImport(repo, origin);
   const end = await ended(repo);
@@ -171,20 +180,27 @@ beforeAll(async () => {
     serveSvn(join(work, 'svn')),
     serveTfvc({ projects: [alpha] }),
   ]);
+  lateGit = await tcpRelay(gitOrigin.port, { delayMs: () => 1500 });
   const user = await createUser(deployed.stack.endpointsFile, 'octocat', PASSWORD);
   token = (await personalToken(deployed.stack.baseUrl, user.auth, ['repo'])).token;
 }, 600_000);
 
 afterAll(async () => {
   faults.clear();
-  await Promise.all([gitOrigin?.close(), hgOrigin?.close(), svnOrigin?.close(), tfvcOrigin?.close()]);
+  await Promise.all([
+    lateGit?.close(),
+    gitOrigin?.close(),
+    hgOrigin?.close(),
+    svnOrigin?.close(),
+    tfvcOrigin?.close(),
+  ]);
   await deployed?.stop();
   if (work) await rm(work, { recursive: true, force: true });
 });
 
 describe('a worker killed mid-work', () => {
   it.each([
-    ['Detect', 'git', GIT],
+    ['Detect', 'late-git', GIT],
     ['ImportRawHistory', 'git', GIT],
     ['ImportRawHistory', 'svn', /svn-all-fast-export|svnrdump|svnadmin/],
     ['ImportRawHistory', 'hg', /\bhg\b|python/],
@@ -253,7 +269,7 @@ describe('a step that keeps dying', () => {
 describe('a sync whose worker dies', () => {
   it('publishes what is new as a sync that never crashed', async () => {
     const repo = 'followed';
-    await startImport(repo, 'git');
+    await startImport(repo, 'late-git', { vcs_url: `http://127.0.0.1:${lateGit.port}/followed.git` });
     expect((await ended(repo)).status).toBe('complete');
     expect((await api('PUT', `/repos/octocat/${repo}/import/sync`, { interval_minutes: null })).status).toBe(
       200,
@@ -291,8 +307,9 @@ describe('a sync whose worker dies', () => {
       if (last?.status === 'succeeded' || last?.status === 'failed') break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    expect(injected.death(), injected.missed()).toBeDefined();
-    expect(lost.death()).toBeDefined();
+    const seen = `${JSON.stringify(sync)}\n${await deployed.logs()}`;
+    expect(injected.death(), `${injected.missed() ?? 'not invoked'}: ${seen}`).toBeDefined();
+    expect(lost.death(), seen).toBeDefined();
     expect(sync, await deployed.logs()).toMatchObject({ last_sync: { status: 'succeeded', new_commits: 1 } });
     expect((await ended(repo)).status).toBe('complete');
     const hosted = new URL(`${deployed.stack.webUrl}/octocat/${repo}.git`);
