@@ -200,7 +200,6 @@ afterAll(async () => {
 
 describe('a worker killed mid-work', () => {
   it.each([
-    ['Detect', 'late-git', GIT],
     ['ImportRawHistory', 'git', GIT],
     ['ImportRawHistory', 'svn', /svn-all-fast-export|svnrdump|svnadmin/],
     ['ImportRawHistory', 'hg', /\bhg\b|python/],
@@ -213,6 +212,10 @@ describe('a worker killed mid-work', () => {
     },
     400_000,
   );
+
+  it('Detect of a Git import while it waits for a late origin (Detect runs no child process)', async () => {
+    await faultedImport('mid-detect', 'late-git', [{ fn: 'Detect', when: 'mid-work', afterMs: 700 }]);
+  }, 400_000);
 
   it('ImportRawHistory of a TFVC import, once its git runs, reported as Lambda.Unknown (out of memory)', async () => {
     await faultedImport('mid-raw-tfvc', 'tfvc', [
@@ -248,6 +251,41 @@ describe('a worker killed after its answer, which is lost', () => {
     },
     400_000,
   );
+});
+
+describe('a push whose answer is lost after it removed what it pushed', () => {
+  /** Imports, then maps Ada: a republish rewrites the history into out.git and pushes that. */
+  async function republished(repo: string) {
+    await startImport(repo, 'git');
+    expect((await ended(repo)).status).toBe('complete');
+    const authors = (await api('GET', `/repos/octocat/${repo}/import/authors`)).body as unknown as {
+      id: number;
+      name: string;
+    }[];
+    const ada = authors.find((author) => author.name === 'Ada Lovelace');
+    const mapped = await api('PATCH', `/repos/octocat/${repo}/import/authors/${ada?.id}`, {
+      name: 'Augusta Ada King',
+      email: 'ada@king.example',
+    });
+    expect(mapped.status).toBe(200);
+    expect((await ended(repo)).status).toBe('complete');
+    return outcome(repo);
+  }
+
+  it('answers the same from what it recorded, and the republish ends as without the death', async () => {
+    const expected = await republished('baseline-republish');
+    const lost = faults.inject({
+      fn: 'Push',
+      when: 'after-response',
+      match: (event) => {
+        const { repo, startAt } = event as { repo?: string; startAt?: string };
+        return repo === 'lost-republish' && startAt === 'rewrite';
+      },
+    });
+    const got = await republished('lost-republish');
+    expect(lost.death()).toBeDefined();
+    expect(got, await deployed.logs()).toEqual(expected);
+  }, 400_000);
 });
 
 describe('a step that keeps dying', () => {
