@@ -336,6 +336,13 @@ describe('a sync whose worker dies', () => {
       match: (event) =>
         (event as { repo?: string; sync?: unknown }).repo === repo && !!(event as { sync?: unknown }).sync,
     });
+    // Complete run again must not count the new commits against the count it wrote (as none).
+    const completed = faults.inject({
+      fn: 'Complete',
+      when: 'after-response',
+      match: (event) =>
+        (event as { repo?: string; sync?: unknown }).repo === repo && !!(event as { sync?: unknown }).sync,
+    });
     expect((await api('POST', `/repos/octocat/${repo}/import/sync`)).status).toBe(202);
     const deadline = Date.now() + 240_000;
     let sync: Record<string, unknown> = {};
@@ -348,6 +355,7 @@ describe('a sync whose worker dies', () => {
     const seen = `${JSON.stringify(sync)}\n${await deployed.logs()}`;
     expect(injected.death(), `${injected.missed() ?? 'not invoked'}: ${seen}`).toBeDefined();
     expect(lost.death(), seen).toBeDefined();
+    expect(completed.death(), seen).toBeDefined();
     expect(sync, await deployed.logs()).toMatchObject({ last_sync: { status: 'succeeded', new_commits: 1 } });
     expect((await ended(repo)).status).toBe('complete');
     const hosted = new URL(`${deployed.stack.webUrl}/octocat/${repo}.git`);
