@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
@@ -11,6 +12,7 @@ import { makeSvnRepository } from '#local/svn-fixtures';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
 import { tfvcHistory } from '#local/tfvc-alpha';
 import { serveTfvc, type TfvcServer } from '#local/tfvc-origin';
+import { ENV } from '#shared/config';
 import { type AsDeployed, startAsDeployed } from '#test/as-deployed';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
@@ -149,6 +151,23 @@ async function faultedImport(repo: string, origin: Origin, specs: readonly Omit<
   for (const fault of injected)
     expect(fault.death(), `${fault.spec.fn} never died: ${fault.missed() ?? 'not invoked'}`).toBeDefined();
   expect(await outcome(repo), `${JSON.stringify(end)}\n${await deployed.logs()}`).toEqual(expected);
+}
+
+/** Waits until the execution of this name has ended (`owner.repo.sync-N`). */
+async function executionEnded(name: string): Promise<void> {
+  const sfn = new SFNClient({
+    endpoint: deployed.stack.stepFunctionsEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const machine = process.env[ENV.importStateMachineArn] ?? '';
+  const executionArn = `${machine.replace(':stateMachine:', ':execution:')}:${name}`;
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
+    const { status } = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    if (status !== 'RUNNING') return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${name} is still running`);
 }
 
 /** A git process (the command's basename is git or git-*), as the image's tools start it. */
@@ -352,6 +371,10 @@ describe('a sync whose worker dies', () => {
       if (last?.status === 'succeeded' || last?.status === 'failed') break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
+    // The answer Complete lost: its retry has run once the execution has ended.
+    await Promise.race([completed.died, new Promise((resolve) => setTimeout(resolve, 60_000))]);
+    await executionEnded(`octocat.${repo}.sync-2`);
+    sync = (await api('GET', `/repos/octocat/${repo}/import/sync`)).body;
     const seen = `${JSON.stringify(sync)}\n${await deployed.logs()}`;
     expect(injected.death(), `${injected.missed() ?? 'not invoked'}: ${seen}`).toBeDefined();
     expect(lost.death(), seen).toBeDefined();
