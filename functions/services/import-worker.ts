@@ -9,7 +9,7 @@
  * - keeps its files in the attempt's own directory, which persists between chunks.
  * Error class names are the workflow's contract (`OriginAuthFailed` → AuthFailed; the rest → Error).
  */
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { getImport, listAuthors } from '#data/imports/items';
 import {
@@ -40,6 +40,7 @@ import {
   type LargeFile,
   type WaitingFor,
 } from '#domain/imports';
+import { type DeathPlace, deathMessage, isWorkerDeath } from '#domain/worker-death';
 import { config } from '#shared/config';
 import { countSignal, log } from '#shared/log';
 import { adapterFor, detectionCandidates, detectOrigin } from '#vcs/adapters';
@@ -54,6 +55,7 @@ import { fetchOriginLfs } from '#vcs/origin-lfs';
 import { publish } from '#vcs/publish';
 import { readRevisionList, writePublishedRevisions } from '#vcs/revision-map';
 import { newLargeBlob, recordSeenTips, seenTips } from '#vcs/seen-history';
+import { writeWhole } from '#vcs/whole-file';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
 import { nextRound, type Rounds } from './import-continuation.ts';
@@ -156,6 +158,12 @@ const publishedRevisionsFile = (dir: string) => join(dir, 'published-revisions')
  * attempt, since the directory moves on to the next sync.
  */
 const syncRefsFile = (dir: string, attempt: number) => join(dir, `sync-refs.${attempt}.json`);
+/**
+ * The push step's answer once its last batch is pushed and its revision map stored, written before
+ * the pushed copy is removed: a push run again (its worker died before its answer reached the
+ * workflow) answers the same without the copy. Named by attempt, as the directory moves on.
+ */
+const pushedFile = (dir: string, attempt: number) => join(dir, `pushed.${attempt}.json`);
 
 /** What every step is limited by: the adapters' raw copy, the rewrite, the push. */
 const adapterOptions = () => ({ maxBytes: config().importMaxBytes, maxObjects: config().importMaxObjects });
@@ -486,6 +494,8 @@ type PushInput = StepInput & { readonly rewrite?: { readonly rewritten?: boolean
 
 async function publishBatch(input: PushInput, record: Import, write: Writes): Promise<PushOutcome> {
   const dir = attemptDir(input, input.attempt);
+  const answered = await readFile(pushedFile(dir, input.attempt), 'utf8').catch(() => undefined);
+  if (answered !== undefined) return JSON.parse(answered) as PushOutcome;
   const [, follow] = await Promise.all([
     record.status === 'pushing' ? undefined : write.progress({ status: 'pushing', pushPercent: 0 }),
     input.sync ? followPublish(input, record, dir) : undefined,
@@ -512,14 +522,7 @@ async function publishBatch(input: PushInput, record: Import, write: Writes): Pr
   const revisions = await readRevisionList(publishedRevisionsFile(dir));
   if (!(await storePublishedRevisions(dir, { ...input, importId: record.importId }, revisions)))
     throw superseded(input);
-  // The pushed copy, or the LFS objects that waited in raw.git, are not needed again (a republish
-  // rewrites from the raw history; the origin's LFS objects stay cached in `origin-lfs`).
-  await Promise.all([
-    rm(published === outDir(dir) ? published : join(published, 'lfs'), { recursive: true, force: true }),
-    rm(syncRefsFile(dir, input.attempt), { force: true }),
-    progress.flush(),
-  ]);
-  return {
+  const outcome: PushOutcome = {
     done: true,
     defaultBranch: result.defaultBranch,
     sizeKiB: result.sizeKiB,
@@ -527,6 +530,15 @@ async function publishBatch(input: PushInput, record: Import, write: Writes): Pr
     originRevision: revisions.at(-1)?.originRevision ?? null,
     ...nextRound(input, 'push', true),
   };
+  await writeWhole(pushedFile(dir, input.attempt), JSON.stringify(outcome));
+  // The pushed copy, or the LFS objects that waited in raw.git, are not needed again (a republish
+  // rewrites from the raw history; the origin's LFS objects stay cached in `origin-lfs`).
+  await Promise.all([
+    rm(published === outDir(dir) ? published : join(published, 'lfs'), { recursive: true, force: true }),
+    rm(syncRefsFile(dir, input.attempt), { force: true }),
+    progress.flush(),
+  ]);
+  return outcome;
 }
 
 /**
@@ -569,6 +581,7 @@ export async function complete(input: StepInput & { push?: PushOutcome }): Promi
       record.importId,
       {
         commitCount: record.commitCount,
+        attempt: input.attempt,
         originFingerprint: input.originFingerprint,
         ...(input.push?.refChanges ? { refChanges: input.push.refChanges } : {}),
         ...(input.push?.originRevision !== undefined ? { originRevision: input.push.originRevision } : {}),
@@ -593,10 +606,15 @@ export interface Failure {
 /** Errors whose messages were written for the user (no credentials, no internals). */
 const READABLE_ERRORS = new Set(['OriginFailed', 'ForbiddenAddress', 'OriginAuthFailed', 'StorageFull']);
 
-/** The message the user reads for a failure: the origin's own words when they are fit to show, else a plain sentence. */
-export function readableFailure(step: FailedStep, failure: Failure | undefined): string {
+/**
+ * The message the user reads for a failure: the origin's own words when they are fit to show; for a
+ * worker that died on every retry, what died and how far the step had got (`place`); else a plain
+ * sentence.
+ */
+export function readableFailure(step: FailedStep, failure: Failure | undefined, place?: DeathPlace): string {
   const name = failure?.Error ?? '';
   if (name === 'States.Timeout') return `The ${step} step timed out waiting for an answer`;
+  if (isWorkerDeath(name)) return deathMessage(step, name, place);
   if (READABLE_ERRORS.has(name)) {
     let message = failure?.Cause ?? '';
     try {
@@ -614,7 +632,12 @@ export function readableFailure(step: FailedStep, failure: Failure | undefined):
 export async function recordFailure(
   input: StepInput & { failedStep: FailedStep; failure?: Failure },
 ): Promise<Record<string, never>> {
-  const errorMessage = readableFailure(input.failedStep, input.failure);
+  const record = await getImport(input.owner, input.repo);
+  const errorMessage = readableFailure(
+    input.failedStep,
+    input.failure,
+    record?.attempt === input.attempt ? record : undefined,
+  );
   log('warn', 'import failed', {
     owner: input.owner,
     repo: input.repo,
@@ -623,7 +646,6 @@ export async function recordFailure(
     error: input.failure?.Error,
   });
   // The sync's outcome first (only while this attempt is the import's), then the status.
-  const record = await getImport(input.owner, input.repo);
   if (record?.attempt === input.attempt)
     await recordSyncOutcome(record.ownerLogin, record.repoName, record.importId, { errorMessage });
   const of = { attempt: input.attempt, sync: input.sync === true };

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { type Sandbox, type SandboxOptions, startSandbox } from './image-sandbox.ts';
+import type { InvocationFault } from './lambda-faults.ts';
 import { FunctionError, type RuntimeApi, startRuntimeApi } from './lambda-runtime-api.ts';
 
 /** Lambda's limit on an on-demand environment's init phase. */
@@ -30,6 +31,8 @@ export interface LambdaFunctionConfig {
   readonly sandbox: Omit<SandboxOptions, 'env' | 'argv' | 'logFile'>;
   /** A directory for each environment's output (`<name>-<n>.log`). */
   readonly logDir: string;
+  /** The death a test wants for an invocation, if any (`lambda-faults.ts`); none without it. */
+  readonly faults?: (event: unknown) => InvocationFault | undefined;
 }
 
 interface Environment {
@@ -38,6 +41,8 @@ interface Environment {
   readonly logFile: string;
   busy: boolean;
   gone: boolean;
+  /** How its invocation fails when it was killed on purpose (else `Runtime.ExitError`). */
+  death?: FunctionError;
 }
 
 export interface LambdaFunction {
@@ -76,7 +81,11 @@ export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
     void sandbox.exited.then((code) => {
       environment.gone = true;
       runtime.abort(
-        new FunctionError('Runtime.ExitError', `Runtime exited with error: exit status ${code ?? 'signal'}`),
+        environment.death ??
+          new FunctionError(
+            'Runtime.ExitError',
+            `Runtime exited with error: exit status ${code ?? 'signal'}`,
+          ),
       );
       void runtime.close();
     });
@@ -107,9 +116,32 @@ export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
         clearTimeout(timer);
         timer = setTimeout(timedOut, config.timeoutSeconds * 1000);
       };
+      const fault = config.faults?.(event);
+      let over = false;
+      const kill = async (error: FunctionError, during: string) => {
+        environment.death = error;
+        environment.gone = true;
+        await environment.sandbox.stop();
+        fault?.died(during);
+      };
       try {
-        return await environment.runtime.invoke(event, delivered);
+        if (fault?.when === 'mid-work') {
+          const pid = environment.sandbox.process.pid ?? 0;
+          void fault
+            .moment(pid, () => over)
+            .then((during) => {
+              if (during !== undefined && !over) return kill(fault.error, during);
+            });
+        }
+        const result = await environment.runtime.invoke(event, delivered);
+        if (fault?.when === 'after-response') {
+          await kill(fault.error, 'after its response');
+          throw fault.error;
+        }
+        if (fault?.when === 'mid-work') fault.missed('the invocation ended before its moment came');
+        return result;
       } finally {
+        over = true;
         clearTimeout(timer);
         environment.busy = false;
       }

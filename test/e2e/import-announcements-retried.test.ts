@@ -20,8 +20,8 @@ import { startTestStack } from '#test/stack';
  * to drop what the re-run announces again: each status change on the default event bus, and each
  * `repository_import` delivery, carries one identity however often it is sent.
  *
- * The dead worker's answer is lost as Step Functions reports a lost Lambda answer it retries
- * (`Lambda.ServiceException`: the function ran, the service failed to hand back its result).
+ * The dead worker's answer is lost as Lambda reports a runtime killed after its work
+ * (`Runtime.ExitError`), which every Task retries.
  */
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
@@ -47,7 +47,7 @@ function dyingAfterWork(machine: LocalStateMachine): LocalStateMachine {
       if (died.has(key)) return output;
       died.add(key);
       const lost = new Error('The answer of a worker that died after its work');
-      lost.name = 'Lambda.ServiceException';
+      lost.name = 'Runtime.ExitError';
       throw lost;
     };
   }

@@ -31,6 +31,7 @@ import type { Handler } from '#local/http-server';
 import { type ImageRoot, workerImageRoot } from '#local/image-root';
 import { type Sandbox, type SandboxOptions, startSandbox } from '#local/image-sandbox';
 import { importStateMachine } from '#local/import-workflow';
+import type { FaultPlan } from '#local/lambda-faults';
 import { type LambdaFunction, lambdaFunction } from '#local/lambda-functions';
 import { freePort } from '#local/ports';
 import { ensureSecretsKey, type LocalStack, startLocalStack } from '#local/stack';
@@ -66,6 +67,8 @@ export interface AsDeployedOptions {
    * invokes the function the template's rule targets.
    */
   readonly syncScheduler?: Pick<SyncTimerOptions, 'tickMs' | 'clock'>;
+  /** Execution environments to kill on demand (`#local/lambda-faults`); none without it. */
+  readonly faults?: FaultPlan;
 }
 
 export interface AsDeployed {
@@ -207,7 +210,7 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
     stops.push(() => Promise.all(started.map((fn) => fn.stop())));
 
     /** A function of the template, started at its first invocation (the stack's endpoints are known then). */
-    const deployedFunction = (id: string, resource: CfnResource) => {
+    const deployedFunction = (id: string, resource: CfnResource, task?: string) => {
       const properties = resource.Properties;
       const name = `${STACK_NAME}-${id
         .split('/')
@@ -251,6 +254,9 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
           },
           sandbox: { ...sandbox, files: isImage ? files() : { ...files(), '/etc/passwd': managedPasswd } },
           logDir,
+          ...(options.faults && task
+            ? { faults: (event: unknown) => options.faults?.forInvocation(task, event) }
+            : {}),
         });
         if (!started.includes(fn)) started.push(fn);
         return fn.invoke(event);
@@ -259,7 +265,8 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
 
     const tasks: Record<string, LocalTask> = {};
     for (const [placeholder, id] of workflowFunctions(deployment)) {
-      tasks[placeholder] = deployedFunction(id, deployment.resources[id] as CfnResource);
+      const task = placeholder.replace(/FunctionArn$/, '');
+      tasks[placeholder] = deployedFunction(id, deployment.resources[id] as CfnResource, task);
     }
     const handlers: Record<string, Handler> = {};
     const byDescription = new Map(

@@ -2,7 +2,16 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { IMPORT_ASL_FILE } from '#cdk/paths';
 import { placeholderOf, placeholdersIn, WORKFLOW_TASKS } from '#cdk/workflow-tasks';
+import { WORKER_DEATH_RETRIES, WORKER_DEATHS } from '#domain/worker-death';
 
+interface Retrier {
+  readonly ErrorEquals: readonly string[];
+  readonly IntervalSeconds?: number;
+  readonly MaxAttempts?: number;
+  readonly BackoffRate?: number;
+  readonly MaxDelaySeconds?: number;
+  readonly JitterStrategy?: string;
+}
 interface Catcher {
   readonly ErrorEquals?: readonly string[];
   readonly Next?: string;
@@ -15,7 +24,7 @@ interface State {
   readonly End?: boolean;
   readonly Default?: string;
   readonly Choices?: readonly Record<string, unknown>[];
-  readonly Retry?: readonly unknown[];
+  readonly Retry?: readonly Retrier[];
   readonly Catch?: readonly Catcher[];
   readonly QueryLanguage?: string;
   readonly Branches?: readonly Machine[];
@@ -144,5 +153,30 @@ describe('statemachines/import.asl.json', () => {
       StringEquals: 'push',
       Next: 'Push',
     });
+  });
+
+  it('retries a dead worker on every Task: bounded, with backoff and jitter, before any Catch', () => {
+    for (const machine of machines(JSON.parse(source) as Machine)) {
+      for (const [name, state] of Object.entries(machine.States)) {
+        if (state.Type !== 'Task') continue;
+        const retriers = (state.Retry ?? []).filter((retrier) =>
+          WORKER_DEATHS.some((death) => retrier.ErrorEquals.includes(death)),
+        );
+        expect(retriers.length, `${name}: one retrier for a dead worker`).toBe(1);
+        const [deaths] = retriers;
+        expect([...(deaths?.ErrorEquals ?? [])].sort(), name).toEqual([...WORKER_DEATHS].sort());
+        expect(deaths, name).toMatchObject({ MaxAttempts: WORKER_DEATH_RETRIES, JitterStrategy: 'FULL' });
+        expect(deaths?.IntervalSeconds ?? 0, name).toBeGreaterThan(0);
+        expect(deaths?.BackoffRate ?? 0, name).toBeGreaterThan(1);
+        expect(deaths?.MaxDelaySeconds ?? 0, name).toBeGreaterThan(0);
+        // No earlier retrier takes them (a wildcard would, with its own count).
+        const first = (state.Retry ?? []).indexOf(deaths as Retrier);
+        for (const earlier of (state.Retry ?? []).slice(0, first))
+          expect(
+            earlier.ErrorEquals.filter((error) => error.startsWith('States.')),
+            name,
+          ).toEqual([]);
+      }
+    }
   });
 });

@@ -228,6 +228,11 @@ export type SyncOutcome =
       readonly refChanges?: SyncRefChanges;
       /** The revision map's last origin revision as the push step stored it; absent: read from the map. */
       readonly originRevision?: string | null;
+      /**
+       * The attempt that succeeded: its outcome is recorded once, so a Complete run again (its
+       * worker died after recording) does not count its new commits a second time, as none.
+       */
+      readonly attempt?: number;
     }
   | { readonly errorMessage: string; readonly status?: 'failed' | 'auth_failed' };
 
@@ -256,6 +261,12 @@ export async function recordSyncOutcome(
   for (let round = 0; round < 5; round++) {
     const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
     if (Item?.state !== 'following') return;
+    if (
+      !('errorMessage' in outcome) &&
+      outcome.attempt !== undefined &&
+      Item.lastSyncAttempt === outcome.attempt
+    )
+      return;
     const timestamp = now();
     const values: Record<string, unknown> = { ':following': 'following', ':now': timestamp };
     // Unchanged since read (an item written before `updatedAt` existed has none).
@@ -281,6 +292,10 @@ export async function recordSyncOutcome(
       values[':count'] = after ?? before;
       values[':revision'] = revision ?? null;
       set.push('lastSync = :last, lastSyncedAt = :now, commitCount = :count, originRevision = :revision');
+      if (outcome.attempt !== undefined) {
+        values[':attempt'] = outcome.attempt;
+        set.push('lastSyncAttempt = :attempt');
+      }
       // The scheduler skips a sync while the origin's fingerprint equals this one; without one
       // (a sync now, the first import) the next check syncs.
       if (outcome.originFingerprint === undefined) remove.push('originFingerprint');

@@ -3,7 +3,7 @@
  * network), resumable by revision ranges (its `--max-rev` and `--resume-from`); the rules are
  * fixed by the first step, when the mirror is complete.
  */
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_IMPORT_CHOICES, type ImportChoices } from '#domain/imports';
 import { countCommits, GitFailed, runGit } from '../git-command.ts';
@@ -31,6 +31,11 @@ import type { SvnOrigin } from './state.ts';
 
 /** The Git repository svn-all-fast-export writes (named in the rules, created in its cwd). */
 const OUTPUT_NAME = 'raw.git';
+/**
+ * Present while a range converts: found at the start of a step, it says a range was killed
+ * mid-way (the worker died) and raw.git may hold part of it, which cannot be resumed.
+ */
+const CONVERTING = 'converting-range';
 
 /**
  * Converts the mirror's revisions until all are in `raw.git` or the chunk's budget is spent; true
@@ -53,6 +58,13 @@ async function convertSteps(chunk: SvnChunk, origin: SvnOrigin, maxObjects: numb
   const { job, mirror, home, state, cursor, clock } = chunk;
   const gitRepo = rawRepositoryPath(job.workDir);
   const choices = job.choices ?? DEFAULT_IMPORT_CHOICES;
+  if (await exists(join(job.workDir, CONVERTING))) {
+    // A range killed with its worker: the conversion starts again from the complete mirror.
+    await forgetConversion(job.workDir);
+    state.converted = 0;
+    await cursor.save(job.workDir, state);
+    await rm(join(job.workDir, CONVERTING), { force: true });
+  }
   if (state.converted > 0 && state.scanned < origin.youngest) {
     // A sync: the mirror gained revisions. The conversion goes on unless its rules change.
     const scan = { mirror, workDir: job.workDir, home, origin, timeoutMs: clock.stepTimeout() };
@@ -74,6 +86,7 @@ async function convertSteps(chunk: SvnChunk, origin: SvnOrigin, maxObjects: numb
         ? origin.youngest
         : Math.min(origin.youngest, state.converted + state.convertRevs);
     const stepStarted = Date.now();
+    await writeFile(join(job.workDir, CONVERTING), `${state.converted + 1}-${to}\n`);
     try {
       await convertRange(job.workDir, mirror, origin.uuid, home, {
         from: state.converted + 1,
@@ -84,8 +97,7 @@ async function convertSteps(chunk: SvnChunk, origin: SvnOrigin, maxObjects: numb
     } catch (error) {
       if (!(error instanceof SvnFailed && error.timedOut)) throw error;
       // A killed conversion is not resumed: start it again, in smaller ranges.
-      await rm(gitRepo, { recursive: true, force: true });
-      await rm(join(job.workDir, `log-${OUTPUT_NAME}`), { force: true });
+      await forgetConversion(job.workDir);
       if (state.mode === 'ranges' && state.convertRevs <= 1)
         throw new OriginFailed('Converting the Subversion history took too long');
       state.convertRevs =
@@ -95,6 +107,7 @@ async function convertSteps(chunk: SvnChunk, origin: SvnOrigin, maxObjects: numb
       state.mode = 'ranges';
       state.converted = 0;
       await cursor.save(job.workDir, state);
+      await rm(join(job.workDir, CONVERTING), { force: true });
       return false;
     }
     clock.stepDone(stepStarted);
@@ -105,6 +118,7 @@ async function convertSteps(chunk: SvnChunk, origin: SvnOrigin, maxObjects: numb
       90 + Math.floor((9 * state.converted) / Math.max(origin.youngest, 1)),
     );
     await cursor.save(job.workDir, state);
+    await rm(join(job.workDir, CONVERTING), { force: true });
     chunk.onProgress({ commitCount: state.commitCount, percent: state.percent });
   }
   if (state.converted < origin.youngest) return false;
@@ -113,6 +127,18 @@ async function convertSteps(chunk: SvnChunk, origin: SvnOrigin, maxObjects: numb
   state.commitCount = await countCommits(gitRepo, home);
   return true;
 }
+
+/** What a conversion that cannot be resumed leaves: raw.git and svn-all-fast-export's log. */
+async function forgetConversion(workDir: string): Promise<void> {
+  await rm(rawRepositoryPath(workDir), { recursive: true, force: true });
+  await rm(join(workDir, `log-${OUTPUT_NAME}`), { force: true });
+}
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * The conversion rules of the imported path (`rules.ts`) written afresh, with the renamed

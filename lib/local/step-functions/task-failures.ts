@@ -25,6 +25,9 @@ export class TaskFailure extends Error {
 export function lambdaFailure(thrown: unknown): TaskFailure {
   // Refused before the function ran (Lambda's own errors, e.g. `Lambda.TooManyRequestsException`).
   if (thrown instanceof TaskFailure) return thrown;
+  // Step Functions' own name when Lambda gave no error type: its cause is Step Functions' sentence.
+  if (thrown instanceof Error && thrown.name === 'Lambda.Unknown')
+    return new TaskFailure(thrown.name, thrown.message);
   const payload =
     thrown instanceof Error
       ? { errorType: thrown.name, errorMessage: thrown.message, trace: (thrown.stack ?? '').split('\n') }
