@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { IMPORT_ASL_FILE } from '#cdk/paths';
 import { placeholderOf, placeholdersIn, WORKFLOW_TASKS } from '#cdk/workflow-tasks';
 import { WORKER_DEATH_RETRIES, WORKER_DEATHS } from '#domain/worker-death';
+import { LAMBDA_MAX_TIMEOUT_SECONDS } from '#local/step-functions/definition';
 
 interface Retrier {
   readonly ErrorEquals: readonly string[];
@@ -176,6 +177,29 @@ describe('statemachines/import.asl.json', () => {
             earlier.ErrorEquals.filter((error) => error.startsWith('States.')),
             name,
           ).toEqual([]);
+      }
+    }
+  });
+
+  it("waits out Lambda's concurrency limit on every Task for longer than a step may hold a slot", () => {
+    for (const machine of machines(JSON.parse(source) as Machine)) {
+      for (const [name, state] of Object.entries(machine.States)) {
+        if (state.Type !== 'Task') continue;
+        const throttled = (state.Retry ?? []).filter((retrier) =>
+          retrier.ErrorEquals.includes('Lambda.TooManyRequestsException'),
+        );
+        expect(throttled.length, `${name}: one retrier for Lambda's concurrency limit`).toBe(1);
+        const [retrier] = throttled as [Retrier];
+        expect(retrier.ErrorEquals, name).toEqual(['Lambda.TooManyRequestsException']);
+        expect(retrier.JitterStrategy, name).toBe('FULL');
+        // Full jitter waits half of each delay on average: together more than a worker step's
+        // longest run (Lambda's 15 minutes), so a slot a step holds that long frees in time.
+        let meanWait = 0;
+        for (let attempt = 0; attempt < (retrier.MaxAttempts ?? 3); attempt++) {
+          const delay = (retrier.IntervalSeconds ?? 1) * (retrier.BackoffRate ?? 2) ** attempt;
+          meanWait += Math.min(delay, retrier.MaxDelaySeconds ?? Number.POSITIVE_INFINITY) / 2;
+        }
+        expect(meanWait, name).toBeGreaterThan(LAMBDA_MAX_TIMEOUT_SECONDS);
       }
     }
   });
