@@ -12,7 +12,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { makeHgBulkRepository, serveHg } from '#local/hg-origins';
 import { ENV } from '#shared/config';
 import { median } from './measure.ts';

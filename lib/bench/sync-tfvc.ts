@@ -7,7 +7,6 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { GetExecutionHistoryCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { TFVC_USERS } from '#local/tfvc-alpha';
 import { serveTfvc, type TfvcChangesetSpec, type TfvcProjectSpec } from '#local/tfvc-origin';
 import { ENV } from '#shared/config';
