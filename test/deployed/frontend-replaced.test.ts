@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,8 +55,10 @@ async function hostedRefs(): Promise<string> {
  */
 async function stallingRelay(origin: URL, holdAfter: number) {
   let passed = 0;
+  const upstreams: Socket[] = [];
   const server = createServer((client) => {
     const upstream = connect(Number(origin.port), origin.hostname);
+    upstreams.push(upstream);
     client.pipe(upstream);
     upstream.on('data', (chunk: Buffer) => {
       passed += chunk.length;
@@ -76,6 +78,11 @@ async function stallingRelay(origin: URL, holdAfter: number) {
   return {
     port: typeof address === 'object' && address ? address.port : 0,
     passed: () => passed,
+    /** Reads again: the client gets what the server sent before it went, then the end. */
+    release: () => {
+      holdAfter = Number.POSITIVE_INFINITY;
+      for (const upstream of upstreams) upstream.resume();
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -89,7 +96,7 @@ async function until(what: string, done: () => Promise<boolean>, timeoutMs: numb
 }
 
 /** Kills the task under `client` once `ready` holds, then starts a new one; the client's exit and output. */
-async function replacedUnder(client: ChildProcess, ready: () => Promise<boolean>) {
+async function replacedUnder(client: ChildProcess, ready: () => Promise<boolean>, afterKill = () => {}) {
   let stderr = '';
   client.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -103,6 +110,7 @@ async function replacedUnder(client: ChildProcess, ready: () => Promise<boolean>
   expect(client.exitCode, stderr).toBeNull();
   const old = deployed.frontEnd.sandbox.process.pid as number;
   await deployed.replaceFrontEnd();
+  afterKill();
   const code = await exited;
   // Nothing of the killed task runs on.
   expect(descendantsOf(await processTable(), old)).toEqual([]);
@@ -187,7 +195,7 @@ describe('the Git front end task replaced under a client', () => {
       env: clientEnv(),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    const clone = await replacedUnder(cloning, async () => relay.passed() >= MiB);
+    const clone = await replacedUnder(cloning, async () => relay.passed() >= MiB, relay.release);
     await relay.close();
     expect(clone.code, clone.stderr).not.toBe(0);
     expect(await hostedRefs()).toContain('refs/heads/big');
