@@ -150,6 +150,8 @@ async function faultedImport(repo: string, origin: Origin, specs: readonly Omit<
   const end = await ended(repo);
   for (const fault of injected)
     expect(fault.death(), `${fault.spec.fn} never died: ${fault.missed() ?? 'not invoked'}`).toBeDefined();
+  // What the import ended with, and the workers' logs, before anything else is read of it.
+  if (end.status !== 'complete') expect(end, await deployed.logs()).toMatchObject({ status: 'complete' });
   expect(await outcome(repo), `${JSON.stringify(end)}\n${await deployed.logs()}`).toEqual(expected);
 }
 

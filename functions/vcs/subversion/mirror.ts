@@ -2,7 +2,7 @@
  * Fetching: the origin's revisions into the local mirror `<workDir>/raw.svn`, in bounded revision
  * ranges (`svnrdump dump` through the job's guard → `svnadmin load`), resumable across chunks.
  */
-import { rm, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkSize, fileSize, oversizeError } from '../limits.ts';
 import { OriginFailed, type RawJob, type RawProgress } from '../origin.ts';
@@ -119,14 +119,23 @@ export async function mirrorRevisions(chunk: SvnChunk, origin: SvnOrigin): Promi
   return state.loaded >= origin.youngest;
 }
 
-/** Creates the mirror with the origin's UUID if needed; returns its youngest revision. */
+/**
+ * Creates the mirror with the origin's UUID if needed; returns its youngest revision. It is made
+ * beside its place and renamed into it, so a worker killed while making it leaves no half-made
+ * repository where the next try would take it for a whole one.
+ */
 async function ensureMirror(mirror: string, uuid: string, home: string): Promise<number> {
   try {
     await stat(join(mirror, 'format'));
   } catch {
-    await rm(mirror, { recursive: true, force: true });
-    await runSvn('svnadmin', ['create', '--', mirror], { cwd: home, home, timeoutMs: 60_000 });
-    await runSvn('svnadmin', ['setuuid', '--', mirror, uuid], { cwd: home, home, timeoutMs: 60_000 });
+    const making = `${mirror}.making`;
+    await Promise.all([
+      rm(mirror, { recursive: true, force: true }),
+      rm(making, { recursive: true, force: true }),
+    ]);
+    await runSvn('svnadmin', ['create', '--', making], { cwd: home, home, timeoutMs: 60_000 });
+    await runSvn('svnadmin', ['setuuid', '--', making, uuid], { cwd: home, home, timeoutMs: 60_000 });
+    await rename(making, mirror);
   }
   // A load killed mid-way leaves a stale transaction at most; committed revisions are whole.
   return youngestOf(mirror, home);
