@@ -5,7 +5,9 @@
  *
  * - `mid-work`: once the moment comes (a process whose command line matches `process` runs in the
  *   environment, or `afterMs` have passed since the event was handed over), the environment's
- *   whole PID namespace is killed: the runtime interface client and everything it started;
+ *   whole PID namespace is killed: the runtime interface client and everything it started; an
+ *   invocation that ends before its moment came (a short process seen by no look, every 5 ms)
+ *   dies after its answer instead, so an armed fault always kills once;
  * - `after-response`: the function answers, then the environment is killed and the answer never
  *   reaches the caller.
  *

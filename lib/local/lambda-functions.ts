@@ -138,7 +138,13 @@ export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
           await kill(fault.error, 'after its response');
           throw fault.error;
         }
-        if (fault?.when === 'mid-work') fault.missed('the invocation ended before its moment came');
+        if (fault?.when === 'mid-work') {
+          // Its moment never came while it ran (the process it waits for came and went between two
+          // looks): it still dies, once its work is done, and its answer is lost.
+          fault.missed('the invocation ended before its moment came');
+          await kill(fault.error, 'after its response (its moment did not come while it ran)');
+          throw fault.error;
+        }
         return result;
       } finally {
         over = true;
