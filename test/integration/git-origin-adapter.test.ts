@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type RequestListener } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, prepareDumb, serveGitDaemon, serveGitHttp } from '#local/git-origins';
 import { commitOnMain, objectFiles } from '#test/pack-growth';
+import { descendantsOf, processTable } from '#test/process-tree';
 import { LOOPBACK_ONLY, rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
 import { adapterFor, detectOrigin } from '#vcs/adapters';
@@ -253,8 +254,8 @@ describe('Git raw import', () => {
       let running = true;
       const watcher = (async () => {
         while (running) {
-          for (const pid of await readdir('/proc').catch(() => [])) {
-            if (!/^\d+$/.test(pid)) continue;
+          // This test's own processes only: the suite's other files run git at the same time.
+          for (const { pid } of descendantsOf(await processTable(), process.pid)) {
             const line = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
             if (line.startsWith('git') || line.includes('\0git') || line.includes('git-remote'))
               seen.push(line, await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => ''));
