@@ -6,8 +6,8 @@ import { type AsDeployed, startAsDeployed } from '#test/as-deployed';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
 import {
+  expectEachAsAlone,
   type ImportsClient,
-  importOutcome,
   type ManyOrigins,
   makeManyOrigins,
   startImport,
@@ -79,17 +79,7 @@ describe('twenty imports of all four kinds at once, as deployed', () => {
       });
     }
 
-    const seen = new Set<string>();
-    for (const origin of origins.origins) {
-      const many = await importOutcome(client, `${origin.name}-many`, refsOf);
-      const alone = await importOutcome(client, `${origin.name}-alone`, refsOf);
-      expect(many.refs.length, origin.name).toBeGreaterThan(0);
-      expect(many.revisions.length, origin.name).toBeGreaterThan(0);
-      expect(many.authors.length, origin.name).toBeGreaterThan(0);
-      expect(many, origin.name).toEqual(alone);
-      seen.add(JSON.stringify(many.refs));
-    }
-    expect(seen.size).toBe(origins.origins.length);
+    await expectEachAsAlone(client, origins, refsOf);
   }, 2_400_000);
 });
 

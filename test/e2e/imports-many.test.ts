@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient, remoteRefs } from '#test/git-client';
 import {
+  expectEachAsAlone,
   type ImportsClient,
-  importOutcome,
   type ManyOrigins,
   makeManyOrigins,
   startImport,
@@ -72,18 +72,7 @@ describe('twenty imports of all four kinds at once', () => {
       await untilComplete(client, `${origin.name}-alone`, 120_000);
     }
 
-    const seen = new Set<string>();
-    for (const origin of origins.origins) {
-      const many = await importOutcome(client, `${origin.name}-many`, refsOf);
-      const alone = await importOutcome(client, `${origin.name}-alone`, refsOf);
-      expect(many.refs.length, origin.name).toBeGreaterThan(0);
-      expect(many.revisions.length, origin.name).toBeGreaterThan(0);
-      expect(many.authors.length, origin.name).toBeGreaterThan(0);
-      expect(many, origin.name).toEqual(alone);
-      seen.add(JSON.stringify(many.refs));
-    }
-    // Twenty histories, no two alike: an import that took another's would not pass unseen.
-    expect(seen.size).toBe(origins.origins.length);
+    await expectEachAsAlone(client, origins, refsOf);
   }, 1_500_000);
 });
 

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { expect } from 'vitest';
 import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { makeHgFixture, serveHg } from '#local/hg-origins';
@@ -217,4 +218,26 @@ export async function importOutcome(
     ),
     report: named(report),
   };
+}
+
+/**
+ * Each origin's import among many equals its import alone (refs, progress, revision map, authors,
+ * report), and no two of the histories are alike: an import that took another's would not pass unseen.
+ */
+export async function expectEachAsAlone(
+  client: ImportsClient,
+  origins: ManyOrigins,
+  refsOf: (repo: string) => Promise<string[]>,
+): Promise<void> {
+  const seen = new Set<string>();
+  for (const origin of origins.origins) {
+    const many = await importOutcome(client, `${origin.name}-many`, refsOf);
+    const alone = await importOutcome(client, `${origin.name}-alone`, refsOf);
+    expect(many.refs.length, origin.name).toBeGreaterThan(0);
+    expect(many.revisions.length, origin.name).toBeGreaterThan(0);
+    expect(many.authors.length, origin.name).toBeGreaterThan(0);
+    expect(many, origin.name).toEqual(alone);
+    seen.add(JSON.stringify(many.refs));
+  }
+  expect(seen.size).toBe(origins.origins.length);
 }
