@@ -1,22 +1,69 @@
+import { readFile } from 'node:fs/promises';
 import { base32Decode, timeStep, totpCode } from '#domain/totp';
+import type { LocalEndpoints } from '#local/stack';
+import { ENV } from '#shared/config';
 import { admin } from './admin.ts';
 import { basicAuth, json } from './stack.ts';
 import { WebClient } from './web-client.ts';
 
-/** A user made with the real admin CLI; `auth` is its Basic header. */
+/**
+ * Whether the stack behind `endpointsFile` is the one this process's handlers serve (the test
+ * stack of this file): then users and applications are made here, by the services the admin CLI
+ * calls, instead of by a CLI process each. A process costs about two seconds under the suite's
+ * load, and the suite made a few hundred; the CLI itself is tested in admin-cli.test.ts.
+ */
+async function servedHere(endpointsFile: string): Promise<boolean> {
+  const endpoints = JSON.parse(await readFile(endpointsFile, 'utf8')) as Partial<LocalEndpoints>;
+  return (
+    endpoints.tableName === process.env[ENV.tableName] &&
+    endpoints.dynamodbEndpoint === process.env[ENV.dynamodbEndpoint]
+  );
+}
+
+/** A user made as the admin CLI makes one (`user create`); `auth` is its Basic header. */
 export async function createUser(endpointsFile: string, login: string, password = `${login}-pass-1`) {
-  const result = await admin(endpointsFile, 'user', 'create', login, '--password', password);
-  if (result.code !== 0) throw new Error(result.stderr);
+  if (await servedHere(endpointsFile)) {
+    // Loaded on first use, as the CLI loads them, once the stack's environment is set.
+    const [{ isValidLogin }, { isAcceptablePassword }, { createAccount }] = await Promise.all([
+      import('#domain/users'),
+      import('#domain/passwords'),
+      import('#services/accounts'),
+    ]);
+    if (!isValidLogin(login) || !isAcceptablePassword(password))
+      throw new Error(`invalid fixture user ${login}`);
+    if (!(await createAccount({ login, password }))) throw new Error(`login "${login}" is already taken`);
+  } else {
+    const result = await admin(endpointsFile, 'user', 'create', login, '--password', password);
+    if (result.code !== 0) throw new Error(result.stderr);
+  }
   return { login, password, auth: basicAuth(login, password) };
 }
 
-/** An OAuth application made with the real admin CLI. */
+/** An OAuth application made as the admin CLI makes one (`app create`). */
 export async function createApp(
   endpointsFile: string,
   owner: string,
   name = 'Test App',
   callbackUrl = 'https://app.example/callback',
 ) {
+  const url = 'https://app.example';
+  if (await servedHere(endpointsFile)) {
+    const [{ isAcceptableAppUrl }, { registerApp }, { userNamed }] = await Promise.all([
+      import('#domain/apps'),
+      import('#services/apps'),
+      import('#services/accounts'),
+    ]);
+    if (!isAcceptableAppUrl(callbackUrl)) throw new Error(`invalid fixture callback URL ${callbackUrl}`);
+    const user = await userNamed(owner);
+    if (!user) throw new Error(`no user "${owner}"`);
+    const { app, clientSecret } = await registerApp({ ownerLogin: user.login, name, url, callbackUrl });
+    return {
+      clientId: app.clientId,
+      clientSecret,
+      name: app.name,
+      basic: basicAuth(app.clientId, clientSecret),
+    };
+  }
   const result = await admin(
     endpointsFile,
     'app',
@@ -26,7 +73,7 @@ export async function createApp(
     '--name',
     name,
     '--url',
-    'https://app.example',
+    url,
     '--callback-url',
     callbackUrl,
   );
