@@ -20,7 +20,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts'],
+          globalSetup: ['test/support/global-setup.ts', 'test/support/fixture-cache-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -44,7 +44,11 @@ export default defineConfig({
           // the other projects' tests run.
           name: 'deployed',
           include: ['test/deployed/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts', 'test/support/infra-setup.ts'],
+          globalSetup: [
+            'test/support/global-setup.ts',
+            'test/support/infra-setup.ts',
+            'test/support/fixture-cache-setup.ts',
+          ],
           testTimeout: 300_000,
           hookTimeout: 900_000,
         },
@@ -54,7 +58,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts'],
+          globalSetup: ['test/support/global-setup.ts', 'test/support/fixture-cache-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -9,6 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server as HttpServer, type IncomingHttpHeaders, request } from 'node:http';
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { copyOfFixture } from './fixture-cache.ts';
 import type { OriginServer } from './git-origins.ts';
 import { canConnect, freePort } from './ports.ts';
 
@@ -51,6 +52,20 @@ export async function makeHgFixture(
   repo: string,
   options: { readonly largeFile?: { readonly path: string; readonly bytes: number } } = {},
 ): Promise<void> {
+  // Revisions 0-4 are the same bytes every time (fixed dates): built once, copied (fixture-cache.ts).
+  await copyOfFixture('hg-fixture', makeHgFixtureBase, repo);
+  if (options.largeFile) {
+    const run = (...args: string[]) => hg(repo, args);
+    const path = join(repo, options.largeFile.path);
+    await mkdir(dirname(path), { recursive: true });
+    // Not compressible, like the media files that are large in practice.
+    await writeFile(path, randomBytes(options.largeFile.bytes));
+    await run('add', options.largeFile.path);
+    await run('commit', '-m', 'five', '-u', HG_FIXTURE_USERS.carl, '-d', '1700000500 0');
+  }
+}
+
+async function makeHgFixtureBase(repo: string): Promise<void> {
   await mkdir(repo, { recursive: true });
   const run = (...args: string[]) => hg(repo, args);
   await run('init');
@@ -70,14 +85,6 @@ export async function makeHgFixture(
   await writeFile(join(repo, 'b.txt'), 'stable\nfour\n');
   await run('commit', '-m', 'four', '-u', HG_FIXTURE_USERS.ada, '-d', '1700000400 0');
   await run('update', 'default');
-  if (options.largeFile) {
-    const path = join(repo, options.largeFile.path);
-    await mkdir(dirname(path), { recursive: true });
-    // Not compressible, like the media files that are large in practice.
-    await writeFile(path, randomBytes(options.largeFile.bytes));
-    await run('add', options.largeFile.path);
-    await run('commit', '-m', 'five', '-u', HG_FIXTURE_USERS.carl, '-d', '1700000500 0');
-  }
 }
 
 /**
