@@ -87,12 +87,22 @@ export async function createApp(
   };
 }
 
-/** Turns on two-factor authentication and returns a code generator for the user's secret. */
+/** Turns on two-factor authentication as the admin CLI does and returns a code generator for the user's secret. */
 export async function enableOtp(endpointsFile: string, login: string) {
-  const result = await admin(endpointsFile, 'user', 'otp', 'enable', login);
-  const uri = new URL((result.json as { otpauth_uri: string }).otpauth_uri);
-  const secret = uri.searchParams.get('secret') ?? '';
-  base32Decode(secret); // throws if the CLI printed something else
+  let secret: string;
+  if (await servedHere(endpointsFile)) {
+    const [{ newTotpSecret }, { enableOtp: enable }] = await Promise.all([
+      import('#domain/totp'),
+      import('#services/sign-in'),
+    ]);
+    secret = newTotpSecret();
+    if (!(await enable(login, secret))) throw new Error(`no user "${login}"`);
+  } else {
+    const result = await admin(endpointsFile, 'user', 'otp', 'enable', login);
+    const uri = new URL((result.json as { otpauth_uri: string }).otpauth_uri);
+    secret = uri.searchParams.get('secret') ?? '';
+    base32Decode(secret); // throws if the CLI printed something else
+  }
   return { secret, code: (offsetSteps = 0) => totpCode(secret, timeStep(Date.now()) + offsetSteps) };
 }
 
