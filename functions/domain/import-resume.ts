@@ -38,9 +38,38 @@ export function restartResumes(
 }
 
 /** Statuses in which an attempt's execution may have ended without a word (stopped, timed out). */
-export const mayBeInterrupted = (status: Import['status']): boolean =>
+export const mayBeInterrupted = (status: Import['status']): status is 'importing' | 'mapping' | 'pushing' =>
   status === 'importing' || status === 'mapping' || status === 'pushing';
 
 /** Two sets of the owner's choices import the same raw history. */
 export const sameChoices = (a: ImportChoices, b: ImportChoices): boolean =>
   a.keepEmptyDirectories === b.keepEmptyDirectories && a.keepDeletedRefs === b.keepDeletedRefs;
+
+/**
+ * How long an import in progress must have written nothing before a read asks Step Functions
+ * whether its execution still runs (every chunk, progress report and status change writes the item).
+ */
+export const QUIET_BEFORE_CHECK_MS = 10_000;
+
+/** Whether a read of `record` at `now` asks whether its execution ended without a word. */
+export const worthCheckingEnded = (record: Pick<Import, 'status' | 'updatedAt'>, now: number): boolean =>
+  mayBeInterrupted(record.status) && now - Date.parse(record.updatedAt) >= QUIET_BEFORE_CHECK_MS;
+
+const STEP_OF_STATUS = { importing: 'raw', mapping: 'rewrite', pushing: 'push' } as const;
+
+/**
+ * What an import whose execution ended without a word (`executionStatus`: ABORTED, TIMED_OUT,
+ * FAILED, or SUCCEEDED without a last write) shows: `error` in the step its status was in, and
+ * that a restart goes on from there (`restartResumes`: the `error` of that step resumes).
+ */
+export function interruptedFailure(
+  status: 'importing' | 'mapping' | 'pushing',
+  executionStatus: string,
+): { failedStep: 'raw' | 'rewrite' | 'push'; errorMessage: string } {
+  const failedStep = STEP_OF_STATUS[status];
+  const step = { raw: 'the raw import', rewrite: 'the history rewrite', push: 'the push' }[failedStep];
+  return {
+    failedStep,
+    errorMessage: `The import's workflow execution stopped (${executionStatus}) during ${step} without finishing it; restart the import to continue where it stopped`,
+  };
+}
