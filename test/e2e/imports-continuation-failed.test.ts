@@ -24,6 +24,8 @@ let stack: Stack;
 let stepFunctions: RefusingStepFunctions;
 let tfvc: TfvcServer;
 let runs: ImportRuns;
+/** The import of the TFVC stand-in's project Alpha. */
+const alpha = () => ({ vcs_url: tfvc.collectionUrl, vcs: 'tfvc', tfvc_project: 'Alpha' });
 
 beforeAll(async () => {
   stack = await startTestStack();
@@ -39,16 +41,6 @@ afterAll(async () => {
   await stepFunctions?.stop();
   await tfvc?.close();
 });
-
-async function startImport(repo: string) {
-  expect((await runs.api('POST', '/user/repos', { name: repo })).status).toBe(201);
-  const started = await runs.api('PUT', `/repos/octocat/${repo}/import`, {
-    vcs_url: tfvc.collectionUrl,
-    vcs: 'tfvc',
-    tfvc_project: 'Alpha',
-  });
-  expect(started.status, JSON.stringify(started.body)).toBe(201);
-}
 
 /** Raw chunks that succeeded in every part of an attempt (`….attempt-N`, `….attempt-N.part-P`). */
 async function rawChunks(attempt: string): Promise<number> {
@@ -66,13 +58,13 @@ async function rawChunks(attempt: string): Promise<number> {
 
 describe('an import whose next execution cannot start', () => {
   it('ends in error saying so, and a restart continues from there', async () => {
-    await startImport('fresh');
+    await runs.start('fresh', alpha());
     await runs.until('octocat/fresh', (record) => record.status === 'complete');
     const whole = await rawChunks('octocat.fresh.attempt-1');
     expect(whole).toBeGreaterThan(2);
 
     stepFunctions.refuse = /^octocat\.refused\.attempt-1\.part-/;
-    await startImport('refused');
+    await runs.start('refused', alpha());
     const failed = await runs.until('octocat/refused', (record) => record.status === 'error');
     stepFunctions.refuse = undefined;
     expect(stepFunctions.refused[0]).toBe('octocat.refused.attempt-1.part-2');

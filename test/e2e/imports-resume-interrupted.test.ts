@@ -21,6 +21,8 @@ type Stack = Awaited<ReturnType<typeof startTestStack>>;
 let stack: Stack;
 let tfvc: TfvcServer;
 let runs: ImportRuns;
+/** The import of the TFVC stand-in's project Alpha. */
+const alpha = () => ({ vcs_url: tfvc.collectionUrl, vcs: 'tfvc', tfvc_project: 'Alpha' });
 
 beforeAll(async () => {
   stack = await startTestStack();
@@ -33,23 +35,13 @@ afterAll(async () => {
   await tfvc?.close();
 });
 
-async function startImport(repo: string) {
-  expect((await runs.api('POST', '/user/repos', { name: repo })).status).toBe(201);
-  const started = await runs.api('PUT', `/repos/octocat/${repo}/import`, {
-    vcs_url: tfvc.collectionUrl,
-    vcs: 'tfvc',
-    tfvc_project: 'Alpha',
-  });
-  expect(started.status, JSON.stringify(started.body)).toBe(201);
-}
-
 describe('an import whose execution was stopped outside the workflow', () => {
   it('reads as error once quiet, and a restart continues from what was imported', async () => {
-    await startImport('fresh');
+    await runs.start('fresh', alpha());
     await runs.until('octocat/fresh', (record) => record.status === 'complete');
     const whole = await runs.rounds('octocat.fresh.attempt-1', 'ImportRawHistory');
 
-    await startImport('stopped');
+    await runs.start('stopped', alpha());
     const deadline = Date.now() + 60_000;
     while ((await runs.rounds('octocat.stopped.attempt-1', 'ImportRawHistory')).succeeded < 3) {
       if (Date.now() > deadline) throw new Error('the raw step never got to its third chunk');

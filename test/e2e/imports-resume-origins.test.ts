@@ -78,12 +78,6 @@ afterAll(async () => {
   for (const close of closers) await close().catch(() => undefined);
 });
 
-async function startImport(repo: string, body: Record<string, string>) {
-  expect((await runs.api('POST', '/user/repos', { name: repo })).status).toBe(201);
-  const started = await runs.api('PUT', `/repos/octocat/${repo}/import`, body);
-  expect(started.status, JSON.stringify(started.body)).toBe(201);
-}
-
 /** Runs `act` and answers how much the origin was asked meanwhile. */
 async function askedDuring(kind: string, act: () => Promise<unknown>): Promise<number> {
   const origin = origins[kind];
@@ -98,7 +92,7 @@ describe.each(['subversion', 'mercurial', 'tfvc'])('restarting a failed %s impor
     const body = origins[kind]?.body ?? {};
     const fresh = `${kind}-fresh`;
     const freshAsked = await askedDuring(kind, async () => {
-      await startImport(fresh, body);
+      await runs.start(fresh, body);
       await runs.until(`octocat/${fresh}`, (record) => record.status === 'complete');
     });
     const whole = await runs.rounds(`octocat.${fresh}.attempt-1`, 'ImportRawHistory');
@@ -107,7 +101,7 @@ describe.each(['subversion', 'mercurial', 'tfvc'])('restarting a failed %s impor
     // The last raw chunk and each of its retries die: the import ends in error in its raw step.
     const resumed = `${kind}-resumed`;
     dying.arm(resumed, whole.succeeded);
-    await startImport(resumed, body);
+    await runs.start(resumed, body);
     const failed = await runs.until(`octocat/${resumed}`, (record) => record.status === 'error', 180_000);
     dying.disarm();
     expect(failed.failed_step).toBe('raw');

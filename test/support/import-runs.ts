@@ -32,6 +32,8 @@ export interface ImportRuns {
    * name this import: the hosted refs (`git ls-remote` at `webUrl`), revision map, authors, report.
    */
   outcome(repo: string, webUrl: string): Promise<Record<string, unknown>>;
+  /** Creates `octocat/<repo>` and starts its import with `body` (throws unless both succeed). */
+  start(repo: string, body: Record<string, string>): Promise<void>;
   /** Stops an execution through the Step Functions API, as the console does. */
   stop(executionName: string, cause: string): Promise<void>;
 }
@@ -115,6 +117,12 @@ export function importRuns(baseUrl: string, token: string, stepFunctionsEndpoint
         if (event.type === 'TaskStateExited') inState = false;
       }
       return { entered, succeeded };
+    },
+    async start(repo, body) {
+      const created = await api('POST', '/user/repos', { name: repo });
+      if (created.status !== 201) throw new Error(`repository ${repo}: ${created.status}`);
+      const started = await api('PUT', `/repos/octocat/${repo}/import`, body);
+      if (started.status !== 201) throw new Error(`import ${repo}: ${JSON.stringify(started.body)}`);
     },
     async stop(executionName, cause) {
       await sfn.send(new StopExecutionCommand({ executionArn: `${EXECUTIONS}${executionName}`, cause }));
