@@ -1,14 +1,14 @@
 /**
  * An import whose execution ended without a word (issue 36 item 3): stopped in the Step Functions
  * console, timed out, or failed outside the workflow's Catch (its history quota, a Catch state that
- * failed itself). No step wrote a status, so the item would say `importing` (or `mapping`,
- * `pushing`) for ever. A read of such an import that has been quiet a while asks Step Functions;
+ * failed itself). No step wrote a status, so the item would say `importing` (or `detecting`,
+ * `mapping`, `pushing`) for ever. A read of such an import that has been quiet a while asks Step Functions;
  * when the execution has ended, the import moves to `error` in the step it was in, with a message
  * saying a restart continues (`import-resume.ts`), as GitHub's importer shows a failed import.
  */
 import { getImport } from '#data/imports/items';
 import { recordInterrupted } from '#data/imports/requests';
-import { interruptedFailure, mayBeInterrupted, worthCheckingEnded } from '#domain/import-resume';
+import { interruptedFailure, worthCheckingEnded } from '#domain/import-resume';
 import type { Import } from '#domain/imports';
 import { log } from '#shared/log';
 import { statusChanged } from './import-events.ts';
@@ -20,7 +20,7 @@ import { announceImportOutcome } from './webhook-events.ts';
  * word. Step Functions that does not answer leaves the import as it is (the next read asks again).
  */
 export async function noticeInterrupted(record: Import): Promise<Import> {
-  if (!worthCheckingEnded(record, Date.now()) || !mayBeInterrupted(record.status)) return record;
+  if (!worthCheckingEnded(record, Date.now())) return record;
   const executionArn = executionArnOf(record);
   if (!executionArn) return record;
   const ended = await endedExecutionStatus(executionArn).catch((error: unknown) => {

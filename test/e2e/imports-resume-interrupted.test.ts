@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tfvcHistory } from '#local/tfvc-alpha';
 import { serveTfvc, type TfvcServer } from '#local/tfvc-origin';
@@ -21,6 +23,9 @@ type Stack = Awaited<ReturnType<typeof startTestStack>>;
 let stack: Stack;
 let tfvc: TfvcServer;
 let runs: ImportRuns;
+/** An origin that accepts connections and never answers (detection waits on it). */
+let silent: Server;
+const held = new Set<Socket>();
 /** The import of the TFVC stand-in's project Alpha. */
 const alpha = () => ({ vcs_url: tfvc.collectionUrl, vcs: 'tfvc', tfvc_project: 'Alpha' });
 
@@ -28,11 +33,18 @@ beforeAll(async () => {
   stack = await startTestStack();
   tfvc = await serveTfvc({ projects: tfvcHistory(), maxPage: 3 });
   runs = await octocatRuns(stack);
+  silent = createServer((socket) => {
+    held.add(socket);
+    socket.on('close', () => held.delete(socket));
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
 }, 120_000);
 
 afterAll(async () => {
   await stack?.stop();
   await tfvc?.close();
+  for (const socket of held) socket.destroy();
+  await new Promise((resolve) => silent?.close(resolve));
 });
 
 describe('an import whose execution was stopped outside the workflow', () => {
@@ -66,4 +78,22 @@ describe('an import whose execution was stopped outside the workflow', () => {
       await runs.outcome('octocat/fresh', stack.webUrl),
     );
   }, 300_000);
+
+  it('reads a detection that stopped as error in detection, and a restart detects again', async () => {
+    const { port } = silent.address() as AddressInfo;
+    await runs.start('silent', { vcs_url: `http://127.0.0.1:${port}/origin` });
+    const deadline = Date.now() + 60_000;
+    while ((await runs.rounds('octocat.silent.attempt-1', 'Detect')).entered < 1) {
+      if (Date.now() > deadline) throw new Error('detection never started');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await runs.stop('octocat.silent.attempt-1', 'stopped in the console');
+
+    const failed = await runs.until('octocat/silent', (record) => record.status === 'error', 60_000);
+    expect(failed.failed_step).toBe('detection');
+    expect(failed.error_message).toMatch(/stopped \(ABORTED\) during detection.*restart the import/);
+    const restarted = await runs.api('PATCH', '/repos/octocat/silent/import');
+    expect(restarted.status).toBe(200);
+    expect(restarted.body.status).toBe('detecting');
+  }, 120_000);
 });

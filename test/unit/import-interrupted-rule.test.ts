@@ -17,6 +17,7 @@ describe('an import whose execution may have ended without a word', () => {
     expect(
       worthCheckingEnded({ status: 'pushing', updatedAt: quietFor(QUIET_BEFORE_CHECK_MS - 1) }, at),
     ).toBe(false);
+    expect(worthCheckingEnded({ status: 'detecting', updatedAt: quietFor(60_000) }, at)).toBe(true);
     expect(worthCheckingEnded({ status: 'complete', updatedAt: quietFor(60_000) }, at)).toBe(false);
     expect(worthCheckingEnded({ status: 'error', updatedAt: quietFor(60_000) }, at)).toBe(false);
   });
