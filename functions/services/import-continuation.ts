@@ -17,6 +17,23 @@ import { log } from '#shared/log';
 import { superseded } from './attempt-watch.ts';
 import { type ImportExecutionInput, type StartAt, startPart, stopAttempt } from './import-workflow.ts';
 
+/**
+ * Step Functions refused to start the next part (its quota of open executions reached, the
+ * function's permission gone, …; throttling and outages the SDK has already retried): the import
+ * ends in `error` in the step that could not continue, with this message for the person, and a
+ * restart continues from what the attempt committed (`import-resume.ts`).
+ */
+export class ContinuationRefused extends Error {
+  override readonly name = 'ContinuationRefused';
+}
+
+const refused = (error: unknown): ContinuationRefused => {
+  const { name, message } = error as Error;
+  return new ContinuationRefused(
+    `The import could not continue in a new workflow execution: Step Functions refused to start it (${name}: ${message}); restart the import to continue where it stopped`,
+  );
+};
+
 /** What a loop step adds to its output: its round in this execution, and whether to continue elsewhere. */
 export interface Rounds {
   readonly rounds: number;
@@ -50,7 +67,8 @@ export type ContinuationInput = ImportExecutionInput & {
  * Starts the next part of the attempt at the loop that spent its rounds, records its ARN on the
  * import (cancel and restart stop that one), and answers. A retry finds the part started and
  * records it again. When the attempt is no longer current (cancelled, restarted), the part it may
- * have started is stopped and the step ends `AttemptSuperseded`.
+ * have started is stopped and the step ends `AttemptSuperseded`. A part Step Functions refuses to
+ * start ends the step with `ContinuationRefused`.
  */
 export async function continueInNewExecution(input: ContinuationInput): Promise<{ executionArn: string }> {
   const { owner, repo, attempt } = input;
@@ -72,7 +90,16 @@ export async function continueInNewExecution(input: ContinuationInput): Promise<
       : {}),
     part,
   };
-  const executionArn = await startPart(next);
+  const executionArn = await startPart(next).catch((error: unknown) => {
+    log('error', 'the next part of the import could not start', {
+      owner,
+      repo,
+      attempt,
+      part,
+      error: (error as Error).name,
+    });
+    throw refused(error);
+  });
   if (!(await setExecutionArn(owner, repo, attempt, executionArn))) {
     await stopAttempt(executionArn, 'the import was cancelled or restarted');
     throw superseded(input);

@@ -604,7 +604,13 @@ export interface Failure {
 }
 
 /** Errors whose messages were written for the user (no credentials, no internals). */
-const READABLE_ERRORS = new Set(['OriginFailed', 'ForbiddenAddress', 'OriginAuthFailed', 'StorageFull']);
+const READABLE_ERRORS = new Set([
+  'OriginFailed',
+  'ForbiddenAddress',
+  'OriginAuthFailed',
+  'StorageFull',
+  'ContinuationRefused',
+]);
 
 /**
  * The message the user reads for a failure: the origin's own words when they are fit to show; for a

@@ -10,7 +10,7 @@ import {
   StartExecutionCommand,
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import { executionNameOf } from '#domain/imports';
+import { executionName, executionNameOf, type Import } from '#domain/imports';
 import { awsClientSettings } from '#shared/aws-clients';
 import { config, ENV } from '#shared/config';
 
@@ -60,6 +60,14 @@ function stateMachineArn(): string {
   return arn;
 }
 
+/** An attempt's execution ARN, derived from its name when the import item has none recorded yet. */
+export function executionArnOf(record: Import): string | undefined {
+  if (record.executionArn) return record.executionArn;
+  const machine = config().importStateMachineArn;
+  if (!machine) return undefined;
+  return `${machine.replace(':stateMachine:', ':execution:')}:${executionName(record.ownerLogin, record.repoName, record.attempt)}`;
+}
+
 /** Starts the execution of an attempt; its name (`executionNameOf`) reads well in the console. */
 export async function startAttempt(input: ImportExecutionInput): Promise<string> {
   const { executionArn } = await sfn().send(
@@ -99,12 +107,19 @@ export async function stopAttempt(executionArn: string | undefined, cause: strin
 
 /** Whether an attempt's execution has ended (any status but RUNNING; one never started has too). */
 export async function executionEnded(executionArn: string | undefined): Promise<boolean> {
-  if (!executionArn) return true;
+  return executionArn === undefined || (await endedExecutionStatus(executionArn)) !== undefined;
+}
+
+/**
+ * How an execution ended (`ABORTED`, `TIMED_OUT`, `FAILED`, `SUCCEEDED`; `NOT_STARTED` when Step
+ * Functions knows none by its ARN), or undefined while it runs.
+ */
+export async function endedExecutionStatus(executionArn: string): Promise<string | undefined> {
   try {
     const { status } = await sfn().send(new DescribeExecutionCommand({ executionArn }));
-    return status !== 'RUNNING';
+    return status === 'RUNNING' ? undefined : (status ?? 'UNKNOWN');
   } catch (error) {
-    if ((error as Error).name === 'ExecutionDoesNotExist') return true;
+    if ((error as Error).name === 'ExecutionDoesNotExist') return 'NOT_STARTED';
     throw error;
   }
 }

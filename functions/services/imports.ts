@@ -37,7 +37,6 @@ import {
   canonicalVcs,
   choicesOf,
   DEFAULT_IMPORT_CHOICES,
-  executionName,
   type FailedStep,
   findProjectChoice,
   firstStatus,
@@ -64,7 +63,15 @@ import { SEAL_PURPOSE } from '#shared/seal-purposes';
 import { removeImportFiles } from '#vcs/import-files';
 import type { Caller } from './authenticate.ts';
 import { importCancelled, statusChanged } from './import-events.ts';
-import { executionEnded, resumeWaiting, type StartAt, startAttempt, stopAttempt } from './import-workflow.ts';
+import { noticeInterrupted } from './import-interrupted.ts';
+import {
+  executionArnOf,
+  executionEnded,
+  resumeWaiting,
+  type StartAt,
+  startAttempt,
+  stopAttempt,
+} from './import-workflow.ts';
 import { visibleRepository } from './repositories.ts';
 import { secretSealer } from './secret-sealer.ts';
 import { announceImportOutcome } from './webhook-events.ts';
@@ -127,14 +134,6 @@ export async function openImportCredentials(
   const plain = await secretSealer().open(stored.sealed, credentialsContext(owner, repo, stored.importId));
   const parsed = JSON.parse(plain.toString('utf8')) as VcsCredentials;
   return { username: String(parsed.username), password: String(parsed.password) };
-}
-
-/** An attempt's execution ARN, derived from its name when the import item has none recorded yet. */
-function executionArnOf(record: Import): string | undefined {
-  if (record.executionArn) return record.executionArn;
-  const machine = config().importStateMachineArn;
-  if (!machine) return undefined;
-  return `${machine.replace(':stateMachine:', ':execution:')}:${executionName(record.ownerLogin, record.repoName, record.attempt)}`;
 }
 
 const startAtFor = (vcs: Vcs | null): StartAt => (vcs === null ? 'detect' : 'import');
@@ -273,9 +272,12 @@ export async function startImport(
 
 // ---- Read ---------------------------------------------------------------------------------
 
-/** GET /repos/:owner/:repo/import: one strongly consistent read of the import item. */
-export const importProgress = (caller: Caller, owner: string, name: string): Promise<Import> =>
-  ownedImport(caller, owner, name);
+/**
+ * GET /repos/:owner/:repo/import: one strongly consistent read of the import item; an import in
+ * progress that has been quiet a while and whose execution ended without a word reads as `error`.
+ */
+export const importProgress = async (caller: Caller, owner: string, name: string): Promise<Import> =>
+  noticeInterrupted(await ownedImport(caller, owner, name));
 
 // ---- Update -------------------------------------------------------------------------------
 

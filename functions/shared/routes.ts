@@ -175,7 +175,8 @@ export const ROUTES: readonly Route[] = [
   // prefix-less LFS and large-file paths are served too (spec README); owners named like the
   // API's own top-level segments (`user`, `users`, `repos`, …) are shadowed there, as on GitHub, where those names are reserved.
   { method: 'PUT', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/start', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
-  { method: 'GET', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/get', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
+  // RW and the workflow: a read finds an execution that ended without a word (import-interrupted.ts).
+  { method: 'GET', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/get', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow', 'webhooks'] },
   { method: 'PATCH', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/update', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'GET', path: `${API}/repos/{owner}/{repo}/import/authors`, handler: 'imports/list-authors', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
   { method: 'PATCH', path: `${API}/repos/{owner}/{repo}/import/authors/{author_id}`, handler: 'imports/map-author', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },

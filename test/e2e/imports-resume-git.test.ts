@@ -59,24 +59,6 @@ async function startImport(repo: string, url: string) {
   expect(started.status).toBe(201);
 }
 
-/** What a client can read of a finished import, without the ids and URLs that name this import. */
-async function outcome(repo: string) {
-  const git = await gitClient();
-  const authors = (await runs.all(`/repos/octocat/${repo}/import/authors`)).map(
-    ({ remote_id, remote_name, email, name }) => ({ remote_id, remote_name, email, name }),
-  );
-  const report = (await runs.api('GET', `/repos/octocat/${repo}/import/report`)).body;
-  const record = (await runs.api('GET', `/repos/octocat/${repo}/import`)).body;
-  return {
-    refs: await remoteRefs(git, `${stack.webUrl}/octocat/${repo}.git`),
-    revisions: await runs.all(`/repos/octocat/${repo}/import/revisions`),
-    authors,
-    authorsCount: record.authors_count,
-    commitCount: record.commit_count ?? null,
-    report,
-  };
-}
-
 describe('restarting a Git import that failed mid-history', () => {
   it('fetches only the chunks that were left and ends identical to a fresh import', async () => {
     await startImport('resumed', `${flaky.url}/long.git`);
@@ -103,7 +85,10 @@ describe('restarting a Git import that failed mid-history', () => {
     // The restart costs the chunks that were left, at the origin too.
     expect(second.succeeded).toBe(fresh.succeeded - first.succeeded);
     expect(resumedFetches).toBeLessThan(freshFetches);
-    const [resumed, whole] = [await outcome('resumed'), await outcome('fresh')];
+    const [resumed, whole] = [
+      await runs.outcome('octocat/resumed', stack.webUrl),
+      await runs.outcome('octocat/fresh', stack.webUrl),
+    ];
     expect(resumed).toEqual(whole);
     expect(resumed.refs).toEqual(await remoteRefs(await gitClient(), `${origin.url}/long.git`));
   }, 300_000);

@@ -1,4 +1,11 @@
-import { GetExecutionHistoryCommand, type HistoryEvent, SFNClient } from '@aws-sdk/client-sfn';
+import {
+  GetExecutionHistoryCommand,
+  type HistoryEvent,
+  SFNClient,
+  StopExecutionCommand,
+} from '@aws-sdk/client-sfn';
+import { createUser, personalToken } from './fixtures.ts';
+import { gitClient, remoteRefs } from './git-client.ts';
 import { importApiCall } from './import-api.ts';
 
 /**
@@ -20,7 +27,29 @@ export interface ImportRuns {
   history(executionName: string): Promise<HistoryEvent[]>;
   /** How many times the execution entered `state`, and how many of its function calls succeeded. */
   rounds(executionName: string, state: string): Promise<{ entered: number; succeeded: number }>;
+  /**
+   * What a client can read of a finished import of `owner/repo`, without the ids and URLs that
+   * name this import: the hosted refs (`git ls-remote` at `webUrl`), revision map, authors, report.
+   */
+  outcome(repo: string, webUrl: string): Promise<Record<string, unknown>>;
+  /** Creates `octocat/<repo>` and starts its import with `body` (throws unless both succeed). */
+  start(repo: string, body: Record<string, string>): Promise<void>;
+  /** Stops an execution through the Step Functions API, as the console does. */
+  stop(executionName: string, cause: string): Promise<void>;
 }
+
+/** A new user `octocat` of the stack, and its import runs (a token with `repo`). */
+export async function octocatRuns(stack: {
+  endpointsFile: string;
+  baseUrl: string;
+  stepFunctionsEndpoint: string;
+}): Promise<ImportRuns> {
+  const user = await createUser(stack.endpointsFile, 'octocat');
+  const token = (await personalToken(stack.baseUrl, user.auth, ['repo'])).token;
+  return importRuns(stack.baseUrl, token, stack.stepFunctionsEndpoint);
+}
+
+const EXECUTIONS = 'arn:aws:states:us-east-1:123456789012:execution:SourceImport:';
 
 const ENDS = new Set(['complete', 'error', 'auth_failed', 'detection_found_nothing']);
 
@@ -38,7 +67,7 @@ export function importRuns(baseUrl: string, token: string, stepFunctionsEndpoint
     do {
       const page = await sfn.send(
         new GetExecutionHistoryCommand({
-          executionArn: `arn:aws:states:us-east-1:123456789012:execution:SourceImport:${executionName}`,
+          executionArn: `${EXECUTIONS}${executionName}`,
           maxResults: 1000,
           ...(nextToken ? { nextToken } : {}),
         }),
@@ -88,6 +117,30 @@ export function importRuns(baseUrl: string, token: string, stepFunctionsEndpoint
         if (event.type === 'TaskStateExited') inState = false;
       }
       return { entered, succeeded };
+    },
+    async start(repo, body) {
+      const created = await api('POST', '/user/repos', { name: repo });
+      if (created.status !== 201) throw new Error(`repository ${repo}: ${created.status}`);
+      const started = await api('PUT', `/repos/octocat/${repo}/import`, body);
+      if (started.status !== 201) throw new Error(`import ${repo}: ${JSON.stringify(started.body)}`);
+    },
+    async stop(executionName, cause) {
+      await sfn.send(new StopExecutionCommand({ executionArn: `${EXECUTIONS}${executionName}`, cause }));
+    },
+    async outcome(repo, webUrl) {
+      const authors = (await this.all(`/repos/${repo}/import/authors`)).map(
+        ({ remote_id, remote_name, email, name }) => ({ remote_id, remote_name, email, name }),
+      );
+      const report = (await api('GET', `/repos/${repo}/import/report`)).body;
+      const record = (await api('GET', `/repos/${repo}/import`)).body;
+      return {
+        refs: await remoteRefs(await gitClient(), `${webUrl}/${repo}.git`),
+        revisions: await this.all(`/repos/${repo}/import/revisions`),
+        authors,
+        authorsCount: record.authors_count,
+        commitCount: record.commit_count ?? null,
+        report,
+      };
     },
   };
 }

@@ -6,7 +6,15 @@
  * attempt condition is ever reused.
  */
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Import, ImportChoices, ImportStatus, ProjectChoice, UseLfs, Vcs } from '#domain/imports';
+import type {
+  FailedStep,
+  Import,
+  ImportChoices,
+  ImportStatus,
+  ProjectChoice,
+  UseLfs,
+  Vcs,
+} from '#domain/imports';
 import {
   batchWrite,
   conditionalWrite,
@@ -132,6 +140,25 @@ export async function setExecutionArn(
   executionArn: string,
 ): Promise<boolean> {
   return update(owner, repo, attempt, { set: { executionArn } });
+}
+
+/**
+ * An attempt whose execution ended without a word (`import-interrupted.ts`): status `error` with
+ * the step and message, on condition that the attempt still has the status it was read with (a
+ * step that wrote meanwhile wins). The import as written, or false when it changed.
+ */
+export function recordInterrupted(
+  owner: string,
+  repo: string,
+  attempt: number,
+  from: ImportStatus,
+  failure: { readonly failedStep: FailedStep; readonly errorMessage: string },
+): Promise<Import | false> {
+  return updateAndRead(owner, repo, attempt, {
+    set: { status: 'error', failedStep: failure.failedStep, errorMessage: failure.errorMessage },
+    remove: ['waitingFor', 'taskToken'],
+    status: from,
+  });
 }
 
 /**
