@@ -36,6 +36,7 @@ import { pointHeadAt, remoteHeadBranch } from './git-origin-head.ts';
 import { type ChunkPlan, DEFAULT_CHUNK_PLAN, gitCursor } from './git-raw-state.ts';
 import { gitWords } from './git-words.ts';
 import { checkHistory } from './history-check.ts';
+import { isBareRepository } from './http-backend.ts';
 import { checkObjects, checkSize, directorySize, oversizeError, tooManyObjectsError } from './limits.ts';
 import {
   GIT_TUNNEL_PROGRAM,
@@ -400,9 +401,8 @@ const local = (repo: string, home: string, args: readonly string[], maxStdoutByt
   runGit(args, { cwd: repo, home, transport: 'local', timeoutMs: 600_000, maxStdoutBytes });
 
 async function ensureBareRepository(repo: string, home: string): Promise<void> {
-  try {
-    await stat(join(repo, 'HEAD'));
-  } catch {
+  // Not one to git (`isBareRepository`): none yet, or what a killed init left.
+  if (!(await isBareRepository(repo))) {
     await rm(repo, { recursive: true, force: true });
     await runGit(['init', '--bare', '--quiet', '--', repo], {
       cwd: home,

@@ -150,8 +150,13 @@ async function moveInto(staging: string, path: string): Promise<void> {
     });
 }
 
-/** Whether `path` is a repository: judged by its `HEAD`, as git does, not by the directory. */
-export const isBareRepository = (path: string): Promise<boolean> => exists(join(path, 'HEAD'));
+/**
+ * Whether `path` is a repository: judged by its `HEAD` and `objects/`, as git does, not by the
+ * directory. `git init` writes `HEAD` before it makes `objects/`: what an init killed between the
+ * two leaves is no repository to git ("not a git repository"), and is made whole here.
+ */
+export const isBareRepository = async (path: string): Promise<boolean> =>
+  (await exists(join(path, 'HEAD'))) && (await exists(join(path, 'objects')));
 
 const exists = (path: string): Promise<boolean> =>
   stat(path).then(

@@ -24,6 +24,7 @@ import { type GitJob, localRun as local } from './git-job.ts';
 import { hiddenPaths, stepFailure } from './git-words.ts';
 import { branchesAndTags, defaultBranchOf } from './history.ts';
 import { isLfsOid } from './hosted-paths.ts';
+import { ensureBareRepository } from './http-backend.ts';
 import type { LfsStore } from './lfs-store.ts';
 import { directorySize, type ImportLimits, importLimits, oversizeError, withinSize } from './limits.ts';
 import { keepPacksFew } from './pack-upkeep.ts';
@@ -136,7 +137,9 @@ async function publishRefsAndObjects(
   { started, objects, onStored }: PublishCall,
 ): Promise<PublishResult> {
   const defaultBranch = await defaultBranchOf(sourceDir);
-  await ensureHosted(hostedPath, defaultBranch, job);
+  // Made as the Git front end makes it on a first push: beside its place and renamed into it, so a
+  // worker killed while making it leaves nothing half-made.
+  await ensureBareRepository(hostedPath, defaultBranch);
   const [wanted, hostedBefore] = await Promise.all([
     branchesAndTags(sourceDir, job),
     branchesAndTags(hostedPath, job),
@@ -224,18 +227,6 @@ async function publishRefsAndObjects(
 }
 
 /** Creates the hosted bare repository if absent, its HEAD naming the default branch. */
-async function ensureHosted(hostedPath: string, defaultBranch: string, job: GitJob): Promise<void> {
-  try {
-    await stat(join(hostedPath, 'HEAD'));
-    return;
-  } catch {
-    // absent: made below
-  }
-  await mkdir(hostedPath, { recursive: true });
-  await runGit(['init', '--bare', '--quiet', hostedPath], local(hostedPath, job));
-  await runGit(['symbolic-ref', 'HEAD', `refs/heads/${defaultBranch}`], local(hostedPath, job));
-}
-
 /**
  * The first publish into an empty hosted repository: its object files are linked from the source
  * (hard links on one file system, copies otherwise: both live on the same EFS in AWS) and its

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -25,6 +25,16 @@ describe('ensureBareRepository', () => {
     const path = join(await mkdtemp(join(tmpdir(), 'bare-')), 'owner', 'repo.git');
     await Promise.all(Array.from({ length: 8 }, () => ensureBareRepository(path, 'main')));
     expect(await isBareRepository(path)).toBe(true);
+    expect(await gitSays(path)).toEqual({ bare: 'true', head: 'refs/heads/main' });
+  });
+
+  it('makes whole what a killed `git init` left (HEAD written, objects/ not yet): no repository to git', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'bare-')), 'owner', 'repo.git');
+    await mkdir(dirname(path), { recursive: true });
+    await run('git', ['init', '--bare', '--quiet', path]);
+    await rm(join(path, 'objects'), { recursive: true });
+    expect(await isBareRepository(path)).toBe(false);
+    await ensureBareRepository(path, 'main');
     expect(await gitSays(path)).toEqual({ bare: 'true', head: 'refs/heads/main' });
   });
 

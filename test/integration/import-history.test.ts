@@ -34,6 +34,15 @@ const refsOf = async (dir: string, ...patterns: string[]) =>
 
 const fresh = (name: string) => join(root, `${name}-${++serial}`);
 
+/**
+ * What a `git init --bare` killed part-way leaves: git writes `HEAD` (and its config) before it
+ * makes `objects/`, a directory git then refuses as "not a git repository".
+ */
+async function halfMadeByInit(path: string): Promise<void> {
+  await git(root, 'init', '--bare', '--quiet', path);
+  await rm(join(path, 'objects'), { recursive: true });
+}
+
 /** Calls `publish` until it is done; returns every result and every percent reported. */
 async function publishAll(source: string, hosted: string, budgetMs = 60_000, refsPerPush?: number) {
   const results: PublishResult[] = [];
@@ -96,6 +105,18 @@ describe('findLargeFiles', () => {
 });
 
 describe('rewriteHistory and publish without changes', () => {
+  it('publishes into what a push killed inside `git init` left (HEAD written, objects/ not yet)', async () => {
+    const hosted = hostedRepositoryPath(reposDir, 'octo', `killed-init-${++serial}`);
+    await halfMadeByInit(hosted);
+
+    const { results } = await publishAll(origin, hosted);
+
+    expect(results.at(-1)).toMatchObject({ done: true, defaultBranch: 'main' });
+    expect(await refsOf(hosted, 'refs/heads/', 'refs/tags/')).toEqual(
+      await refsOf(origin, 'refs/heads/', 'refs/tags/'),
+    );
+  });
+
   it('keeps every commit and annotated tag id, also when LFS is chosen but nothing is large', async () => {
     for (const lfs of ['none', 'opt_in', 'opt_out'] as const) {
       const out = fresh('same');

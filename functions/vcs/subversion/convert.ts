@@ -7,6 +7,7 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_IMPORT_CHOICES, type ImportChoices } from '#domain/imports';
 import { countCommits, GitFailed, runGit } from '../git-command.ts';
+import { isBareRepository } from '../http-backend.ts';
 import { checkObjects, checkSize } from '../limits.ts';
 import { OriginFailed, rawRepositoryPath } from '../origin.ts';
 import { runSvn, SvnFailed } from './command.ts';
@@ -252,9 +253,7 @@ async function finishConversion(
   choices: ImportChoices,
 ): Promise<void> {
   const gitRepo = rawRepositoryPath(workDir);
-  try {
-    await stat(join(gitRepo, 'HEAD'));
-  } catch {
+  if (!(await isBareRepository(gitRepo))) {
     // Nothing matched the rules (an empty repository): an empty raw history.
     await mkdir(gitRepo, { recursive: true });
     await runGit(['init', '--bare', '--quiet', gitRepo], {

@@ -3,10 +3,11 @@
  * on `refs/heads/main`, marked with its id (the marks persist between chunks), every file a
  * regular file (mode 100644: TFVC has no executable bit).
  */
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GitFailed, runGit } from '#vcs/git-command';
 import { FAST_IMPORT_MALLOC } from '#vcs/history';
+import { isBareRepository } from '#vcs/http-backend';
 import { directorySize, oversizeError, tooManyObjectsError } from '#vcs/limits';
 import { objectTotal } from '#vcs/object-database';
 import { OriginFailed } from '#vcs/origin';
@@ -127,9 +128,8 @@ const local = (repo: string, home: string, args: readonly string[], input?: Buff
   runGit(args, { cwd: repo, home, transport: 'local', timeoutMs: 600_000, input, env: FAST_IMPORT_MALLOC });
 
 export async function ensureBareRepository(repo: string, home: string): Promise<void> {
-  try {
-    await stat(join(repo, 'HEAD'));
-  } catch {
+  // Not one to git (`isBareRepository`): none yet, or what a killed init left.
+  if (!(await isBareRepository(repo))) {
     await rm(repo, { recursive: true, force: true });
     await mkdir(repo, { recursive: true });
     await runGit(['init', '--bare', '--quiet', '--', repo], {
