@@ -15,6 +15,7 @@ import { awsClientSettings } from '#shared/aws-clients';
 import { config } from '#shared/config';
 import type { Key } from './keys.ts';
 import { survivesThrottling } from './throttling.ts';
+import { untilProcessed } from './unprocessed.ts';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
@@ -80,21 +81,23 @@ export function now(): string {
 
 /**
  * Several items in one BatchGetItem round trip (100 keys at most), strongly consistent when asked,
- * retrying whatever DynamoDB leaves unprocessed. Returns the found items by `PK|SK`.
+ * re-sending whatever DynamoDB leaves unprocessed, with backoff (`untilProcessed`). Returns the found items by `PK|SK`.
  */
 export async function getItems(
   keys: readonly Key[],
   consistent: boolean,
 ): Promise<Map<string, Record<string, unknown>>> {
   const found = new Map<string, Record<string, unknown>>();
-  let pending: Record<string, unknown>[] | undefined = keys.map((key) => ({ PK: key.PK, SK: key.SK }));
-  while (pending && pending.length > 0) {
+  const batch: Record<string, unknown>[] = keys.map((key) => ({ PK: key.PK, SK: key.SK }));
+  await untilProcessed('BatchGetItem', batch, async (pending) => {
     const result: BatchGetCommandOutput = await db().send(
-      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: consistent } } }),
+      new BatchGetCommand({
+        RequestItems: { [tableName()]: { Keys: [...pending], ConsistentRead: consistent } },
+      }),
     );
     for (const item of result.Responses?.[tableName()] ?? []) found.set(`${item.PK}|${item.SK}`, item);
-    pending = result.UnprocessedKeys?.[tableName()]?.Keys;
-  }
+    return result.UnprocessedKeys?.[tableName()]?.Keys;
+  });
   return found;
 }
 
@@ -105,18 +108,19 @@ const BATCH_WRITES_IN_FLIGHT = 4;
  * Puts and deletes (`{ PutRequest }`, `{ DeleteRequest }`) in BatchWriteItem calls of 25, up to
  * `BATCH_WRITES_IN_FLIGHT` side by side (each a round trip: an import's revision map of a few
  * thousand entries is some 80 items), each call repeated with whatever DynamoDB leaves
- * unprocessed until nothing is. The items are independent: their order of writing is not a contract.
+ * unprocessed until nothing is, with backoff (`untilProcessed`). The items are independent: their order of writing is not a contract.
  */
 export async function batchWrite(requests: readonly Record<string, unknown>[]): Promise<void> {
   const slices: Record<string, unknown>[][] = [];
   for (let i = 0; i < requests.length; i += 25) slices.push(requests.slice(i, i + 25));
   const writeSlices = async () => {
     for (let slice = slices.shift(); slice; slice = slices.shift()) {
-      let pending: Record<string, unknown>[] | undefined = slice;
-      while (pending && pending.length > 0) {
-        const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-        pending = result.UnprocessedItems?.[tableName()] as Record<string, unknown>[] | undefined;
-      }
+      await untilProcessed('BatchWriteItem', slice, async (pending) => {
+        const result = await db().send(
+          new BatchWriteCommand({ RequestItems: { [tableName()]: [...pending] } }),
+        );
+        return result.UnprocessedItems?.[tableName()] as Record<string, unknown>[] | undefined;
+      });
     }
   };
   const writers = Array.from({ length: Math.min(BATCH_WRITES_IN_FLIGHT, slices.length) }, writeSlices);

@@ -153,7 +153,7 @@ export async function putDelivery(owner: string, repo: string, delivery: HookDel
             updatedAt: timestamp,
             [TABLE.ttlAttribute]: Math.floor(Date.now() / 1000) + DELIVERY_RETENTION_SECONDS,
           },
-          // Each attempt its own entry: a re-run (the function died after it recorded) adds one, never overwrites.
+          // Each attempt its own entry, never overwritten (a re-run after a death finds a taken one first).
           ConditionExpression: ITEM_ABSENT,
         },
       },
@@ -186,6 +186,36 @@ const deliveriesOf = (owner: string, repo: string, hookId: number) => ({
   ExpressionAttributeValues: { ':pk': repoPartition(owner, repo), ':prefix': hookDeliveriesPrefix(hookId) },
   ConsistentRead: true,
 });
+
+/**
+ * The hook's recorded attempts of delivery `guid` among its newest 100 deliveries (enough for a
+ * job run again within minutes of its first run: Lambda's event queue retrying an invocation that
+ * died after it had delivered and recorded).
+ */
+export async function attemptsOfDelivery(
+  owner: string,
+  repo: string,
+  hookId: number,
+  guid: string,
+): Promise<HookDelivery[]> {
+  const query = deliveriesOf(owner, repo, hookId);
+  const { Items = [] } = await db().send(
+    new QueryCommand({
+      ...query,
+      TableName: tableName(),
+      ScanIndexForward: false,
+      Limit: 100,
+      FilterExpression: '#delivery.#guid = :guid',
+      ExpressionAttributeNames: {
+        ...query.ExpressionAttributeNames,
+        '#delivery': 'delivery',
+        '#guid': 'guid',
+      },
+      ExpressionAttributeValues: { ...query.ExpressionAttributeValues, ':guid': guid },
+    }),
+  );
+  return Items.filter((item) => !deliveryExpired(item)).map(toDelivery);
+}
 
 /**
  * One page of a hook's deliveries, newest first, in one Query: the first `limit` from the newest,

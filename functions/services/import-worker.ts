@@ -55,6 +55,7 @@ import { fetchOriginLfs } from '#vcs/origin-lfs';
 import { publish } from '#vcs/publish';
 import { readRevisionList, writePublishedRevisions } from '#vcs/revision-map';
 import { newLargeBlob, recordSeenTips, seenTips } from '#vcs/seen-history';
+import { removeDeadLocks } from '#vcs/stale-locks';
 import { writeWhole } from '#vcs/whole-file';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
@@ -233,6 +234,7 @@ function watchedStep<O, I extends StepInput = StepInput>(
       input,
       async (record) => {
         const write = writesOf(input, record.status);
+        await clearDeadLocks(attemptDir(input, input.attempt));
         try {
           return await run(input, record, write);
         } finally {
@@ -249,6 +251,15 @@ function watchedStep<O, I extends StepInput = StepInput>(
           });
       },
     );
+}
+
+/**
+ * Before a step starts any process in an attempt's directory: the locks a dead worker's git or hg
+ * left there (`#vcs/stale-locks`), which would fail or stall the step's tools.
+ */
+async function clearDeadLocks(dir: string): Promise<void> {
+  const removed = await removeDeadLocks(dir);
+  if (removed.length > 0) log('warn', 'locks of a dead worker removed', { locks: removed.length });
 }
 
 /** Detect: identifies the VCS at the URL (only the import's own VCS when it has one). */
@@ -298,6 +309,7 @@ async function carryOver(
   if (input.fromAttempt === undefined || input.fromAttempt === input.attempt || (await exists(dir))) return;
   const previous = attemptDir(input, input.fromAttempt);
   if (!(await exists(previous))) return;
+  await clearDeadLocks(previous);
   await prepare?.(previous);
   // A reopen that keeps nothing (`startAfresh`) leaves nothing to move: the step starts empty.
   if (await exists(previous)) await rename(previous, dir);

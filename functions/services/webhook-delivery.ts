@@ -6,7 +6,13 @@
  * and what came back, bodies bounded.
  */
 
-import { getWebhook, newDeliveryId, putDelivery, recordLastResponse } from '#data/webhooks';
+import {
+  attemptsOfDelivery,
+  getWebhook,
+  newDeliveryId,
+  putDelivery,
+  recordLastResponse,
+} from '#data/webhooks';
 import {
   boundedBody,
   DELIVERY_TIMEOUT_MS,
@@ -91,10 +97,22 @@ async function post(hook: Webhook, headers: Record<string, string>, body: string
   }
 }
 
-/** Delivers one job and records it; throws `DeliveryFailed` when a retry may help. */
+/**
+ * Delivers one job and records it; throws `DeliveryFailed` when a retry may help. A job whose
+ * delivery is already recorded as taken (its function died after that, and Lambda's event queue
+ * runs it again) is not sent again: the receiver has it, and the hook shows it once.
+ */
 export async function deliverJob(job: DeliveryJob): Promise<HookDelivery | undefined> {
   const hook = await getWebhook(job.owner, job.repo, job.hookId);
   if (!hook) return undefined; // deleted since the event: nothing to tell
+  if (!job.redelivery) {
+    const attempts = await attemptsOfDelivery(hook.owner, hook.repo, hook.id, job.guid);
+    const taken = attempts.find((attempt) => !attempt.redelivery && delivered(attempt));
+    if (taken) {
+      log('info', 'webhook delivery already made', { hookId: hook.id, guid: job.guid });
+      return taken;
+    }
+  }
   const secret = hook.sealedSecret
     ? (await secretSealer().open(hook.sealedSecret, hookSecretContext(hook))).toString('utf8')
     : undefined;

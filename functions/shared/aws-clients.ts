@@ -22,6 +22,13 @@ export const AWS_MAX_RETRY_WAIT_MS = Array.from({ length: AWS_MAX_ATTEMPTS - 1 }
   Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry),
 ).reduce((sum, wait) => sum + wait, 0);
 
+/**
+ * The wait before retry `retry` (0 for the first): full jitter, a random part of 50 ms doubling,
+ * at most 1 s. The SDK's retries use it, and so do the re-sends of a batch's unprocessed part.
+ */
+export const backoffWaitMs = (retry: number): number =>
+  Math.floor(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry));
+
 const token = (count: number, delay: number): RetryToken => ({
   getRetryCount: () => count,
   getRetryDelay: () => delay,
@@ -43,10 +50,7 @@ const boundedRetries: RetryStrategy = {
     if ((errorType !== 'THROTTLING' && errorType !== 'TRANSIENT') || retry + 1 >= AWS_MAX_ATTEMPTS) {
       throw new Error('no retry left');
     }
-    return token(
-      retry + 1,
-      Math.floor(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry)),
-    );
+    return token(retry + 1, backoffWaitMs(retry));
   },
   recordSuccess: () => undefined,
 };

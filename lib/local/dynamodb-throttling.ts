@@ -8,12 +8,18 @@
  *   `ThrottlingException` and `RequestLimitExceeded` (the account's throughput limit), in turn;
  * - a transaction (`TransactWriteItems`, `TransactGetItems`) is cancelled as DynamoDB cancels it:
  *   `TransactionCanceledException` with one `ThrottlingError` among its `CancellationReasons`
- *   (the others `None`).
+ *   (the others `None`);
+ * - a batch (`BatchWriteItem`, `BatchGetItem`) is throttled in part as DynamoDB throttles one: a 200
+ *   answer whose `UnprocessedItems` / `UnprocessedKeys` hold a chosen share of its items (never all:
+ *   DynamoDB then refuses the whole call); only the rest reaches DynamoDB Local. Each re-send of an
+ *   item left unprocessed is recorded with how long after the answer that left it it came
+ *   (`batch-unprocessed.ts`).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32 } from 'node:zlib';
+import { type BatchResends, leaveUnprocessed } from './batch-unprocessed.ts';
 
 const PREFIX = 'com.amazonaws.dynamodb.v20120810#';
 
@@ -50,6 +56,13 @@ export interface ThrottlingProxy {
   readonly endpoint: string;
   /** The share of requests refused from now on, 0 to 1. */
   share: number;
+  /**
+   * The share of a batch's items left unprocessed (0 to 1; at least one item of each batch is
+   * processed, so 1 means one item per call).
+   */
+  unprocessed: number;
+  /** The re-sends of items a batch left unprocessed, as they came. */
+  readonly resends: BatchResends;
   /** Refuses the next `count` requests whatever the share. */
   burst(count: number): void;
   /** Requests forwarded and refused so far, by action (`PutItem`, `TransactWriteItems`, …). */
@@ -105,8 +118,11 @@ export async function startThrottlingProxy(options: ThrottlingOptions): Promise<
   let turn = 0;
   const forwarded = new Map<string, number>();
   const throttled = new Map<string, number>();
+  const resends: BatchResends = { list: [], left: new Map() };
   const proxy: Omit<ThrottlingProxy, 'endpoint' | 'stop'> = {
     share: options.share ?? 0,
+    unprocessed: 0,
+    resends,
     burst: (count) => {
       burst = count;
     },
@@ -124,21 +140,39 @@ export async function startThrottlingProxy(options: ThrottlingOptions): Promise<
         return;
       }
       bump(forwarded, action);
+      const partial =
+        proxy.unprocessed > 0 ? leaveUnprocessed(action, body, proxy.unprocessed, resends) : undefined;
       const upstream = request(
         {
           host: target.hostname,
           port: target.port,
           method: incoming.method,
           path: incoming.url,
-          headers: { ...incoming.headers, host: target.host },
+          headers: {
+            ...incoming.headers,
+            host: target.host,
+            ...(partial ? { 'content-length': String(partial.forwarded.length) } : {}),
+          },
         },
         (answer) => {
+          if (partial && answer.statusCode === 200) {
+            void bodyOf(answer).then((text) => {
+              const merged = Buffer.from(partial.answer(text));
+              response.writeHead(200, {
+                ...answer.headers,
+                'content-length': String(merged.length),
+                'x-amz-crc32': String(crc32(merged)),
+              });
+              response.end(merged);
+            });
+            return;
+          }
           response.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(response);
         },
       );
       upstream.on('error', () => response.destroy());
-      upstream.end(body);
+      upstream.end(partial?.forwarded ?? body);
     })().catch(() => response.destroy());
   });
   server.keepAliveTimeout = 60_000;

@@ -31,6 +31,8 @@ export interface FaultSpec {
   /** For `mid-work`: a process the step starts (its command line), else a delay (default 0 ms). */
   readonly process?: RegExp;
   readonly afterMs?: number;
+  /** For `mid-work`, instead: a condition outside the environment (a receiver holds its request). */
+  readonly once?: () => boolean;
   readonly report?: DeathReport;
 }
 
@@ -131,7 +133,9 @@ async function momentOf(spec: FaultSpec, sandboxPid: number, over: () => boolean
   const afterMs = spec.afterMs ?? 0;
   for (;;) {
     if (over()) return undefined;
-    if (spec.process) {
+    if (spec.once) {
+      if (spec.once()) return 'the moment the test waited for';
+    } else if (spec.process) {
       for (const pid of await descendants(sandboxPid)) {
         const command = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
         const line = command.replaceAll('\0', ' ').trim();

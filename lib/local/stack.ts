@@ -86,6 +86,8 @@ export interface LocalStackOptions {
   readonly syncScheduler?: SyncTimerOptions;
   /** Waits before the retries of a failed webhook delivery (Lambda's: about one and two minutes). */
   readonly webhookRetryDelaysMs?: readonly number[];
+  /** The webhook delivery function, instead of its module in this process (the deployed bundle). */
+  readonly webhookDelivery?: EventHandler;
 }
 
 export interface LocalStack extends LocalEndpoints {
@@ -141,6 +143,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const lambdaEvents = await startLambdaEvents({
       functions: {
         [LOCAL_WEBHOOK_FUNCTION]: async () =>
+          options.webhookDelivery ??
           ((await import(WEBHOOK_HANDLER.href)) as { handler: EventHandler }).handler,
       },
       retries: WEBHOOK_DELIVERY.retries,

@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { bundleWorkerHandlers } from '#cdk/worker/bundle';
+import { WEBHOOK_DELIVERY } from '#cdk/workflow-tasks';
 import type { Handler } from '#local/http-server';
 import { type ImageRoot, workerImageRoot } from '#local/image-root';
 import { type Sandbox, type SandboxOptions, startSandbox } from '#local/image-sandbox';
@@ -67,8 +68,13 @@ export interface AsDeployedOptions {
    * invokes the function the template's rule targets.
    */
   readonly syncScheduler?: Pick<SyncTimerOptions, 'tickMs' | 'clock'>;
-  /** Execution environments to kill on demand (`#local/lambda-faults`); none without it. */
+  /**
+   * Execution environments to kill on demand (`#local/lambda-faults`): the workflow's tasks by
+   * name, the webhook delivery function as `DeliverWebhook`; none without it.
+   */
   readonly faults?: FaultPlan;
+  /** Waits before the retries of a failed webhook delivery (Lambda's: about one and two minutes). */
+  readonly webhookRetryDelaysMs?: readonly number[];
 }
 
 export interface AsDeployed {
@@ -281,6 +287,11 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
       handlers[route.handler] = (event) => invoke(event) as ReturnType<Handler>;
     }
 
+    // Lambda's asynchronous invocation of the delivery function runs its bundle as Lambda would.
+    const webhook = byDescription.get(WEBHOOK_DELIVERY.description);
+    if (!webhook) throw new Error('the template has no webhook delivery function');
+    const deliverWebhook = deployedFunction(...webhook, 'DeliverWebhook');
+
     const scheduler = scheduledFunction(deployment);
     const invokeScheduler = deployedFunction(scheduler.functionId, scheduler.function);
 
@@ -303,6 +314,8 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
       writeEndpointsFile: true,
       importStateMachine: await importStateMachine(tasks),
       handlers,
+      webhookDelivery: deliverWebhook,
+      ...(options.webhookRetryDelaysMs ? { webhookRetryDelaysMs: options.webhookRetryDelaysMs } : {}),
       syncScheduler: {
         tickMs: scheduler.rateMs,
         ruleArn: `arn:aws:events:${REGION}:123456789012:rule/${STACK_NAME}-${scheduler.ruleId}`,

@@ -11,7 +11,6 @@ import { isBareRepository } from '#vcs/http-backend';
 import { directorySize, oversizeError, tooManyObjectsError } from '#vcs/limits';
 import { objectTotal } from '#vcs/object-database';
 import { OriginFailed } from '#vcs/origin';
-import { removeStaleLocks } from '../stale-locks.ts';
 import { gitIdentity } from './authors.ts';
 import type { Changeset } from './changesets.ts';
 import { type ListedChangeset, MARKS_FILE } from './state.ts';
@@ -142,7 +141,6 @@ export async function ensureBareRepository(repo: string, home: string): Promise<
 }
 
 export async function fastImport(repo: string, home: string, marks: string, stream: Buffer): Promise<void> {
-  await removeStaleLocks(repo, [marks]);
   try {
     await local(
       repo,
