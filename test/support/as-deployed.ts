@@ -69,6 +69,8 @@ export interface AsDeployedOptions {
   readonly syncScheduler?: Pick<SyncTimerOptions, 'tickMs' | 'clock'>;
   /** Execution environments to kill on demand (`#local/lambda-faults`); none without it. */
   readonly faults?: FaultPlan;
+  /** Memory sizes (MiB) instead of the template's `MemorySize`, by workflow task (`ImportRawHistory`). */
+  readonly memoryMiB?: Readonly<Record<string, number>>;
 }
 
 export interface AsDeployed {
@@ -244,7 +246,7 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
           name,
           argv: [...image.entrypoint, handler],
           timeoutSeconds: Number(properties.Timeout ?? 3),
-          memoryMiB: Number(properties.MemorySize ?? 128),
+          memoryMiB: (task && options.memoryMiB?.[task]) || Number(properties.MemorySize ?? 128),
           env: {
             ...(isImage ? image.env : ZIP_RUNTIME_ENVIRONMENT),
             ...localEnvironment(id, properties.Environment?.Variables),
