@@ -31,9 +31,17 @@ export class HttpError extends Error {
 }
 
 /**
+ * How long a client waits before it repeats a request the service could not take now (a 503):
+ * a throttled dependency or a throttled route function frees within seconds.
+ */
+export const RETRY_AFTER_SECONDS = 5;
+
+/**
  * A dependency that still refuses after the SDK's retries (DynamoDB throttling): the request may
- * succeed if repeated later, and nothing of it was written. A route answers GitHub's 503; a
- * workflow step throws it under this name, which the ASL's Retry repeats.
+ * succeed if repeated later, and nothing of it was written. A route answers GitHub's 503 with
+ * `Retry-After`, as API Gateway does for a route whose function Lambda throttles (the same body,
+ * `GATEWAY_ERROR_BODIES.serviceUnavailable`); a workflow step throws it under this name, which the
+ * ASL's Retry repeats.
  */
 export class TransientFailure extends HttpError {
   override readonly name = 'TransientFailure';
@@ -42,7 +50,9 @@ export class TransientFailure extends HttpError {
     readonly reason: string,
     options?: { readonly cause?: unknown },
   ) {
-    super(503, 'Service Unavailable');
+    super(503, GATEWAY_ERROR_BODIES.serviceUnavailable.message, {
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    });
     if (options && 'cause' in options) this.cause = options.cause;
   }
 }
@@ -73,6 +83,11 @@ export const GATEWAY_ERROR_BODIES = {
   unknownRoute: { message: 'Not Found', documentation_url: DEFAULT_DOCS_URL },
   payloadTooLarge: { message: 'Payload Too Large', documentation_url: DEFAULT_DOCS_URL },
   serverError: { message: 'Server Error', documentation_url: DEFAULT_DOCS_URL },
+  /**
+   * GitHub's 503: the request was not run and may succeed later (`Retry-After`): a route whose
+   * function Lambda throttled, or whose dependency did (`TransientFailure`).
+   */
+  serviceUnavailable: { message: 'Service Unavailable', documentation_url: DEFAULT_DOCS_URL },
   /** Locally only: a request-target that is not a plain path (`lib/local/http-server.ts`). */
   badRequest: { message: 'Bad Request', documentation_url: DEFAULT_DOCS_URL },
 } as const;

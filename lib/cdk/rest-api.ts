@@ -17,9 +17,9 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { BINARY_MEDIA_TYPES } from '#shared/binary-media';
-import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 import { API_PREFIX, ROUTES, type Route, routeId } from '#shared/routes';
 import type { ApiFunction } from './api-function.ts';
+import { GATEWAY_CONTENT_TYPE, GATEWAY_RESPONSES } from './gateway-responses.ts';
 import type { ImportWorkflow } from './import-workflow.ts';
 import type { LfsObjects } from './lfs-objects.ts';
 import { RouteFunctions } from './route-functions.ts';
@@ -68,31 +68,6 @@ export const servedByApi = (route: Pick<Route, 'servedBy'>): boolean => (route.s
 
 /** The rows of the route table the REST API serves. */
 export const API_ROUTES: readonly Route[] = ROUTES.filter(servedByApi);
-
-/** API Gateway's own error responses, in GitHub's JSON error shape. */
-const GATEWAY_RESPONSES = [
-  // API Gateway answers an unknown path, or an unknown method on a known path, with 403
-  // "Missing Authentication Token"; GitHub answers both with 404.
-  {
-    id: 'NotFound',
-    type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
-    statusCode: '404',
-    body: GATEWAY_ERROR_BODIES.unknownRoute,
-  },
-  {
-    id: 'PayloadTooLarge',
-    type: ResponseType.REQUEST_TOO_LARGE,
-    statusCode: '413',
-    body: GATEWAY_ERROR_BODIES.payloadTooLarge,
-  },
-  // No status code: the original 500/502/503/504 is kept.
-  {
-    id: 'ServerError',
-    type: ResponseType.DEFAULT_5XX,
-    statusCode: undefined,
-    body: GATEWAY_ERROR_BODIES.serverError,
-  },
-] as const;
 
 /** One JSON object per request; never headers or bodies (they carry passwords and tokens). */
 const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
@@ -240,11 +215,15 @@ export class ServiceRestApi extends Construct {
     this.functions = functions;
     this.routeStacks = routeStacks;
 
+    // API Gateway's own errors in GitHub's shape (`gateway-responses.ts`, which the local gateway answers from too).
     for (const response of GATEWAY_RESPONSES) {
+      const headers = { 'Content-Type': GATEWAY_CONTENT_TYPE, ...response.headers };
       this.api.addGatewayResponse(response.id, {
-        type: response.type,
-        ...(response.statusCode === undefined ? {} : { statusCode: response.statusCode }),
-        responseHeaders: { 'Content-Type': "'application/json; charset=utf-8'" },
+        type: ResponseType.of(response.type),
+        ...(response.statusCode === undefined ? {} : { statusCode: String(response.statusCode) }),
+        responseHeaders: Object.fromEntries(
+          Object.entries(headers).map(([name, value]) => [name, `'${value}'`]),
+        ),
         templates: { 'application/json': JSON.stringify(response.body) },
       });
     }

@@ -11,6 +11,7 @@ import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { BODY_LIMIT_FUNCTION_SOURCE } from '#cdk/body-limit-function';
+import { type GatewayResponseType, gatewayAnswer } from '#cdk/gateway-responses';
 import { isBinaryMediaType } from '#shared/binary-media';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 import {
@@ -21,6 +22,7 @@ import {
   matchRoute,
 } from '#shared/route-match';
 import { type Route, routeId, servedBy } from '#shared/routes';
+import type { ConcurrencyLimit } from './lambda-concurrency.ts';
 import { answeredAtEdge, loadViewerRequestFunction } from './viewer-request.ts';
 import { asZipFunction } from './zip-runtime.ts';
 
@@ -239,27 +241,30 @@ const payloadOver = (payload: unknown, limit: number): number | false => {
   return bytes > limit ? bytes : false;
 };
 
-const gatewayFailure = (status: 500 | 502 | 504): APIGatewayProxyResult => ({
-  statusCode: status,
-  headers: { 'Content-Type': 'application/json; charset=utf-8' },
-  body: JSON.stringify(GATEWAY_ERROR_BODIES.serverError),
-});
+/** The stack's gateway response for an error of `type` (DEFAULT_5XX's when it has none of its own). */
+const gatewayFailure = (status: 500 | 502 | 504, type: GatewayResponseType): APIGatewayProxyResult => {
+  const answer = gatewayAnswer(type, status);
+  return { statusCode: answer.status, headers: { ...answer.headers }, body: JSON.stringify(answer.body) };
+};
 
 /**
  * One Lambda proxy integration behind API Gateway: the event and the result within Lambda's
- * payload limit, the answer within the integration timeout. A refusal is logged (without the
- * request's contents) as API Gateway's execution log would record it.
+ * payload limit, the invocation within the function's concurrency, the answer within the
+ * integration timeout. A refusal is logged (without the request's contents) as API Gateway's
+ * execution log would record it, and answered with the stack's gateway response for its type.
  */
 async function invokeBehindGateway(
   compiled: CompiledRoute<Handler>,
   event: APIGatewayProxyEvent,
   limits: GatewayLimits,
+  concurrency: ConcurrencyLimit | undefined,
 ): Promise<APIGatewayProxyResult> {
-  const refuse = (status: 500 | 502 | 504, reason: string) => {
+  const refuse = (status: 500 | 502 | 504, reason: string, type: GatewayResponseType = 'DEFAULT_5XX') => {
+    const answer = gatewayFailure(status, type);
     console.warn(
-      `local API Gateway: ${compiled.route.method} ${compiled.route.path}: ${reason}; answered ${status}`,
+      `local API Gateway: ${compiled.route.method} ${compiled.route.path}: ${reason}; answered ${answer.statusCode}`,
     );
-    return gatewayFailure(status);
+    return answer;
   };
   const eventBytes = payloadOver(event, limits.maxInvocationBytes);
   if (eventBytes !== false)
@@ -267,10 +272,22 @@ async function invokeBehindGateway(
       500,
       `the event (${eventBytes} bytes) exceeds Lambda's ${limits.maxInvocationBytes}-byte payload limit`,
     );
+  // Lambda refuses an invocation beyond the function's concurrency (429 TooManyRequestsException)
+  // before any of its code runs; API Gateway answers that as an INTEGRATION_FAILURE.
+  const leave = concurrency?.enter();
+  if (concurrency && !leave)
+    return refuse(
+      500,
+      `Lambda throttled the function (TooManyRequestsException: its concurrency of ${concurrency.limit} is in use)`,
+      'INTEGRATION_FAILURE',
+    );
   const result = await new Promise<APIGatewayProxyResult | 'timed-out'>((resolve, reject) => {
     const timer = setTimeout(() => resolve('timed-out'), limits.integrationTimeoutMs);
     // The function runs on after a timeout, as in AWS; its late answer or failure has no one to hear it.
-    invoke(compiled, event).then(
+    const invocation = invoke(compiled, event);
+    // Its place in the function's concurrency is taken until it ends, timed out or not.
+    if (leave) invocation.then(leave, leave);
+    invocation.then(
       (answer) => {
         clearTimeout(timer);
         resolve(answer);
@@ -282,7 +299,11 @@ async function invokeBehindGateway(
     );
   });
   if (result === 'timed-out')
-    return refuse(504, `no answer within the ${limits.integrationTimeoutMs} ms integration timeout`);
+    return refuse(
+      504,
+      `no answer within the ${limits.integrationTimeoutMs} ms integration timeout`,
+      'INTEGRATION_TIMEOUT',
+    );
   const resultBytes = payloadOver(result, limits.maxInvocationBytes);
   if (resultBytes !== false)
     return refuse(
@@ -408,6 +429,12 @@ export async function startHttpServer(options: {
   gitFrontend?: string;
   /** Handlers by route handler id, instead of the modules under `functions/http/` (see `loadRoutes`). */
   handlers?: Readonly<Record<string, Handler>>;
+  /**
+   * Lambda's concurrency limit of a route's function (its reserved concurrency, or the account's
+   * shared by several), if any (`lambda-concurrency.ts`): none by default, as locally nothing
+   * bounds it.
+   */
+  concurrency?: (route: Route) => ConcurrencyLimit | undefined;
 }): Promise<LocalHttpServer> {
   const limits = options.limits ?? API_GATEWAY_LIMITS;
   const compiled = await loadRoutes(
@@ -434,7 +461,8 @@ export async function startHttpServer(options: {
       if (body === 'too-large') return sendJson(response, 413, GATEWAY_ERROR_BODIES.payloadTooLarge);
       if (!matched) return sendJson(response, 404, GATEWAY_ERROR_BODIES.unknownRoute);
       const event = toEvent(request, url, body, matched.compiled, matched.pathParameters);
-      send(response, await invokeBehindGateway(matched.compiled, event, limits));
+      const concurrency = options.concurrency?.(matched.compiled.route);
+      send(response, await invokeBehindGateway(matched.compiled, event, limits, concurrency));
     } catch (error) {
       // A handler that throws past its middleware stack: API Gateway answers 502 in that case.
       console.error(error);

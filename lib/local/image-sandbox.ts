@@ -41,6 +41,11 @@ export interface SandboxOptions {
   readonly init?: string;
   /** Where the process's stdout and stderr go. */
   readonly logFile: string;
+  /**
+   * A cgroup's `cgroup.procs` the sandbox enters before anything in it starts, so that everything
+   * it runs is held to the cgroup's limits (`memory-limit.ts`).
+   */
+  readonly cgroupProcs?: string;
 }
 
 export interface Sandbox {
@@ -100,9 +105,14 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const dir = await mkdtemp(join(tmpdir(), 'image-sandbox-'));
   const env = Object.entries(options.env).map(([name, value]) => `${name}=${value}`);
   const log = createWriteStream(options.logFile, { flags: 'a' });
+  // Into its cgroup first: the shell moves itself in, then becomes `unshare`.
+  const enter = options.cgroupProcs
+    ? ['-c', 'echo $$ > "$0" && exec "$@"', options.cgroupProcs, 'unshare']
+    : [];
   const child = spawn(
-    'unshare',
+    options.cgroupProcs ? 'sh' : 'unshare',
     [
+      ...enter,
       '--mount',
       '--pid',
       '--fork',

@@ -16,6 +16,12 @@ export interface ConcurrencyLimit {
   readonly refused: number;
   /** Runs `invocation` within the limit, or throws Step Functions' failure for a refused one. */
   run<T>(invocation: () => Promise<T>): Promise<T>;
+  /**
+   * Takes a place within the limit, to be given back once the invocation has ended; undefined
+   * when Lambda refuses it (counted as refused). For callers that answer a refusal their own way
+   * (the local API Gateway).
+   */
+  enter(): (() => void) | undefined;
 }
 
 /** The Cause Step Functions records for a Task whose Invoke Lambda throttled. */
@@ -26,18 +32,29 @@ export function concurrencyLimit(limit: number): ConcurrencyLimit {
   if (!Number.isInteger(limit) || limit < 1)
     throw new Error(`a concurrency limit is a positive integer, not ${limit}`);
   const state = { limit, running: 0, peak: 0, refused: 0 };
+  const enter = (): (() => void) | undefined => {
+    if (state.running >= limit) {
+      state.refused += 1;
+      return undefined;
+    }
+    state.running += 1;
+    state.peak = Math.max(state.peak, state.running);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      state.running -= 1;
+    };
+  };
   return Object.assign(state, {
+    enter,
     async run<T>(invocation: () => Promise<T>): Promise<T> {
-      if (state.running >= limit) {
-        state.refused += 1;
-        throw new TaskFailure('Lambda.TooManyRequestsException', throttledCause());
-      }
-      state.running += 1;
-      state.peak = Math.max(state.peak, state.running);
+      const leave = enter();
+      if (!leave) throw new TaskFailure('Lambda.TooManyRequestsException', throttledCause());
       try {
         return await invocation();
       } finally {
-        state.running -= 1;
+        leave();
       }
     },
   });

@@ -6,17 +6,43 @@
  * `/var/task` under the same client and Node.js major as the managed runtime. An environment runs
  * one invocation at a time and is reused while it lives; a busy function gets another one, as
  * Lambda scales. An environment whose process exits or outlives the function's timeout is
- * discarded, and its invocation fails as Lambda reports it. The memory size is only reported
- * (`AWS_LAMBDA_FUNCTION_MEMORY_SIZE`), not enforced.
+ * discarded, and its invocation fails as Lambda reports it. Each environment is held to the
+ * function's memory size where this machine allows (`memory-limit.ts`): once the kernel kills a
+ * process of it for memory, the environment ends and its invocation fails with
+ * `Runtime.OutOfMemory`, as in Lambda.
  */
 import { randomUUID } from 'node:crypto';
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Sandbox, type SandboxOptions, startSandbox } from './image-sandbox.ts';
 import type { InvocationFault } from './lambda-faults.ts';
 import { FunctionError, type RuntimeApi, startRuntimeApi } from './lambda-runtime-api.ts';
+import { type MemoryLimit, memoryLimit } from './memory-limit.ts';
 
 /** Lambda's limit on an on-demand environment's init phase. */
 const INIT_LIMIT_SECONDS = 10;
+/** How often a busy environment's memory cgroup is looked at for a process killed over its limit. */
+const MEMORY_LOOK_MS = 100;
+
+/**
+ * Lambda's REPORT line after an invocation, its memory facts: the environment's size and the most
+ * it has held so far, and whether it died of memory.
+ */
+async function report(environment: Environment): Promise<void> {
+  const { memory } = environment;
+  if (!memory) return;
+  const peak = memory.peakBytes() ?? environment.lastPeak;
+  const used = peak === undefined ? '' : ` Max Memory Used: ${Math.ceil(peak / 1024 / 1024)} MB`;
+  const status =
+    environment.death?.name === 'Runtime.OutOfMemory' ? ' Status: error Error Type: Runtime.OutOfMemory' : '';
+  await appendFile(environment.logFile, `REPORT Memory Size: ${memory.limitMiB} MB${used}${status}\n`).catch(
+    () => undefined,
+  );
+}
+
+/** What Lambda reports for an environment that reached its memory size: its runtime was killed. */
+const outOfMemory = (): FunctionError =>
+  new FunctionError('Runtime.OutOfMemory', 'Error: Runtime exited with error: signal: killed');
 
 export interface LambdaFunctionConfig {
   /** The function's name (`AWS_LAMBDA_FUNCTION_NAME`). */
@@ -39,6 +65,10 @@ interface Environment {
   readonly runtime: RuntimeApi;
   readonly sandbox: Sandbox;
   readonly logFile: string;
+  /** Its memory cgroup, where this machine can make one. */
+  readonly memory: MemoryLimit | undefined;
+  /** The most memory it held, read before its cgroup was removed. */
+  lastPeak?: number | undefined;
   busy: boolean;
   gone: boolean;
   /** How its invocation fails when it was killed on purpose (else `Runtime.ExitError`). */
@@ -61,6 +91,7 @@ export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
     const runtime = await startRuntimeApi({ functionArn: arn, timeoutMs: config.timeoutSeconds * 1000 });
     const logFile = join(config.logDir, `${config.name}-${logFiles.length + 1}.log`);
     logFiles.push(logFile);
+    const memory = memoryLimit(config.name, config.memoryMiB);
     const sandbox = await startSandbox({
       ...config.sandbox,
       env: {
@@ -74,12 +105,14 @@ export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
       },
       argv: config.argv,
       logFile,
+      ...(memory ? { cgroupProcs: memory.procsFile } : {}),
     });
     // Busy from the start: it is its caller's, and no other invocation may take it meanwhile.
-    const environment: Environment = { runtime, sandbox, logFile, busy: true, gone: false };
+    const environment: Environment = { runtime, sandbox, logFile, memory, busy: true, gone: false };
     environments.push(environment);
-    void sandbox.exited.then((code) => {
+    void sandbox.exited.then(async (code) => {
       environment.gone = true;
+      if ((memory?.oomKills() ?? 0) > 0) environment.death ??= outOfMemory();
       runtime.abort(
         environment.death ??
           new FunctionError(
@@ -88,6 +121,10 @@ export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
           ),
       );
       void runtime.close();
+      if (memory) {
+        environment.lastPeak = memory.peakBytes();
+        await memory.remove();
+      }
     });
     return environment;
   }
@@ -124,6 +161,20 @@ export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
         await environment.sandbox.stop();
         fault?.died(during);
       };
+      // A process of the environment killed over its memory size ends the environment, whatever
+      // the function makes of its child's death: Lambda reports the invocation out of memory.
+      const oomBefore = environment.memory?.oomKills() ?? 0;
+      const outOfMemoryNow = () => (environment.memory?.oomKills() ?? 0) > oomBefore;
+      const diedOfMemory = async () => {
+        environment.death = outOfMemory();
+        environment.gone = true;
+        await environment.sandbox.stop();
+      };
+      const memoryWatch = environment.memory
+        ? setInterval(() => {
+            if (!over && !environment.gone && outOfMemoryNow()) void diedOfMemory();
+          }, MEMORY_LOOK_MS)
+        : undefined;
       try {
         if (fault?.when === 'mid-work') {
           const pid = environment.sandbox.process.pid ?? 0;
@@ -133,7 +184,15 @@ export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
               if (during !== undefined && !over) return kill(fault.error, during);
             });
         }
-        const result = await environment.runtime.invoke(event, delivered);
+        const result = await environment.runtime.invoke(event, delivered).catch(async (error: unknown) => {
+          if (!outOfMemoryNow()) throw error;
+          await diedOfMemory();
+          throw environment.death;
+        });
+        if (outOfMemoryNow()) {
+          await diedOfMemory();
+          throw environment.death;
+        }
         if (fault?.when === 'after-response') {
           await kill(fault.error, 'after its response');
           throw fault.error;
@@ -149,6 +208,8 @@ export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
       } finally {
         over = true;
         clearTimeout(timer);
+        clearInterval(memoryWatch);
+        if (environment.memory) void report(environment);
         environment.busy = false;
       }
     },

@@ -28,18 +28,31 @@ export const echo = async (event, context) => ({ event, remaining: context.getRe
 export const fails = async () => { throw new OriginUnreachable('no route to the origin'); };
 export const huge = async () => 'x'.repeat(7 * 1024 * 1024);
 export const slow = () => new Promise((resolve) => setTimeout(resolve, 60_000));
+export const small = async () => Buffer.alloc(16 * 1024 * 1024, 1).length;
+// 512 MiB, every page written: over any memory size these tests give.
+export const hog = async () => {
+  const kept = [];
+  for (let i = 0; i < 64; i++) kept.push(Buffer.alloc(8 * 1024 * 1024, 1));
+  return kept.length;
+};
+// The same in a child the function waits for, answering whatever became of it.
+export const hogChild = async () => {
+  const { spawnSync } = await import('node:child_process');
+  const child = spawnSync(process.execPath, ['-e', 'console.log(Buffer.alloc(512 * 1024 * 1024, 1).length)']);
+  return { status: child.status, signal: child.signal };
+};
 `;
 
 let image: ImageRoot;
 let task: string;
 const started: LambdaFunction[] = [];
 
-function fn(handler: string, timeoutSeconds = 30): LambdaFunction {
+function fn(handler: string, timeoutSeconds = 30, memoryMiB = 128): LambdaFunction {
   const created = lambdaFunction({
     name: `runtime-test-${handler}`,
     argv: [...image.entrypoint, `handlers.${handler}`],
     timeoutSeconds,
-    memoryMiB: 128,
+    memoryMiB,
     env: { ...image.env, AWS_REGION: 'us-east-1' },
     sandbox: { root: image.root, workdir: image.workdir, taskDir: task, ...LAMBDA_USER, tmpMiB: 512 },
     logDir: task,
@@ -101,4 +114,29 @@ describe('a function under aws-lambda-ric, behind the Runtime API stand-in', () 
     await expect(slow.invoke({})).rejects.toMatchObject({ name: 'Sandbox.Timedout' });
     expect(slow.logFiles).toHaveLength(2);
   }, 30_000);
+
+  it('ends an environment that goes over its memory size, reported as Lambda does: Runtime.OutOfMemory', async () => {
+    const hog = fn('hog');
+    const outOfMemory = {
+      name: 'Runtime.OutOfMemory',
+      message: 'Error: Runtime exited with error: signal: killed',
+    };
+    await expect(hog.invoke({})).rejects.toMatchObject(outOfMemory);
+    await expect(hog.invoke({})).rejects.toMatchObject(outOfMemory);
+    expect(hog.logFiles).toHaveLength(2);
+    // The same work within a memory size that holds it.
+    expect(await fn('hog', 30, 1024).invoke({})).toBe(64);
+  }, 60_000);
+
+  it('ends it too when the process over it is a child the function outlives', async () => {
+    await expect(fn('hogChild').invoke({})).rejects.toMatchObject({ name: 'Runtime.OutOfMemory' });
+    expect(await fn('hogChild', 30, 1024).invoke({})).toEqual({ status: 0, signal: null });
+  }, 60_000);
+
+  it('runs a function well within its memory size, invocation after invocation', async () => {
+    const small = fn('small');
+    expect(await small.invoke({})).toBe(16 * 1024 * 1024);
+    expect(await small.invoke({})).toBe(16 * 1024 * 1024);
+    expect(small.logFiles).toHaveLength(1);
+  });
 });

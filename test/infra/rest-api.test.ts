@@ -459,6 +459,23 @@ describe('ServiceRestApi', () => {
     });
   });
 
+  it("answers a route whose function Lambda throttles with GitHub's 503 JSON and Retry-After", () => {
+    // Lambda's refusal of the invocation (429 TooManyRequestsException) is API Gateway's
+    // INTEGRATION_FAILURE; without a response of that type it would be DEFAULT_5XX's 500.
+    synth.template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'INTEGRATION_FAILURE',
+      StatusCode: '503',
+      ResponseParameters: {
+        'gatewayresponse.header.Content-Type': "'application/json; charset=utf-8'",
+        'gatewayresponse.header.Retry-After': "'5'",
+      },
+      ResponseTemplates: {
+        'application/json':
+          '{"message":"Service Unavailable","documentation_url":"https://docs.github.com/rest"}',
+      },
+    });
+  });
+
   it('logs every request as JSON, traces and throttles the stage', () => {
     const [stageId, ...otherStages] = Object.keys(synth.template.findResources('AWS::ApiGateway::Stage'));
     expect(otherStages).toEqual([]);

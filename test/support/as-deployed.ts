@@ -75,6 +75,8 @@ export interface AsDeployedOptions {
   readonly faults?: FaultPlan;
   /** Waits before the retries of a failed webhook delivery (Lambda's: about one and two minutes). */
   readonly webhookRetryDelaysMs?: readonly number[];
+  /** Memory sizes (MiB) instead of the template's `MemorySize`, by workflow task (`ImportRawHistory`). */
+  readonly memoryMiB?: Readonly<Record<string, number>>;
 }
 
 export interface AsDeployed {
@@ -250,7 +252,7 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
           name,
           argv: [...image.entrypoint, handler],
           timeoutSeconds: Number(properties.Timeout ?? 3),
-          memoryMiB: Number(properties.MemorySize ?? 128),
+          memoryMiB: (task && options.memoryMiB?.[task]) || Number(properties.MemorySize ?? 128),
           env: {
             ...(isImage ? image.env : ZIP_RUNTIME_ENVIRONMENT),
             ...localEnvironment(id, properties.Environment?.Variables),
