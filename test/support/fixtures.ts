@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { base32Decode, timeStep, totpCode } from '#domain/totp';
 import type { LocalEndpoints } from '#local/stack';
-import { ENV } from '#shared/config';
+import { config, ENV } from '#shared/config';
 import { admin } from './admin.ts';
 import { basicAuth, json } from './stack.ts';
 import { WebClient } from './web-client.ts';
@@ -13,11 +13,12 @@ import { WebClient } from './web-client.ts';
  * load, and the suite made a few hundred; the CLI itself is tested in admin-cli.test.ts.
  */
 async function servedHere(endpointsFile: string): Promise<boolean> {
+  if (!process.env[ENV.tableName]) return false;
   const endpoints = JSON.parse(await readFile(endpointsFile, 'utf8')) as Partial<LocalEndpoints>;
-  return (
-    endpoints.tableName === process.env[ENV.tableName] &&
-    endpoints.dynamodbEndpoint === process.env[ENV.dynamodbEndpoint]
-  );
+  // The configuration the services read (once a process), not the environment: a file that starts
+  // a second stack sets the environment anew while the services keep the first stack's table.
+  const served = config();
+  return endpoints.tableName === served.tableName && endpoints.dynamodbEndpoint === served.dynamodbEndpoint;
 }
 
 /** A user made as the admin CLI makes one (`user create`); `auth` is its Basic header. */
