@@ -137,30 +137,27 @@ describe('the webhook delivery function killed', () => {
     });
     const logs = await deployed.logs();
     expect(seen.received.length, logs).toBeGreaterThanOrEqual(2);
-    expect(new Set(seen.received.map((entry) => entry.guid)).size).toBe(1);
     expect(seen.received[0]?.event).toBe('ping');
-    expect(seen.deliveries, logs).toHaveLength(1);
-    expect(seen.deliveries[0]).toMatchObject({
-      guid: seen.received[0]?.guid,
-      event: 'ping',
-      status_code: 200,
-      redelivery: false,
-    });
-    expect(deployed.stack.webhookDeadLetters).toEqual([]);
+    expectDeliveredOnce(seen, logs);
   }, 300_000);
 
   it('after its delivery was made and recorded: the retry finds it delivered, recorded once', async () => {
     const seen = await pingedThrough('answered', { when: 'after-response' });
     const logs = await deployed.logs();
     expect(seen.received.length, logs).toBeGreaterThanOrEqual(1);
-    expect(new Set(seen.received.map((entry) => entry.guid)).size).toBe(1);
-    expect(seen.deliveries, JSON.stringify(seen.deliveries)).toHaveLength(1);
-    expect(seen.deliveries[0]).toMatchObject({
-      guid: seen.received[0]?.guid,
-      event: 'ping',
-      status_code: 200,
-      redelivery: false,
-    });
-    expect(deployed.stack.webhookDeadLetters).toEqual([]);
+    expectDeliveredOnce(seen, logs);
   }, 300_000);
 });
+
+/** Every copy under one GUID, one delivery record of it (a 200, not a redelivery), no dead letter. */
+function expectDeliveredOnce(seen: Awaited<ReturnType<typeof pingedThrough>>, logs: string): void {
+  expect(new Set(seen.received.map((entry) => entry.guid)).size).toBe(1);
+  expect(seen.deliveries, logs).toHaveLength(1);
+  expect(seen.deliveries[0]).toMatchObject({
+    guid: seen.received[0]?.guid,
+    event: 'ping',
+    status_code: 200,
+    redelivery: false,
+  });
+  expect(deployed.stack.webhookDeadLetters).toEqual([]);
+}
