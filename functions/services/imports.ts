@@ -83,7 +83,7 @@ export interface VcsCredentials {
   readonly password: string;
 }
 
-const invalid = (field: string, message: string, resource = RESOURCE): HttpError =>
+export const invalid = (field: string, message: string, resource = RESOURCE): HttpError =>
   validationFailed([{ resource, field, code: 'invalid', message }]);
 const missing = (field: string, resource = RESOURCE): FieldError => ({
   resource,
@@ -105,7 +105,7 @@ export async function ownedRepository(caller: Caller, owner: string, name: strin
 }
 
 /** The caller's repository's import; 404 when the repository is not theirs or has no import. */
-async function ownedImport(caller: Caller, owner: string, name: string): Promise<Import> {
+export async function ownedImport(caller: Caller, owner: string, name: string): Promise<Import> {
   // Keys fold case, so the import is read beside the access check, not after it.
   const [, record] = await Promise.all([ownedRepository(caller, owner, name), getImport(owner, name)]);
   if (!record) throw notFound();
@@ -182,7 +182,7 @@ async function stopQuietly(executionArn: string | undefined, cause: string): Pro
 }
 
 /** Re-reads the import and runs `step` until it returns a value (the import changed under it otherwise). */
-async function withFreshImport<T>(
+export async function withFreshImport<T>(
   owner: string,
   repo: string,
   first: Import,
@@ -457,7 +457,7 @@ async function restart(record: Import, sent: SentImportChoices): Promise<true | 
 }
 
 /** A complete import whose history changed is rewritten and pushed again from its raw history. */
-async function republish(record: Import): Promise<void> {
+export async function republish(record: Import): Promise<void> {
   const next = { ...record, attempt: record.attempt + 1 };
   await launch(next, 'rewrite', () => markUnstarted(record, next.attempt, 'rewrite'), record.attempt);
 }

@@ -179,6 +179,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/get', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow', 'webhooks'] },
   { method: 'PATCH', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/update', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'GET', path: `${API}/repos/{owner}/{repo}/import/authors`, handler: 'imports/list-authors', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
+  // Authors files (issue 37): an extension, not in GitHub's API.
+  { method: 'PUT', path: `${API}/repos/{owner}/{repo}/import/authors`, handler: 'imports/apply-authors-file', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'PATCH', path: `${API}/repos/{owner}/{repo}/import/authors/{author_id}`, handler: 'imports/map-author', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'PATCH', path: `${API}/repos/{owner}/{repo}/import/lfs`, handler: 'imports/set-lfs', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'GET', path: `${API}/repos/{owner}/{repo}/import/large_files`, handler: 'imports/list-large-files', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
@@ -208,6 +210,8 @@ export const ROUTES: readonly Route[] = [
   // Import progress pages at {import_url}/{owner}/{repo}/import.
   // (progress page rows)
   { method: 'GET', path: '/{owner}/{repo}/import', handler: 'import-page/progress', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'POST', path: '/{owner}/{repo}/import/authors', handler: 'import-page/authors-file', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
+  { method: 'GET', path: '/{owner}/{repo}/import/authors-file', handler: 'import-page/authors-download', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'POST', path: '/{owner}/{repo}/import/authors/{author_id}', handler: 'import-page/map-author', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   { method: 'POST', path: '/{owner}/{repo}/import/lfs', handler: 'import-page/lfs-choice', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   { method: 'POST', path: '/{owner}/{repo}/import/credentials', handler: 'import-page/credentials', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },

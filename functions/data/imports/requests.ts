@@ -251,25 +251,18 @@ export async function storeUseLfs(
   return (await update(owner, repo, read.attempt, { set: { useLfs }, ...guard })) ? {} : false;
 }
 
-export type MapOutcome = 'ok' | 'no-author' | 'import-changed';
-
 /**
- * Maps an author (name and/or email) in one transaction with a check of the import: same import,
- * same attempt and status as read, owner not pushed. With `republish`, the import begins its next
- * attempt in `mapping` in the same transaction (a complete import is rewritten and pushed again).
+ * The import's part of a transaction that changes its history's inputs (author mappings): a check
+ * that it is the same import, at the attempt and status read, and the owner has not pushed; with
+ * `republish`, that check updates it to its next attempt in `mapping` (a complete import is
+ * rewritten and pushed again).
  */
-export async function mapAuthor(
+export function importGuard(
   owner: string,
   repo: string,
   read: Pick<Import, 'importId' | 'attempt' | 'status'>,
-  authorId: number,
-  changes: { readonly name?: string | undefined; readonly email?: string | undefined },
   republish: boolean,
-): Promise<MapOutcome> {
-  const set: Record<string, unknown> = { updatedAt: now() };
-  if (changes.name !== undefined) set.name = changes.name;
-  if (changes.email !== undefined) set.email = changes.email;
-  const names = Object.keys(set);
+): TransactItem {
   const importCondition =
     'importId = :id AND attempt = :attempt AND #status = :status AND (attribute_not_exists(ownerPushed) OR ownerPushed <> :yes)';
   const importValues = {
@@ -278,7 +271,7 @@ export async function mapAuthor(
     ':status': read.status,
     ':yes': true,
   };
-  const importItemWrite: TransactItem = republish
+  return republish
     ? {
         Update: {
           TableName: tableName(),
@@ -305,6 +298,27 @@ export async function mapAuthor(
           ExpressionAttributeValues: importValues,
         },
       };
+}
+
+export type MapOutcome = 'ok' | 'no-author' | 'import-changed';
+
+/**
+ * Maps an author (name and/or email) in one transaction with a check of the import: same import,
+ * same attempt and status as read, owner not pushed. With `republish`, the import begins its next
+ * attempt in `mapping` in the same transaction (a complete import is rewritten and pushed again).
+ */
+export async function mapAuthor(
+  owner: string,
+  repo: string,
+  read: Pick<Import, 'importId' | 'attempt' | 'status'>,
+  authorId: number,
+  changes: { readonly name?: string | undefined; readonly email?: string | undefined },
+  republish: boolean,
+): Promise<MapOutcome> {
+  const set: Record<string, unknown> = { updatedAt: now() };
+  if (changes.name !== undefined) set.name = changes.name;
+  if (changes.email !== undefined) set.email = changes.email;
+  const names = Object.keys(set);
   const outcome = await transactWithRetry(
     [
       {
@@ -318,7 +332,7 @@ export async function mapAuthor(
           ExpressionAttributeValues: Object.fromEntries(names.map((name, n) => [`:a${n}`, set[name]])),
         },
       },
-      importItemWrite,
+      importGuard(owner, repo, read, republish),
     ],
     'mapAuthor',
   );

@@ -1,6 +1,7 @@
 import { pageRequest } from '#domain/pagination';
 import { type WebReply, type WebRequest, webHandler } from '#http/middleware/web-stack';
 import type { Caller } from '#services/authenticate';
+import { filteredAuthors } from '#services/authors-file';
 import { importSync } from '#services/import-sync';
 import { importAuthors, importLargeFiles, importReport, importRevisions } from '#services/imports';
 import { HttpError } from '#shared/errors';
@@ -52,11 +53,21 @@ export function importPageHandler(
   });
 }
 
-/** The import, one page of its authors (`?page=`), its large files and its report, read for the page. */
-export async function pageData(caller: Caller, repo: RepoName, page?: string): Promise<ImportPageData> {
+/**
+ * The import, one page of its authors (`?page=`, those matching `filter` when given), its large
+ * files and its report, read for the page.
+ */
+export async function pageData(
+  caller: Caller,
+  repo: RepoName,
+  page?: string,
+  filter = '',
+): Promise<ImportPageData> {
   const authorsPage = { ...pageRequest({ page }), perPage: AUTHORS_SHOWN };
   const [{ record, authors }, files, report, { revisions }, { sync }] = await Promise.all([
-    importAuthors(caller, repo.owner, repo.repo, undefined, authorsPage),
+    filter === ''
+      ? importAuthors(caller, repo.owner, repo.repo, undefined, authorsPage)
+      : filteredAuthors(caller, repo.owner, repo.repo, filter, authorsPage),
     importLargeFiles(caller, repo.owner, repo.repo),
     importReport(caller, repo.owner, repo.repo),
     importRevisions(caller, repo.owner, repo.repo, { page: 1, perPage: 0, perPageGiven: true }),
@@ -67,6 +78,7 @@ export async function pageData(caller: Caller, repo: RepoName, page?: string): P
     record,
     authors,
     authorsPage,
+    authorsFilter: filter,
     largeFiles: files.files,
     report,
     revisionCount: revisions.total,

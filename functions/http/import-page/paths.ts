@@ -21,5 +21,8 @@ export const paths = {
   follow: (repo: RepoName) => at('import-page/follow', repo),
   syncNow: (repo: RepoName) => at('import-page/sync-now', repo),
   cutOver: (repo: RepoName) => at('import-page/cut-over', repo),
+  authorsFile: (repo: RepoName) => at('import-page/authors-file', repo),
+  authorsDownload: (repo: RepoName, format: string) =>
+    `${at('import-page/authors-download', repo)}?format=${encodeURIComponent(format)}`,
   revisionsCsv: (repo: RepoName, part: number) => `${at('import-page/revisions-csv', repo)}?part=${part}`,
 } as const;

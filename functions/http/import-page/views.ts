@@ -17,6 +17,7 @@ import type { Page, PageRequest } from '#domain/pagination';
 import type { WebPage, WebRequest } from '#http/middleware/web-stack';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
+import { AUTHORS_FILTER, authorsTools } from './authors-view.ts';
 import { followingRegion } from './following-view.ts';
 import { LIVE_SCRIPT_HASH, liveScript } from './live-script.ts';
 import { noticeBox } from './notices.ts';
@@ -190,6 +191,8 @@ export interface ImportPageData {
   /** The page of authors shown (`authorsPage`) and how many there are in all. */
   readonly authors: Page<ImportAuthor>;
   readonly authorsPage: PageRequest;
+  /** The authors filter (`?authors=`; empty: every author). */
+  readonly authorsFilter?: string;
   readonly largeFiles: readonly LargeFile[];
   readonly report: ImportReport;
   /** Entries in the revision map (origin revision → published commit). */
@@ -291,7 +294,8 @@ function authorsNav(data: ImportPageData): Html | undefined {
   const { page, perPage } = data.authorsPage;
   const last = Math.max(1, Math.ceil(data.authors.total / perPage));
   if (last === 1 && page === 1) return undefined;
-  const at = (n: number) => `${paths.page(data.repo)}?page=${n}`;
+  const filter = data.authorsFilter ? `&${AUTHORS_FILTER}=${encodeURIComponent(data.authorsFilter)}` : '';
+  const at = (n: number) => `${paths.page(data.repo)}?page=${n}${filter}`;
   const prev =
     page > 1 ? html`<a href="${at(Math.min(page - 1, last))}" rel="prev">Previous authors</a>` : undefined;
   const next = page < last ? html`<a href="${at(page + 1)}" rel="next">Next authors</a>` : undefined;
@@ -300,17 +304,23 @@ function authorsNav(data: ImportPageData): Html | undefined {
 
 function authorsRegion(request: WebRequest, data: ImportPageData, problems?: PageProblems): Html {
   const { items, total } = data.authors;
-  const body =
-    total === 0
-      ? html`<p class="muted">No authors yet: they appear while the history is imported.</p>`
-      : html`<p class="muted">Change how an author’s commits are attributed: the history is rewritten with the new name and email.</p>
-<table>
+  const filter = data.authorsFilter ?? '';
+  const table =
+    items.length === 0
+      ? html`<p class="muted">${filter === '' ? 'No authors on this page.' : 'No author matches the filter.'}</p>`
+      : html`<table>
 <caption class="visually-hidden">Authors of the imported commits</caption>
 <thead><tr><th scope="col">Author in the origin</th><th scope="col">Name and email in this repository</th><th scope="col">Map to</th></tr></thead>
 <tbody>${items.map((author) => authorRow(request, data, author, problems))}</tbody>
 </table>${authorsNav(data)}`;
+  const body =
+    total === 0 && filter === ''
+      ? html`<p class="muted">No authors yet: they appear while the history is imported.</p>`
+      : html`<p class="muted">Change how an author’s commits are attributed: the history is rewritten with the new name and email.</p>
+${authorsTools(request, data.repo, filter, filter === '' ? undefined : total)}
+${table}`;
   return html`<section id="import-authors" data-live aria-labelledby="authors-heading">
-<h2 id="authors-heading">Authors (${total})</h2>
+<h2 id="authors-heading">Authors (${filter === '' ? total : data.record.authorsCount})</h2>
 ${body}
 </section>`;
 }

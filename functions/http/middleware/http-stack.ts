@@ -37,6 +37,8 @@ export interface Reply {
   readonly status: number;
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
+  /** A body that is not JSON (a file to download): sent as it is, with its media type. */
+  readonly file?: { readonly contentType: string; readonly filename: string; readonly body: string };
 }
 
 export interface BodySpec<Body> {
@@ -195,6 +197,16 @@ function serialize(
     ...extraHeaders,
     ...reply.headers,
   };
+  if (reply.file)
+    return {
+      statusCode: reply.status,
+      headers: {
+        'Content-Type': reply.file.contentType,
+        'Content-Disposition': `attachment; filename="${reply.file.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
+        ...headers,
+      },
+      body: reply.file.body,
+    };
   if (reply.body === undefined) return { statusCode: reply.status, headers, body: '' };
   return {
     statusCode: reply.status,

@@ -1,0 +1,23 @@
+import { AUTHORS_FILE_FORMATS, type AuthorsFileFormat } from '#domain/authors-file';
+import { applyAuthorsFile } from '#services/authors-file';
+import { authorsFileAnswer } from './authors-view.ts';
+import { changeThenBack, importPageHandler } from './import-page.ts';
+
+/**
+ * POST /:owner/:repo/import/authors: the API's PUT …/import/authors with the file pasted into the
+ * form. The answer is a page of what it mapped; a refused file shows the progress page again with
+ * one message per bad line.
+ */
+export const handler = importPageHandler(async (request, caller, repo) => {
+  const asked = request.form.get('format') as AuthorsFileFormat;
+  const format = AUTHORS_FILE_FORMATS.includes(asked) ? asked : undefined;
+  const content = request.form.get('content') ?? '';
+  let answer: ReturnType<typeof authorsFileAnswer> | undefined;
+  const refused = await changeThenBack(request, caller, repo, async () => {
+    answer = authorsFileAnswer(
+      repo,
+      await applyAuthorsFile(caller, repo.owner, repo.repo, { format, content }),
+    );
+  });
+  return answer ?? refused;
+});
