@@ -137,6 +137,12 @@ export interface Import {
   readonly executionArn?: string;
   /** The owner pushed commits of their own after the import: history may no longer be rewritten. */
   readonly ownerPushed: boolean;
+  /**
+   * Counts the author mapping writes (absent: none). The rewrite step notes the count it read
+   * before the authors, and Complete compares it with the count after `complete` is written: a
+   * mapping that landed while the history was being rewritten or pushed triggers one more rewrite.
+   */
+  readonly mappingVersion?: number;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

@@ -62,7 +62,7 @@ import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
 import { nextRound, type Rounds } from './import-continuation.ts';
 import { statusAnnouncedAgain, statusChanged } from './import-events.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
-import { openImportCredentials } from './imports.ts';
+import { openImportCredentials, republishIfMappingsChanged } from './imports.ts';
 import { lfsStore } from './lfs-objects.ts';
 import { storePublishedRevisions } from './published-revision-map.ts';
 import { announceImportOutcome } from './webhook-events.ts';
@@ -438,7 +438,7 @@ export const rewrite = watchedStep(async function rewrite(
   input: StepInput,
   record: Import,
   write: Writes,
-): Promise<{ rewritten: boolean }> {
+): Promise<{ rewritten: boolean; mappingVersion: number }> {
   const [, authors] = await Promise.all([
     write.progress({ status: 'mapping', pushPercent: null }),
     listAuthors(input.owner, input.repo, record.importId),
@@ -485,7 +485,8 @@ export const rewrite = watchedStep(async function rewrite(
     const findings = await loadFindings(dir);
     if (JSON.stringify(findings) !== before) await write.report(record.importId, { rawDone: true, findings });
   }
-  return { rewritten: result.rewritten };
+  // Read (with the import) before the authors: Complete compares it with the import's count then.
+  return { rewritten: result.rewritten, mappingVersion: record.mappingVersion ?? 0 };
 });
 
 /** What the push step hands the workflow (`$.push`): whether it is done, and what Complete records. */
@@ -572,7 +573,9 @@ const reported = (changes: SyncRefChanges): SyncRefChanges => ({
 });
 
 /** Complete: the repository shows the imported history (table only: no file system in AWS). */
-export async function complete(input: StepInput & { push?: PushOutcome }): Promise<Record<string, never>> {
+export async function complete(
+  input: StepInput & { push?: PushOutcome; rewrite?: { readonly mappingVersion?: number } },
+): Promise<Record<string, never>> {
   const record = await current(input);
   // The repository and the sync's outcome first (side by side): a client that sees `complete`
   // then reads this sync's outcome, not the last.
@@ -606,6 +609,9 @@ export async function complete(input: StepInput & { push?: PushOutcome }): Promi
   countSignal('ImportCompleted');
   await Promise.all([write.announced(), announceImportOutcome(attemptOf(record), 'success')]);
   log('info', 'import complete', { owner: input.owner, repo: input.repo, attempt: input.attempt });
+  const rewritten = input.rewrite?.mappingVersion;
+  if (rewritten !== undefined)
+    await republishIfMappingsChanged(input.owner, input.repo, input.attempt, rewritten);
   return {};
 }
 

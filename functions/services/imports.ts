@@ -4,6 +4,7 @@
  * (GitHub required push access; the service has no collaborators): everyone else gets 404.
  */
 import { nextId } from '#data/counters';
+import { mapAuthors } from '#data/imports/author-mappings';
 import {
   getAuthor,
   getImport,
@@ -460,6 +461,28 @@ async function restart(record: Import, sent: SentImportChoices): Promise<true | 
 export async function republish(record: Import): Promise<void> {
   const next = { ...record, attempt: record.attempt + 1 };
   await launch(next, 'rewrite', () => markUnstarted(record, next.attempt, 'rewrite'), record.attempt);
+}
+
+/**
+ * After Complete wrote `complete`: when an author mapping was written after the rewrite read the
+ * authors (the import's `mappingVersion` is not the one the rewrite read before them), the import
+ * is rewritten and pushed once more, so that a mapping sent while a rewrite ran is never lost.
+ * A mapping written after `complete` starts its own rewrite: this one then loses its condition.
+ */
+export async function republishIfMappingsChanged(
+  owner: string,
+  repo: string,
+  attempt: number,
+  versionRewritten: number,
+): Promise<boolean> {
+  const record = await getImport(owner, repo);
+  if (!record || record.attempt !== attempt || record.status !== 'complete') return false;
+  if ((record.mappingVersion ?? 0) === versionRewritten) return false;
+  if ((await mapAuthors(owner, repo, record, [], true)) !== 'ok') return false;
+  log('info', 'author mappings changed during the rewrite: rewriting again', { owner, repo, attempt });
+  await statusChanged(owner, repo, record.status);
+  await republish(record);
+  return true;
 }
 
 /**

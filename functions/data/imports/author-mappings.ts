@@ -1,7 +1,8 @@
 /**
  * Many author mappings at once (an authors file, issue 37). The authors are written in
  * transactions of up to 99, each with the import's guard (same import, attempt and status as
- * read, owner not pushed: `importGuard`), so no write lands on an import that moved on. The last
+ * read, owner not pushed; it counts the change: `importGuard`), so no write lands on an import
+ * that moved on. The last
  * transaction carries the import's own change when the history is to be rewritten (the next
  * attempt in `mapping`, as `mapAuthor` does for one author): the whole file costs one rewrite.
  * A transaction refused half-way leaves the earlier ones written; they hold what the file asked
@@ -21,8 +22,6 @@ export interface AuthorMapping {
 
 /** DynamoDB's 100 actions per transaction, less the import's guard. */
 export const AUTHORS_PER_TRANSACTION = 99;
-/** Transactions of one file in flight at once (all but the last, which goes alone and last). */
-const TRANSACTIONS_IN_FLIGHT = 4;
 
 const authorAction = (
   owner: string,
@@ -74,16 +73,12 @@ export async function mapAuthors(
   for (let i = 0; i < mappings.length; i += AUTHORS_PER_TRANSACTION)
     chunks.push(mappings.slice(i, i + AUTHORS_PER_TRANSACTION));
   const last = chunks.pop() ?? [];
-  let refused: MapOutcome = 'ok';
-  const writer = async () => {
-    for (let chunk = chunks.shift(); chunk && refused === 'ok'; chunk = chunks.shift()) {
-      const outcome = await writeChunk(owner, repo, read, chunk, false);
-      if (outcome !== 'ok') refused = outcome;
-    }
-  };
-  // Every writer ends before the answer: none is left writing behind the caller.
-  await Promise.all(Array.from({ length: Math.min(TRANSACTIONS_IN_FLIGHT, chunks.length) }, writer));
-  if (refused !== 'ok') return refused;
+  // One after the other: each transaction updates the import item (its guard), so parallel ones
+  // would only cancel each other.
+  for (const chunk of chunks) {
+    const outcome = await writeChunk(owner, repo, read, chunk, false);
+    if (outcome !== 'ok') return outcome;
+  }
   if (last.length === 0 && !republish) return 'ok';
   return writeChunk(owner, repo, read, last, republish);
 }

@@ -90,6 +90,7 @@ export function toImport(item: Record<string, unknown>): Import {
     taskToken: optionalString(item.taskToken),
     executionArn: optionalString(item.executionArn),
     statusSequence: typeof item.statusSequence === 'number' ? item.statusSequence : undefined,
+    mappingVersion: typeof item.mappingVersion === 'number' ? item.mappingVersion : undefined,
     lastStatusChange: toStatusChange(item.lastStatusChange),
   };
   return {

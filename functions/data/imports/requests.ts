@@ -252,10 +252,10 @@ export async function storeUseLfs(
 }
 
 /**
- * The import's part of a transaction that changes its history's inputs (author mappings): a check
- * that it is the same import, at the attempt and status read, and the owner has not pushed; with
- * `republish`, that check updates it to its next attempt in `mapping` (a complete import is
- * rewritten and pushed again).
+ * The import's part of a transaction that changes its history's inputs (author mappings): on
+ * condition that it is the same import, at the attempt and status read, and the owner has not
+ * pushed, it counts the change (`mappingVersion`, see `Import`); with `republish`, the import also
+ * begins its next attempt in `mapping` (a complete import is rewritten and pushed again).
  */
 export function importGuard(
   owner: string,
@@ -263,41 +263,28 @@ export function importGuard(
   read: Pick<Import, 'importId' | 'attempt' | 'status'>,
   republish: boolean,
 ): TransactItem {
-  const importCondition =
-    'importId = :id AND attempt = :attempt AND #status = :status AND (attribute_not_exists(ownerPushed) OR ownerPushed <> :yes)';
-  const importValues = {
+  const values = {
     ':id': read.importId,
     ':attempt': read.attempt,
     ':status': read.status,
     ':yes': true,
+    ':one': 1,
   };
-  return republish
-    ? {
-        Update: {
-          TableName: tableName(),
-          Key: importKey(owner, repo),
-          UpdateExpression:
-            'SET attempt = :next, #status = :mapping, pushPercent = :null, updatedAt = :now REMOVE failedStep, errorMessage, waitingFor, taskToken, executionArn',
-          ConditionExpression: importCondition,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ...importValues,
-            ':next': read.attempt + 1,
-            ':mapping': 'mapping',
-            ':null': null,
-            ':now': now(),
-          },
-        },
-      }
-    : {
-        ConditionCheck: {
-          TableName: tableName(),
-          Key: importKey(owner, repo),
-          ConditionExpression: importCondition,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: importValues,
-        },
-      };
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: importKey(owner, repo),
+      UpdateExpression: republish
+        ? 'SET attempt = :next, #status = :mapping, pushPercent = :null, updatedAt = :now ADD mappingVersion :one REMOVE failedStep, errorMessage, waitingFor, taskToken, executionArn'
+        : 'ADD mappingVersion :one',
+      ConditionExpression:
+        'importId = :id AND attempt = :attempt AND #status = :status AND (attribute_not_exists(ownerPushed) OR ownerPushed <> :yes)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: republish
+        ? { ...values, ':next': read.attempt + 1, ':mapping': 'mapping', ':null': null, ':now': now() }
+        : values,
+    },
+  };
 }
 
 export type MapOutcome = 'ok' | 'no-author' | 'import-changed';
