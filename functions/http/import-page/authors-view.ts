@@ -50,17 +50,27 @@ function downloads(repo: RepoName): Html {
   return html`<p class="muted">Download the current mapping:</p><ul id="authors-downloads">${links}</ul>`;
 }
 
+/**
+ * Radio buttons, not a select: the live script keeps a region whose inputs differ from their
+ * defaults, and a select has no default value to compare with.
+ */
+const FORMAT_CHOICES: readonly (readonly [string, string])[] = [
+  ['', 'Detect from the content'],
+  ['authors_txt', 'authors.txt (git-svn)'],
+  ['csv', 'CSV'],
+];
+
 function uploadForm(request: WebRequest, repo: RepoName): Html {
   return html`<form method="post" action="${paths.authorsFile(repo)}" class="panel" aria-labelledby="authors-file-heading">
   <h3 id="authors-file-heading">Map authors from a file</h3>
   ${csrfField(request.csrf)}
   <p class="muted">Paste a git-svn <code>authors.txt</code> (<code>login = Name &lt;email&gt;</code>, one per line) or a CSV (<code>origin,name,email</code>), up to ${MAX_AUTHORS_FILE_ENTRIES.toLocaleString('en-US')} entries. Every author the file names is mapped, and the history is rewritten once.</p>
-  <label for="authors-file-format">Format</label>
-  <select id="authors-file-format" name="format">
-    <option value="">Detect</option>
-    <option value="authors_txt">authors.txt (git-svn)</option>
-    <option value="csv">CSV</option>
-  </select>
+  <fieldset><legend>Format</legend><ul class="scopes">
+    ${FORMAT_CHOICES.map(
+      ([value, text]) =>
+        html`<li><label for="authors-file-format-${value || 'detect'}"><input type="radio" id="authors-file-format-${value || 'detect'}" name="format" value="${value}"${value === '' ? html` checked` : ''}> <span>${text}</span></label></li>`,
+    )}
+  </ul></fieldset>
   <label for="authors-file-content">File content</label>
   <textarea id="authors-file-content" name="content" rows="8" cols="60" required spellcheck="false"></textarea>
   <div class="actions"><button type="submit" class="primary">Map authors from the file</button></div>
