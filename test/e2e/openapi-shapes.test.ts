@@ -128,6 +128,11 @@ const EXTENSIONS: Record<
     errorsAs: 'POST /repos/{owner}/{repo}/hooks/{hook_id}/pings',
     fields: [],
   },
+  // Authors files (issue 37): the answer lists GitHub's import authors.
+  'PUT /repos/{owner}/{repo}/import/authors': {
+    errorsAs: 'PATCH /repos/{owner}/{repo}/import/authors/{author_id}',
+    fields: ['format', 'rewriting', 'changed', 'mapped', 'not_in_history', 'not_in_file', 'import_url'],
+  },
   // Sync now answers the import itself.
   'POST /repos/{owner}/{repo}/import/sync': {
     errorsAs: 'PUT /repos/{owner}/{repo}/import',
@@ -713,6 +718,37 @@ describe('the revision map', () => {
       404,
       { auth: octocat.auth },
     );
+    expectConformance();
+  });
+});
+
+describe('authors files', () => {
+  it('PUT …/import/authors answers its documented fields, and errors as mapping one author does', async () => {
+    await call('POST /user/repos', '/user/repos', 201, { auth: octocat.auth, body: { name: 'authored' } });
+    const base = '/repos/octocat/authored/import';
+    const file = { content: 'ann = Ann Example <ann@example.com>\n' };
+    await call('PUT /repos/{owner}/{repo}/import/authors', `${base}/authors`, 404, {
+      auth: octocat.auth,
+      body: file,
+    });
+    await call('PUT /repos/{owner}/{repo}/import', base, 201, {
+      auth: octocat.auth,
+      body: { vcs_url: 'http://127.0.0.1:9/origin.git', vcs: 'git' },
+    });
+    const record = await getImport('octocat', 'authored');
+    if (!record) throw new Error('no import');
+    await addAuthors('octocat', 'authored', record.importId, record.attempt, [
+      { remoteId: 'ann <ann@old.example>', remoteName: 'ann', name: 'ann', email: 'ann@old.example' },
+    ]);
+    const body = await call('PUT /repos/{owner}/{repo}/import/authors', `${base}/authors`, 200, {
+      auth: octocat.auth,
+      body: file,
+    });
+    expect(body.mapped[0]).toMatchObject({ remote_name: 'ann', name: 'Ann Example' });
+    await call('PUT /repos/{owner}/{repo}/import/authors', `${base}/authors`, 422, {
+      auth: octocat.auth,
+      body: { content: 'ann = Ann <no-at>\n' },
+    });
     expectConformance();
   });
 });
