@@ -7,6 +7,8 @@ import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
+import { makeSvnRepository } from '#local/svn-fixtures';
+import { type SvnServer, serveSvn } from '#local/svn-origins';
 import { launchBrowser, screenshot } from '#test/browser';
 import { createUser, personalToken } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
@@ -31,6 +33,7 @@ type Stack = Awaited<ReturnType<typeof startTestStack>>;
 let stack: Stack;
 let sfn: SFNClient;
 let origin: OriginServer;
+let svnserve: SvnServer | undefined;
 let root: string;
 let token: string;
 let git: Awaited<ReturnType<typeof gitClient>>;
@@ -138,6 +141,7 @@ afterAll(async () => {
   console.log(`authors file timings (ms): ${JSON.stringify(timings)}`);
   await stack?.stop();
   await origin?.close();
+  await svnserve?.close();
   await Promise.all(
     [root, ...cleanup].filter(Boolean).map((dir) => rm(dir, { recursive: true, force: true })),
   );
@@ -219,6 +223,72 @@ describe('PUT /repos/:owner/:repo/import/authors', () => {
     }
     expect(identities).toContain('Person One <one@new.example>');
     expect(identities).toContain('Last Person <last@new.example>');
+  }, 150_000);
+});
+
+describe('a Subversion import and git-svn’s authors.txt', () => {
+  it('maps the logins and the (no author) entry; the clone shows the file’s identities', async () => {
+    const svnRoot = join(root, 'svn');
+    const made = await makeSvnRepository(join(svnRoot, 'std'));
+    // A revision without svn:author: git-svn's `(no author)`.
+    await promisify(execFile)('svnadmin', [
+      'delrevprop',
+      made.path,
+      '-r',
+      String(made.youngest),
+      'svn:author',
+    ]);
+    svnserve = await serveSvn(svnRoot);
+    const repo = 'svn-people';
+    const call = (method: string, path: string, body?: unknown) =>
+      importApiCall(stack.baseUrl, token, method, `/repos/${OWNER}/${repo}${path}`, body);
+    const created = await fetch(`${stack.baseUrl}/user/repos`, {
+      method: 'POST',
+      headers: { Authorization: `token ${token}` },
+      body: JSON.stringify({ name: repo }),
+    });
+    expect(created.status).toBe(201);
+    expect((await call('PUT', '/import', { vcs_url: svnserve.url('std/repo') })).status).toBe(201);
+    for (const deadline = Date.now() + 90_000; Date.now() < deadline; ) {
+      const status = (await call('GET', '/import')).body.status;
+      if (status === 'complete' || status === 'error') break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect((await call('GET', '/import')).body.status).toBe('complete');
+    const authorsTxt = [
+      '# git-svn authors file',
+      'ada = Ada Lovelace <ada@example.org>',
+      'bob = Bob Builder <bob@example.org>',
+      '(no author) = Nobody <nobody@example.org>',
+      'zed = Zed Unknown <zed@example.org>',
+      '',
+    ].join('\n');
+    const applied = await call('PUT', '/import/authors', { format: 'authors_txt', content: authorsTxt });
+    expect(applied.status).toBe(200);
+    expect(applied.body.mapped.map((a: { remote_name: string }) => a.remote_name).sort()).toEqual([
+      '(no author)',
+      'ada',
+      'bob',
+    ]);
+    expect(applied.body.not_in_history).toEqual([
+      { line: 5, origin: 'zed', name: 'Zed Unknown', email: 'zed@example.org' },
+    ]);
+    expect(applied.body.not_in_file.map((a: { remote_name: string }) => a.remote_name)).toEqual(['carl']);
+    for (const deadline = Date.now() + 90_000; Date.now() < deadline; ) {
+      if ((await call('GET', '/import')).body.status === 'complete') break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'authors-svn-clone-'));
+    cleanup.push(dir);
+    expect((await git(['clone', '-q', `${stack.webUrl}/${OWNER}/${repo}.git`, dir])).code).toBe(0);
+    const names = new Set(
+      (await git(['log', '--all', '--format=%an <%ae>'], { cwd: dir })).stdout.trim().split('\n'),
+    );
+    expect(names).toContain('Ada Lovelace <ada@example.org>');
+    expect(names).toContain('Bob Builder <bob@example.org>');
+    expect(names).toContain('Nobody <nobody@example.org>');
+    expect([...names].some((name) => name.startsWith('carl <carl@'))).toBe(true);
+    expect([...names].some((name) => name.startsWith('(no author)'))).toBe(false);
   }, 150_000);
 });
 
