@@ -16,6 +16,7 @@ h2 { font-size: 18px; margin: 24px 0 8px; }
 .panel { border: 1px solid var(--border); border-radius: 6px; padding: 16px 20px; background: var(--panel); margin-bottom: 16px; }
 label { display: block; font-weight: 600; margin: 12px 0 4px; }
 input[type=text], input[type=password], input[type=email], input[type=url] { width: 100%; padding: 6px 10px; font: inherit; border: 1px solid var(--border); border-radius: 6px; background: var(--bg); color: var(--fg); }
+textarea { width: 100%; padding: 6px 10px; font: 14px/1.4 ui-monospace, monospace; border: 1px solid var(--border); border-radius: 6px; background: var(--bg); color: var(--fg); }
 input:focus-visible, button:focus-visible, a:focus-visible { outline: 2px solid var(--link); outline-offset: 2px; }
 button { font: inherit; font-weight: 600; padding: 6px 16px; border-radius: 6px; border: 1px solid var(--border); background: var(--panel); color: var(--fg); cursor: pointer; }
 button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }

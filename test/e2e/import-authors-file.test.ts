@@ -382,6 +382,14 @@ describe('the progress page in Chromium', () => {
     await page.waitForURL((url) => url.searchParams.get('authors') === 'Person 42');
     expect(await page.locator('#import-authors tbody tr').count()).toBe(11);
     await screenshot(page, 'import-authors-filtered');
+    // At a phone's width the filter, upload and downloads fit the viewport.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const toolsRight = await page.evaluate(
+      `Math.max(...Array.from(document.querySelectorAll('#import-authors form[role=search] *, #import-authors form.panel *, #authors-downloads *')).map((e) => e.getBoundingClientRect().right))`,
+    );
+    expect(toolsRight).toBeLessThanOrEqual(390);
+    await screenshot(page, 'import-authors-390');
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await page.getByLabel('File content').fill('Person 3 = Person Three <three@new.example>\n');
     await page.getByRole('button', { name: 'Map authors from the file' }).click();
