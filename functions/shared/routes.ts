@@ -190,6 +190,14 @@ export const ROUTES: readonly Route[] = [
   { method: 'PUT', path: `${API}/repos/{owner}/{repo}/import/sync`, handler: 'imports/follow', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock' },
   { method: 'POST', path: `${API}/repos/{owner}/{repo}/import/sync`, handler: 'imports/sync-now', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/import/sync`, handler: 'imports/cut-over', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock' },
+  // Batches of imports (issue 37, an extension): many projects at once, each an ordinary import.
+  { method: 'POST', path: `${API}/user/import-batches`, handler: 'import-batches/create', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
+  { method: 'GET', path: `${API}/user/import-batches`, handler: 'import-batches/list', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
+  { method: 'GET', path: `${API}/user/import-batches/{batch_id}`, handler: 'import-batches/get', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
+  { method: 'DELETE', path: `${API}/user/import-batches/{batch_id}`, handler: 'import-batches/cancel', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow', 'repositories', 'webhooks'] },
+  { method: 'PUT', path: `${API}/user/import-batches/{batch_id}/sync`, handler: 'import-batches/follow', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock' },
+  { method: 'POST', path: `${API}/user/import-batches/{batch_id}/sync`, handler: 'import-batches/sync-now', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
+  { method: 'DELETE', path: `${API}/user/import-batches/{batch_id}/sync`, handler: 'import-batches/cut-over', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock' },
   { method: 'PATCH', path: `${API}/{owner}/{repo}/import/lfs`, handler: 'imports/set-lfs-short-path', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'GET', path: `${API}/{owner}/{repo}/import/large_files`, handler: 'imports/list-large-files-short-path', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
   { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/cancel', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow', 'repositories', 'webhooks'] },
@@ -257,6 +265,7 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParamRule>> = {
   author_id: ID,
   hook_id: ID,
   delivery_id: ID,
+  batch_id: ID,
   /** An origin's own revision name; the service answers 404 for any it cannot hold (`isOriginRevisionName`). */
   origin_revision: { pattern: /^[\s\S]{1,255}$/ },
 };
