@@ -220,6 +220,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/{owner}/{repo}/import/lfs', handler: 'import-page/lfs-choice', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   { method: 'POST', path: '/{owner}/{repo}/import/credentials', handler: 'import-page/credentials', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   { method: 'POST', path: '/{owner}/{repo}/import/project', handler: 'import-page/project-choice', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
+  // Several projects at once from the project choice (issue 37): a batch made from this import.
+  { method: 'POST', path: '/{owner}/{repo}/import/batch', handler: 'import-page/batch-choice', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   { method: 'POST', path: '/{owner}/{repo}/import/cancel', handler: 'import-page/cancel', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow', 'repositories', 'webhooks'] },
   { method: 'GET', path: '/{owner}/{repo}/import/revisions.csv', handler: 'import-page/revisions-csv', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'POST', path: '/{owner}/{repo}/import/restart', handler: 'import-page/restart', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },

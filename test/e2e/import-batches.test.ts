@@ -8,6 +8,7 @@ import { ENV } from '#shared/config';
 import { createUser, personalToken } from '#test/fixtures';
 import { importApiCall } from '#test/import-api';
 import { startTestStack } from '#test/stack';
+import { WebClient } from '#test/web-client';
 
 /**
  * Batches of imports (issue 37) through HTTP against the local stack and its real workflow: a
@@ -71,6 +72,25 @@ async function watch(
   throw new Error(`batch ${id} did not get there: ${JSON.stringify(last.imports)}`);
 }
 const allComplete = (entries: EntryJson[]) => entries.every((entry) => entry.status === 'complete');
+
+/** A new repository whose import waits in `detection_found_multiple` at the root. */
+async function waitingImport(name: string): Promise<{ human_name: string }[]> {
+  const made = await fetch(`${stack.baseUrl}/user/repos`, {
+    method: 'POST',
+    headers: { Authorization: `token ${token}` },
+    body: JSON.stringify({ name }),
+  });
+  expect(made.status).toBe(201);
+  expect((await api('PUT', `/repos/octocat/${name}/import`, { vcs_url: rootUrl() })).status).toBe(201);
+  const deadline = Date.now() + 30_000;
+  let found: { status?: string; project_choices?: { human_name: string }[] } = {};
+  while (Date.now() < deadline && found.status !== 'detection_found_multiple') {
+    found = (await api('GET', `/repos/octocat/${name}/import`)).body;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(found.status).toBe('detection_found_multiple');
+  return found.project_choices ?? [];
+}
 
 async function repoNames(): Promise<string[]> {
   const response = await fetch(`${stack.baseUrl}/user/repos?per_page=100`, {
@@ -247,20 +267,8 @@ describe('a batch of a list of origins', () => {
 
 describe('a batch from an import waiting for a project choice', () => {
   it('takes the first project into that import and the others into new repositories', async () => {
-    const made = await fetch(`${stack.baseUrl}/user/repos`, {
-      method: 'POST',
-      headers: { Authorization: `token ${token}` },
-      body: JSON.stringify({ name: 'server' }),
-    });
-    expect(made.status).toBe(201);
-    expect((await api('PUT', '/repos/octocat/server/import', { vcs_url: rootUrl() })).status).toBe(201);
-    const deadline = Date.now() + 30_000;
-    let found: { status?: string; project_choices?: { human_name: string }[] } = {};
-    while (Date.now() < deadline && found.status !== 'detection_found_multiple') {
-      found = (await api('GET', '/repos/octocat/server/import')).body;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(found.project_choices?.map((choice) => choice.human_name).sort()).toEqual([...PROJECTS].sort());
+    const choices = await waitingImport('server');
+    expect(choices.map((choice) => choice.human_name).sort()).toEqual([...PROJECTS].sort());
 
     // All of them: the names derived from the projects are taken by the batch above.
     const all = await api('POST', '/user/import-batches', { from_import: 'octocat/server' });
@@ -301,4 +309,46 @@ describe('GET /user/import-batches', () => {
     expect((await api('GET', '/user/import-batches/999999')).status).toBe(404);
     expect((await api('GET', '/user/import-batches/abc')).status).toBe(404);
   });
+});
+
+describe('the progress page of an import that found several projects', () => {
+  it('imports the ones ticked, one repository each under the names typed, without JavaScript', async () => {
+    const choices = (await waitingImport('site')).map((choice) => choice.human_name);
+    const browser = new WebClient(stack.webUrl);
+    await browser.get('/login');
+    expect((await browser.post('/login', { login: 'octocat', password: 'octocat-pass-1' })).status).toBe(303);
+    expect((await browser.get('/octocat/site/import')).status).toBe(200);
+    expect(browser.lastHtml).toContain('Import several projects, one repository each');
+    expect(browser.lastHtml.match(/type="checkbox"[^>]*name="project"/g)).toHaveLength(choices.length);
+    const fields = Object.fromEntries(choices.map((name, n) => [`project-name-${n}`, name]));
+    const first = choices.indexOf('mergeinfo');
+    const second = choices.indexOf('relabel');
+
+    // A default name already taken (the batch above made `relabel`): the page says so, nothing starts.
+    const refused = await browser.post('/octocat/site/import/batch', {
+      ...fields,
+      count: String(choices.length),
+      scope: 'ticked',
+      project: [String(first), String(second)],
+    });
+    expect(refused.status).toBe(422);
+    expect(browser.lastHtml).toContain('relabel already exists on this account');
+    expect((await api('GET', '/repos/octocat/site/import')).body.status).toBe('detection_found_multiple');
+
+    const sent = await browser.post('/octocat/site/import/batch', {
+      ...fields,
+      count: String(choices.length),
+      scope: 'ticked',
+      project: [String(first), String(second)],
+      [`name-${second}`]: 'site-relabel',
+    });
+    expect(sent.status).toBe(303);
+    const id = Number(/^\/imports\/batches\/(\d+)$/.exec(sent.headers.get('location') ?? '')?.[1]);
+    expect(id).toBeGreaterThan(0);
+    const { batch } = await watch(id, allComplete, 2);
+    expect(batch.imports.map((e: EntryJson) => [e.repository, e.project])).toEqual([
+      ['site', 'mergeinfo'],
+      ['site-relabel', 'relabel'],
+    ]);
+  }, 90_000);
 });
