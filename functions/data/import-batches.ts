@@ -431,6 +431,44 @@ export async function releaseSlot(
   return true;
 }
 
+/**
+ * An entry whose import could not start for a passing reason (the workflow did not answer) goes
+ * back to the queue: `started` → `queued`, its slot given back (`running - 1`, `queued + 1`).
+ */
+export async function returnTurn(owner: string, id: number, index: number): Promise<boolean> {
+  const timestamp = now();
+  const outcome = await transactWithRetry(
+    [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: importBatchKey(owner, id),
+          UpdateExpression: 'SET running = running - :one, queued = queued + :one, updatedAt = :now',
+          ConditionExpression: ITEM_EXISTS,
+          ExpressionAttributeValues: { ':one': 1, ':now': timestamp },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: batchEntryKey(owner, id, index),
+          UpdateExpression: 'SET #state = :queued, slot = :none, updatedAt = :now REMOVE startedAt',
+          ConditionExpression: 'slot = :held',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':queued': 'queued',
+            ':none': 'none',
+            ':held': 'held',
+            ':now': timestamp,
+          },
+        },
+      },
+    ],
+    'returnTurn',
+  );
+  return outcome === 'ok';
+}
+
 /** A queued entry that will never start (the batch was cancelled): `cancelled`, `queued - 1`. */
 export async function cancelQueuedEntry(owner: string, id: number, index: number): Promise<boolean> {
   const timestamp = now();

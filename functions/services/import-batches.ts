@@ -26,6 +26,7 @@ import {
   listEntries,
   type NewBatchEntry,
   releaseSlot,
+  returnTurn,
   setBatchFollow,
   takenRepositoryNames,
   takeTurn,
@@ -576,9 +577,14 @@ export async function startQueuedEntries(owner: string, batchId: number): Promis
       });
       started++;
     } catch (error) {
-      if (!(error instanceof HttpError))
-        log('warn', 'a batch entry did not start', { error: (error as Error).message });
-      await releaseSlot(owner, batchId, entry.index, (error as Error).message);
+      log('warn', 'a batch entry did not start', { error: (error as Error).message });
+      // The workflow did not answer (or this function may not start it): the entry waits for the
+      // next settle point or the scheduler. A refusal of the repository (409) is final.
+      if (!(error instanceof HttpError) || error.status === 503) {
+        await returnTurn(owner, batchId, entry.index);
+        break;
+      }
+      await releaseSlot(owner, batchId, entry.index, error.message);
     }
   }
   return started;
