@@ -59,6 +59,7 @@ import { removeDeadLocks } from '#vcs/stale-locks';
 import { writeWhole } from '#vcs/whole-file';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
+import { batchImportSettled } from './import-batches.ts';
 import { nextRound, type Rounds } from './import-continuation.ts';
 import { statusAnnouncedAgain, statusChanged } from './import-events.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
@@ -612,6 +613,7 @@ export async function complete(
   const rewritten = input.rewrite?.mappingVersion;
   if (rewritten !== undefined)
     await republishIfMappingsChanged(input.owner, input.repo, input.attempt, rewritten);
+  await batchImportSettled(input.owner, input.repo);
   return {};
 }
 
@@ -690,6 +692,7 @@ export async function recordFailure(
     await announceImportOutcome(attemptOf(written), 'failure');
   }
   countSignal('ImportFailed');
+  await batchImportSettled(input.owner, input.repo);
   return {};
 }
 
@@ -723,6 +726,8 @@ export async function waitForPerson(
     await statusChanged(owner, repo, before.status, { attempt, sync: input.sync });
   if (stored === 'already-decided') await resumeWaiting(taskToken, {});
   else if (!stored) throw superseded(input);
+  // Waiting for a person frees the import's batch slot (`releasesSlot`).
+  else await batchImportSettled(owner, repo);
   return {};
 }
 

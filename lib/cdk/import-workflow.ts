@@ -50,6 +50,8 @@ const LONG_STEP_MEMORY = 3008;
 const LFS_STEP: WorkflowTaskName = 'Push';
 /** The one step that starts executions (`services/import-continuation.ts`). */
 const CONTINUATION_STEP: WorkflowTaskName = 'ContinueInNewExecution';
+/** Steps where an import of a batch settles and the batch's next imports start. */
+const BATCH_SETTLE_STEPS: readonly WorkflowTaskName[] = ['Complete', 'RecordFailure', 'WaitForPerson'];
 
 /**
  * The source import workflow: `statemachines/import.asl.json` deployed unchanged, one function per
@@ -162,6 +164,9 @@ export class ImportWorkflow extends Construct {
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
     this.grantContinuation(functions.get(CONTINUATION_STEP), stack, props.stateMachineName);
+    // The settle points start a batch's next queued imports (`services/import-batches.ts`).
+    for (const step of BATCH_SETTLE_STEPS)
+      this.grantContinuation(functions.get(step), stack, props.stateMachineName);
     this.acknowledgeRoleWildcards();
   }
 
@@ -210,9 +215,15 @@ export class ImportWorkflow extends Construct {
     });
   }
 
+  /** Lets a route's function open sealed import credentials (the `import-credentials` capability). */
+  grantOpeningCredentials(fn: ApiFunction, secretsKey: IKey = this.secretsKey): void {
+    fn.addToRolePolicy(credentialsStatement(secretsKey, 'kms:Decrypt'));
+  }
+
   /**
    * The step that starts an attempt's next part (`import-continuation.ts`) starts executions of
-   * this machine and stops one it started for an attempt that ended meanwhile. The machine's ARN is
+   * this machine and stops one it started for an attempt that ended meanwhile; the settle points
+   * start a batch's next imports (and stop one whose start could not be recorded). The machine's ARN is
    * built from its name: the machine's own ARN would make the function and the machine (whose
    * definition names the function) depend on each other.
    */

@@ -129,6 +129,8 @@ export class RouteFunctions extends NestedStack {
           secretsKey: key(),
         });
       }
+      if (uses.has('import-credentials'))
+        required(props.importWorkflow, route, 'importWorkflow').grantOpeningCredentials(fn, key());
       if (uses.has('lfs-objects')) {
         const lfsObjects = required(props.lfsObjects, route, 'lfsObjects');
         lfsObjects.grantObjects(fn, bucket(lfsObjects));

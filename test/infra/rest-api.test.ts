@@ -200,6 +200,7 @@ describe('ServiceRestApi', () => {
       const origin = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }]] };
       expect(variables, route.handler).toEqual({
         [ENV.vendor]: 'github',
+        [ENV.importBatchConcurrency]: '4',
         [ENV.baseUrl]: { 'Fn::Join': ['', [origin, '/api/v3']] },
         [ENV.authUrl]: origin,
         [ENV.settingsUrl]: origin,
@@ -339,15 +340,17 @@ describe('ServiceRestApi', () => {
       ).Variables;
       const drivesImports = (route.uses ?? []).includes('import-workflow');
       const sealsHookSecrets = (route.uses ?? []).includes('webhooks');
+      const opensCredentials = (route.uses ?? []).includes('import-credentials');
       const expected = [
         ...(signsIn(route)
           ? [{ Action: ['kms:Decrypt', 'kms:Encrypt'], Effect: 'Allow', Resource: keyArn }]
           : []),
-        // Seals origin credentials only (test/infra/import-workflow.test.ts asserts the rest of it).
+        // Seals origin credentials (test/infra/import-workflow.test.ts asserts the rest of it); a
+        // route that also opens them (a batch made from a waiting import) has both in one statement.
         ...(drivesImports
           ? [
               {
-                Action: 'kms:Encrypt',
+                Action: opensCredentials ? ['kms:Decrypt', 'kms:Encrypt'] : 'kms:Encrypt',
                 Effect: 'Allow',
                 Resource: keyArn,
                 Condition: { StringEquals: { 'kms:EncryptionContext:purpose': 'import-credentials' } },
