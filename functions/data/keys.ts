@@ -61,6 +61,13 @@ export const repoOwnerIndexKey = (ownerLogin: string, name: string): Gsi1Key => 
   GSI1SK: `REPO#${lower(name)}`,
 });
 
+/** The GSI1 sort keys of a user's repositories whose names come after `after`: a BETWEEN range. */
+export const repoOwnerIndexAfter = (after: string): { readonly from: string; readonly to: string } => ({
+  // The key of `after` with one more character sorts just after it; `REPO$` after every `REPO#…`.
+  from: `REPO#${lower(after)}\u0000`,
+  to: 'REPO$',
+});
+
 /*
  * A repository's import shares the repository partition: the import item, and its authors and
  * large files under `IMPORT#<importId>#`, so that a cancelled import's leftovers never show in the

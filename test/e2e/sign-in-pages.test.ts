@@ -92,7 +92,7 @@ describe('sign-in pages', () => {
         password: 'octocat-pass-1',
         return_to: target,
       });
-      expect(response.headers.get('location'), target).toBe('/settings/connections/applications');
+      expect(response.headers.get('location'), target).toBe('/');
     }
   });
 
