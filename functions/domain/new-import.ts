@@ -48,7 +48,8 @@ export function newImportProblems(input: NewImportInput, allowed: readonly strin
     problems.push({ field: 'vcs_url', message: 'Enter the URL of the repository to import.' });
   else {
     const url = checkOriginUrl(input.vcsUrl, null, allowed);
-    if (!url.ok) problems.push({ field: 'vcs_url', message: url.message });
+    // The check speaks to API clients (`vcs_url …`); the form's field is "the URL".
+    if (!url.ok) problems.push({ field: 'vcs_url', message: url.message.replace(/^vcs_url\b/, 'This URL') });
   }
   const { vcsUsername: username, vcsPassword: password } = input;
   if (username !== undefined && password === undefined)

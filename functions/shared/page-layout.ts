@@ -59,6 +59,8 @@ ul.repo-list li.repo-list-head { font-weight: 600; color: var(--muted); font-siz
 .repo-percent { display: flex; align-items: center; gap: 6px; white-space: nowrap; }
 .repo-percent progress { flex: 1; min-width: 3em; }
 .error-page { margin-top: 24px; }
+form.panel h2:first-of-type { margin-top: 0; }
+main:has(ul.repo-list) { max-width: 1012px; }
 @media (max-width: 640px) {
   header { flex-wrap: wrap; gap: 8px; padding: 12px 16px; }
   header nav a, header nav form { margin: 0 12px 0 0; }

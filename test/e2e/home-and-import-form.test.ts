@@ -5,7 +5,7 @@ import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getImport } from '#data/imports/items';
 import { cutOver, followOrigin } from '#data/imports/sync';
-import { getRepository } from '#data/repositories';
+import { getRepository, createRepository as storeRepository } from '#data/repositories';
 import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { config, ENV } from '#shared/config';
@@ -128,6 +128,27 @@ describe('the home page', () => {
     expect(web.lastHtml).toMatch(
       /<span class="repo-name">hubber\/plain<\/span><span class="muted">No import<\/span>/,
     );
+  });
+});
+
+describe('the home page with 200 repositories', () => {
+  it('shows them 100 at a time, in name order, with a link to the next ones', async () => {
+    await createUser(stack.endpointsFile, 'many-repos', 'many-repos-pass-1');
+    const names = Array.from({ length: 200 }, (_, index) => `project-${String(index).padStart(3, '0')}`);
+    for (let i = 0; i < names.length; i += 20)
+      await Promise.all(
+        names.slice(i, i + 20).map((name) => storeRepository({ ownerLogin: 'many-repos', name })),
+      );
+    const web = await signedIn('many-repos', 'many-repos-pass-1');
+    const shown = () =>
+      [...web.lastHtml.matchAll(/<span class="repo-name">many-repos\/([^<]+)</g)].map((m) => m[1]);
+    expect((await web.get('/')).status).toBe(200);
+    expect(shown()).toEqual(names.slice(0, 100));
+    const next = /href="(\/\?after=[^"]+)" rel="next"/.exec(web.lastHtml)?.[1];
+    expect(next).toBe('/?after=project-099');
+    expect((await web.get(next ?? '')).status).toBe(200);
+    expect(shown()).toEqual(names.slice(100));
+    expect(web.lastHtml).not.toContain('rel="next"');
   });
 });
 
