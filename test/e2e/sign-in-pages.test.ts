@@ -97,7 +97,7 @@ describe('sign-in pages', () => {
   });
 
   it('never redirects off-site when return_to only becomes //host once normalised (login and signup)', async () => {
-    const home = '/settings/connections/applications';
+    const home = '/';
     const targets = [
       '/.//evil.example/x',
       '/..//evil.example/x',
