@@ -101,6 +101,17 @@ export async function getItems(
   return found;
 }
 
+/** Any number of items: `getItems` calls of 100 keys each, side by side (one round trip's time). */
+export async function getItemsInBatches(
+  keys: readonly Key[],
+  consistent: boolean,
+): Promise<Map<string, Record<string, unknown>>> {
+  const slices: Key[][] = [];
+  for (let i = 0; i < keys.length; i += 100) slices.push(keys.slice(i, i + 100));
+  const found = await Promise.all(slices.map((slice) => getItems(slice, consistent)));
+  return new Map(found.flatMap((items) => [...items]));
+}
+
 /** BatchWriteItem calls in flight at once: a few, far below any table's write capacity. */
 const BATCH_WRITES_IN_FLIGHT = 4;
 

@@ -61,6 +61,13 @@ export const repoOwnerIndexKey = (ownerLogin: string, name: string): Gsi1Key => 
   GSI1SK: `REPO#${lower(name)}`,
 });
 
+/** The GSI1 sort keys of a user's repositories whose names come after `after`: a BETWEEN range. */
+export const repoOwnerIndexAfter = (after: string): { readonly from: string; readonly to: string } => ({
+  // The key of `after` with one more character sorts just after it; `REPO$` after every `REPO#…`.
+  from: `REPO#${lower(after)}\u0000`,
+  to: 'REPO$',
+});
+
 /*
  * A repository's import shares the repository partition: the import item, and its authors and
  * large files under `IMPORT#<importId>#`, so that a cancelled import's leftovers never show in the
@@ -420,7 +427,8 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'Revocation notices of a user, newest first (settings page)', index: 'table', read: { query: { PK: userPartition(L), SK: REVOCATION_NOTICE_PREFIX }, by: 'prefix' }, note: `put with the deletion of the authorization: ${revocationNoticeKey(L, '<revoked_at>', ID).SK}` },
   { pattern: 'Session by cookie', index: 'table', read: { get: sessionKey(H) } },
   { pattern: 'Repository by owner and name', index: 'table', read: { get: repoKey(L, '<repo>') } },
-  { pattern: 'Repositories of a user', index: 'GSI1', read: { query: repoOwnerIndexKey(L, ''), by: 'prefix' } },
+  { pattern: 'Repositories of a user (the home page, 100 a page)', index: 'GSI1', read: { query: repoOwnerIndexKey(L, ''), by: 'prefix' }, note: `a later page: GSI1SK BETWEEN ${JSON.stringify(repoOwnerIndexAfter('<after>').from)} AND ${repoOwnerIndexAfter('<after>').to}` },
+  { pattern: 'Imports of a page of repositories, then their sync items (the home page)', index: 'table', read: { batchGet: [importKey(L, '<repo>'), importSyncKey(L, '<repo>', ID)] }, note: 'eventually consistent, 100 keys a call side by side: the imports first, then the sync items of those found' },
   { pattern: 'Import of a repository (API reads, worker progress writes conditional on the attempt)', index: 'table', read: { get: importKey(L, '<repo>') }, strong: true },
   { pattern: 'Authors of an import, in id order (`since`); author by id', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: `${importItemsPrefix(ID)}AUTHOR#` }, by: 'prefix' }, strong: true, note: `GetItem ${importAuthorKey(L, '<repo>', ID, ID).SK}; one author per origin identity: conditional put of ${importAuthorRemoteKey(L, '<repo>', ID, H).SK}` },
   { pattern: 'Large files an import found', index: 'table', read: { get: importLargeFilesKey(L, '<repo>', ID) }, strong: true },

@@ -1,10 +1,10 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Repository } from '#domain/repositories';
 import { conditionalWrite, db, now, tableName, transactWithRetry } from './client.ts';
 import { nextId } from './counters.ts';
 import { markOwnerPushed } from './imports/requests.ts';
-import { repoKey, repoOwnerIndexKey, userProfileKey } from './keys.ts';
-import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
+import { importKey, repoKey, repoOwnerIndexAfter, repoOwnerIndexKey, userProfileKey } from './keys.ts';
+import { ITEM_ABSENT, ITEM_EXISTS, TABLE, typed } from './table.ts';
 
 const toRepository = (item: Record<string, unknown>): Repository => ({
   id: Number(item.id),
@@ -79,6 +79,74 @@ export async function createRepository(input: NewRepository): Promise<Repository
   if (outcome === 'ok') return toRepository(item);
   if (outcome.failedIndex === 0) return null;
   throw new Error('createRepository: the owner has no profile');
+}
+
+/**
+ * Removes a repository that was just made and holds nothing: no content, no import (a start that
+ * failed after the repository was made, decision 0136). `false` when it no longer qualifies
+ * (something arrived meanwhile): it is then left as it is.
+ */
+export async function removeEmptyRepository(repository: Repository): Promise<boolean> {
+  const outcome = await transactWithRetry(
+    [
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: repoKey(repository.ownerLogin, repository.name),
+          ConditionExpression: `${ITEM_EXISTS} AND hasContent = :false`,
+          ExpressionAttributeValues: { ':false': false },
+        },
+      },
+      {
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: importKey(repository.ownerLogin, repository.name),
+          ConditionExpression: ITEM_ABSENT,
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: userProfileKey(repository.ownerLogin),
+          UpdateExpression: 'ADD #count :minusOne',
+          ConditionExpression: ITEM_EXISTS,
+          ExpressionAttributeNames: { '#count': repository.private ? 'privateRepos' : 'publicRepos' },
+          ExpressionAttributeValues: { ':minusOne': -1 },
+        },
+      },
+    ],
+    'removeEmptyRepository',
+  );
+  return outcome === 'ok';
+}
+
+/** One page of a user's repositories, in name order (case folded), after the name `after`. */
+export async function pageOfRepositories(
+  ownerLogin: string,
+  limit: number,
+  after?: string,
+): Promise<{ readonly repositories: Repository[]; readonly more: boolean }> {
+  const index = TABLE.indexes.GSI1;
+  const prefix = repoOwnerIndexKey(ownerLogin, '');
+  const { Items = [] } = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'GSI1',
+      KeyConditionExpression:
+        after === undefined
+          ? '#pk = :pk AND begins_with(#sk, :prefix)'
+          : '#pk = :pk AND #sk BETWEEN :after AND :end',
+      ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+      ExpressionAttributeValues: {
+        ':pk': prefix.GSI1PK,
+        ...(after === undefined
+          ? { ':prefix': prefix.GSI1SK }
+          : { ':after': repoOwnerIndexAfter(after).from, ':end': repoOwnerIndexAfter(after).to }),
+      },
+      Limit: limit + 1,
+    }),
+  );
+  return { repositories: Items.slice(0, limit).map(toRepository), more: Items.length > limit };
 }
 
 export async function getRepository(owner: string, name: string): Promise<Repository | undefined> {

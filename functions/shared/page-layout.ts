@@ -41,6 +41,35 @@ ol.steps li { padding: 8px 0; border-top: 1px solid var(--border); }
 ol.steps li label { margin: 0; display: flex; justify-content: space-between; }
 fieldset { border: 1px solid var(--border); border-radius: 6px; margin: 12px 0; }
 input[type=radio] + span { font-weight: normal; }
+header .brand { color: var(--fg); text-decoration: none; font-weight: 700; }
+fieldset label { font-weight: normal; }
+legend { font-weight: 600; padding: 0 4px; }
+.field-note, .field-error, .field-ok { margin: 4px 0 0; font-size: 14px; min-height: 1.5em; }
+.field-note { color: var(--muted); }
+.field-error { color: var(--danger); }
+.field-ok { color: var(--accent); }
+input[aria-invalid=true] { border-color: var(--danger); }
+.page-head { display: flex; justify-content: space-between; align-items: center; gap: 12px; flex-wrap: wrap; margin-bottom: 16px; }
+.page-head h1 { margin: 0; }
+a.button-link { display: inline-block; padding: 6px 16px; border-radius: 6px; background: var(--accent); border: 1px solid var(--accent); color: #fff; font-weight: 600; text-decoration: none; }
+.badge { display: inline-block; font-size: 12px; font-weight: normal; line-height: 18px; border: 1px solid var(--border); border-radius: 2em; padding: 0 7px; margin-left: 6px; color: var(--muted); }
+ul.repo-list { list-style: none; padding: 0; margin: 0; }
+ul.repo-list li { display: grid; grid-template-columns: minmax(0, 5fr) minmax(0, 4fr) minmax(0, 3fr) minmax(0, 3fr); gap: 4px 16px; align-items: center; padding: 8px 0; border-top: 1px solid var(--border); }
+ul.repo-list li.repo-list-head { font-weight: 600; color: var(--muted); font-size: 14px; border-top: 0; }
+.repo-name { font-weight: 600; overflow-wrap: anywhere; }
+.repo-percent { display: flex; align-items: center; gap: 6px; white-space: nowrap; }
+.repo-percent progress { flex: 1; min-width: 3em; }
+.error-page { margin-top: 24px; }
+form.panel h2:first-of-type { margin-top: 0; }
+main:has(ul.repo-list) { max-width: 1012px; }
+@media (max-width: 640px) {
+  header { flex-wrap: wrap; gap: 8px; padding: 12px 16px; }
+  header nav a, header nav form { margin: 0 12px 0 0; }
+  main { margin: 20px auto; padding: 0 16px; }
+  ul.repo-list li { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
+  ul.repo-list li.repo-list-head { display: none; }
+  ul.repo-list li > :first-child { grid-column: 1 / -1; }
+}
 `;
 
 export const STYLE_HASH = `'sha256-${createHash('sha256').update(CSS).digest('base64')}'`;
@@ -71,7 +100,7 @@ export function page(title: string, context: PageContext, body: Html): Html {
 <style>${trustedHtml(CSS)}</style>
 </head>
 <body>
-<header><strong>OAuth service</strong>${account}</header>
+<header><a class="brand" href="/">OAuth service</a>${account}</header>
 <main id="main">
 ${body}
 </main>

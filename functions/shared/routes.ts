@@ -37,7 +37,12 @@ export type MediaKind = 'json' | 'html' | 'oauth' | 'git';
  * `import-credentials`: opening an import's sealed origin credentials (a batch made from a waiting
  * import seals them again for each new import). CDK grants exactly these.
  */
-export type Capability = 'repositories' | 'import-workflow' | 'import-credentials' | 'lfs-objects' | 'webhooks';
+export type Capability =
+  | 'repositories'
+  | 'import-workflow'
+  | 'import-credentials'
+  | 'lfs-objects'
+  | 'webhooks';
 
 /**
  * Where a route is served. `api`: API Gateway invokes the route's own zip Lambda function
@@ -72,6 +77,11 @@ export interface Route {
 }
 
 const API = '/api/v3';
+/**
+ * The not-found page's own path: `-` cannot begin a login, so no `/{owner}` page can ever be here.
+ * The web origin's viewer-request function rewrites GETs no row serves to it (decision 0135).
+ */
+export const NOT_FOUND_PAGE_PATH = '/-/not-found';
 /** GraphQL's endpoint, beside the REST API's root as on GitHub Enterprise Server. */
 export const GRAPHQL_PATH = '/api/graphql';
 
@@ -141,6 +151,14 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/signup', handler: 'pages/signup-form', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'POST', path: '/signup', handler: 'pages/signup', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/logout', handler: 'pages/logout', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  // Where a person starts (issue 37): their repositories and imports; signed out, sign in or sign up.
+  { method: 'GET', path: '/', handler: 'pages/home', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  // The 404 page: the web origin's viewer-request function sends every GET no row serves here (decision 0135).
+  { method: 'GET', path: NOT_FOUND_PAGE_PATH, handler: 'pages/not-found', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  // The import form (issue 37): a new repository and its import; its script checks names with the JSON answer of `name-check`.
+  { method: 'GET', path: '/new/import', handler: 'new-import/form', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'POST', path: '/new/import', handler: 'new-import/create', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
+  { method: 'GET', path: '/new/import/name', handler: 'new-import/name-check', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   // Settings pages (spec §5.3, §5.7)
   { method: 'GET', path: '/settings/connections/applications', handler: 'settings/applications', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'GET', path: '/settings/connections/applications/{client_id}', handler: 'settings/application', auth: 'web', scopes: [], media: 'html', table: 'RO' },

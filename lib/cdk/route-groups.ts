@@ -30,8 +30,8 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   },
   {
     name: 'Web',
-    folders: ['pages', 'settings', 'oauth'],
-    description: 'Browser pages: sign-in, settings and the OAuth web flow',
+    folders: ['pages', 'settings', 'oauth', 'new-import'],
+    description: 'Browser pages: home, sign-in, settings, the OAuth web flow and the import form',
   },
   {
     name: 'Import',

@@ -25,8 +25,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import type { Route } from '#shared/routes';
-import { BODY_LIMIT_FUNCTION_SOURCE } from './body-limit-function.ts';
 import type { GitFrontend } from './git-frontend.ts';
+import { VIEWER_REQUEST_FUNCTION_SOURCE } from './viewer-request-function.ts';
 
 /**
  * The security group CloudFront creates in a VPC with the first VPC origin there and puts on the
@@ -145,7 +145,7 @@ export class WebDistribution extends Construct {
     // A body whose event Lambda could not take would be its 500 (API Gateway's 413 only over
     // 10 MB): refused here with 413 instead. Git's behaviours stream any size to the front end.
     const bodyLimit = new EdgeFunction(this, 'BodyLimit', {
-      code: FunctionCode.fromInline(BODY_LIMIT_FUNCTION_SOURCE),
+      code: FunctionCode.fromInline(VIEWER_REQUEST_FUNCTION_SOURCE),
       runtime: FunctionRuntime.JS_2_0,
       comment: 'API requests: 413 for a Content-Length over what a Lambda invocation can carry',
     });

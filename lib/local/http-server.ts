@@ -10,8 +10,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { BODY_LIMIT_FUNCTION_SOURCE } from '#cdk/body-limit-function';
 import { type GatewayResponseType, gatewayAnswer } from '#cdk/gateway-responses';
+import { VIEWER_REQUEST_FUNCTION_SOURCE } from '#cdk/viewer-request-function';
 import { isBinaryMediaType } from '#shared/binary-media';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 import {
@@ -23,7 +23,7 @@ import {
 } from '#shared/route-match';
 import { type Route, routeId, servedBy } from '#shared/routes';
 import type { ConcurrencyLimit } from './lambda-concurrency.ts';
-import { answeredAtEdge, loadViewerRequestFunction } from './viewer-request.ts';
+import { loadViewerRequestFunction, passedAtEdge } from './viewer-request.ts';
 import { asZipFunction } from './zip-runtime.ts';
 
 export type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -414,7 +414,8 @@ function forward(request: IncomingMessage, url: URL, response: ServerResponse, f
 
 /**
  * Serves the route table on 127.0.0.1 the way CloudFront and API Gateway do: the distribution's
- * viewer-request function (a Content-Length over the bound is 413), then match the route, build the proxy
+ * viewer-request function (a Content-Length over the bound is 413, a GET no route serves goes to
+ * the not-found page), then match the route, build the proxy
  * event, invoke the real handler in-process within API Gateway's and Lambda's limits, write its
  * result. Unknown routes get the same 404 body as the deployed API's gateway response. The paths of
  * the Git front end's routes (`servedBy: 'git-frontend'`, whatever the method) go to `gitFrontend`
@@ -446,15 +447,16 @@ export async function startHttpServer(options: {
     .map((route) => compile(route, undefined));
   const gitFrontend = options.gitFrontend === undefined ? undefined : new URL(options.gitFrontend);
   // The web distribution's viewer-request function on every path but Git's, as deployed.
-  const bodyLimit = loadViewerRequestFunction(BODY_LIMIT_FUNCTION_SOURCE);
+  const viewerRequest = loadViewerRequestFunction(VIEWER_REQUEST_FUNCTION_SOURCE);
   const server = createServer(async (request, response) => {
     try {
       // Nothing in a request names another host: the gateway contacts no one for any other form.
-      const url = originFormUrl(request.url);
-      if (!url) return sendJson(response, 400, GATEWAY_ERROR_BODIES.badRequest);
-      if (gitFrontend && matchRoute(frontEndPaths, undefined, url.pathname))
-        return forward(request, url, response, gitFrontend);
-      if (answeredAtEdge(bodyLimit, request, url, response)) return;
+      const sent = originFormUrl(request.url);
+      if (!sent) return sendJson(response, 400, GATEWAY_ERROR_BODIES.badRequest);
+      if (gitFrontend && matchRoute(frontEndPaths, undefined, sent.pathname))
+        return forward(request, sent, response, gitFrontend);
+      const url = passedAtEdge(viewerRequest, request, sent, response);
+      if (!url) return;
       const matched = matchRoute(compiled, request.method ?? 'GET', apiGatewayResourcePath(url.pathname));
       const reading = readBody(request, limits.maxRequestBytes);
       const body = Buffer.isBuffer(reading) ? reading : await reading;

@@ -56,23 +56,28 @@ function viewerRequest(request: IncomingMessage, url: URL): ViewerRequest {
 
 /**
  * What CloudFront does with a viewer-request function on a behaviour: runs it on the request and,
- * when it generates a response, answers with that (true) without reading the body. A returned
- * request goes on unchanged: the service's function changes nothing, and the stand-in does not
- * apply changes.
+ * when it generates a response, answers with that without reading the body (`undefined`). A
+ * returned request goes on with its URI as the function left it (the query string as sent: the
+ * service's function changes only the path); the URL to go on with is returned.
  */
-export function answeredAtEdge(
+export function passedAtEdge(
   run: ViewerRequestFunction,
   request: IncomingMessage,
   url: URL,
   response: ServerResponse,
-): boolean {
+): URL | undefined {
   const result = run({
     version: '1.0',
     context: { eventType: 'viewer-request' },
     viewer: { ip: request.socket.remoteAddress ?? '127.0.0.1' },
     request: viewerRequest(request, url),
   });
-  if (!('statusCode' in result)) return false;
+  if (!('statusCode' in result)) {
+    if (result.uri === url.pathname) return url;
+    const rewritten = new URL(url);
+    rewritten.pathname = result.uri;
+    return rewritten;
+  }
   const headers = Object.fromEntries(
     Object.entries(result.headers ?? {}).map(([name, { value }]) => [name, value]),
   );
@@ -80,5 +85,5 @@ export function answeredAtEdge(
   response.end(
     result.body && Buffer.from(result.body.data, result.body.encoding === 'base64' ? 'base64' : 'utf8'),
   );
-  return true;
+  return undefined;
 }

@@ -206,7 +206,6 @@ describe('routing', () => {
   it.each([
     ['GET', '/api/v3/no/such/route'],
     ['DELETE', '/api/v3/user'],
-    ['GET', '/'],
   ])('%s %s is a JSON 404', async (method, path) => {
     const response = await fetch(`${stack.webUrl}${path}`, { method });
     expect(response.status).toBe(404);

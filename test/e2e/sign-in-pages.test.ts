@@ -92,12 +92,12 @@ describe('sign-in pages', () => {
         password: 'octocat-pass-1',
         return_to: target,
       });
-      expect(response.headers.get('location'), target).toBe('/settings/connections/applications');
+      expect(response.headers.get('location'), target).toBe('/');
     }
   });
 
   it('never redirects off-site when return_to only becomes //host once normalised (login and signup)', async () => {
-    const home = '/settings/connections/applications';
+    const home = '/';
     const targets = [
       '/.//evil.example/x',
       '/..//evil.example/x',

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { BODY_LIMIT_FUNCTION_SOURCE } from '#cdk/body-limit-function';
+import { VIEWER_REQUEST_FUNCTION_SOURCE } from '#cdk/viewer-request-function';
 import { type CfnResource, loadDeployment } from '#test/deployment';
 
 type Behavior = {
@@ -30,7 +30,7 @@ describe("the web distribution's body limit (the one cdk synth of the infra proj
     expect(functions).toHaveLength(1);
     const [, fn] = functions[0] as [string, CfnResource];
     expect(fn.Properties).toMatchObject({
-      FunctionCode: BODY_LIMIT_FUNCTION_SOURCE,
+      FunctionCode: VIEWER_REQUEST_FUNCTION_SOURCE,
       FunctionConfig: { Runtime: 'cloudfront-js-2.0' },
       AutoPublish: true,
     });

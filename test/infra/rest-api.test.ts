@@ -103,6 +103,12 @@ describe('ServiceRestApi', () => {
 
   it('has a method for every route on its resource path, proxying to that route function', () => {
     const paths = resourcePaths(resources);
+    // A method on the API's root (`GET /`) names the root resource by the API's attribute.
+    const methodPath = (method: CfnResource): string | undefined => {
+      const id = method.Properties.ResourceId as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+      if (id.Ref !== undefined) return paths.get(id.Ref);
+      return id['Fn::GetAtt']?.[1] === 'RootResourceId' ? '/' : undefined;
+    };
     const methods = Object.values(resources).filter(
       (resource) => resource.Type === 'AWS::ApiGateway::Method',
     );
@@ -110,8 +116,7 @@ describe('ServiceRestApi', () => {
     for (const route of API_ROUTES) {
       const method = methods.find(
         (candidate) =>
-          candidate.Properties.HttpMethod === route.method &&
-          paths.get((candidate.Properties.ResourceId as { Ref: string }).Ref) === route.path,
+          candidate.Properties.HttpMethod === route.method && methodPath(candidate) === route.path,
       );
       expect(method, `${route.method} ${route.path}`).toBeDefined();
       expect(method?.Properties.AuthorizationType).toBe('NONE');

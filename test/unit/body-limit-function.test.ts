@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BODY_LIMIT_FUNCTION_SOURCE } from '#cdk/body-limit-function';
+import { VIEWER_REQUEST_FUNCTION_SOURCE } from '#cdk/viewer-request-function';
 import { API_GATEWAY_LIMITS } from '#local/http-server';
 import { loadViewerRequestFunction, type ViewerRequest } from '#local/viewer-request';
 import { MAX_REQUEST_BODY_BYTES } from '#shared/body-limit';
@@ -23,7 +23,7 @@ function event(headers: Record<string, string>) {
 }
 
 describe("the web distribution's body limit function (its generated source, run without Node's globals)", () => {
-  const handler = loadViewerRequestFunction(BODY_LIMIT_FUNCTION_SOURCE);
+  const handler = loadViewerRequestFunction(VIEWER_REQUEST_FUNCTION_SOURCE);
 
   it('passes on, unchanged, a request without Content-Length, or with one up to the bound', () => {
     const cases: Record<string, string>[] = [

@@ -62,7 +62,7 @@ const data = (record: Import, extra: Partial<ImportPageData> = {}): ImportPageDa
 
 /** The whole document as the web stack serves it. */
 function rendered(reply: WebReply): string {
-  if ('location' in reply || 'download' in reply) throw new Error('a redirect');
+  if ('location' in reply || 'download' in reply || 'json' in reply) throw new Error('not a page');
   return page(reply.title, { login: 'octocat', csrf: request.csrf }, reply.body).toString();
 }
 

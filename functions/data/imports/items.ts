@@ -17,7 +17,7 @@ import type {
   Vcs,
   WaitingFor,
 } from '#domain/imports';
-import { db, queryAll, tableName } from '../client.ts';
+import { db, getItemsInBatches, itemOf, queryAll, tableName } from '../client.ts';
 import {
   importAuthorKey,
   importItemsPrefix,
@@ -150,6 +150,21 @@ export async function importItem(owner: string, repo: string): Promise<Record<st
 export async function getImport(owner: string, repo: string): Promise<Import | undefined> {
   const item = await importItem(owner, repo);
   return item ? toImport(item) : undefined;
+}
+
+/**
+ * The imports of several repositories (undefined where a repository has none), in their order:
+ * BatchGetItem, eventually consistent (an overview, not the import's own page).
+ */
+export async function importsOf(
+  repositories: readonly { readonly ownerLogin: string; readonly name: string }[],
+): Promise<(Import | undefined)[]> {
+  const keys = repositories.map((repository) => importKey(repository.ownerLogin, repository.name));
+  const items = await getItemsInBatches(keys, false);
+  return keys.map((key) => {
+    const item = itemOf(items, key);
+    return item ? toImport(item) : undefined;
+  });
 }
 
 /** The import's sealed credentials, with the import id their seal is bound to (worker side only). */

@@ -5,7 +5,16 @@
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ImportSync, LastSync, SyncRefChanges, SyncState } from '#domain/import-sync';
-import { conditionalWrite, db, now, tableName, transactWithRetry } from '../client.ts';
+import type { Import } from '#domain/imports';
+import {
+  conditionalWrite,
+  db,
+  getItemsInBatches,
+  itemOf,
+  now,
+  tableName,
+  transactWithRetry,
+} from '../client.ts';
 import { importKey, importSyncKey } from '../keys.ts';
 import { TABLE } from '../table.ts';
 import { importItem } from './items.ts';
@@ -328,6 +337,18 @@ export async function recordSyncOutcome(
     );
     if (done !== false) return;
   }
+}
+
+/**
+ * The sync states of several imports, in their order (`off` where an import has no sync item):
+ * BatchGetItem, eventually consistent (an overview).
+ */
+export async function syncStatesOf(
+  imports: readonly Pick<Import, 'ownerLogin' | 'repoName' | 'importId'>[],
+): Promise<SyncState[]> {
+  const keys = imports.map((record) => importSyncKey(record.ownerLogin, record.repoName, record.importId));
+  const items = await getItemsInBatches(keys, false);
+  return keys.map((key) => (itemOf(items, key)?.state as SyncState | undefined) ?? 'off');
 }
 
 /**

@@ -18,6 +18,7 @@ import type { Page, PageRequest } from '#domain/pagination';
 import type { WebPage, WebRequest } from '#http/middleware/web-stack';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
+import { pathTo } from '#shared/routes';
 import { AUTHORS_FILTER, authorsTools } from './authors-view.ts';
 import { followingRegion } from './following-view.ts';
 import { LIVE_SCRIPT_HASH, liveScript } from './live-script.ts';
@@ -459,6 +460,7 @@ export function noImportPage(repo: RepoName): WebPage {
     status: 404,
     title: 'Not Found',
     body: html`<h1>Not Found</h1>
-<p>There is no import for ${repo.owner}/${repo.repo} that you can see. Cancelled imports are removed; an import is started with the API (<code>PUT /repos/${repo.owner}/${repo.repo}/import</code>).</p>`,
+<p>There is no import for ${repo.owner}/${repo.repo} that you can see. Cancelled imports are removed; an import is started from <a href="${pathTo('new-import/form')}">the import form</a> or with the API (<code>PUT /repos/${repo.owner}/${repo.repo}/import</code>).</p>
+<p><a href="/">Your repositories</a></p>`,
   };
 }

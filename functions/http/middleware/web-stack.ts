@@ -8,11 +8,12 @@ import { config } from '#shared/config';
 import { cookieName, parseCookies, serializeCookie } from '#shared/cookies';
 import { header } from '#shared/credentials';
 import { HttpError } from '#shared/errors';
-import { type Html, html } from '#shared/html';
+import type { Html } from '#shared/html';
 import { logContext, logUnhandled } from '#shared/log';
 import { csrfField, page, STYLE_HASH } from '#shared/page-layout';
 import type { Route } from '#shared/routes';
 import { type PublicUrls, publicUrls } from '#shared/urls';
+import { errorPage, NOT_FOUND_MESSAGE } from './error-page.ts';
 import { bodyLimit, pathParameters } from './http-stack.ts';
 import { perRoute } from './per-route.ts';
 
@@ -65,9 +66,13 @@ export interface WebPage {
   readonly cookies?: readonly string[];
 }
 
-/** A page, a redirect, or a file to save (`Content-Disposition: attachment`); any may set cookies. */
+/**
+ * A page, a redirect, a file to save (`Content-Disposition: attachment`), or a small JSON answer
+ * for a page's own script (`json`); any may set cookies.
+ */
 export type WebReply =
   | WebPage
+  | { readonly json: unknown; readonly status?: number; readonly cookies?: readonly string[] }
   | { readonly location: string; readonly status?: 302 | 303; readonly cookies?: readonly string[] }
   | {
       readonly download: { readonly contentType: string; readonly filename: string; readonly body: string };
@@ -126,6 +131,14 @@ function toResult(reply: WebReply, event: WebEvent): APIGatewayProxyResult {
       headers: { Location: sitePath ? `${basePath}${reply.location}` : reply.location, ...securityHeaders() },
       ...(multiValueHeaders ? { multiValueHeaders } : {}),
       body: '',
+    };
+  }
+  if ('json' in reply) {
+    return {
+      statusCode: reply.status ?? 200,
+      headers: { 'Content-Type': 'application/json; charset=utf-8', ...securityHeaders() },
+      ...(multiValueHeaders ? { multiValueHeaders } : {}),
+      body: JSON.stringify(reply.json),
     };
   }
   if ('download' in reply) {
@@ -225,9 +238,13 @@ const webResponse = (route: Route): middy.MiddlewareObj<WebEvent, APIGatewayProx
       logUnhandled(route.handler, request.context?.awsRequestId, error);
     }
     const status = known ? error.status : 500;
-    const message = known ? error.message : 'Something went wrong on our side. Please try again.';
+    const message = known
+      ? status === 404
+        ? NOT_FOUND_MESSAGE
+        : error.message
+      : 'Something went wrong on our side. Nothing you did caused it; please try again in a moment.';
     request.response = toResult(
-      { status, title: `${status} · ${known ? 'Error' : 'Server error'}`, body: html`<h1>${message}</h1>` },
+      errorPage(status, message, request.event.web?.user !== undefined),
       request.event,
     );
   },

@@ -3,8 +3,8 @@ import type { WebReply, WebRequest } from '#http/middleware/web-stack';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
 
-/** Where signed-in users land when nothing else was asked for. */
-export const HOME = '/settings/connections/applications';
+/** Where signed-in users land when nothing else was asked for: their repositories (issue 37). */
+export const HOME = '/';
 
 export const returnTo = (request: WebRequest): string =>
   safeReturnTo(request.method === 'POST' ? request.form.get('return_to') : request.query.return_to, HOME);
