@@ -12,6 +12,7 @@ export type IdKind =
   | 'grant'
   | 'key'
   | 'import'
+  | 'import-batch'
   | 'import-author'
   | 'hook'
   | 'hook-delivery';

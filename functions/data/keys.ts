@@ -161,6 +161,36 @@ function fnv1a(text: string): number {
   return hash;
 }
 
+/*
+ * Import batches (issue 37) live in their owner's partition: the batch item under `IMPORTBATCH#`
+ * (a user's batches: one Query, newest first), its entries under `BATCHENTRY#<batch>#` (a batch's
+ * entries: one Query, in request order).
+ */
+
+/** A batch by id, and a user's batches (begins_with `IMPORTBATCH#`, descending: newest first). */
+export const IMPORT_BATCH_PREFIX = 'IMPORTBATCH#';
+export const importBatchKey = (login: string, id: number): Key => ({
+  PK: userPartition(login),
+  SK: `${IMPORT_BATCH_PREFIX}${sortableId(id)}`,
+});
+
+/** A batch's entries in request order (begins_with), and one entry by index. */
+export const batchEntriesPrefix = (batchId: number): string => `BATCHENTRY#${sortableId(batchId)}#`;
+export const batchEntryKey = (login: string, batchId: number, index: number): Key => ({
+  PK: userPartition(login),
+  SK: `${batchEntriesPrefix(batchId)}${sortableId(index)}`,
+});
+
+/**
+ * Batches whose queue still moves (GSI1, sparse: a batch carries it while entries are queued or
+ * hold a slot): the scheduler's safety net reads the one partition.
+ */
+export const BATCH_QUEUE_PARTITION = 'BATCHQUEUE';
+export const batchQueueIndexKey = (login: string, batchId: number): Gsi1Key => ({
+  GSI1PK: BATCH_QUEUE_PARTITION,
+  GSI1SK: `${lower(login)}#${sortableId(batchId)}`,
+});
+
 /** Atomic id counter per entity kind (UpdateItem ADD); ids are never reused. */
 export const counterKey = (entity: string): Key => ({ PK: `COUNTER#${entity}`, SK: 'COUNTER' });
 
@@ -400,5 +430,8 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'Following of an import (sync resource; the Git front end reads it before a push)', index: 'table', read: { get: importSyncKey(L, '<repo>', ID) }, strong: true, note: 'put conditional on the import being complete; cut-over conditional on following' },
   { pattern: 'Syncs that are due (the scheduler, once a minute)', index: 'GSI1', read: { query: { GSI1PK: syncDuePartition(0), GSI1SK: '' }, by: 'partition' }, note: `each of the ${SYNC_DUE_SHARDS} shards ${syncDuePartition(0)}…${syncDuePartition(SYNC_DUE_SHARDS - 1)} with GSI1SK <= <now>~ (sort keys ${syncDueIndexKey(L, '<repo>', ID, '<next_sync_at>').GSI1SK}); only following imports with an interval carry it` },
   { pattern: 'Everything filed under an import (cancel deletes its authors, pointers, large files and report)', index: 'table', read: { query: { PK: repoPartition(L, '<repo>'), SK: importItemsPrefix(ID) }, by: 'prefix' }, strong: true, note: 'keys only, then BatchWriteItem deletes' },
+  { pattern: 'Import batches of a user, newest first; batch by id (conditional updates of its running and queued counts take a slot)', index: 'table', read: { query: { PK: userPartition(L), SK: IMPORT_BATCH_PREFIX }, by: 'prefix' }, strong: true, note: `descending; GetItem ${importBatchKey(L, ID).SK}` },
+  { pattern: 'Entries of an import batch, in request order; entry by index', index: 'table', read: { query: { PK: userPartition(L), SK: batchEntriesPrefix(ID) }, by: 'prefix' }, strong: true, note: `GetItem ${batchEntryKey(L, ID, ID).SK}; written with their repositories in transactions of 45 entries` },
+  { pattern: 'Import batches whose queue still moves (the scheduler, once a minute)', index: 'GSI1', read: { query: batchQueueIndexKey(L, ID), by: 'partition' }, note: 'sparse: only batches with queued entries or held slots carry it' },
   { pattern: 'Next id of a kind (authorization ids: a block of ten per process)', index: 'table', read: { update: counterKey('<kind>') }, note: 'ADD 1, or ADD 10 for a block, returns the new value' },
 ];

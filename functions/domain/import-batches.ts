@@ -22,9 +22,6 @@ export const MAX_BATCH_ENTRIES = 200;
 /** Repositories and entry items written per transaction (two items each, within DynamoDB's 100). */
 export const BATCH_ENTRIES_PER_TRANSACTION = 45;
 
-/** Imports of one batch that run at once when the settings name no other number. */
-export const DEFAULT_BATCH_CONCURRENCY = 4;
-
 /**
  * Where an entry is in the batch's queue (the import's own status says the rest):
  * - `queued`: its repository exists, empty; no import yet (it waits for a slot);

@@ -102,6 +102,8 @@ export interface Import {
   readonly tfvcProject?: string;
   /** The project the owner chose after `detection_found_multiple` (the worker imports that one). */
   readonly chosenProject?: ProjectChoice;
+  /** The batch this import belongs to (`import-batches.ts`), and its entry there. */
+  readonly batch?: ImportBatchRef;
   readonly useLfs: UseLfs;
   /** The owner's choices (`PUT …/import`, or a `PATCH` that restarts); absent: `choicesOf`. */
   readonly choices?: ImportChoices;
@@ -139,6 +141,12 @@ export interface Import {
   readonly ownerPushed: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
+}
+
+/** Where an import sits in its batch. */
+export interface ImportBatchRef {
+  readonly id: number;
+  readonly entry: number;
 }
 
 /** A status change a workflow step wrote (`Import.lastStatusChange`). */

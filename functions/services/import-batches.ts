@@ -15,11 +15,66 @@
  *   others (the HTTP answer is 200 with `outcomes`).
  * - Only the batch's owner sees it; everyone else gets 404.
  */
-import type { BatchEntry, BatchEntrySpec, BatchFollow, ImportBatch } from '#domain/import-batches';
-import type { ImportSync } from '#domain/import-sync';
-import type { Import, SentImportChoices, UseLfs } from '#domain/imports';
-import type { Page, PageRequest } from '#domain/pagination';
-import type { Caller } from './authenticate.ts';
+import { nextIds } from '#data/counters';
+import {
+  batchesInMotion,
+  cancelQueuedEntry,
+  createBatch,
+  getBatch,
+  joinBatch,
+  listBatches,
+  listEntries,
+  type NewBatchEntry,
+  releaseSlot,
+  setBatchFollow,
+  takenRepositoryNames,
+  takeTurn,
+} from '#data/import-batches';
+import { getImport } from '#data/imports/items';
+import { getImportSync } from '#data/imports/sync';
+import {
+  type BatchEntry,
+  type BatchEntrySpec,
+  type BatchFollow,
+  batchConcurrency,
+  derivedRepositoryName,
+  type EntryProblem,
+  type ImportBatch,
+  MAX_BATCH_ENTRIES,
+  nameProblems,
+  projectChoiceOf,
+  releasesSlot,
+} from '#domain/import-batches';
+import { type ImportSync, SYNC_OFF } from '#domain/import-sync';
+import {
+  canonicalVcs,
+  DEFAULT_IMPORT_CHOICES,
+  firstStatus,
+  type Import,
+  type ProjectChoice,
+  type SentImportChoices,
+  type UseLfs,
+  withSentChoices,
+} from '#domain/imports';
+import { checkOriginUrl } from '#domain/origin-url';
+import { type Page, type PageRequest, pageOf } from '#domain/pagination';
+import { config } from '#shared/config';
+import { type FieldError, HttpError, notFound, validationFailed } from '#shared/errors';
+import { log } from '#shared/log';
+import { type Caller, callerHasScope } from './authenticate.ts';
+import { noticeInterrupted } from './import-interrupted.ts';
+import { cutOverImport, followImportOrigin, followOnCompletion, syncNow } from './import-sync.ts';
+import {
+  cancelImport,
+  importProgress,
+  launchNewImport,
+  openImportCredentials,
+  sealCredentials,
+  updateImport,
+  type VcsCredentials,
+} from './imports.ts';
+
+const RESOURCE = 'ImportBatch';
 
 // ---- Types --------------------------------------------------------------------------------
 
@@ -107,72 +162,450 @@ export interface BatchActionResult {
 
 // ---- API ----------------------------------------------------------------------------------
 
-/** POST /user/import-batches. */
-export async function createImportBatch(_caller: Caller, _input: NewBatchInput): Promise<BatchView> {
-  throw new Error('createImportBatch: not yet');
+const entryError = (problem: EntryProblem): FieldError => ({
+  resource: RESOURCE,
+  field: `imports[${problem.index}].${problem.field}`,
+  code: problem.code,
+  message: problem.message,
+});
+
+const invalid = (field: string, message: string): HttpError =>
+  validationFailed([{ resource: RESOURCE, field, code: 'invalid', message }]);
+
+/** The caller's login; batches are a user's (an app's token acts for its user). */
+function loginOf(caller: Caller): string {
+  if (caller.kind !== 'user') throw notFound();
+  return caller.user.login;
 }
 
-/** GET /user/import-batches/:batch_id: the batch, its entries, their imports and sync resources. */
-export async function importBatch(_caller: Caller, _batchId: number): Promise<BatchView> {
-  throw new Error('importBatch: not yet');
+interface Plan {
+  readonly specs: BatchEntrySpec[];
+  readonly problems: EntryProblem[];
+  /** The import the batch is made from, and the project it takes. */
+  readonly from?: { readonly record: Import; readonly choice: ProjectChoice };
 }
 
-/** GET /user/import-batches: the caller's batches, newest first, one page (no entries). */
-export async function listImportBatches(_caller: Caller, _page: PageRequest): Promise<Page<ImportBatch>> {
-  throw new Error('listImportBatches: not yet');
+/** The entries of form (a): projects of one origin, named as detection names them. */
+function projectEntries(source: Extract<BatchSource, { kind: 'projects' }>): Plan {
+  const problems: EntryProblem[] = [];
+  const vcs = canonicalVcs(source.vcs);
+  if (vcs === undefined || vcs === 'git')
+    throw invalid('vcs', 'vcs must be subversion, mercurial or tfvc for an origin of several projects');
+  const url = checkOriginUrl(source.vcsUrl, vcs, config().originAllowedAddresses);
+  if (!url.ok) throw invalid('vcs_url', url.message);
+  const specs = source.projects.map((named, index): BatchEntrySpec => {
+    const project = projectChoiceOf(vcs, named.name);
+    if (!project)
+      problems.push({
+        index,
+        field: 'project',
+        code: 'invalid',
+        message: `${named.name} names no ${vcs} project`,
+      });
+    return {
+      index,
+      repository: named.repository ?? derivedRepositoryName(named.name),
+      vcs,
+      vcsUrl: source.vcsUrl,
+      project,
+      tfvcProject: project?.tfvcProject,
+    };
+  });
+  return { specs, problems };
 }
 
-/** DELETE /user/import-batches/:batch_id: cancels every import not complete; queued entries never start. */
-export async function cancelImportBatch(_caller: Caller, _batchId: number): Promise<BatchActionResult> {
-  throw new Error('cancelImportBatch: not yet');
+/** The entries of form (b): one import per origin. */
+function originEntries(source: Extract<BatchSource, { kind: 'origins' }>): Plan {
+  const problems: EntryProblem[] = [];
+  const specs = source.origins.map((origin, index): BatchEntrySpec => {
+    const vcs = origin.vcs === undefined ? null : canonicalVcs(origin.vcs);
+    if (vcs === undefined)
+      problems.push({
+        index,
+        field: 'vcs',
+        code: 'invalid',
+        message: 'vcs must be one of subversion, git, mercurial, tfvc',
+      });
+    const url = checkOriginUrl(origin.vcsUrl, vcs ?? null, config().originAllowedAddresses);
+    if (!url.ok) problems.push({ index, field: 'vcs_url', code: 'invalid', message: url.message });
+    return {
+      index,
+      repository: origin.repository ?? derivedRepositoryName(origin.tfvcProject ?? origin.vcsUrl),
+      vcs: vcs ?? null,
+      vcsUrl: origin.vcsUrl,
+      tfvcProject: origin.tfvcProject,
+    };
+  });
+  return { specs, problems };
 }
 
 /**
- * PUT …/:batch_id/sync: every complete import follows its origin with this interval; those not
- * complete yet follow once they complete (the batch remembers the interval).
+ * The entries of a batch made from an import waiting in `detection_found_multiple`: the projects
+ * named (all of its `project_choices` when none are), the first into the import's own repository.
+ */
+async function fromImportEntries(
+  caller: Caller,
+  source: Extract<BatchSource, { kind: 'from-import' }>,
+): Promise<Plan> {
+  const problems: EntryProblem[] = [];
+  const record = await importProgress(caller, source.owner, source.repo);
+  if (record.status !== 'detection_found_multiple' || !record.projectChoices?.length)
+    throw invalid(
+      'from_import',
+      `The import does not wait for a project choice (status ${record.status}); a batch is made from an import in detection_found_multiple`,
+    );
+  const offered = record.projectChoices;
+  const named: readonly NamedProject[] =
+    source.projects ?? offered.map((choice) => ({ name: choice.humanName }));
+  const chosen = named.map((project, index) => {
+    const choice = offered.find((offer) => offer.humanName === project.name);
+    if (!choice)
+      problems.push({
+        index,
+        field: 'project',
+        code: 'invalid',
+        message: `${project.name} is none of the import's project_choices`,
+      });
+    return choice;
+  });
+  const specs = named.map(
+    (project, index): BatchEntrySpec => ({
+      index,
+      repository: index === 0 ? record.repoName : (project.repository ?? derivedRepositoryName(project.name)),
+      vcs: chosen[index]?.vcs ?? null,
+      vcsUrl: record.vcsUrl,
+      project: chosen[index],
+      tfvcProject: chosen[index]?.tfvcProject,
+    }),
+  );
+  const first = chosen[0];
+  return { specs, problems, ...(first ? { from: { record, choice: first } } : {}) };
+}
+
+const planOf = (caller: Caller, source: BatchSource): Promise<Plan> | Plan =>
+  source.kind === 'projects'
+    ? projectEntries(source)
+    : source.kind === 'origins'
+      ? originEntries(source)
+      : fromImportEntries(caller, source);
+
+/**
+ * Every problem of the plan's names, with the database's answer on which are taken (the import a
+ * batch is made from keeps its own repository). Throws 422 naming each bad entry.
+ */
+async function checkNames(owner: string, plan: Plan): Promise<BatchEntrySpec[]> {
+  const { specs, from } = plan;
+  if (specs.length === 0)
+    throw validationFailed([
+      {
+        resource: RESOURCE,
+        field: 'imports',
+        code: 'missing_field',
+        message: 'a batch needs at least one project or origin',
+      },
+    ]);
+  if (specs.length > MAX_BATCH_ENTRIES)
+    throw invalid('imports', `a batch holds at most ${MAX_BATCH_ENTRIES} imports; make several batches`);
+  const problems = [...plan.problems, ...nameProblems(specs)];
+  const fresh = specs.filter((spec) => !(from && spec.index === 0));
+  const badName = new Set(problems.filter((p) => p.field === 'repository').map((p) => p.index));
+  const taken = await takenRepositoryNames(
+    owner,
+    fresh.filter((spec) => !badName.has(spec.index)).map((spec) => spec.repository),
+  );
+  for (const spec of fresh)
+    if (taken.has(spec.repository))
+      problems.push({
+        index: spec.index,
+        field: 'repository',
+        code: 'already_exists',
+        message: `${spec.repository} already exists on this account`,
+      });
+  if (problems.length > 0)
+    throw validationFailed([...problems].sort((a, b) => a.index - b.index).map(entryError));
+  return fresh;
+}
+
+/**
+ * POST /user/import-batches: every entry is checked (its origin URL, its project, its repository's
+ * name: valid, unique in the request, not taken) before anything is written; then every
+ * repository and entry is created, and the first `concurrency` imports start.
+ */
+export async function createImportBatch(caller: Caller, input: NewBatchInput): Promise<BatchView> {
+  const owner = loginOf(caller);
+  if (input.private && !callerHasScope(caller, ['repo'])) throw notFound();
+  if ((input.vcsUsername === undefined) !== (input.vcsPassword === undefined))
+    throw validationFailed([
+      {
+        resource: RESOURCE,
+        field: input.vcsUsername === undefined ? 'vcs_username' : 'vcs_password',
+        code: 'missing_field',
+      },
+    ]);
+  const plan = await planOf(caller, input.source);
+  const fresh = await checkNames(owner, plan);
+  const { from } = plan;
+  const credentials: VcsCredentials | undefined =
+    input.vcsUsername !== undefined && input.vcsPassword !== undefined
+      ? { username: input.vcsUsername, password: input.vcsPassword }
+      : from?.record.hasCredentials
+        ? await openImportCredentials(from.record.ownerLogin, from.record.repoName)
+        : undefined;
+  const importIds = await nextIds('import', fresh.length);
+  const ids = new Map(fresh.map((spec, n) => [spec.index, importIds[n] ?? 0]));
+  const entries = await Promise.all(
+    plan.specs.map(async (spec): Promise<NewBatchEntry> => {
+      if (from && spec.index === 0) return { ...spec, importId: from.record.importId, started: true };
+      const importId = ids.get(spec.index) ?? 0;
+      // Sealed to the import it will be (the starter copies it as it is: no key needed there).
+      const sealed = credentials
+        ? await sealCredentials(owner, spec.repository, importId, credentials)
+        : undefined;
+      return { ...spec, importId, sealedCredentials: sealed };
+    }),
+  );
+  const created = await createBatch({
+    ownerLogin: owner,
+    options: {
+      useLfs: input.useLfs ?? 'undecided',
+      choices: withSentChoices(DEFAULT_IMPORT_CHOICES, input.choices),
+      private: input.private === true,
+      follow: input.follow ?? null,
+      concurrency: batchConcurrency(input.concurrency, config().importBatchConcurrency),
+    },
+    hasCredentials: credentials !== undefined,
+    entries,
+    ...(from ? { fromImport: `${from.record.ownerLogin}/${from.record.repoName}` } : {}),
+  });
+  if (created.kind === 'taken')
+    throw validationFailed(
+      created.indexes.map((index) =>
+        entryError({
+          index,
+          field: 'repository',
+          code: 'already_exists',
+          message: 'the name was taken meanwhile',
+        }),
+      ),
+    );
+  const batch = created.batch;
+  if (from) await chooseFirstProject(caller, batch.id, from);
+  await startQueuedEntries(owner, batch.id);
+  return viewOf(owner, batch.id);
+}
+
+/** The import a batch is made from joins it and takes its first project, as `PATCH …/import` would. */
+async function chooseFirstProject(
+  caller: Caller,
+  batchId: number,
+  from: NonNullable<Plan['from']>,
+): Promise<void> {
+  const { ownerLogin, repoName, importId } = from.record;
+  await joinBatch(ownerLogin, repoName, importId, { id: batchId, entry: 0 });
+  try {
+    await updateImport(caller, ownerLogin, repoName, {
+      vcs: from.choice.vcs,
+      humanName: from.choice.humanName,
+      tfvcProject: from.choice.tfvcProject,
+    });
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    await releaseSlot(ownerLogin, batchId, 0, error.message);
+  }
+}
+
+/** The batch and its entries, each with its import and sync resource once it has an import. */
+async function viewOf(owner: string, batchId: number): Promise<BatchView> {
+  const [batch, entries] = await Promise.all([getBatch(owner, batchId), listEntries(owner, batchId)]);
+  if (!batch) throw notFound();
+  const views = await Promise.all(
+    entries.map(async (entry): Promise<BatchEntryView> => {
+      if (entry.state !== 'started') return { entry };
+      const record = await getImport(owner, entry.repository);
+      if (!record || record.importId !== entry.importId) return { entry };
+      const sync = (await getImportSync(owner, entry.repository, record.importId)) ?? SYNC_OFF;
+      return { entry, record, sync };
+    }),
+  );
+  return { batch, entries: views };
+}
+
+/** GET /user/import-batches/:batch_id: the batch, its entries, their imports and sync resources. */
+export async function importBatch(caller: Caller, batchId: number): Promise<BatchView> {
+  return viewOf(loginOf(caller), batchId);
+}
+
+/** GET /user/import-batches: the caller's batches, newest first, one page (no entries). */
+export async function listImportBatches(caller: Caller, page: PageRequest): Promise<Page<ImportBatch>> {
+  const all = await listBatches(loginOf(caller));
+  return { items: pageOf(all, page), total: all.length };
+}
+
+type EntryAction = (
+  entry: BatchEntry,
+  record: Import | undefined,
+  sync: ImportSync | undefined,
+) => Promise<EntryOutcome['outcome']>;
+
+/** Runs `act` on each entry, one at a time; one entry's refusal is its outcome and stops nothing. */
+async function onEach(owner: string, batchId: number, act: EntryAction): Promise<BatchActionResult> {
+  const before = await viewOf(owner, batchId);
+  const outcomes: EntryOutcome[] = [];
+  for (const { entry, record, sync } of before.entries) {
+    const base = { index: entry.index, repository: entry.repository };
+    try {
+      outcomes.push({ ...base, outcome: await act(entry, record, sync) });
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      outcomes.push({ ...base, outcome: 'failed', status: error.status, message: error.message });
+    }
+  }
+  return { view: await viewOf(owner, batchId), outcomes };
+}
+
+/** DELETE /user/import-batches/:batch_id: cancels every import not complete; queued entries never start. */
+export async function cancelImportBatch(caller: Caller, batchId: number): Promise<BatchActionResult> {
+  const owner = loginOf(caller);
+  if (!(await getBatch(owner, batchId))) throw notFound();
+  // Queued entries first, so that no import settling meanwhile starts one of them.
+  const cancelled = new Set<number>();
+  for (const entry of await listEntries(owner, batchId))
+    if (entry.state === 'queued' && (await cancelQueuedEntry(owner, batchId, entry.index)))
+      cancelled.add(entry.index);
+  return onEach(owner, batchId, async (entry, record) => {
+    if (cancelled.has(entry.index)) return 'done';
+    if (!record || record.status === 'complete') return 'skipped';
+    await cancelImport(caller, owner, entry.repository);
+    await releaseSlot(owner, batchId, entry.index);
+    return 'done';
+  });
+}
+
+/**
+ * PUT …/:batch_id/sync: every complete import follows its origin with this interval (or changes
+ * it); those not complete yet follow once they complete (the batch remembers the interval).
  */
 export async function followImportBatch(
-  _caller: Caller,
-  _batchId: number,
-  _intervalMinutes: number | null,
+  caller: Caller,
+  batchId: number,
+  intervalMinutes: number | null,
 ): Promise<BatchActionResult> {
-  throw new Error('followImportBatch: not yet');
+  const owner = loginOf(caller);
+  if (!(await getBatch(owner, batchId))) throw notFound();
+  await setBatchFollow(owner, batchId, { intervalMinutes });
+  return onEach(owner, batchId, async (entry, record, sync) => {
+    if (!record || sync?.state === 'cut_over') return 'skipped';
+    if (record.status !== 'complete' && sync?.state !== 'following') return 'skipped';
+    await followImportOrigin(caller, owner, entry.repository, intervalMinutes);
+    return 'done';
+  });
 }
 
 /** POST …/:batch_id/sync: syncs every following import now. */
-export async function syncImportBatch(_caller: Caller, _batchId: number): Promise<BatchActionResult> {
-  throw new Error('syncImportBatch: not yet');
+export async function syncImportBatch(caller: Caller, batchId: number): Promise<BatchActionResult> {
+  const owner = loginOf(caller);
+  return onEach(owner, batchId, async (entry, record, sync) => {
+    if (!record || sync?.state !== 'following') return 'skipped';
+    await syncNow(caller, owner, entry.repository);
+    return 'done';
+  });
 }
 
 /** DELETE …/:batch_id/sync: cuts every following import over; the batch stops following. */
-export async function cutOverImportBatch(_caller: Caller, _batchId: number): Promise<BatchActionResult> {
-  throw new Error('cutOverImportBatch: not yet');
+export async function cutOverImportBatch(caller: Caller, batchId: number): Promise<BatchActionResult> {
+  const owner = loginOf(caller);
+  if (!(await getBatch(owner, batchId))) throw notFound();
+  await setBatchFollow(owner, batchId, null);
+  return onEach(owner, batchId, async (entry, record, sync) => {
+    if (!record || sync?.state !== 'following') return 'skipped';
+    await cutOverImport(caller, owner, entry.repository);
+    return 'done';
+  });
 }
 
 // ---- Queue (workflow settle points and the scheduler) -------------------------------------
 
 /**
  * After an import's status changed to one that `releasesSlot`: when it belongs to a batch and
- * still holds its slot, the slot is released (once), a complete import follows as the batch
- * asks, and the next queued entries start. Never throws (it runs after the import's own write).
+ * still holds its slot, a complete import follows as the batch asks, the slot is released (once),
+ * and the next queued entries start. Never throws (it runs after the import's own write).
  */
-export async function batchImportSettled(_owner: string, _repo: string): Promise<void> {}
+export async function batchImportSettled(owner: string, repo: string): Promise<void> {
+  try {
+    const record = await getImport(owner, repo);
+    if (!record?.batch || !releasesSlot(record.status)) return;
+    const { id, entry } = record.batch;
+    const batch = await getBatch(owner, id);
+    if (!batch) return;
+    if (record.status === 'complete' && batch.options.follow)
+      await followOnCompletion(record, batch.options.follow.intervalMinutes);
+    await releaseSlot(owner, id, entry);
+    await startQueuedEntries(owner, id);
+  } catch (error) {
+    log('warn', 'moving an import batch on failed; the scheduler will', { error: (error as Error).message });
+  }
+}
 
 /**
  * Starts queued entries of a batch while slots are free (each slot a conditional write on the
  * batch's running count). Returns how many started.
  */
-export async function startQueuedEntries(_owner: string, _batchId: number): Promise<number> {
-  return 0;
+export async function startQueuedEntries(owner: string, batchId: number): Promise<number> {
+  const batch = await getBatch(owner, batchId);
+  if (!batch || batch.queued <= 0) return 0;
+  let started = 0;
+  for (const entry of await listEntries(owner, batchId)) {
+    if (entry.state !== 'queued') continue;
+    const turn = await takeTurn(owner, batchId, entry.index, batch.options.concurrency);
+    if (turn === 'full') break;
+    if (turn === 'not-queued') continue;
+    try {
+      await launchNewImport({
+        ownerLogin: owner,
+        repoName: entry.repository,
+        importId: entry.importId,
+        vcs: entry.vcs,
+        vcsUrl: entry.vcsUrl,
+        tfvcProject: entry.tfvcProject,
+        status: firstStatus(entry.vcs),
+        choices: batch.options.choices,
+        sealedCredentials: turn.sealedCredentials,
+        chosenProject: entry.project,
+        useLfs: batch.options.useLfs,
+        batch: { id: batchId, entry: entry.index },
+      });
+      started++;
+    } catch (error) {
+      if (!(error instanceof HttpError))
+        log('warn', 'a batch entry did not start', { error: (error as Error).message });
+      await releaseSlot(owner, batchId, entry.index, (error as Error).message);
+    }
+  }
+  return started;
 }
 
 /**
- * The safety net (the sync scheduler, once a minute): every batch with queued entries releases the
- * slots of imports that have settled or whose execution ended without a word, then starts what
- * fits. Returns how many entries started.
+ * The safety net (the sync scheduler, once a minute): every batch whose queue still moves releases
+ * the slots of imports that have settled, are gone, or whose execution ended without a word, then
+ * starts what fits. Returns how many entries started.
  */
 export async function tendBatchQueues(): Promise<number> {
-  return 0;
+  let started = 0;
+  for (const { owner, id } of await batchesInMotion()) {
+    try {
+      for (const entry of await listEntries(owner, id)) {
+        if (entry.slot !== 'held') continue;
+        const stored = await getImport(owner, entry.repository);
+        const record =
+          stored && stored.importId === entry.importId ? await noticeInterrupted(stored) : undefined;
+        if (record && !releasesSlot(record.status)) continue;
+        if (record) await batchImportSettled(owner, entry.repository);
+        else await releaseSlot(owner, id, entry.index);
+      }
+      started += await startQueuedEntries(owner, id);
+    } catch (error) {
+      log('warn', 'tending an import batch failed', { owner, batch: id, error: (error as Error).message });
+    }
+  }
+  return started;
 }
-
-export type { BatchEntrySpec };

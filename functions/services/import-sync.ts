@@ -86,6 +86,25 @@ export async function followImportOrigin(
 }
 
 /**
+ * A batch's import that just completed follows its origin as the batch asks (no caller: the
+ * workflow's settle point). False when it cannot (not complete, cut over, already following).
+ */
+export async function followOnCompletion(record: Import, intervalMinutes: number | null): Promise<boolean> {
+  if ((await syncOf(record)).state !== 'off') return false;
+  const outcome = await followOrigin(
+    record.ownerLogin,
+    record.repoName,
+    record.importId,
+    intervalMinutes,
+    record.commitCount,
+    await lastRevision(record.ownerLogin, record.repoName, record.importId),
+  );
+  if (outcome !== 'ok') return false;
+  await scheduleMoved(record);
+  return true;
+}
+
+/**
  * DELETE …/import/sync: the cut-over. Following stops for good and pushes are accepted again; from
  * its answer on, the service writes nothing more to the repository. 409 while an import or sync
  * attempt runs or waits (as a sync now): that attempt could still publish, so the owner cuts over

@@ -59,6 +59,7 @@ import { removeDeadLocks } from '#vcs/stale-locks';
 import { writeWhole } from '#vcs/whole-file';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
+import { batchImportSettled } from './import-batches.ts';
 import { nextRound, type Rounds } from './import-continuation.ts';
 import { statusAnnouncedAgain, statusChanged } from './import-events.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';
@@ -606,6 +607,7 @@ export async function complete(input: StepInput & { push?: PushOutcome }): Promi
   countSignal('ImportCompleted');
   await Promise.all([write.announced(), announceImportOutcome(attemptOf(record), 'success')]);
   log('info', 'import complete', { owner: input.owner, repo: input.repo, attempt: input.attempt });
+  await batchImportSettled(input.owner, input.repo);
   return {};
 }
 
@@ -684,6 +686,7 @@ export async function recordFailure(
     await announceImportOutcome(attemptOf(written), 'failure');
   }
   countSignal('ImportFailed');
+  await batchImportSettled(input.owner, input.repo);
   return {};
 }
 
@@ -717,6 +720,8 @@ export async function waitForPerson(
     await statusChanged(owner, repo, before.status, { attempt, sync: input.sync });
   if (stored === 'already-decided') await resumeWaiting(taskToken, {});
   else if (!stored) throw superseded(input);
+  // Waiting for a person frees the import's batch slot (`releasesSlot`).
+  else await batchImportSettled(owner, repo);
   return {};
 }
 

@@ -19,6 +19,7 @@ import {
   deleteImport,
   deleteImportItems,
   mapAuthor,
+  type NewImport,
   removeUnstartedImport,
   setExecutionArn,
   storeCredentials,
@@ -118,7 +119,7 @@ export const credentialsContext = (owner: string, repo: string, importId: number
   subject: `${foldAsciiCase(owner)}/${foldAsciiCase(repo)}#${importId}`,
 });
 
-const sealCredentials = (owner: string, repo: string, importId: number, credentials: VcsCredentials) =>
+export const sealCredentials = (owner: string, repo: string, importId: number, credentials: VcsCredentials) =>
   secretSealer().seal(
     Buffer.from(JSON.stringify({ username: credentials.username, password: credentials.password })),
     credentialsContext(owner, repo, importId),
@@ -244,7 +245,7 @@ export async function startImport(
           password: input.vcsPassword,
         })
       : undefined;
-  const created = await createImport({
+  return launchNewImport({
     ownerLogin,
     repoName,
     importId,
@@ -255,6 +256,16 @@ export async function startImport(
     choices: withSentChoices(DEFAULT_IMPORT_CHOICES, input.choices),
     sealedCredentials,
   });
+}
+
+/**
+ * Creates an import checked by the caller (its URL, its repository's owner) and starts its first
+ * attempt: 409 when the repository has an import or content, 503 when the workflow did not start
+ * (then nothing stays). Shared by `PUT …/import` and a batch's entries.
+ */
+export async function launchNewImport(input: NewImport): Promise<Import> {
+  const { ownerLogin, repoName, importId } = input;
+  const created = await createImport(input);
   if (created.kind === 'import-exists') throw conflict('An import already exists for this repository');
   if (created.kind === 'repository-refused')
     throw conflict(
@@ -263,7 +274,7 @@ export async function startImport(
   const record = created.record;
   // Each status change is published after its write and before the execution that moves it on starts.
   await statusChanged(ownerLogin, repoName, null);
-  await launch(record, startAtFor(vcs), async () => {
+  await launch(record, startAtFor(input.vcs), async () => {
     await removeUnstartedImport(ownerLogin, repoName, importId);
     await importCancelled(record);
   });

@@ -6,6 +6,9 @@ export const DEFAULT_LARGE_FILE_BYTES = 100 * 1024 * 1024;
 
 /** Largest working directory of one import attempt (the raw history): 10 GiB. */
 export const DEFAULT_IMPORT_MAX_BYTES = 10 * 1024 * 1024 * 1024;
+/** Imports of one batch that run at once (`domain/import-batches.ts` says why 4). */
+export const DEFAULT_BATCH_CONCURRENCY = 4;
+
 /** Most Git objects one import may hold (the Linux kernel's history has about 11 million). */
 export const DEFAULT_IMPORT_MAX_OBJECTS = 30_000_000;
 
@@ -98,6 +101,8 @@ export const ENV = {
   importMaxBytes: 'IMPORT_MAX_BYTES',
   /** Most Git objects one import's raw history may hold. */
   importMaxObjects: 'IMPORT_MAX_OBJECTS',
+  /** Most imports of one batch that run at once (default 4; a batch may ask for fewer). */
+  importBatchConcurrency: 'IMPORT_BATCH_CONCURRENCY',
   /**
    * Comma-separated IP addresses an import may reach although they are private or loopback (the
    * local stack and tests: 127.0.0.1 and ::1). Empty in AWS.
@@ -160,6 +165,7 @@ export interface Config extends GitLimits {
   readonly importRoundsPerExecution: number;
   readonly importMaxBytes: number;
   readonly importMaxObjects: number;
+  readonly importBatchConcurrency: number;
   readonly originAllowedAddresses: readonly string[];
   readonly webhookDeliveryFunction: string | undefined;
   readonly lambdaEndpoint: string | undefined;
@@ -215,6 +221,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     importRoundsPerExecution: positiveNumber(env, ENV.importRoundsPerExecution, 1000, true),
     importMaxBytes: positiveNumber(env, ENV.importMaxBytes, DEFAULT_IMPORT_MAX_BYTES, true),
     importMaxObjects: positiveNumber(env, ENV.importMaxObjects, DEFAULT_IMPORT_MAX_OBJECTS, true),
+    importBatchConcurrency: positiveNumber(env, ENV.importBatchConcurrency, DEFAULT_BATCH_CONCURRENCY, true),
     deviceCodeTtlSeconds: positiveNumber(env, ENV.deviceCodeTtlSeconds, 900, true),
     devicePollIntervalSeconds: positiveNumber(env, ENV.devicePollIntervalSeconds, 5, false),
     originAllowedAddresses: Object.freeze(

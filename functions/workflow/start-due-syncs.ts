@@ -1,3 +1,4 @@
+import { tendBatchQueues } from '#services/import-batches';
 import { type DueSyncsRun, startDueSyncs } from '#services/sync-schedule';
 import { logger } from '#shared/log';
 
@@ -14,7 +15,10 @@ export interface ScheduledEvent {
 export async function handler(event: ScheduledEvent): Promise<DueSyncsRun> {
   const parsed = event.time === undefined ? Number.NaN : Date.parse(event.time);
   const at = new Date(Number.isFinite(parsed) ? parsed : Date.now());
+  // Batches first: the safety net that moves a batch's queue on when a settle point could not.
+  const batchesStarted = await tendBatchQueues();
   const run = await startDueSyncs(at);
-  if (run.started + run.unchanged + run.silent + run.skipped > 0) logger.info('scheduled syncs', { ...run });
+  if (run.started + run.unchanged + run.silent + run.skipped + batchesStarted > 0)
+    logger.info('scheduled syncs', { ...run, batchesStarted });
   return run;
 }

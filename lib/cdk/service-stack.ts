@@ -25,7 +25,10 @@ export interface ServiceStackProps extends StackProps {
  * (`publicUrlEnvironment` of the web origin).
  */
 export function functionEnvironment(settings: ServiceSettings): Record<string, string> {
-  return { [ENV.vendor]: settings.vendor };
+  return {
+    [ENV.vendor]: settings.vendor,
+    [ENV.importBatchConcurrency]: String(settings.importBatchConcurrency),
+  };
 }
 
 /**

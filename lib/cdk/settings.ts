@@ -1,6 +1,6 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
-import { DEFAULT_LARGE_FILE_BYTES } from '#shared/config';
+import { DEFAULT_BATCH_CONCURRENCY, DEFAULT_LARGE_FILE_BYTES } from '#shared/config';
 
 /**
  * Deployment settings, read once from CDK context (`cdk.json` or `-c key=value`) and checked, so
@@ -55,6 +55,12 @@ export const CONTEXT = {
    * account's concurrency unreserved, so four times this value must fit below the quota minus 100.
    */
   importWorkerConcurrency: 'importWorkerConcurrency',
+  /**
+   * Imports of one batch (`POST /user/import-batches`) that run at once; the others wait their
+   * turn. Default 4: a batch of 200 projects then holds at most 4 workers and leaves the rest of
+   * the worker pool to other imports.
+   */
+  importBatchConcurrency: 'importBatchConcurrency',
 } as const;
 
 /** Lambda's 15-minute cap, the worker functions' timeout. */
@@ -82,6 +88,8 @@ export interface ServiceSettings {
   readonly gitFrontendTasks: { readonly min: number; readonly max: number };
   /** Reserved concurrency of each Git step; undefined: none reserved. */
   readonly importWorkerConcurrency: number | undefined;
+  /** Imports of one batch that run at once. */
+  readonly importBatchConcurrency: number;
 }
 
 export const DEFAULT_SETTINGS = {
@@ -94,6 +102,7 @@ export const DEFAULT_SETTINGS = {
   largeFileBytes: DEFAULT_LARGE_FILE_BYTES,
   gitFrontendMinTasks: 1,
   gitFrontendMaxTasks: 10,
+  importBatchConcurrency: DEFAULT_BATCH_CONCURRENCY,
 } as const;
 
 function text(node: Node, key: string): string | undefined {
@@ -229,5 +238,10 @@ export function readSettings(node: Node): ServiceSettings {
     largeFileBytes: positiveInteger(node, CONTEXT.largeFileBytes, DEFAULT_SETTINGS.largeFileBytes),
     gitFrontendTasks: gitFrontendTasks(node),
     importWorkerConcurrency: optionalPositiveInteger(node, CONTEXT.importWorkerConcurrency),
+    importBatchConcurrency: positiveInteger(
+      node,
+      CONTEXT.importBatchConcurrency,
+      DEFAULT_SETTINGS.importBatchConcurrency,
+    ),
   });
 }

@@ -82,6 +82,10 @@ export function toImport(item: Record<string, unknown>): Import {
   const optional = {
     tfvcProject: optionalString(item.tfvcProject),
     chosenProject: item.chosenProject ? toChoice(item.chosenProject) : undefined,
+    batch:
+      typeof item.batchId === 'number'
+        ? { id: item.batchId, entry: Number(item.batchEntry ?? 0) }
+        : undefined,
     choices: toChoices(item.choices),
     failedStep: optionalString(item.failedStep) as FailedStep | undefined,
     errorMessage: optionalString(item.errorMessage),

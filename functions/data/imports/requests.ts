@@ -9,6 +9,7 @@ import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type {
   FailedStep,
   Import,
+  ImportBatchRef,
   ImportChoices,
   ImportStatus,
   ProjectChoice,
@@ -43,6 +44,12 @@ export interface NewImport {
   readonly status: ImportStatus;
   readonly choices: ImportChoices;
   readonly sealedCredentials?: string | undefined;
+  /** A project of a multi-project origin chosen up front (a batch): the raw import starts at once. */
+  readonly chosenProject?: ProjectChoice | undefined;
+  /** The LFS choice made up front (a batch); absent: `undecided`. */
+  readonly useLfs?: UseLfs | undefined;
+  /** The batch the import belongs to. */
+  readonly batch?: ImportBatchRef | undefined;
 }
 
 export type CreateOutcome =
@@ -78,7 +85,9 @@ export async function createImport(input: NewImport): Promise<CreateOutcome> {
     vcs: input.vcs,
     vcsUrl: input.vcsUrl,
     ...(input.tfvcProject === undefined ? {} : { tfvcProject: input.tfvcProject }),
-    useLfs: 'undecided',
+    ...(input.chosenProject === undefined ? {} : { chosenProject: choiceItem(input.chosenProject) }),
+    ...(input.batch === undefined ? {} : { batchId: input.batch.id, batchEntry: input.batch.entry }),
+    useLfs: input.useLfs ?? 'undecided',
     choices: choicesItem(input.choices),
     status: input.status,
     commitCount: null,
