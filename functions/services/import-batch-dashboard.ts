@@ -4,10 +4,17 @@
  * counts and revision-map size, read for all imports together (`data/imports/batch-reads.ts`),
  * and the batch's revision maps as CSV parts (`revisionParts`). Owner only, as the batch.
  */
-import { findingCountsOf, type ImportRef, revisionTotalsOf } from '#data/imports/batch-reads';
+import { getBatch, listEntries } from '#data/import-batches';
+import {
+  findingCountsOf,
+  type ImportRef,
+  importsAndSyncsOf,
+  revisionTotalsOf,
+} from '#data/imports/batch-reads';
 import { pageOfRevisions } from '#data/imports/revision-map';
 import { revisionParts } from '#domain/batch-dashboard';
 import { FINDING_KINDS, type FindingKind } from '#domain/import-report';
+import { SYNC_OFF } from '#domain/import-sync';
 import type { RevisionEntry } from '#domain/revision-map';
 import { notFound } from '#shared/errors';
 import type { Caller } from './authenticate.ts';
@@ -38,16 +45,41 @@ async function totalsOf(view: BatchView, imports: readonly ImportRef[]) {
   }));
 }
 
-/** The dashboard's data: the batch, its entries' finding counts and its revision maps' size. */
+/**
+ * The dashboard's data: the batch resource as `importBatch` makes it, each import's finding
+ * counts and the size of its revision map. Read in two round trips whatever the batch's size: the
+ * batch and its entries (a GetItem and a Query), then every import, sync item, report count and
+ * map header by BatchGetItem, all sent together (`importBatch` reads each import with GetItems).
+ */
 export async function batchDashboard(caller: Caller, batchId: number): Promise<BatchDashboard> {
-  const view = await importBatch(caller, batchId);
-  const imports = importsOf(view);
-  const [findings, totals] = await Promise.all([findingCountsOf(imports, FINDING_KINDS), totalsOf(view, imports)]);
+  if (caller.kind !== 'user') throw notFound();
+  const owner = caller.user.login;
+  const [batch, entries] = await Promise.all([getBatch(owner, batchId), listEntries(owner, batchId)]);
+  if (!batch) throw notFound();
+  const started: ImportRef[] = entries.flatMap((entry) =>
+    entry.state === 'started' ? [{ owner, repo: entry.repository, importId: entry.importId }] : [],
+  );
+  const [imports, findings, totals] = await Promise.all([
+    importsAndSyncsOf(started),
+    findingCountsOf(started, FINDING_KINDS),
+    revisionTotalsOf(started),
+  ]);
+  const view: BatchView = {
+    batch,
+    entries: entries.map((entry) => {
+      const found = entry.state === 'started' ? imports.get(entry.importId) : undefined;
+      return found ? { entry, record: found.record, sync: found.sync ?? SYNC_OFF } : { entry };
+    }),
+  };
+  const perEntry = view.entries.map(({ entry, record }) => ({
+    index: entry.index,
+    total: record ? (totals.get(record.importId) ?? 0) : 0,
+  }));
   return {
     view,
     findings,
-    revisionParts: revisionParts(totals).length,
-    revisionCount: totals.reduce((sum, { total }) => sum + total, 0),
+    revisionParts: revisionParts(perEntry).length,
+    revisionCount: perEntry.reduce((sum, { total }) => sum + total, 0),
   };
 }
 

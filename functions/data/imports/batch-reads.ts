@@ -1,15 +1,19 @@
 /**
- * Reads the batch dashboard makes over many imports at once (issue 37, item 5): each import's
- * finding counts (from its report item) and its revision map's size (from the map's header), by
+ * Reads the batch dashboard makes over many imports at once (issue 37, item 5): each import and
+ * its sync item, its finding counts (from its report item) and its revision map's size (from the map's header), by
  * BatchGetItem of 100 keys a call, the calls sent side by side, with projections so that a
- * report's listed findings (up to 1,000 entries a kind) are never read. 200 imports: two calls
- * for each, four round trips in flight together.
+ * report's listed findings (up to 1,000 entries a kind) are never read. 200 imports: eight calls
+ * in all, sent together: one round trip's time.
  */
 import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { FindingKind } from '#domain/import-report';
+import type { ImportSync } from '#domain/import-sync';
+import type { Import } from '#domain/imports';
 import { db, tableName } from '../client.ts';
-import { importReportKey, importRevisionMapKey, type Key } from '../keys.ts';
+import { importKey, importReportKey, importRevisionMapKey, importSyncKey, type Key } from '../keys.ts';
 import { untilProcessed } from '../unprocessed.ts';
+import { toImport } from './items.ts';
+import { toSync } from './sync.ts';
 
 /** An import of a batch, by what its keys need. */
 export interface ImportRef {
@@ -22,8 +26,8 @@ const KEYS_PER_CALL = 100;
 
 async function projected(
   keys: readonly Key[],
-  projection: string,
-  names: Record<string, string>,
+  projection?: string,
+  names?: Record<string, string>,
 ): Promise<Map<string, Record<string, unknown>>> {
   const found = new Map<string, Record<string, unknown>>();
   const calls: Promise<void>[] = [];
@@ -39,8 +43,9 @@ async function projected(
               [tableName()]: {
                 Keys: [...pending],
                 ConsistentRead: true,
-                ProjectionExpression: `PK, SK, ${projection}`,
-                ExpressionAttributeNames: names,
+                ...(projection
+                  ? { ProjectionExpression: `PK, SK, ${projection}`, ExpressionAttributeNames: names }
+                  : {}),
               },
             },
           }),
@@ -90,4 +95,26 @@ export async function revisionTotalsOf(imports: readonly ImportRef[]): Promise<M
   const keys = imports.map((ref) => importRevisionMapKey(ref.owner, ref.repo, ref.importId));
   const items = await projected(keys, '#t', { '#t': 'total' });
   return new Map(imports.map((ref, n) => [ref.importId, Number(at(items, keys[n] as Key)?.total ?? 0)]));
+}
+
+/**
+ * Each import and its sync item, by import id: an import whose item names another id (the
+ * repository was imported again since) is left out, as is the sync of an import never followed.
+ */
+export async function importsAndSyncsOf(
+  imports: readonly ImportRef[],
+): Promise<Map<number, { readonly record: Import; readonly sync: ImportSync | undefined }>> {
+  const keys = imports.flatMap((ref) => [
+    importKey(ref.owner, ref.repo),
+    importSyncKey(ref.owner, ref.repo, ref.importId),
+  ]);
+  const items = await projected(keys);
+  const found = new Map<number, { record: Import; sync: ImportSync | undefined }>();
+  imports.forEach((ref, n) => {
+    const item = at(items, keys[2 * n] as Key);
+    if (!item || Number(item.importId) !== ref.importId) return;
+    const sync = at(items, keys[2 * n + 1] as Key);
+    found.set(ref.importId, { record: toImport(item), sync: sync ? toSync(sync) : undefined });
+  });
+  return found;
 }

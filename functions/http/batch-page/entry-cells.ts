@@ -121,7 +121,7 @@ export function lastSyncCell(sync: ImportSync | undefined, now: number): Html {
       last.errorMessage ??
       (last.status === 'auth_failed' ? 'the origin refused the credentials' : 'no reason recorded');
     const short = reason.length > 80 ? `${reason.slice(0, 79)}…` : reason;
-    return html`<strong>Failed</strong>: <span title="${reason}">${short}</span>`;
+    return html`<strong>Failed:</strong> <span title="${reason}">${short}</span>`;
   }
   const commits =
     last.newCommits === 0 ? 'nothing new' : counted(last.newCommits, ['new commit', 'new commits']);
