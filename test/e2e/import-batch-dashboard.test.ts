@@ -10,7 +10,7 @@ import { findingOf } from '#domain/import-report';
 import { DEFAULT_IMPORT_CHOICES } from '#domain/imports';
 import { createUser } from '#test/fixtures';
 import { startTestStack } from '#test/stack';
-import { WebClient } from '#test/web-client';
+import { signedIn, WebClient } from '#test/web-client';
 
 /*
  * The batch dashboard (issue 37, item 5) over HTTP with a web session, at 200 imports: a batch
@@ -54,17 +54,18 @@ async function eachOf<T>(items: readonly T[], width: number, work: (item: T) => 
 const repoName = (index: number) => `proj-${String(index).padStart(3, '0')}`;
 
 /**
- * What each entry is, by its index: the last `QUEUED` wait their turn; of the others, by index
+ * What each entry is, by its index: the last tenth (`QUEUED` of 200) wait their turn; of the others, by index
  * modulo 10: 0 failed, 1 importing at 40%, 2 pushing, 3 complete and not following, 4 following
  * with a failed last sync, 5–9 complete and following (5 and 6 synced, with 3 new commits).
  */
-const kindOf = (index: number) =>
-  index >= ENTRIES - QUEUED
+const kindOf = (index: number, size = ENTRIES) =>
+  index >= size - size / 10
     ? 'queued'
     : (['failed', 'importing', 'pushing', 'complete', 'sync-failed'][index % 10] ?? 'following');
 
-async function seedBatch(login: string): Promise<number> {
-  const importIds = await Promise.all(Array.from({ length: ENTRIES }, () => nextId('import')));
+async function seedBatch(login: string, size = ENTRIES, prefix = 'proj'): Promise<number> {
+  const repoName = (index: number) => `${prefix}-${String(index).padStart(3, '0')}`;
+  const importIds = await Promise.all(Array.from({ length: size }, () => nextId('import')));
   const created = await createBatch({
     ownerLogin: login,
     options: {
@@ -72,7 +73,7 @@ async function seedBatch(login: string): Promise<number> {
       choices: DEFAULT_IMPORT_CHOICES,
       private: false,
       follow: null,
-      concurrency: ENTRIES,
+      concurrency: size,
     },
     hasCredentials: false,
     entries: importIds.map((importId, index) => ({
@@ -90,10 +91,10 @@ async function seedBatch(login: string): Promise<number> {
     importIds.map((importId, index) => ({ importId, index })),
     8,
     async ({ importId, index }) => {
-      const kind = kindOf(index);
+      const kind = kindOf(index, size);
       if (kind === 'queued') return;
       const repo = repoName(index);
-      expect(await takeTurn(login, batchId, index, ENTRIES)).toMatchObject({ entry: { state: 'started' } });
+      expect(await takeTurn(login, batchId, index, size)).toMatchObject({ entry: { state: 'started' } });
       const made = await createImport({
         ownerLogin: login,
         repoName: repo,
@@ -155,13 +156,7 @@ async function seedBatch(login: string): Promise<number> {
   return batchId;
 }
 
-async function signIn(user: User): Promise<WebClient> {
-  const browser = new WebClient(stack.webUrl);
-  await browser.get('/login');
-  const response = await browser.post('/login', { login: user.login, password: user.password });
-  expect(response.status).toBe(303);
-  return browser;
-}
+const signIn = (user: User) => signedIn(stack.webUrl, user);
 
 /** Each row's id, group and cells as text, in page order. */
 function rows(page: string) {
@@ -229,7 +224,7 @@ describe('the batch dashboard', () => {
     expect(byIndex.get(5)?.text).toMatch(
       /Following \(every hour\) (just now|1 min ago) ?, 3 new commits Matched (just now|1 min ago)/,
     );
-    expect(byIndex.get(7)?.text).toMatch(/Following \(every hour\) Never Not checked since the import/);
+    expect(byIndex.get(7)?.text).toMatch(/Following \(every hour\) Never Not checked yet/);
     expect(byIndex.get(ENTRIES - 1)?.text).toBe(`${repoName(ENTRIES - 1)} Queued — — Off — —`);
     // A started import links to its progress page; a queued one has none yet.
     expect(byIndex.get(3)?.markup).toContain(`<a href="/${owner.login}/${repoName(3)}/import">`);
@@ -275,9 +270,13 @@ describe('the batch dashboard', () => {
   });
 
   it('acts on all imports through its forms: refuses without CSRF, syncs now, changes the interval, cuts over after a confirmation and shows each refusal', async () => {
+    // A batch of 20 of its own: the actions go through every import one by one.
+    const SIZE = 20;
+    const small = await seedBatch(owner.login, SIZE, 'act');
+    const path = `/imports/batches/${small}`;
     await browser.get(path);
     expect((await browser.post(`${path}/sync`, {}, { csrf: null })).status).toBe(403);
-    const following = Array.from({ length: ENTRIES }, (_, index) => kindOf(index)).filter(
+    const following = Array.from({ length: SIZE }, (_, index) => kindOf(index, SIZE)).filter(
       (kind) => kind === 'following' || kind === 'sync-failed',
     ).length;
 
@@ -301,17 +300,17 @@ describe('the batch dashboard', () => {
     const synced = await browser.post(`${path}/sync`, {});
     expect(synced.status).toBe(303);
     expect(synced.headers.get('location')).toBe(
-      `${path}?notice=sync-started&done=${nowFollowing}&skipped=${ENTRIES - nowFollowing}`,
+      `${path}?notice=sync-started&done=${nowFollowing}&skipped=${SIZE - nowFollowing}`,
     );
 
     // The syncs just started are still running (the idle workflow): cut-over refuses them, each named.
     await browser.get(path);
     const question = await browser.post(`${path}/cut-over`, {});
     expect(question.status).toBe(200);
-    expect(browser.lastHtml).toContain(`Cut over ${nowFollowing} repositories of batch ${batchId}?`);
+    expect(browser.lastHtml).toContain(`Cut over ${nowFollowing} repositories of batch ${small}?`);
     const refused = await browser.post(`${path}/cut-over`, { confirm: 'cut-over' });
     expect(refused.status).toBe(200);
-    expect(browser.lastHtml).toContain(`${nowFollowing} of ${ENTRIES} imports refused.`);
-    expect(browser.lastHtml).toMatch(/<li><strong>proj-\d{3}<\/strong>: A sync attempt is under way/);
+    expect(browser.lastHtml).toContain(`${nowFollowing} of ${SIZE} imports refused.`);
+    expect(browser.lastHtml).toMatch(/<li><strong>act-\d{3}<\/strong>: A sync attempt is under way/);
   });
 });

@@ -6,7 +6,7 @@ import { getImportSync } from '#data/imports/sync';
 import { createUser } from '#test/fixtures';
 import { createRepository } from '#test/import-seed';
 import { startTestStack } from '#test/stack';
-import { WebClient } from '#test/web-client';
+import { signedIn } from '#test/web-client';
 
 /*
  * Issue 37, item 6: `keep_deleted_refs` named two settings with two defaults (the import's choice
@@ -138,9 +138,7 @@ describe('the two keep_… settings for deleted refs', () => {
     const { repo } = await started();
     await complete(repo);
     await api('PUT', `/repos/${owner.login}/${repo}/import/sync`, { interval_minutes: 60 });
-    const browser = new WebClient(stack.webUrl);
-    await browser.get('/login');
-    await browser.post('/login', { login: owner.login, password: owner.password });
+    const browser = await signedIn(stack.webUrl, owner);
     const page = await browser.get(`/${owner.login}/${repo}/import`);
     expect(page.status).toBe(200);
     const words = browser.lastHtml.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');

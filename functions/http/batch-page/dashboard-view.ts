@@ -107,18 +107,41 @@ function revisionLinks(data: BatchDashboard): Html {
   return html`<p id="batch-revisions">Revision maps of all imports, ${data.revisionCount.toLocaleString('en-US')} revisions as <code>repository,origin_revision,commit</code>: ${links.map((link, n) => html`${n > 0 ? ' · ' : ''}${link}`)}</p>`;
 }
 
+/**
+ * The actions that can do something now: Sync now and Cut over while an import follows; the
+ * interval while one follows or could (complete and not following, or not complete yet).
+ */
 function actionsRegion(request: WebRequest, data: BatchDashboard): Html {
   const id = data.view.batch.id;
-  return html`<section id="batch-actions" class="panel" aria-labelledby="batch-actions-heading">
-<h2 id="batch-actions-heading">On all imports</h2>
-<div class="actions">
+  const states = data.view.entries.map((view) => view.sync?.state ?? 'off');
+  const following = states.includes('following');
+  const couldFollow = data.view.entries.some(
+    (view) =>
+      view.entry.state === 'queued' || (view.record !== undefined && (view.sync?.state ?? 'off') === 'off'),
+  );
+  const buttons = following
+    ? html`<div class="actions">
   <form method="post" action="${batchPaths.syncNow(id)}">${csrfField(request.csrf)}<button type="submit" class="primary">Sync now</button></form>
   <form method="post" action="${batchPaths.cutOver(id)}">${csrfField(request.csrf)}<button type="submit" class="danger">Cut over</button></form>
-</div>
-${followForm(request, data)}
+</div>`
+    : html`<p class="muted">No import of the batch follows its origin${states.includes('cut_over') ? ' any more: those complete are cut over' : ''}.</p>`;
+  return html`<section id="batch-actions" class="panel" aria-labelledby="batch-actions-heading">
+<h2 id="batch-actions-heading">On all imports</h2>
+${buttons}
+${following || couldFollow ? followForm(request, data) : ''}
 ${revisionLinks(data)}
 </section>`;
 }
+
+/** A cell; `labelled` ones say their column's name in the narrow layout, `empty` ones are hidden there. */
+function cell(label: string, content: Html, { labelled = false, empty = false, num = false } = {}): Html {
+  const classes = [labelled ? 'labelled' : '', empty ? 'empty' : '', num ? 'num' : ''].filter(
+    (name) => name !== '',
+  );
+  return html`<td data-label="${label}"${classes.length > 0 ? html` class="${classes.join(' ')}"` : ''}>${content}</td>`;
+}
+
+const NONE = html`<span class="muted">—</span>`;
 
 function row(view: BatchEntryView, data: BatchDashboard, now: number): Html {
   const { entry, record, sync } = view;
@@ -129,14 +152,15 @@ function row(view: BatchEntryView, data: BatchDashboard, now: number): Html {
     ? html`<a href="${paths.page({ owner, repo: entry.repository })}">${entry.repository}</a>`
     : html`${entry.repository}`;
   const findings = record ? data.findings.get(record.importId) : undefined;
+  const following = sync?.state === 'following';
   return html`<tr id="entry-${entry.index}" data-group="${group}" data-status="${record?.status ?? entry.state}" data-following="${sync?.state ?? 'off'}">
-<td data-label="Repository">${name}</td>
-<td data-label="Status">${statusCell(view)}</td>
-<td data-label="Done" class="num">${percent === null ? html`<span class="muted">—</span>` : `${percent}%`}</td>
-<td data-label="Findings">${record ? findingsCell(findings) : html`<span class="muted">—</span>`}</td>
-<td data-label="Following">${followingCell(sync, now)}</td>
-<td data-label="Last sync">${lastSyncCell(sync, now)}</td>
-<td data-label="In step">${inStepCell(sync, now)}</td>
+${cell('Repository', name)}
+${cell('Status', statusCell(view))}
+${cell('Done', percent === null ? NONE : html`${percent}%`, { num: true, empty: percent === null })}
+${cell('Findings', record ? findingsCell(findings) : NONE, { labelled: true, empty: !record })}
+${cell('Following', followingCell(sync, now))}
+${cell('Last sync', lastSyncCell(sync, now), { labelled: true, empty: !sync?.lastSync })}
+${cell('In step', inStepCell(sync, now), { labelled: true, empty: !following })}
 </tr>`;
 }
 
@@ -169,7 +193,7 @@ export function dashboardPage(
     body: html`<div class="wide">
 <p class="muted"><a href="${batchPaths.list()}">Your import batches</a></p>
 <h1>Import batch ${batch.id}</h1>
-<p class="muted">${batch.total} ${batch.total === 1 ? 'repository' : 'repositories'} of ${batch.ownerLogin}, started ${timeWords(batch.createdAt)}; ${batch.options.concurrency} import at a time.</p>
+<p class="muted">${batch.total} ${batch.total === 1 ? 'repository' : 'repositories'} of ${batch.ownerLogin}, started ${timeWords(batch.createdAt)}; ${batch.options.concurrency} ${batch.options.concurrency === 1 ? 'import' : 'imports'} at a time.</p>
 ${noticeBox(options.problems ? {} : request.query)}
 ${problemsBox(options.problems)}
 ${countsList(data)}

@@ -134,6 +134,6 @@ export function inStepCell(sync: ImportSync | undefined, now: number): Html {
   if (sync.lastSync && sync.lastSync.status !== 'succeeded') return html`Behind: the last sync failed`;
   const since = inStepSince(sync);
   return since === null
-    ? html`<span class="muted">Not checked since the import</span>`
+    ? html`<span class="muted">Not checked yet</span>`
     : html`Matched ${agoElement(since, now)}`;
 }

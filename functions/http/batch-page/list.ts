@@ -17,7 +17,7 @@ export const handler = webHandler(async (request) => {
   const last = Math.max(1, Math.ceil(batches.total / PER_PAGE));
   const rows = batches.items.map(
     (batch) =>
-      html`<tr><td data-label="Batch"><a href="${batchPaths.dashboard(batch.id)}">Batch ${batch.id}</a></td><td data-label="Started">${timeWords(batch.createdAt)}</td><td data-label="Repositories" class="num">${batch.total}</td><td data-label="Queued" class="num">${batch.queued}</td><td data-label="Running" class="num">${batch.running}</td></tr>`,
+      html`<tr><td data-label="Batch"><a href="${batchPaths.dashboard(batch.id)}">Batch ${batch.id}</a></td><td data-label="Started" class="labelled">${timeWords(batch.createdAt)}</td><td data-label="Repositories" class="num labelled">${batch.total}</td><td data-label="Queued" class="num labelled">${batch.queued}</td><td data-label="Running" class="num labelled">${batch.running}</td></tr>`,
   );
   const nav =
     last > 1
