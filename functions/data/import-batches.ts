@@ -5,14 +5,13 @@
  * (docs/decisions/0145-import-batch-queue.md).
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  BATCH_ENTRIES_PER_TRANSACTION,
-  type BatchEntry,
-  type BatchEntrySpec,
-  type BatchEntryState,
-  type BatchOptions,
-  type BatchSlot,
-  type ImportBatch,
+import type {
+  BatchEntry,
+  BatchEntrySpec,
+  BatchEntryState,
+  BatchOptions,
+  BatchSlot,
+  ImportBatch,
 } from '#domain/import-batches';
 import type { ImportBatchRef, ImportChoices, UseLfs, Vcs } from '#domain/imports';
 import {
@@ -100,6 +99,9 @@ const toEntry = (item: Record<string, unknown>): BatchEntry => ({
   message: optionalString(item.message),
   startedAt: optionalString(item.startedAt),
 });
+
+/** Entries whose repository and entry item one transaction writes (two items each, plus the profile: within DynamoDB's 100). */
+const BATCH_ENTRIES_PER_TRANSACTION = 45;
 
 // ---- Creation -----------------------------------------------------------------------------
 

@@ -12,15 +12,12 @@ import { isValidRepositoryName } from './repositories.ts';
 
 /**
  * Most entries one batch may hold. Every repository of a batch is created before any import
- * starts, in transactions of `BATCH_ENTRIES_PER_TRANSACTION`, and the batch's page and answer
+ * starts, in transactions of 45 (`data/import-batches.ts`), and the batch's page and answer
  * list every entry: 200 keeps that to five transactions, one answer of about 100 KB and a
  * dashboard that still reads well (issue 37 asks for 200 repositories). A larger server is
  * several batches.
  */
 export const MAX_BATCH_ENTRIES = 200;
-
-/** Repositories and entry items written per transaction (two items each, within DynamoDB's 100). */
-export const BATCH_ENTRIES_PER_TRANSACTION = 45;
 
 /**
  * Where an entry is in the batch's queue (the import's own status says the rest):

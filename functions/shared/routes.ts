@@ -190,6 +190,14 @@ export const ROUTES: readonly Route[] = [
   { method: 'PUT', path: `${API}/repos/{owner}/{repo}/import/sync`, handler: 'imports/follow', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock' },
   { method: 'POST', path: `${API}/repos/{owner}/{repo}/import/sync`, handler: 'imports/sync-now', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/import/sync`, handler: 'imports/cut-over', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock' },
+  // Batches of imports (issue 37, an extension): many projects at once, each an ordinary import.
+  { method: 'POST', path: `${API}/user/import-batches`, handler: 'import-batches/create', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
+  { method: 'GET', path: `${API}/user/import-batches`, handler: 'import-batches/list', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
+  { method: 'GET', path: `${API}/user/import-batches/{batch_id}`, handler: 'import-batches/get', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
+  { method: 'DELETE', path: `${API}/user/import-batches/{batch_id}`, handler: 'import-batches/cancel', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow', 'repositories', 'webhooks'] },
+  { method: 'PUT', path: `${API}/user/import-batches/{batch_id}/sync`, handler: 'import-batches/follow', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock' },
+  { method: 'POST', path: `${API}/user/import-batches/{batch_id}/sync`, handler: 'import-batches/sync-now', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
+  { method: 'DELETE', path: `${API}/user/import-batches/{batch_id}/sync`, handler: 'import-batches/cut-over', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock' },
   { method: 'PATCH', path: `${API}/{owner}/{repo}/import/lfs`, handler: 'imports/set-lfs-short-path', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'GET', path: `${API}/{owner}/{repo}/import/large_files`, handler: 'imports/list-large-files-short-path', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
   { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/cancel', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow', 'repositories', 'webhooks'] },
@@ -212,6 +220,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/{owner}/{repo}/import/lfs', handler: 'import-page/lfs-choice', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   { method: 'POST', path: '/{owner}/{repo}/import/credentials', handler: 'import-page/credentials', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   { method: 'POST', path: '/{owner}/{repo}/import/project', handler: 'import-page/project-choice', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
+  // Several projects at once from the project choice (issue 37): a batch made from this import.
+  { method: 'POST', path: '/{owner}/{repo}/import/batch', handler: 'import-page/batch-choice', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   { method: 'POST', path: '/{owner}/{repo}/import/cancel', handler: 'import-page/cancel', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow', 'repositories', 'webhooks'] },
   { method: 'GET', path: '/{owner}/{repo}/import/revisions.csv', handler: 'import-page/revisions-csv', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'POST', path: '/{owner}/{repo}/import/restart', handler: 'import-page/restart', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },

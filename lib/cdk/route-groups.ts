@@ -35,7 +35,7 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   },
   {
     name: 'Import',
-    folders: ['imports', 'import-page', 'batch-page'],
+    folders: ['imports', 'import-page', 'import-batches', 'batch-page'],
     description: 'Source import API and the import page',
   },
   // No group for `git/`: the Git front end serves those rows (`servedBy: 'git-frontend'`).

@@ -200,6 +200,7 @@ describe('ServiceRestApi', () => {
       const origin = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }]] };
       expect(variables, route.handler).toEqual({
         [ENV.vendor]: 'github',
+        [ENV.importBatchConcurrency]: '4',
         [ENV.baseUrl]: { 'Fn::Join': ['', [origin, '/api/v3']] },
         [ENV.authUrl]: origin,
         [ENV.settingsUrl]: origin,

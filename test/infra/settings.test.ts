@@ -26,6 +26,7 @@ describe('readSettings', () => {
       largeFileBytes: 104_857_600,
       gitFrontendTasks: { min: 1, max: 10 },
       importWorkerConcurrency: undefined,
+      importBatchConcurrency: 4,
     });
   });
 
@@ -43,9 +44,11 @@ describe('readSettings', () => {
       [CONTEXT.gitFrontendMinTasks]: '2',
       [CONTEXT.gitFrontendMaxTasks]: '4',
       [CONTEXT.importWorkerConcurrency]: '50',
+      [CONTEXT.importBatchConcurrency]: '8',
     });
     expect(settings).toMatchObject({
       importWorkerConcurrency: 50,
+      importBatchConcurrency: 8,
       certificateArn: CERTIFICATE,
       gitFrontendTasks: { min: 2, max: 4 },
       natGateways: 2,

@@ -98,10 +98,20 @@ export async function changeThenBack(
   caller: Caller,
   repo: RepoName,
   change: () => Promise<unknown>,
-  { typed, notice }: { readonly typed?: PageProblems['author']; readonly notice?: NoticeKey } = {},
+  {
+    typed,
+    notice,
+    next,
+  }: {
+    readonly typed?: PageProblems['author'];
+    readonly notice?: NoticeKey;
+    /** Where to go after the change instead of back to the page. */
+    readonly next?: () => string;
+  } = {},
 ): Promise<WebReply> {
   try {
     await change();
+    if (next) return { location: next(), status: 303 };
   } catch (error) {
     if (!(error instanceof HttpError && SHOWN_STATUSES.has(error.status))) throw error;
     return importPage(request, await pageData(caller, repo), {

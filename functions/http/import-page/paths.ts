@@ -16,6 +16,7 @@ export const paths = {
   lfs: (repo: RepoName) => at('import-page/lfs-choice', repo),
   credentials: (repo: RepoName) => at('import-page/credentials', repo),
   project: (repo: RepoName) => at('import-page/project-choice', repo),
+  batch: (repo: RepoName) => at('import-page/batch-choice', repo),
   cancel: (repo: RepoName) => at('import-page/cancel', repo),
   restart: (repo: RepoName) => at('import-page/restart', repo),
   follow: (repo: RepoName) => at('import-page/follow', repo),
@@ -23,3 +24,9 @@ export const paths = {
   cutOver: (repo: RepoName) => at('import-page/cut-over', repo),
   revisionsCsv: (repo: RepoName, part: number) => `${at('import-page/revisions-csv', repo)}?part=${part}`,
 } as const;
+
+/**
+ * The dashboard of an import batch (agreed with the dashboard's page: `/imports/batches/{batch_id}`;
+ * written out here because that page's route row is its own).
+ */
+export const batchPagePath = (batchId: number): string => `/imports/batches/${batchId}`;

@@ -1,3 +1,4 @@
+import { derivedRepositoryName } from '#domain/import-batches';
 import type { ImportReport } from '#domain/import-report';
 import type { ImportSync } from '#domain/import-sync';
 import {
@@ -249,6 +250,27 @@ function projectForm(request: WebRequest, data: ImportPageData): Html {
   ${csrfField(request.csrf)}
   <fieldset><legend>Projects found at the URL</legend><ul class="scopes">${choices}</ul></fieldset>
   <div class="actions"><button type="submit" class="primary">Import this project</button></div>
+</form>
+${batchForm(request, data)}`;
+}
+
+/**
+ * Several projects at once (`import-batch.ts`): every project with a box to tick and its new
+ * repository's name (derived, editable); the first one imported goes into this repository.
+ */
+function batchForm(request: WebRequest, data: ImportPageData): Html {
+  const choices = data.record.projectChoices ?? [];
+  const rows = choices.map(
+    (choice, index) =>
+      html`<tr><td><input type="checkbox" id="batch-project-${index}" name="project" value="${index}" checked><input type="hidden" name="project-name-${index}" value="${choice.humanName}"></td><td><label for="batch-project-${index}">${choice.humanName}</label></td><td><label class="visually-hidden" for="batch-name-${index}">Repository for ${choice.humanName}</label><input type="text" id="batch-name-${index}" name="name-${index}" value="${derivedRepositoryName(choice.humanName)}" maxlength="100" pattern="[A-Za-z0-9._\-]{1,100}" spellcheck="false"></td></tr>`,
+  );
+  return html`<form method="post" action="${paths.batch(data.repo)}" class="panel" aria-labelledby="batch-heading">
+  <h2 id="batch-heading">Import several projects, one repository each</h2>
+  ${csrfField(request.csrf)}
+  <input type="hidden" name="count" value="${choices.length}">
+  <p class="muted">The first project imported goes into ${data.repo.owner}/${data.repo.repo}; each other one into a new repository of the name beside it.</p>
+  <table><thead><tr><th scope="col">Import</th><th scope="col">Project</th><th scope="col">Repository</th></tr></thead><tbody>${rows}</tbody></table>
+  <div class="actions"><button type="submit" name="scope" value="all">Import all ${choices.length}</button> <button type="submit" name="scope" value="ticked" class="primary">Import the ones ticked</button></div>
 </form>`;
 }
 
