@@ -327,7 +327,7 @@ export async function updateImport(
   const restartFields = ['vcsUsername', 'vcsPassword', 'vcs', 'tfvcProject', 'humanName'] as const;
   if (sendsChoices(sent) && restartFields.some((field) => input[field] !== undefined))
     throw invalid(
-      sent.keepEmptyDirectories === undefined ? 'keep_deleted_refs' : 'keep_empty_directories',
+      sent.keepEmptyDirectories === undefined ? 'keep_refs_deleted_in_history' : 'keep_empty_directories',
       'Choices change only with a restart: send them without credentials or a project choice',
     );
   if (input.vcsUsername !== undefined || input.vcsPassword !== undefined) {

@@ -70,6 +70,26 @@ main:has(ul.repo-list) { max-width: 1012px; }
   ul.repo-list li.repo-list-head { display: none; }
   ul.repo-list li > :first-child { grid-column: 1 / -1; }
 }
+main:has(.wide) { max-width: 1200px; }
+ul.counts { display: flex; flex-wrap: wrap; gap: 4px 20px; list-style: none; padding: 0; margin: 0 0 12px; }
+ul.counts strong { font-size: 20px; }
+table.compact th, table.compact td { padding: 4px 8px; font-size: 14px; }
+table.compact td.num { font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.compact tr[data-group=problem] td:first-child { box-shadow: inset 3px 0 var(--danger); }
+.form-row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; }
+.form-row label { margin: 0; }
+input[type=number] { width: 7em; padding: 5px 8px; font: inherit; border: 1px solid var(--border); border-radius: 6px; background: var(--bg); color: var(--fg); }
+@media (max-width: 640px) {
+  main { padding: 0 12px; margin-top: 16px; }
+  table.stack thead { display: none; }
+  table.stack tr { display: flex; flex-wrap: wrap; gap: 0 12px; border-top: 1px solid var(--border); padding: 6px 0; }
+  table.stack td { border: 0; padding: 0; }
+  table.stack td:first-child { flex-basis: 100%; font-weight: 600; }
+  table.stack td.labelled { flex-basis: 100%; order: 1; }
+  table.stack td.labelled::before { content: attr(data-label) ": "; color: var(--muted); }
+  table.stack td.empty { display: none; }
+}
+.panel > h2:first-child { margin-top: 0; }
 `;
 
 export const STYLE_HASH = `'sha256-${createHash('sha256').update(CSS).digest('base64')}'`;

@@ -252,6 +252,15 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/{owner}/{repo}/import/follow', handler: 'import-page/follow', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/{owner}/{repo}/import/sync', handler: 'import-page/sync-now', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   { method: 'POST', path: '/{owner}/{repo}/import/cut-over', handler: 'import-page/cut-over', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+
+  // Batch dashboards (issue 37): the owner's batches, one page per batch, and its actions on all of its imports.
+  // Static segments win over `/{owner}/{repo}/…` (as in API Gateway), so a user named `imports` has no progress page for a repository `batches`.
+  { method: 'GET', path: '/imports/batches', handler: 'batch-page/list', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'GET', path: '/imports/batches/{batch_id}', handler: 'batch-page/dashboard', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'GET', path: '/imports/batches/{batch_id}/revisions.csv', handler: 'batch-page/revisions-csv', auth: 'web', scopes: [], media: 'html', table: 'RO' },
+  { method: 'POST', path: '/imports/batches/{batch_id}/follow', handler: 'batch-page/follow', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'POST', path: '/imports/batches/{batch_id}/sync', handler: 'batch-page/sync-now', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
+  { method: 'POST', path: '/imports/batches/{batch_id}/cut-over', handler: 'batch-page/cut-over', auth: 'web', scopes: [], media: 'html', table: 'RW' },
 ];
 
 /**

@@ -35,8 +35,13 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   },
   {
     name: 'Import',
-    folders: ['imports', 'import-page', 'import-batches'],
+    folders: ['imports', 'import-page'],
     description: 'Source import API and the import page',
+  },
+  {
+    name: 'ImportBatch',
+    folders: ['import-batches', 'batch-page'],
+    description: 'Import batches API and the batch dashboard',
   },
   // No group for `git/`: the Git front end serves those rows (`servedBy: 'git-frontend'`).
 ];

@@ -160,7 +160,7 @@ describe('import progress page: the report', () => {
       '3 empty directories were not kept (Git stores no empty directories): a/, b/c/, d/.',
     );
     expect(words).toContain('1 file over the size limit (157.3 MB) waits for your choice');
-    expect(words).toContain('(keep_deleted_refs: true)');
+    expect(words).toContain('(keep_refs_deleted_in_history: true)');
     expect(region).not.toContain('<img');
     // The API's report holds the same counts the page words.
     const api = await apiSees(name, '/report');

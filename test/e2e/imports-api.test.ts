@@ -440,12 +440,17 @@ describe("the owner's choices (extension fields)", () => {
     expect(response.body).not.toHaveProperty('keep_empty_directories');
     expect((await report(defaults)).choices).toEqual({
       keep_empty_directories: false,
+      keep_refs_deleted_in_history: true,
       keep_deleted_refs: true,
     });
     expect(await jobChoices(defaults)).toEqual({ keepEmptyDirectories: false, keepDeletedRefs: true });
 
     const { repo } = await started({ vcs_url: ORIGIN, vcs: 'git', keep_empty_directories: true });
-    expect((await report(repo)).choices).toEqual({ keep_empty_directories: true, keep_deleted_refs: true });
+    expect((await report(repo)).choices).toEqual({
+      keep_empty_directories: true,
+      keep_refs_deleted_in_history: true,
+      keep_deleted_refs: true,
+    });
     expect(await jobChoices(repo)).toEqual({ keepEmptyDirectories: true, keepDeletedRefs: true });
     const shown = await api('GET', `/repos/octocat/${repo}/import`);
     expect(Object.keys(shown.body).filter((key) => key.startsWith('keep_') || key === 'choices')).toEqual([]);
@@ -479,7 +484,11 @@ describe("the owner's choices (extension fields)", () => {
     expect(restarted.headers.get('location')).toBe(`${stack.baseUrl}/repos/octocat/${repo}/import`);
     expect(restarted.body).not.toHaveProperty('choices');
     expect((await getImport('octocat', repo))?.attempt).toBe(record.attempt + 1);
-    expect((await report(repo)).choices).toEqual({ keep_empty_directories: true, keep_deleted_refs: false });
+    expect((await report(repo)).choices).toEqual({
+      keep_empty_directories: true,
+      keep_refs_deleted_in_history: false,
+      keep_deleted_refs: false,
+    });
     expect(await jobChoices(repo)).toEqual({ keepEmptyDirectories: true, keepDeletedRefs: false });
 
     const mixed = await api('PATCH', `/repos/octocat/${repo}/import`, {
@@ -496,7 +505,11 @@ describe("the owner's choices (extension fields)", () => {
     expect(wrongType.body.errors).toEqual([
       { resource: 'Import', field: 'keep_deleted_refs', code: 'invalid' },
     ]);
-    expect((await report(repo)).choices).toEqual({ keep_empty_directories: true, keep_deleted_refs: false });
+    expect((await report(repo)).choices).toEqual({
+      keep_empty_directories: true,
+      keep_refs_deleted_in_history: false,
+      keep_deleted_refs: false,
+    });
   });
 });
 

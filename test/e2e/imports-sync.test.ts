@@ -154,6 +154,7 @@ describe('the sync resource', () => {
       origin_revision: null,
       last_sync: null,
       cut_over_at: null,
+      keep_refs_deleted_while_following: false,
       keep_deleted_refs: false,
     });
 

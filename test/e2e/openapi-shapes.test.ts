@@ -51,6 +51,7 @@ const SYNC_FIELDS = [
   'origin_revision',
   'last_sync',
   'cut_over_at',
+  'keep_refs_deleted_while_following',
   'keep_deleted_refs',
 ];
 

@@ -62,6 +62,7 @@ describe('groupRoutes', () => {
       'AccountRoutes',
       'WebRoutes',
       'ImportRoutes',
+      'ImportBatchRoutes',
     ]);
   });
 

@@ -1,7 +1,9 @@
 // The client lives in lib/ so that the benchmark can use it without importing test code.
-import type { WebClient } from '#local/web-client';
+import { WebClient as WebClientClass } from '#local/web-client';
 
 export { WebClient } from '#local/web-client';
+
+type WebClient = WebClientClass;
 
 /**
  * A code for `clientId` and `scope` through the signed-in browser's authorize page: redirected at
@@ -19,4 +21,16 @@ export async function authorizedCode(browser: WebClient, clientId: string, scope
   const code = new URL(response.headers.get('location') ?? 'missing:').searchParams.get('code');
   if (!code) throw new Error(`no code: ${response.status}`);
   return code;
+}
+
+/** A browser signed in as `user` through the login form (throws unless the form signs in). */
+export async function signedIn(
+  webUrl: string,
+  user: { readonly login: string; readonly password: string },
+): Promise<WebClient> {
+  const browser = new WebClientClass(webUrl);
+  await browser.get('/login');
+  const response = await browser.post('/login', { login: user.login, password: user.password });
+  if (response.status !== 303) throw new Error(`sign-in of ${user.login}: ${response.status}`);
+  return browser;
 }

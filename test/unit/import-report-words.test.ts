@@ -76,7 +76,7 @@ describe('the import report in plain words', () => {
     );
     expect(defaults).toContain('Empty directories are not kept. (keep_empty_directories: false)');
     expect(defaults).toContain(
-      'kept as tags named backups/&lt;name&gt;@&lt;revision&gt;. (keep_deleted_refs: true)',
+      'history before the import are kept as tags named backups/&lt;name&gt;@&lt;revision&gt;. (keep_refs_deleted_in_history: true)',
     );
     const other = text(report({ findings, choices: { keepEmptyDirectories: true, keepDeletedRefs: false } }));
     expect(other).toContain('1 empty directory was kept, each with an empty .gitignore file: doc/.');
@@ -94,7 +94,7 @@ describe('the import report in plain words', () => {
       ),
     ).toContain('1 branch or tag deleted in the origin was not kept: v1 (deleted in r9).');
     expect(other).toContain('(keep_empty_directories: true)');
-    expect(other).toContain('are not kept. (keep_deleted_refs: false)');
+    expect(other).toContain('are not kept. (keep_refs_deleted_in_history: false)');
   });
 
   it('says what became of the large files, naming them once moved or removed', () => {

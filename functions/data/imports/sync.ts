@@ -44,7 +44,7 @@ function toRefChanges(value: unknown): SyncRefChanges | undefined {
   };
 }
 
-const toSync = (item: Record<string, unknown>): ImportSync => ({
+export const toSync = (item: Record<string, unknown>): ImportSync => ({
   state: item.state as SyncState,
   intervalMinutes: typeof item.intervalMinutes === 'number' ? item.intervalMinutes : null,
   followingSince: orNull(item.followingSince),

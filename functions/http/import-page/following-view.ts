@@ -83,6 +83,15 @@ function nextSyncWords(sync: ImportSync, now: number): Html {
     : timeElement(next);
 }
 
+/**
+ * What a sync does with a branch or tag the origin deletes while followed: the sync's own setting,
+ * apart from the import's choice for refs deleted in the history (decision 0150).
+ */
+function deletedRefsWords(sync: ImportSync): Html {
+  const keep = sync.keepDeletedRefs === true;
+  return html`${keep ? 'Kept as backups under refs/backups/' : 'Deleted here too'} <span class="muted">(<code>keep_refs_deleted_while_following: ${String(keep)}</code>)</span>`;
+}
+
 const STATE_WORDS: Readonly<Record<ImportSync['state'], string>> = {
   off: 'Off',
   following: 'Following',
@@ -137,6 +146,7 @@ export function followingRegion(
   <dt>Last synced</dt><dd>${sync.lastSyncedAt ? timeElement(sync.lastSyncedAt) : 'Never'}</dd>
   <dt>Next sync</dt><dd>${sync.state === 'following' ? nextSyncWords(sync, now) : 'None (cut over)'}</dd>
   <dt>Outcome of the last sync</dt><dd id="following-last-sync">${lastSyncWords(sync.lastSync)}</dd>
+  <dt>Branches and tags the origin deletes</dt><dd id="following-deleted-refs">${deletedRefsWords(sync)}</dd>
   ${sync.originRevision ? html`<dt>Newest origin revision published</dt><dd><code>${sync.originRevision}</code></dd>` : undefined}
 </dl>`;
   const actions =

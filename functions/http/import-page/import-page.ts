@@ -19,7 +19,7 @@ import { AUTHORS_SHOWN, type ImportPageData, importPage, noImportPage, type Page
  * service it is the user with every scope, as with Basic authentication. The service then applies
  * the API's own rule: only the repository's owner sees its import (404 for everyone else).
  */
-const sessionCaller = (request: WebRequest): Caller | undefined =>
+export const sessionCaller = (request: WebRequest): Caller | undefined =>
   request.user ? { kind: 'user', user: request.user, via: 'password' } : undefined;
 
 const repoOf = (request: WebRequest): RepoName => ({

@@ -219,8 +219,8 @@ export const CHOICE_WORDS: {
     no: 'Empty directories are not kept.',
   },
   keepDeletedRefs: {
-    field: 'keep_deleted_refs',
-    yes: 'Branches and tags deleted in the origin are kept as tags named backups/<name>@<revision>.',
-    no: 'Branches and tags deleted in the origin are not kept.',
+    field: 'keep_refs_deleted_in_history',
+    yes: 'Branches and tags deleted in the history before the import are kept as tags named backups/<name>@<revision>.',
+    no: 'Branches and tags deleted in the history before the import are not kept.',
   },
 };

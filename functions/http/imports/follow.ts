@@ -3,6 +3,7 @@ import { isSyncInterval, MAX_SYNC_INTERVAL_MINUTES, MIN_SYNC_INTERVAL_MINUTES } 
 import { apiHandler } from '#http/middleware/http-stack';
 import { followImportOrigin } from '#services/import-sync';
 import { importSyncJson } from '../json/import-sync.ts';
+import { aliasedBoolean } from './deprecated-alias.ts';
 
 const body = z.object({
   interval_minutes: z.nullable(
@@ -15,7 +16,9 @@ const body = z.object({
         ),
       ),
   ),
-  /** Deleted branches and tags are kept as backup refs; absent: unchanged (false at first). */
+  /** Branches and tags the origin deletes are kept as backup refs; absent: unchanged (false at first). */
+  keep_refs_deleted_while_following: z.optional(z.boolean()),
+  /** The deprecated name of `keep_refs_deleted_while_following` (decision 0150). */
   keep_deleted_refs: z.optional(z.boolean()),
 });
 
@@ -31,7 +34,13 @@ export const handler = apiHandler(
       params.owner ?? '',
       params.repo ?? '',
       body.interval_minutes,
-      body.keep_deleted_refs,
+      aliasedBoolean(
+        'ImportSync',
+        'keep_refs_deleted_while_following',
+        body.keep_refs_deleted_while_following,
+        'keep_deleted_refs',
+        body.keep_deleted_refs,
+      ),
     );
     return { status: 200, body: importSyncJson(record, sync, urls) };
   },

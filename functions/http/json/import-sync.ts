@@ -40,6 +40,8 @@ export function importSyncJson(record: Import, sync: ImportSync, urls: PublicUrl
             rewritten_refs: (lastSync.refChanges?.rewritten ?? []).map(refChangeJson),
           },
     cut_over_at: sync.cutOverAt,
+    keep_refs_deleted_while_following: sync.keepDeletedRefs === true,
+    /** Deprecated name of the field above, kept for existing clients (decision 0150). */
     keep_deleted_refs: sync.keepDeletedRefs === true,
   };
 }

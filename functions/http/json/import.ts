@@ -43,6 +43,8 @@ export function importReportJson(report: ImportReport) {
     status: report.status,
     choices: {
       keep_empty_directories: report.choices.keepEmptyDirectories,
+      keep_refs_deleted_in_history: report.choices.keepDeletedRefs,
+      /** Deprecated name of the field above, kept for existing clients (decision 0150). */
       keep_deleted_refs: report.choices.keepDeletedRefs,
     },
   };
