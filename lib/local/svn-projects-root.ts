@@ -1,22 +1,37 @@
 /**
- * A Subversion root of many projects built from the real third-party dumps in
+ * Subversion roots of several projects built from the real third-party dumps in
  * `test/fixtures/svn` (README there: origins and licences): each project is one dump loaded with
  * `svnadmin load --parent-dir <project>`, so it is `<project>/trunk|branches|tags` as the dump had
- * it at its root. Only the dumps whose root is a standard layout (trunk, with branches and or tags,
- * nothing else) are used, round-robin, reused under other project names to reach the count. The
- * repository is built once per test run (`fixture-cache.ts`) and copied for each use; the copy is
- * served with `serveSvn` (svn-origins.ts), and `addSvnRevision` commits to it later, for a sync to
- * find.
+ * it at its root, as a server of many projects is. Two shapes: a few named projects
+ * (`makeDumpProjectsRoot`), and `count` projects (`makeSvnProjectsRoot`) from the dumps whose root
+ * is a standard layout, round-robin, built once per test run (`fixture-cache.ts`) and copied for
+ * each use. Serve either with `serveSvn` (svn-origins.ts); `addSvnRevision` commits to one later,
+ * for a sync to find.
  */
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { copyOfFixture } from './fixture-cache.ts';
 
 const DUMPS_DIR = fileURLToPath(new URL('../../test/fixtures/svn/', import.meta.url));
+
+/**
+ * Dumps whose top level is a project's (a trunk beside branches and/or tags), by the project name
+ * `makeDumpProjectsRoot` gives them. Small: each imports in a few seconds.
+ */
+export const DUMP_PROJECTS = {
+  deletion: 'git-t9135-svn.dump',
+  retag: 'git-t9136-svn.dump',
+  mergeinfo: 'svn-mergeinfo_included_full.dump',
+  replace: 'svn-descend-into-replace.dump',
+  relabel: 'hg-tags.dump',
+  forks: 'hg-branches.dump',
+  merges: 'git-t9151-svn-mergeinfo.dump',
+} as const;
+export type DumpProject = keyof typeof DUMP_PROJECTS;
 
 /** The dumps whose root is `trunk` with `branches` and or `tags` beside it, and nothing else. */
 export const STANDARD_LAYOUT_DUMPS = [
@@ -59,12 +74,15 @@ export const projectNames = (count: number): string[] =>
 export const dumpOfProject = (index: number): string =>
   STANDARD_LAYOUT_DUMPS[index % STANDARD_LAYOUT_DUMPS.length] ?? STANDARD_LAYOUT_DUMPS[0];
 
-async function build(repo: string, count: number): Promise<void> {
+/** `repo`: a new repository (a fixed UUID) holding each project, loaded from its dump under its name. */
+async function loadProjects(
+  repo: string,
+  projects: readonly { readonly name: string; readonly dump: string }[],
+): Promise<void> {
   const home = await mkdtemp(join(tmpdir(), 'svn-projects-home-'));
   try {
     await run('svnadmin', ['create', repo], home);
     await run('svnadmin', ['setuuid', repo, UUID], home);
-    const names = projectNames(count);
     // One revision makes every project's folder (load --parent-dir needs it to exist).
     await run(
       'svnmucc',
@@ -75,25 +93,40 @@ async function build(repo: string, count: number): Promise<void> {
         'Project folders',
         '--username',
         'admin',
-        ...names.flatMap((name) => ['mkdir', name]),
+        ...projects.flatMap(({ name }) => ['mkdir', name]),
       ],
       home,
     );
-    for (const [index, name] of names.entries())
+    for (const { name, dump } of projects)
       await run(
         'svnadmin',
         ['load', '--quiet', '--no-flush-to-disk', '--ignore-uuid', '--parent-dir', name, repo],
         home,
-        join(DUMPS_DIR, dumpOfProject(index)),
+        join(DUMPS_DIR, dump),
       );
   } finally {
     await rm(home, { recursive: true, force: true });
   }
 }
 
+/**
+ * `<dir>/root`: one repository with the named projects, each loaded from its dump under its own
+ * folder. Returns the repository's directory.
+ */
+export async function makeDumpProjectsRoot(dir: string, projects: readonly DumpProject[]): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, 'root');
+  await loadProjects(
+    path,
+    projects.map((name) => ({ name, dump: DUMP_PROJECTS[name] })),
+  );
+  return path;
+}
+
 /** Makes `dest` a Subversion repository of `count` projects (`projectNames(count)`), each from a real dump. */
 export async function makeSvnProjectsRoot(dest: string, count = 20): Promise<void> {
-  await copyOfFixture(`svn-projects-root-${count}`, (dir) => build(dir, count), dest);
+  const projects = projectNames(count).map((name, index) => ({ name, dump: dumpOfProject(index) }));
+  await copyOfFixture(`svn-projects-root-${count}`, (dir) => loadProjects(dir, projects), dest);
 }
 
 /**

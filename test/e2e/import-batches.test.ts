@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDumpProjectsRoot } from '#local/svn-dump-projects';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
+import { makeDumpProjectsRoot } from '#local/svn-projects-root';
 import { ENV } from '#shared/config';
 import { createUser, personalToken } from '#test/fixtures';
 import { importApiCall } from '#test/import-api';
@@ -12,7 +12,7 @@ import { WebClient } from '#test/web-client';
 
 /**
  * Batches of imports (issue 37) through HTTP against the local stack and its real workflow: a
- * Subversion root of six projects loaded from third-party dumps (`#local/svn-dump-projects`),
+ * Subversion root of six projects loaded from third-party dumps (`#local/svn-projects-root`),
  * served by svnserve on 127.0.0.1. The service's bound on a batch's imports at once is 2 here.
  */
 
