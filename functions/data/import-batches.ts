@@ -469,6 +469,27 @@ export async function returnTurn(owner: string, id: number, index: number): Prom
   return outcome === 'ok';
 }
 
+/**
+ * A started entry whose import is being cancelled: `cancelled`, its slot still held (released by
+ * whoever cancels, or by the scheduler). Written before the import goes, so that a held slot without
+ * an import means a cancel when this is set, and a starter that died before making the import when
+ * it is not.
+ */
+export async function markEntryCancelled(owner: string, id: number, index: number): Promise<void> {
+  await conditionalWrite(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: batchEntryKey(owner, id, index),
+        UpdateExpression: 'SET #state = :cancelled, updatedAt = :now',
+        ConditionExpression: '#state = :started',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':cancelled': 'cancelled', ':started': 'started', ':now': now() },
+      }),
+    ),
+  );
+}
+
 /** A queued entry that will never start (the batch was cancelled): `cancelled`, `queued - 1`. */
 export async function cancelQueuedEntry(owner: string, id: number, index: number): Promise<boolean> {
   const timestamp = now();

@@ -590,6 +590,11 @@ export async function startQueuedEntries(owner: string, batchId: number): Promis
   return started;
 }
 
+/** A starter's longest life: the route and task functions that start imports end within 30 s. */
+const STARTER_SECONDS = 60;
+const startedLongAgo = (entry: BatchEntry): boolean =>
+  entry.startedAt === undefined || Date.now() - Date.parse(entry.startedAt) > STARTER_SECONDS * 1000;
+
 /**
  * The safety net (the sync scheduler, once a minute): every batch whose queue still moves releases
  * the slots of imports that have settled, are gone, or whose execution ended without a word, then
@@ -606,7 +611,10 @@ export async function tendBatchQueues(): Promise<number> {
           stored && stored.importId === entry.importId ? await noticeInterrupted(stored) : undefined;
         if (record && !releasesSlot(record.status)) continue;
         if (record) await batchImportSettled(owner, entry.repository);
-        else await releaseSlot(owner, id, entry.index);
+        else if (entry.state === 'cancelled') await releaseSlot(owner, id, entry.index);
+        // No import and no cancel: its starter died between taking the turn and making the import
+        // (a live starter takes a few seconds at most); the entry waits for its turn again.
+        else if (startedLongAgo(entry)) await returnTurn(owner, id, entry.index);
       }
       started += await startQueuedEntries(owner, id);
     } catch (error) {

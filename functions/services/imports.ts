@@ -4,6 +4,7 @@
  * (GitHub required push access; the service has no collaborators): everyone else gets 404.
  */
 import { nextId } from '#data/counters';
+import { markEntryCancelled } from '#data/import-batches';
 import { mapAuthors } from '#data/imports/author-mappings';
 import {
   getAuthor,
@@ -543,6 +544,7 @@ export async function cancelImport(caller: Caller, owner: string, name: string):
   const first = await ownedImport(caller, owner, name);
   const { ownerLogin, repoName } = first;
   const cancelled = await withFreshImport(ownerLogin, repoName, first, async (record) => {
+    if (record.batch) await markEntryCancelled(ownerLogin, record.batch.id, record.batch.entry);
     await stopQuietly(executionArnOf(record), 'the import was cancelled');
     const outcome = await deleteImport(ownerLogin, repoName, record, !record.ownerPushed);
     if (outcome === 'gone') throw notFound();
