@@ -78,6 +78,10 @@ table.compact td.num { font-variant-numeric: tabular-nums; white-space: nowrap; 
 table.compact tr[data-group=problem] td:first-child { box-shadow: inset 3px 0 var(--danger); }
 .form-row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; }
 .form-row label { margin: 0; }
+table.projects td { vertical-align: middle; }
+table.projects label { margin: 0; font-weight: normal; }
+.actions.wrap { flex-wrap: wrap; }
+.actions.wrap button { white-space: nowrap; }
 input[type=number] { width: 7em; padding: 5px 8px; font: inherit; border: 1px solid var(--border); border-radius: 6px; background: var(--bg); color: var(--fg); }
 @media (max-width: 640px) {
   main { padding: 0 12px; margin-top: 16px; }

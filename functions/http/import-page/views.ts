@@ -272,9 +272,9 @@ function batchForm(request: WebRequest, data: ImportPageData): Html {
   <h2 id="batch-heading">Import several projects, one repository each</h2>
   ${csrfField(request.csrf)}
   <input type="hidden" name="count" value="${choices.length}">
-  <p class="muted">The first project imported goes into ${data.repo.owner}/${data.repo.repo}; each other one into a new repository of the name beside it.</p>
-  <table><thead><tr><th scope="col">Import</th><th scope="col">Project</th><th scope="col">Repository</th></tr></thead><tbody>${rows}</tbody></table>
-  <div class="actions"><button type="submit" name="scope" value="all">Import all ${choices.length}</button> <button type="submit" name="scope" value="ticked" class="primary">Import the ones ticked</button></div>
+  <p class="muted">The first project ticked goes into ${data.repo.owner}/${data.repo.repo} (the name beside it is not used); each other one into a new repository of the name beside it.</p>
+  <table class="projects"><thead><tr><th scope="col">Import</th><th scope="col">Project</th><th scope="col">Repository</th></tr></thead><tbody>${rows}</tbody></table>
+  <div class="actions wrap"><button type="submit" name="scope" value="all">Import all ${choices.length}</button> <button type="submit" name="scope" value="ticked" class="primary">Import the ones ticked</button></div>
 </form>`;
 }
 
