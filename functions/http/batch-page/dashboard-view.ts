@@ -199,7 +199,7 @@ ${problemsBox(options.problems)}
 ${countsList(data)}
 ${actionsRegion(request, data)}
 ${entriesRegion(data, now)}
-<noscript><p class="muted"><a href="${batchPaths.dashboard(batch.id)}">Refresh</a> to see the latest state.</p></noscript>
+<p class="muted"><a href="${batchPaths.dashboard(batch.id)}">Refresh</a> to see the latest state (the page does not update itself).</p>
 </div>`,
   };
 }
