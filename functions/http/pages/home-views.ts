@@ -67,7 +67,8 @@ ${overview.entries.map(entry)}
 <a class="button-link" href="${pathTo('new-import/form')}">Import a repository</a>
 </div>
 ${list}
-${paging}`,
+${paging}
+<p class="muted">Imports of several projects at once are in <a href="${pathTo('batch-page/list')}">your import batches</a>.</p>`,
   };
 }
 
