@@ -56,6 +56,35 @@ const SYNC_FIELDS = [
 ];
 
 /** GitHub's `hook-delivery-item` fields (README, "Webhooks"). */
+/** An import batch (issue 37) as its list gives it; one batch adds its imports, an action on all its outcomes. */
+const BATCH_FIELDS = [
+  'id',
+  'url',
+  'html_url',
+  'owner',
+  'total',
+  'queued',
+  'running',
+  'concurrency',
+  'from_import',
+  'has_credentials',
+  'use_lfs',
+  'keep_empty_directories',
+  'keep_refs_deleted_in_history',
+  'keep_deleted_refs',
+  'private',
+  'following',
+  'created_at',
+  'updated_at',
+];
+const batchExtension = (method: string, errorsAs: string, fields: readonly string[], list = false) => ({
+  [`${method} /user/import-batches${method === 'POST' || (method === 'GET' && list) ? '' : '/{batch_id}'}`]: {
+    errorsAs,
+    fields,
+    list,
+  },
+});
+
 const DELIVERY_ITEM_FIELDS = [
   'id',
   'guid',
@@ -134,6 +163,21 @@ const EXTENSIONS: Record<
     errorsAs: 'PATCH /repos/{owner}/{repo}/import/authors/{author_id}',
     fields: ['format', 'rewriting', 'changed', 'mapped', 'not_in_history', 'not_in_file', 'import_url'],
   },
+  // Import batches (issue 37): errors as the import operation each mirrors.
+  ...batchExtension('POST', 'PUT /repos/{owner}/{repo}/import', [...BATCH_FIELDS, 'imports']),
+  ...batchExtension('GET', 'GET /repos/{owner}/{repo}/import', BATCH_FIELDS, true),
+  ...batchExtension('GET', 'GET /repos/{owner}/{repo}/import', [...BATCH_FIELDS, 'imports']),
+  ...batchExtension('DELETE', 'DELETE /repos/{owner}/{repo}/import', [
+    ...BATCH_FIELDS,
+    'imports',
+    'outcomes',
+  ]),
+  ...Object.fromEntries(
+    ['PUT', 'POST', 'DELETE'].map((method) => [
+      `${method} /user/import-batches/{batch_id}/sync`,
+      { errorsAs: 'PUT /repos/{owner}/{repo}/import', fields: [...BATCH_FIELDS, 'imports', 'outcomes'] },
+    ]),
+  ),
   // Sync now answers the import itself.
   'POST /repos/{owner}/{repo}/import/sync': {
     errorsAs: 'PUT /repos/{owner}/{repo}/import',
@@ -750,6 +794,33 @@ describe('authors files', () => {
       auth: octocat.auth,
       body: { content: 'ann = Ann <no-at>\n' },
     });
+    expectConformance();
+  });
+});
+
+describe('import batches', () => {
+  it('every batch route answers its documented fields, and errors as the import operation it mirrors', async () => {
+    const auth = octocat.auth;
+    await call('POST /user/import-batches', '/user/import-batches', 422, {
+      auth,
+      body: { imports: [{ vcs_url: 'http://127.0.0.1:9/origin.git', repository: 'bad name!' }] },
+    });
+    const created = await call('POST /user/import-batches', '/user/import-batches', 201, {
+      auth,
+      body: { imports: [{ vcs_url: 'http://127.0.0.1:9/origin.git', vcs: 'git', repository: 'batched' }] },
+    });
+    const one = `/user/import-batches/${created.id}`;
+    expect(created.imports[0]).toMatchObject({ repository: 'batched', full_name: 'octocat/batched' });
+    await call('GET /user/import-batches', '/user/import-batches', 200, { auth });
+    await call('GET /user/import-batches/{batch_id}', one, 200, { auth });
+    await call('GET /user/import-batches/{batch_id}', '/user/import-batches/999999', 404, { auth });
+    await call('PUT /user/import-batches/{batch_id}/sync', `${one}/sync`, 200, {
+      auth,
+      body: { interval_minutes: null },
+    });
+    await call('POST /user/import-batches/{batch_id}/sync', `${one}/sync`, 202, { auth });
+    await call('DELETE /user/import-batches/{batch_id}/sync', `${one}/sync`, 200, { auth });
+    await call('DELETE /user/import-batches/{batch_id}', one, 200, { auth });
     expectConformance();
   });
 });

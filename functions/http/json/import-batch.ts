@@ -29,6 +29,8 @@ export function importBatchSummaryJson(batch: ImportBatch, urls: PublicUrls) {
     has_credentials: batch.hasCredentials,
     use_lfs: options.useLfs,
     keep_empty_directories: options.choices.keepEmptyDirectories,
+    keep_refs_deleted_in_history: options.choices.keepDeletedRefs,
+    /** The deprecated name of `keep_refs_deleted_in_history` (decision 0150). */
     keep_deleted_refs: options.choices.keepDeletedRefs,
     private: options.private,
     following: options.follow ? { interval_minutes: options.follow.intervalMinutes } : null,
