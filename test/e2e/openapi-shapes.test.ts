@@ -70,6 +70,27 @@ const DELIVERY_ITEM_FIELDS = [
   'repository_id',
 ];
 
+/** A batch's fields without its entries (docs/importing.md, "Many projects at once"). */
+const BATCH_FIELDS = [
+  'id',
+  'url',
+  'html_url',
+  'owner',
+  'total',
+  'queued',
+  'running',
+  'concurrency',
+  'from_import',
+  'has_credentials',
+  'use_lfs',
+  'keep_empty_directories',
+  'keep_deleted_refs',
+  'private',
+  'following',
+  'created_at',
+  'updated_at',
+];
+
 /**
  * Extensions GitHub does not describe: their errors are checked as those of the GitHub operation
  * named (same access rules), their successes by the fields docs/api.md documents.
@@ -133,6 +154,23 @@ const EXTENSIONS: Record<
   'PUT /repos/{owner}/{repo}/import/authors': {
     errorsAs: 'PATCH /repos/{owner}/{repo}/import/authors/{author_id}',
     fields: ['format', 'rewriting', 'changed', 'mapped', 'not_in_history', 'not_in_file', 'import_url'],
+  },
+  // Import batches (issue 37): the batch, its entries, and what an action on all did to each.
+  ...Object.fromEntries(
+    [
+      ['POST /user/import-batches', [...BATCH_FIELDS, 'imports']],
+      ['GET /user/import-batches/{batch_id}', [...BATCH_FIELDS, 'imports']],
+      ['DELETE /user/import-batches/{batch_id}', [...BATCH_FIELDS, 'imports', 'outcomes']],
+      ['PUT /user/import-batches/{batch_id}/sync', [...BATCH_FIELDS, 'imports', 'outcomes']],
+      ['POST /user/import-batches/{batch_id}/sync', [...BATCH_FIELDS, 'imports', 'outcomes']],
+      ['DELETE /user/import-batches/{batch_id}/sync', [...BATCH_FIELDS, 'imports', 'outcomes']],
+    ].map(([route, fields]) => [route, { errorsAs: 'GET /user', fields }]),
+  ),
+  'GET /user/import-batches': { errorsAs: 'GET /user', fields: BATCH_FIELDS, list: true },
+  // A batch's authors file errors as one import's.
+  'PUT /user/import-batches/{batch_id}/authors': {
+    errorsAs: 'PATCH /repos/{owner}/{repo}/import/authors/{author_id}',
+    fields: [...BATCH_FIELDS, 'imports', 'format', 'not_in_any_history', 'outcomes'],
   },
   // Sync now answers the import itself.
   'POST /repos/{owner}/{repo}/import/sync': {
@@ -750,6 +788,36 @@ describe('authors files', () => {
       auth: octocat.auth,
       body: { content: 'ann = Ann <no-at>\n' },
     });
+    expectConformance();
+  });
+});
+
+describe('import batches', () => {
+  it('every /user/import-batches operation answers its documented fields', async () => {
+    const auth = octocat.auth;
+    const created = await call('POST /user/import-batches', '/user/import-batches', 201, {
+      auth,
+      body: { imports: [{ vcs_url: 'http://127.0.0.1:9/batched.git', vcs: 'git', repository: 'batched' }] },
+    });
+    const one = `/user/import-batches/${created.id}`;
+    await call('GET /user/import-batches', '/user/import-batches', 200, { auth });
+    await call('GET /user/import-batches/{batch_id}', one, 200, { auth });
+    await call('PUT /user/import-batches/{batch_id}/sync', `${one}/sync`, 200, {
+      auth,
+      body: { interval_minutes: 60 },
+    });
+    await call('POST /user/import-batches/{batch_id}/sync', `${one}/sync`, 202, { auth });
+    await call('DELETE /user/import-batches/{batch_id}/sync', `${one}/sync`, 200, { auth });
+    const authors = await call('PUT /user/import-batches/{batch_id}/authors', `${one}/authors`, 200, {
+      auth,
+      body: { content: 'ann = Ann Example <ann@example.com>\n' },
+    });
+    expect(authors.outcomes[0]).toMatchObject({ repository: 'batched', outcome: 'skipped' });
+    await call('PUT /user/import-batches/{batch_id}/authors', `${one}/authors`, 422, {
+      auth,
+      body: { content: 'ann = Ann <no-at>\n' },
+    });
+    await call('DELETE /user/import-batches/{batch_id}', one, 200, { auth });
     expectConformance();
   });
 });
