@@ -388,3 +388,20 @@ export const AUTHORS_DOWNLOADS: Readonly<
   csv: { contentType: 'text/csv; charset=utf-8', filename: (repo) => `${repo}-authors.csv` },
   mailmap: { contentType: 'text/plain; charset=utf-8', filename: () => '.mailmap' },
 };
+
+/**
+ * The entries that name no author of any of several histories (a batch's imports): those every
+ * import's plan left `notInHistory`. With no history at all, every entry.
+ */
+export function notInAnyHistory(
+  entries: readonly AuthorsFileEntry[],
+  notInEach: readonly (readonly AuthorsFileEntry[])[],
+): AuthorsFileEntry[] {
+  const unmatched = notInEach.map((list) => new Set(list.map((entry) => entry.line)));
+  const seen = new Set<string>();
+  return entries.filter((entry) => {
+    if (seen.has(entry.origin)) return false;
+    seen.add(entry.origin);
+    return unmatched.every((lines) => lines.has(entry.line));
+  });
+}

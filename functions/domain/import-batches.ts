@@ -180,3 +180,25 @@ export function nameProblems(
 /** The batch's concurrency: what the request asked for, within 1 and the service's bound. */
 export const batchConcurrency = (asked: number | undefined, bound: number): number =>
   Math.max(1, Math.min(asked ?? bound, bound));
+
+/**
+ * Why an entry of a batch cannot take an authors file now (undefined: it can). Only a complete
+ * import (or one rewriting for a mapping, `mapping`) knows all of its authors; the others are
+ * skipped and take the file when it is sent again (docs/decisions/0157-a-batch-authors-file.md).
+ * The single import's own rule (commits pushed by the owner: 422) is the single import's to apply.
+ */
+export function authorsFileSkip(
+  entry: Pick<BatchEntry, 'state'>,
+  status: ImportStatus | undefined,
+): string | undefined {
+  if (status === 'complete' || status === 'mapping') return undefined;
+  if (status === undefined)
+    return entry.state === 'queued'
+      ? 'queued: the import has not started yet'
+      : entry.state === 'started'
+        ? 'the import was deleted'
+        : `the import never started (${entry.state.replace('_', ' ')})`;
+  if (status === 'detecting' || status === 'importing' || status === 'pushing')
+    return `still importing (${status}): its authors are not all known yet`;
+  return `the import is not complete (${status}): its authors are not all known`;
+}

@@ -1,7 +1,8 @@
 /**
  * Authors files for one import (issue 37, item 4): a whole git-svn `authors.txt` or CSV mapped in
- * one go, and the current mapping downloaded as either, or as a `.mailmap`. The batches' "apply to
- * every import" calls `applyAuthorsFile` once per import.
+ * one go, and the current mapping downloaded as either, or as a `.mailmap`. A batch's "file for all
+ * imports" (`import-batch-authors.ts`) parses once with `parsedAuthorsFile` and applies the entries to
+ * each import with `applyParsedAuthorsFile`.
  */
 import { mapAuthors } from '#data/imports/author-mappings';
 import { getImport, listAuthors } from '#data/imports/items';
@@ -68,6 +69,22 @@ function refuseFile(problems: readonly { line: number; message: string }[]): nev
   );
 }
 
+/** A file that parsed: its format and entries (a bad file never gets this far). */
+export interface ParsedAuthorsFile {
+  readonly format: AuthorsFileFormat;
+  readonly entries: readonly AuthorsFileEntry[];
+}
+
+/**
+ * The file's entries, or 422 with one error per bad line (GitHub's error format). The only place a
+ * file is parsed and checked: one import's PUT and a whole batch's both start here.
+ */
+export function parsedAuthorsFile(file: AuthorsFile): ParsedAuthorsFile {
+  const parsed = parseAuthorsFile(file.content, file.format);
+  if (!parsed.ok) refuseFile(parsed.problems);
+  return { format: parsed.format, entries: parsed.entries };
+}
+
 /**
  * PUT …/import/authors: maps every author of the history the file names, until the owner pushes
  * commits of their own (422 after). A file with any bad line maps nothing (422, one error per
@@ -81,9 +98,19 @@ export async function applyAuthorsFile(
   repo: string,
   file: AuthorsFile,
 ): Promise<AuthorsFileResult> {
-  const parsed = parseAuthorsFile(file.content, file.format);
-  if (!parsed.ok) refuseFile(parsed.problems);
-  const first = await ownedImport(caller, owner, repo);
+  const parsed = parsedAuthorsFile(file);
+  return applyParsedAuthorsFile(await ownedImport(caller, owner, repo), parsed);
+}
+
+/**
+ * A parsed file applied to one import the caller owns (`first`, as read): the rules of the PUT
+ * above (422 once the owner pushed; only changes written; one rewrite when complete), retried on a
+ * concurrent change of the import.
+ */
+export async function applyParsedAuthorsFile(
+  first: Import,
+  parsed: ParsedAuthorsFile,
+): Promise<AuthorsFileResult> {
   const { ownerLogin, repoName } = first;
   // A refused chunk may have written some authors already: the retry's plan no longer sees them
   // as changes, but the rewrite they need is still owed.

@@ -219,6 +219,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'PUT', path: `${API}/user/import-batches/{batch_id}/sync`, handler: 'import-batches/follow', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock' },
   { method: 'POST', path: `${API}/user/import-batches/{batch_id}/sync`, handler: 'import-batches/sync-now', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'DELETE', path: `${API}/user/import-batches/{batch_id}/sync`, handler: 'import-batches/cut-over', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock' },
+  { method: 'PUT', path: `${API}/user/import-batches/{batch_id}/authors`, handler: 'import-batches/authors', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'PATCH', path: `${API}/{owner}/{repo}/import/lfs`, handler: 'imports/set-lfs-short-path', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow'] },
   { method: 'GET', path: `${API}/{owner}/{repo}/import/large_files`, handler: 'imports/list-large-files-short-path', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RO', preview: 'barred-rock' },
   { method: 'DELETE', path: `${API}/repos/{owner}/{repo}/import`, handler: 'imports/cancel', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW', preview: 'barred-rock', uses: ['import-workflow', 'repositories', 'webhooks'] },
@@ -261,6 +262,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/imports/batches/{batch_id}/follow', handler: 'batch-page/follow', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/imports/batches/{batch_id}/sync', handler: 'batch-page/sync-now', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
   { method: 'POST', path: '/imports/batches/{batch_id}/cut-over', handler: 'batch-page/cut-over', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'POST', path: '/imports/batches/{batch_id}/authors', handler: 'batch-page/authors', auth: 'web', scopes: [], media: 'html', table: 'RW', uses: ['import-workflow'] },
 ];
 
 /**

@@ -36,6 +36,7 @@ beforeAll(async () => {
     authorization_id: '1',
     key_id: '1',
     author_id: '1',
+    batch_id: '1',
     hook_id: '1',
     delivery_id: '1',
     oid: 'a'.repeat(64),

@@ -5,6 +5,7 @@ import type { BatchDashboard } from '#services/import-batch-dashboard';
 import type { BatchEntryView, EntryOutcome } from '#services/import-batches';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
+import { authorsFileInputs } from '../import-page/authors-view.ts';
 import { timeWords } from '../import-page/following-view.ts';
 import { paths } from '../import-page/paths.ts';
 import {
@@ -48,6 +49,8 @@ function noticeBox(query: Readonly<Record<string, string | undefined>>): Html | 
 /** A refused action on all: its message and, per import, why it refused. */
 export interface OutcomeProblems {
   readonly message: string;
+  /** Problems of the request itself (an authors file's bad lines), one item each. */
+  readonly details?: readonly string[];
   readonly failed: readonly EntryOutcome[];
   readonly done?: number;
 }
@@ -58,6 +61,7 @@ function problemsBox(problems: OutcomeProblems | undefined): Html | undefined {
     (outcome) =>
       html`<li><strong>${outcome.repository}</strong>: ${outcome.message ?? `refused (${outcome.status ?? 'no status'})`}</li>`,
   );
+  for (const detail of problems.details ?? []) items.push(html`<li>${detail}</li>`);
   const done = problems.done ? html`<p>The other ${problems.done} took it.</p>` : undefined;
   return html`<div id="batch-problems" class="error" role="alert"><p>${problems.message}</p>${items.length > 0 ? html`<ul>${items}</ul>` : ''}${done}</div>`;
 }
@@ -130,7 +134,19 @@ function actionsRegion(request: WebRequest, data: BatchDashboard): Html {
 ${buttons}
 ${following || couldFollow ? followForm(request, data) : ''}
 ${revisionLinks(data)}
+${authorsForm(request, data)}
 </section>`;
+}
+
+/** One authors file for every complete import (the others are skipped and say why). */
+function authorsForm(request: WebRequest, data: BatchDashboard): Html {
+  return html`<form method="post" action="${batchPaths.authors(data.view.batch.id)}" class="panel" aria-labelledby="batch-authors-heading">
+  <h3 id="batch-authors-heading">Authors file for all imports</h3>
+  ${csrfField(request.csrf)}
+  <p class="muted">Paste a git-svn <code>authors.txt</code> (<code>login = Name &lt;email&gt;</code>) or a CSV (<code>origin,name,email</code>). It is checked once, then every complete import maps the authors it names and rewrites its history once; imports still queued or importing are skipped (send the file again once they are complete).</p>
+  ${authorsFileInputs('batch-authors')}
+  <div class="actions"><button type="submit" class="primary">Map authors in all imports</button></div>
+</form>`;
 }
 
 /** A cell; `labelled` ones say their column's name in the narrow layout, `empty` ones are hidden there. */

@@ -7,6 +7,7 @@ export const batchPaths = {
   follow: (batchId: number) => pathTo('batch-page/follow', { batch_id: batchId }),
   syncNow: (batchId: number) => pathTo('batch-page/sync-now', { batch_id: batchId }),
   cutOver: (batchId: number) => pathTo('batch-page/cut-over', { batch_id: batchId }),
+  authors: (batchId: number) => pathTo('batch-page/authors', { batch_id: batchId }),
   revisionsCsv: (batchId: number, part: number) =>
     `${pathTo('batch-page/revisions-csv', { batch_id: batchId })}?part=${part}`,
 } as const;

@@ -1,6 +1,5 @@
-import { AUTHORS_FILE_FORMATS, type AuthorsFileFormat } from '#domain/authors-file';
 import { applyAuthorsFile } from '#services/authors-file';
-import { authorsFileAnswer } from './authors-view.ts';
+import { authorsFileAnswer, authorsFileOfForm } from './authors-view.ts';
 import { changeThenBack, importPageHandler } from './import-page.ts';
 
 /**
@@ -9,14 +8,11 @@ import { changeThenBack, importPageHandler } from './import-page.ts';
  * one message per bad line.
  */
 export const handler = importPageHandler(async (request, caller, repo) => {
-  const asked = request.form.get('format') as AuthorsFileFormat;
-  const format = AUTHORS_FILE_FORMATS.includes(asked) ? asked : undefined;
-  const content = request.form.get('content') ?? '';
   let answer: ReturnType<typeof authorsFileAnswer> | undefined;
   const refused = await changeThenBack(request, caller, repo, async () => {
     answer = authorsFileAnswer(
       repo,
-      await applyAuthorsFile(caller, repo.owner, repo.repo, { format, content }),
+      await applyAuthorsFile(caller, repo.owner, repo.repo, authorsFileOfForm(request.form)),
     );
   });
   return answer ?? refused;

@@ -1,11 +1,13 @@
 import {
   AUTHORS_DOWNLOAD_FORMATS,
+  AUTHORS_FILE_FORMATS,
   type AuthorsDownloadFormat,
+  type AuthorsFileFormat,
   MAX_AUTHORS_FILE_ENTRIES,
 } from '#domain/authors-file';
 import type { ImportAuthor } from '#domain/imports';
 import type { WebPage, WebRequest } from '#http/middleware/web-stack';
-import type { AuthorsFileResult } from '#services/authors-file';
+import type { AuthorsFile, AuthorsFileResult } from '#services/authors-file';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
 import { paths, type RepoName } from './paths.ts';
@@ -42,12 +44,16 @@ function filterForm(repo: RepoName, filter: string, matching: number | undefined
 </form>`;
 }
 
-function downloads(repo: RepoName): Html {
-  const links = AUTHORS_DOWNLOAD_FORMATS.map(
+/** The links to download an import's current mapping (each as a file). */
+export function authorsDownloadLinks(repo: RepoName): Html[] {
+  return AUTHORS_DOWNLOAD_FORMATS.map(
     (format) =>
       html`<li><a href="${paths.authorsDownload(repo, format)}" download>${DOWNLOAD_NAMES[format]}</a></li>`,
   );
-  return html`<p class="muted">Download the current mapping:</p><ul id="authors-downloads">${links}</ul>`;
+}
+
+function downloads(repo: RepoName): Html {
+  return html`<p class="muted">Download the current mapping:</p><ul id="authors-downloads">${authorsDownloadLinks(repo)}</ul>`;
 }
 
 /**
@@ -60,19 +66,33 @@ const FORMAT_CHOICES: readonly (readonly [string, string])[] = [
   ['csv', 'CSV'],
 ];
 
+/** The file a form posted (its content and, when one was chosen, its format). */
+export function authorsFileOfForm(form: URLSearchParams): AuthorsFile {
+  const asked = form.get('format') as AuthorsFileFormat;
+  return {
+    format: AUTHORS_FILE_FORMATS.includes(asked) ? asked : undefined,
+    content: form.get('content') ?? '',
+  };
+}
+
+/** The format choice and the textarea of an authors file form (ids start with `prefix`). */
+export function authorsFileInputs(prefix = 'authors-file'): Html {
+  return html`<fieldset><legend>Format</legend><ul class="scopes">
+    ${FORMAT_CHOICES.map(
+      ([value, text]) =>
+        html`<li><label for="${prefix}-format-${value || 'detect'}"><input type="radio" id="${prefix}-format-${value || 'detect'}" name="format" value="${value}"${value === '' ? html` checked` : ''}> <span>${text}</span></label></li>`,
+    )}
+  </ul></fieldset>
+  <label for="${prefix}-content">File content</label>
+  <textarea id="${prefix}-content" name="content" rows="8" cols="60" required spellcheck="false"></textarea>`;
+}
+
 function uploadForm(request: WebRequest, repo: RepoName): Html {
   return html`<form method="post" action="${paths.authorsFile(repo)}" class="panel" aria-labelledby="authors-file-heading">
   <h3 id="authors-file-heading">Map authors from a file</h3>
   ${csrfField(request.csrf)}
   <p class="muted">Paste a git-svn <code>authors.txt</code> (<code>login = Name &lt;email&gt;</code>, one per line) or a CSV (<code>origin,name,email</code>), up to ${MAX_AUTHORS_FILE_ENTRIES.toLocaleString('en-US')} entries. Every author the file names is mapped, and the history is rewritten once.</p>
-  <fieldset><legend>Format</legend><ul class="scopes">
-    ${FORMAT_CHOICES.map(
-      ([value, text]) =>
-        html`<li><label for="authors-file-format-${value || 'detect'}"><input type="radio" id="authors-file-format-${value || 'detect'}" name="format" value="${value}"${value === '' ? html` checked` : ''}> <span>${text}</span></label></li>`,
-    )}
-  </ul></fieldset>
-  <label for="authors-file-content">File content</label>
-  <textarea id="authors-file-content" name="content" rows="8" cols="60" required spellcheck="false"></textarea>
+  ${authorsFileInputs()}
   <div class="actions"><button type="submit" class="primary">Map authors from the file</button></div>
 </form>`;
 }

@@ -1,13 +1,7 @@
-import * as z from 'zod/mini';
-import { AUTHORS_FILE_FORMATS } from '#domain/authors-file';
 import { apiHandler } from '#http/middleware/http-stack';
 import { applyAuthorsFile } from '#services/authors-file';
 import { importAuthorJson, importUrl } from '../json/import.ts';
-
-const body = z.object({
-  format: z.optional(z.enum(AUTHORS_FILE_FORMATS as ['authors_txt', 'csv'])),
-  content: z.string(),
-});
+import { authorsFileBody } from './authors-file-body.ts';
 
 /**
  * PUT /repos/:owner/:repo/import/authors (this service's extension, issue 37): maps the authors a
@@ -15,7 +9,7 @@ const body = z.object({
  * name no author of the history, and the authors the file does not name.
  */
 export const handler = apiHandler(
-  { body: { schema: body, resource: 'AuthorsFile' } },
+  { body: { schema: authorsFileBody, resource: 'AuthorsFile' } },
   async ({ body, caller, params, urls }) => {
     const result = await applyAuthorsFile(caller, params.owner ?? '', params.repo ?? '', body);
     const { record } = result;

@@ -1,5 +1,6 @@
 import type { ImportBatch } from '#domain/import-batches';
 import { importUrl } from '#domain/import-json';
+import type { BatchAuthorsResult } from '#services/import-batch-authors';
 import type { BatchActionResult, BatchEntryView, BatchView } from '#services/import-batches';
 import type { PublicUrls } from '#shared/urls';
 
@@ -86,5 +87,43 @@ export function batchActionJson(result: BatchActionResult, urls: PublicUrls) {
       ...(outcome.status === undefined ? {} : { status: outcome.status }),
       ...(outcome.message === undefined ? {} : { message: outcome.message }),
     })),
+  };
+}
+
+/**
+ * The answer of a batch's authors file: the batch after it, the entries that name no author of any
+ * import it was applied to, and per entry what the file did. An applied entry gives counts and the
+ * remote names of the authors the file leaves unnamed (not the single import's full lists: 200
+ * imports of 1,000 authors each would not fit an answer); its `authors_url` lists them all.
+ */
+export function batchAuthorsJson(result: BatchAuthorsResult, urls: PublicUrls) {
+  const owner = result.view.batch.ownerLogin;
+  return {
+    ...importBatchJson(result.view, urls),
+    format: result.format,
+    not_in_any_history: result.notInAnyHistory.map(({ line, origin, name, email }) => ({
+      line,
+      origin,
+      name,
+      email,
+    })),
+    outcomes: result.outcomes.map((one) => {
+      const base = { index: one.index, repository: one.repository, outcome: one.outcome };
+      if (one.outcome === 'skipped')
+        return { ...base, reason: one.reason, ...(one.status === undefined ? {} : { status: one.status }) };
+      const { result: applied } = one;
+      const url = importUrl({ ownerLogin: owner, repoName: one.repository }, urls);
+      return {
+        ...base,
+        status: applied.record.status,
+        rewriting: applied.rewriting,
+        mapped: applied.mapped.length,
+        changed: applied.changed,
+        not_in_history: applied.notInHistory.length,
+        not_in_file: applied.notInFile.map((author) => author.remoteName),
+        import_url: url,
+        authors_url: `${url}/authors`,
+      };
+    }),
   };
 }
