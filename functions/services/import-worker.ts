@@ -59,7 +59,7 @@ import { removeDeadLocks } from '#vcs/stale-locks';
 import { writeWhole } from '#vcs/whole-file';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
-import { batchImportSettled } from './import-batches.ts';
+import { batchImportSettled } from './import-batch-queue.ts';
 import { nextRound, type Rounds } from './import-continuation.ts';
 import { statusAnnouncedAgain, statusChanged } from './import-events.ts';
 import { type ImportExecutionInput, resumeWaiting } from './import-workflow.ts';

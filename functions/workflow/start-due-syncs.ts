@@ -1,4 +1,4 @@
-import { tendBatchQueues } from '#services/import-batches';
+import { tendBatchQueues } from '#services/import-batch-queue';
 import { type DueSyncsRun, startDueSyncs } from '#services/sync-schedule';
 import { logger } from '#shared/log';
 

@@ -8,7 +8,7 @@ import { takeTurn } from '#data/import-batches';
 import { batchEntryKey } from '#data/keys';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
 import { makeDumpProjectsRoot } from '#local/svn-projects-root';
-import { tendBatchQueues } from '#services/import-batches';
+import { tendBatchQueues } from '#services/import-batch-queue';
 import { ENV } from '#shared/config';
 import { createUser, personalToken } from '#test/fixtures';
 import { importApiCall } from '#test/import-api';
@@ -93,7 +93,10 @@ describe('a batch whose starter died after taking a turn', () => {
     let answer = held;
     while (Date.now() < deadline) {
       answer = (await api('GET', `/user/import-batches/${batchId}`)).body;
-      if (answer.imports.every((entry: { status: string | null }) => entry.status === 'complete')) break;
+      // A slot is given back just after its import's `complete` is written (the Complete step's last act).
+      const settled = answer.running === 0 && answer.queued === 0;
+      if (settled && answer.imports.every((entry: { status: string | null }) => entry.status === 'complete'))
+        break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(
