@@ -148,6 +148,9 @@ async function faultedImport(repo: string, origin: Origin, specs: readonly Omit<
   const injected = armed(repo, specs);
   await startImport(repo, origin);
   const end = await ended(repo);
+  // A death after the answer comes after the status the step wrote, which a client may see first.
+  for (const fault of injected)
+    await Promise.race([fault.died, new Promise((resolve) => setTimeout(resolve, 30_000))]);
   for (const fault of injected)
     expect(fault.death(), `${fault.spec.fn} never died: ${fault.missed() ?? 'not invoked'}`).toBeDefined();
   // What the import ended with, and the workers' logs, before anything else is read of it.
