@@ -63,14 +63,7 @@ export async function followImportOrigin(
     await scheduleMoved(record);
     return keep();
   }
-  const outcome = await followOrigin(
-    record.ownerLogin,
-    record.repoName,
-    record.importId,
-    intervalMinutes,
-    record.commitCount,
-    await lastRevision(record.ownerLogin, record.repoName, record.importId),
-  );
+  const outcome = await startFollowing(record, intervalMinutes);
   if (outcome === 'not-complete') {
     const now = await getImport(record.ownerLogin, record.repoName);
     if (!now || now.importId !== record.importId) throw notFound();
@@ -85,13 +78,9 @@ export async function followImportOrigin(
   return keep();
 }
 
-/**
- * A batch's import that just completed follows its origin as the batch asks (no caller: the
- * workflow's settle point). False when it cannot (not complete, cut over, already following).
- */
-export async function followOnCompletion(record: Import, intervalMinutes: number | null): Promise<boolean> {
-  if ((await syncOf(record)).state !== 'off') return false;
-  const outcome = await followOrigin(
+/** Follows from what the import published: its commit count and the last origin revision it mapped. */
+const startFollowing = async (record: Import, intervalMinutes: number | null) =>
+  followOrigin(
     record.ownerLogin,
     record.repoName,
     record.importId,
@@ -99,6 +88,14 @@ export async function followOnCompletion(record: Import, intervalMinutes: number
     record.commitCount,
     await lastRevision(record.ownerLogin, record.repoName, record.importId),
   );
+
+/**
+ * A batch's import that just completed follows its origin as the batch asks (no caller: the
+ * workflow's settle point). False when it cannot (not complete, cut over, already following).
+ */
+export async function followOnCompletion(record: Import, intervalMinutes: number | null): Promise<boolean> {
+  if ((await syncOf(record)).state !== 'off') return false;
+  const outcome = await startFollowing(record, intervalMinutes);
   if (outcome !== 'ok') return false;
   await scheduleMoved(record);
   return true;
