@@ -55,7 +55,7 @@ import { fetchOriginLfs } from '#vcs/origin-lfs';
 import { publish } from '#vcs/publish';
 import { readRevisionList, writePublishedRevisions } from '#vcs/revision-map';
 import { newLargeBlob, recordSeenTips, seenTips } from '#vcs/seen-history';
-import { removeDeadLocks } from '#vcs/stale-locks';
+import { removeAbandonedLocks, removeDeadLocks } from '#vcs/stale-locks';
 import { writeWhole } from '#vcs/whole-file';
 
 import { AttemptSuperseded, runWatched, superseded } from './attempt-watch.ts';
@@ -235,7 +235,7 @@ function watchedStep<O, I extends StepInput = StepInput>(
       input,
       async (record) => {
         const write = writesOf(input, record.status);
-        await clearDeadLocks(attemptDir(input, input.attempt));
+        await clearDeadLocks(attemptDir(input, input.attempt), publishes ? hostedPath(input) : undefined);
         try {
           return await run(input, record, write);
         } finally {
@@ -256,10 +256,12 @@ function watchedStep<O, I extends StepInput = StepInput>(
 
 /**
  * Before a step starts any process in an attempt's directory: the locks a dead worker's git or hg
- * left there (`#vcs/stale-locks`), which would fail or stall the step's tools.
+ * left there (`#vcs/stale-locks`), which would fail or stall the step's tools; for a step that
+ * publishes, also those a dead push left in the hosted repository (only once they stand unchanged,
+ * since the Git front end shares that repository).
  */
-async function clearDeadLocks(dir: string): Promise<void> {
-  const removed = await removeDeadLocks(dir);
+async function clearDeadLocks(dir: string, hosted?: string): Promise<void> {
+  const removed = [...(await removeDeadLocks(dir)), ...(hosted ? await removeAbandonedLocks(hosted) : [])];
   if (removed.length > 0) log('warn', 'locks of a dead worker removed', { locks: removed.length });
 }
 

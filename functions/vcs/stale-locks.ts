@@ -13,6 +13,7 @@
 import { readdir, readFile, readlink, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Where git keeps the locks of a repository's files, besides its top level (`HEAD.lock`, `index.lock`, `packed-refs.lock`, `shallow.lock`, a marks file's). */
 const GIT_LOCK_FOLDERS = ['refs', join('objects', 'info')];
@@ -21,25 +22,71 @@ const HG_LOCKS = [join('.hg', 'wlock'), join('.hg', 'store', 'lock')];
 
 const entries = (dir: string) => readdir(dir, { withFileTypes: true }).catch(() => []);
 
+/** The `.lock` files directly in `dir` (or anywhere under it). */
+async function lockFiles(dir: string, recursive = false): Promise<string[]> {
+  const names = await readdir(dir, { recursive }).catch(() => [] as string[]);
+  return names.filter((name) => name.endsWith('.lock')).map((name) => join(dir, name));
+}
+
+/** A git repository's locks: its top level's and those of its refs and `objects/info`. */
+async function gitLocks(repository: string): Promise<string[]> {
+  const found = await Promise.all([
+    lockFiles(repository),
+    ...GIT_LOCK_FOLDERS.map((folder) => lockFiles(join(repository, folder), true)),
+  ]);
+  return found.flat();
+}
+
 /** Removes the dead processes' locks in `attemptDir` (see above); answers the paths removed. */
 export async function removeDeadLocks(attemptDir: string): Promise<string[]> {
-  const locks: string[] = [];
-  const lockFiles = async (dir: string, recursive = false) => {
-    const names = await readdir(dir, { recursive }).catch(() => [] as string[]);
-    locks.push(...names.filter((name) => name.endsWith('.lock')).map((name) => join(dir, name)));
-  };
   // The attempt's own files (a marks file), then each folder in it: the job's home (`.gitconfig`),
   // a bare git repository, an hg clone.
-  await lockFiles(attemptDir);
+  const locks = await lockFiles(attemptDir);
   for (const entry of await entries(attemptDir)) {
     if (!entry.isDirectory()) continue;
     const dir = join(attemptDir, entry.name);
-    await lockFiles(dir);
-    for (const folder of GIT_LOCK_FOLDERS) await lockFiles(join(dir, folder), true);
+    locks.push(...(await gitLocks(dir)));
     for (const lock of HG_LOCKS) if (await hgLockIsDead(join(dir, lock))) locks.push(join(dir, lock));
   }
   await Promise.all(locks.map((lock) => rm(lock, { force: true })));
   return locks;
+}
+
+/**
+ * How long a lock in a hosted repository stays untouched before it is taken for a dead worker's.
+ * Git holds a ref's lock for the moment it writes the ref (a push's locks, for the moments its
+ * refs are updated), so a live holder gives it back long before this.
+ */
+export const ABANDONED_LOCK_MS = 10_000;
+
+/**
+ * Removes the locks a dead push left in a hosted repository (`Unable to create '….lock': File
+ * exists` on every retry otherwise). Unlike an attempt's directory, the hosted repository is
+ * shared: the Git front end may be taking a lock for an owner's push at this moment, on another
+ * machine. So a lock is removed only once it has stood unchanged for `quietMs`: one younger is
+ * waited for (at most `quietMs` in all), and kept if its holder gives it back or renews it.
+ */
+export async function removeAbandonedLocks(
+  repository: string,
+  quietMs = ABANDONED_LOCK_MS,
+): Promise<string[]> {
+  const seen = await Promise.all(
+    (await gitLocks(repository)).map(async (path) => ({
+      path,
+      before: await stat(path).catch(() => undefined),
+    })),
+  );
+  const youngest = Math.max(0, ...seen.map(({ before }) => (before ? before.mtimeMs : 0)));
+  const wait = youngest + quietMs - Date.now();
+  if (wait > 0) await sleep(wait);
+  const removed: string[] = [];
+  for (const { path, before } of seen) {
+    const now = await stat(path).catch(() => undefined);
+    if (!before || !now || now.ino !== before.ino || now.mtimeMs !== before.mtimeMs) continue;
+    await rm(path, { force: true });
+    removed.push(path);
+  }
+  return removed;
 }
 
 /** Whether an hg lock is there and its holder is not a live process of this PID namespace. */

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { lstat, mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeDeadLocks } from '#vcs/stale-locks';
+import { removeAbandonedLocks, removeDeadLocks } from '#vcs/stale-locks';
 
 /*
  * Which locks a step removes from its attempt's directory: git's (which name no holder; only a
@@ -61,5 +61,64 @@ describe('removeDeadLocks', () => {
     await exec('hg', ['--config', 'ui.timeout=1', '-R', hg, 'recover'], { timeout: 20_000 }).catch(
       (error: { stderr?: string }) => expect(error.stderr ?? '').toMatch(/no interrupted transaction/),
     );
+  });
+});
+
+describe('removeAbandonedLocks', () => {
+  /** A hosted bare repository with one commit on `main` and `feature`. */
+  async function hosted(name: string): Promise<{ repo: string; commit: string }> {
+    const repo = join(dir, name);
+    await exec('git', ['init', '--bare', '-q', '-b', 'main', repo]);
+    const tree = (
+      await exec('git', ['-C', repo, 'hash-object', '-w', '-t', 'tree', '/dev/null'])
+    ).stdout.trim();
+    const env = {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'A',
+      GIT_AUTHOR_EMAIL: 'a@example.com',
+      GIT_COMMITTER_NAME: 'A',
+      GIT_COMMITTER_EMAIL: 'a@example.com',
+    };
+    const commit = (await exec('git', ['-C', repo, 'commit-tree', tree, '-m', 'one'], { env })).stdout.trim();
+    await exec('git', ['-C', repo, 'update-ref', 'refs/heads/main', commit]);
+    return { repo, commit };
+  }
+  const updateFeature = (repo: string, commit: string) =>
+    exec('git', ['-C', repo, 'update-ref', 'refs/heads/feature', commit]);
+
+  it("removes a dead push's ref lock, after which git updates the ref again", async () => {
+    const { repo, commit } = await hosted('dead-push.git');
+    const lock = join(repo, 'refs', 'heads', 'feature.lock');
+    await writeFile(lock, `${commit}\n`);
+    await expect(updateFeature(repo, commit)).rejects.toThrow(/File exists/);
+    const old = new Date(Date.now() - 60_000);
+    await utimes(lock, old, old);
+
+    const started = Date.now();
+    expect(await removeAbandonedLocks(repo, 2_000)).toEqual([lock]);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await updateFeature(repo, commit);
+  });
+
+  it('waits for a young lock: kept when its holder gives it back or renews it, removed once it stood still', async () => {
+    const { repo, commit } = await hosted('live-push.git');
+    const released = join(repo, 'refs', 'heads', 'released.lock');
+    const renewed = join(repo, 'packed-refs.lock');
+    const stale = join(repo, 'refs', 'tags', 'v1.lock');
+    for (const lock of [released, renewed, stale]) await writeFile(lock, `${commit}\n`);
+    // The live holders: one gives its lock back, the other takes it again (a new file), meanwhile.
+    const holders = new Promise((resolve) => setTimeout(resolve, 300)).then(async () => {
+      await rm(released);
+      await rm(renewed);
+      await writeFile(renewed, `${commit}\n`);
+    });
+
+    const started = Date.now();
+    const removed = await removeAbandonedLocks(repo, 1_500);
+    await holders;
+
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
+    expect(removed).toEqual([stale]);
+    expect(await present(renewed)).toBe(true);
   });
 });
