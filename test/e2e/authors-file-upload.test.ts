@@ -181,6 +181,23 @@ describe('the progress page’s authors file, chosen as a file in Chromium', () 
   }, 120_000);
 });
 
+describe('a file over the request bound, chosen in Chromium', () => {
+  it('gets the HTML 413 page from the edge, before any function', async () => {
+    browser ??= await launchBrowser();
+    const page = await (await browser.newContext()).newPage();
+    await signIn(page, `/${OWNER}/${REPO}/import`);
+    const big = await fileOnDisk('big.txt', Buffer.alloc(MAX_REQUEST_BODY_BYTES + 1, 'a'));
+    await page.getByLabel('File', { exact: true }).setInputFiles(big);
+    const [answer] = await Promise.all([
+      page.waitForResponse((response) => response.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Map authors from the file' }).click(),
+    ]);
+    expect(answer.status()).toBe(413);
+    await page.getByRole('heading', { name: 'Too much data' }).waitFor();
+    expect(await page.locator('#error-message').textContent()).toContain('the most a page takes');
+  }, 60_000);
+});
+
 describe('the batch dashboard’s authors file, chosen as a file in Chromium', () => {
   it('maps the authors of every import of the batch', async () => {
     browser ??= await launchBrowser();

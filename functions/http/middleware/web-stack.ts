@@ -7,13 +7,13 @@ import { getSession } from '#services/sessions';
 import { config } from '#shared/config';
 import { cookieName, parseCookies, serializeCookie } from '#shared/cookies';
 import { header } from '#shared/credentials';
+import { errorPage, NOT_FOUND_MESSAGE, tooLargeMessage } from '#shared/error-page';
 import { HttpError } from '#shared/errors';
 import type { Html } from '#shared/html';
 import { logContext, logUnhandled } from '#shared/log';
 import { csrfField, page, STYLE_HASH } from '#shared/page-layout';
 import type { Route } from '#shared/routes';
 import { type PublicUrls, publicUrls } from '#shared/urls';
-import { errorPage, NOT_FOUND_MESSAGE } from './error-page.ts';
 import { bodyLimit, pathParameters } from './http-stack.ts';
 import { type MultipartForm, parseMultipart, type UploadedFile } from './multipart-form.ts';
 import { perRoute } from './per-route.ts';
@@ -170,11 +170,7 @@ function toResult(reply: WebReply, event: WebEvent): APIGatewayProxyResult {
 }
 
 /** A page's words for a body over the bound (a file too large, mostly); the API keeps GitHub's. */
-const pageTooLarge = () =>
-  new HttpError(
-    413,
-    `The form sent more than ${config().maxBodyBytes.toLocaleString('en-US')} bytes, the most a page takes. Go back and send a smaller file.`,
-  );
+const pageTooLarge = () => new HttpError(413, tooLargeMessage(config().maxBodyBytes));
 
 const NO_FILES: ReadonlyMap<string, UploadedFile> = new Map();
 
