@@ -114,6 +114,38 @@ describe('parseMultipart', () => {
   });
 });
 
+describe('parseMultipart on arbitrary bytes', () => {
+  it('gives a form or an HttpError (a page, never a 500) for 500 seeded jumbles of multipart pieces', async () => {
+    const pieces = [
+      `--${BOUNDARY}`,
+      '\r\n',
+      '\r\n\r\n',
+      'Content-Disposition: form-data; name="a"',
+      'Content-Disposition: form-data; name="f"; filename="x"',
+      "Content-Disposition: form-data; name*=UTF-8''%E9",
+      'Content-Type: text/plain; charset=latin1',
+      `--${BOUNDARY}--`,
+      '\u00e9\u0000\uffff',
+      'x'.repeat(40),
+    ];
+    let seed = 37;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed;
+    };
+    for (let n = 0; n < 500; n++) {
+      const sent = Buffer.from(
+        Array.from({ length: 1 + (next() % 12) }, () => pieces[next() % pieces.length]).join(''),
+      );
+      const outcome = await parseMultipart(TYPE, sent, small).then(
+        () => 'form',
+        (error: unknown) => error,
+      );
+      if (outcome !== 'form') expect(outcome, sent.toString()).toBeInstanceOf(HttpError);
+    }
+  });
+});
+
 describe('the bounds', () => {
   it('are the authors file’s (what the API’s content takes), and multipart bodies reach functions as base64', () => {
     expect(MULTIPART_LIMITS.fileBytes).toBe(MAX_AUTHORS_FILE_BYTES);

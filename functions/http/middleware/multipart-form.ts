@@ -124,6 +124,10 @@ export function parseMultipart(
     parser.on('fieldsLimit', () => refuse(tooManyParts()));
     parser.on('error', () => reject(refusal ?? new HttpError(400, MALFORMED)));
     parser.on('close', () => (refusal ? reject(refusal) : resolve({ fields, files })));
-    parser.end(body);
+    try {
+      parser.end(body);
+    } catch {
+      reject(refusal ?? new HttpError(400, MALFORMED));
+    }
   });
 }
