@@ -8,6 +8,10 @@
  * HTML) stays text so the other stacks keep reading `event.body` as a string. Ref advertisements
  * (`info/refs`) are text too: git fetches them with `Accept: *\/*`, which would not select a binary
  * response, and they are pkt-line text.
+ *
+ * A page's `multipart/form-data` form (a file upload) is binary too: as text, API Gateway would
+ * pass the file's bytes that are not UTF-8 as U+FFFD, and the parser would see other bytes than the
+ * browser sent. No page answers with that type, so responses are unaffected.
  */
 export const BINARY_MEDIA_TYPES: readonly string[] = [
   'application/x-git-upload-pack-request',
@@ -15,6 +19,7 @@ export const BINARY_MEDIA_TYPES: readonly string[] = [
   'application/x-git-receive-pack-request',
   'application/x-git-receive-pack-result',
   'application/octet-stream',
+  'multipart/form-data',
 ];
 
 /**

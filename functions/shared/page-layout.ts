@@ -105,8 +105,12 @@ export interface PageContext {
   readonly csrf: string;
 }
 
-/** The page frame: accessible landmarks, the inline stylesheet, the signed-in header. */
-export function page(title: string, context: PageContext, body: Html): Html {
+/**
+ * The page frame: accessible landmarks, the inline stylesheet, the signed-in header. `styled: false`
+ * leaves the stylesheet out, for a page that must be small (the edge's 413 page, which CloudFront
+ * Functions' 10 KB bound cannot hold with it).
+ */
+export function page(title: string, context: PageContext, body: Html, { styled = true } = {}): Html {
   const account = context.login
     ? html`<nav aria-label="Account">
         <a href="/settings/connections/applications">Applications</a>
@@ -121,7 +125,7 @@ export function page(title: string, context: PageContext, body: Html): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
-<style>${trustedHtml(CSS)}</style>
+${styled ? html`<style>${trustedHtml(CSS)}</style>` : ''}
 </head>
 <body>
 <header><a class="brand" href="/">OAuth service</a>${account}</header>

@@ -1,5 +1,7 @@
 import { MAX_REQUEST_BODY_BYTES } from '#shared/body-limit';
+import { errorPage, tooLargeMessage } from '#shared/error-page';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
+import { page } from '#shared/page-layout';
 import { NOT_FOUND_PAGE_PATH, ROUTES, type Route, servedBy } from '#shared/routes';
 
 /** A generated response: CloudFront answers it without forwarding the request (or its body). */
@@ -12,6 +14,29 @@ const REFUSAL = {
     'cache-control': { value: 'no-store' },
   },
   body: { encoding: 'text', data: JSON.stringify(GATEWAY_ERROR_BODIES.payloadTooLarge) },
+};
+
+/**
+ * The same refusal for a browser's page (a form too large, mostly a file): the function's own 413
+ * page, signed out and without the stylesheet, which would not fit CloudFront Functions' 10 KB.
+ */
+const pageRefusal = () => {
+  const content = errorPage(413, tooLargeMessage(MAX_REQUEST_BODY_BYTES), false);
+  return {
+    ...REFUSAL,
+    headers: {
+      'content-type': { value: 'text/html; charset=utf-8' },
+      'cache-control': { value: 'no-store' },
+      'content-security-policy': { value: "default-src 'none'; frame-ancestors 'none'; base-uri 'none'" },
+      'x-content-type-options': { value: 'nosniff' },
+      'x-frame-options': { value: 'DENY' },
+      'referrer-policy': { value: 'no-referrer' },
+    },
+    body: {
+      encoding: 'text',
+      data: page(content.title, { csrf: '' }, content.body, { styled: false }).toString(),
+    },
+  };
 };
 
 /** Paths that keep API Gateway's JSON 404: the REST API, GraphQL and the OAuth discovery documents. */
@@ -46,7 +71,8 @@ export function servedGetPaths(routes: readonly Route[]): RegExp {
  * so that the deployed function, the local API Gateway (which runs this very source) and the
  * handlers cannot disagree. It does two things:
  * - a request whose Content-Length is over `MAX_REQUEST_BODY_BYTES` gets 413 with the body API
- *   Gateway's REQUEST_TOO_LARGE response has, before API Gateway and Lambda see it. A function
+ *   Gateway's REQUEST_TOO_LARGE response has, before API Gateway and Lambda see it; a browser's
+ *   (Accept naming text/html) outside the API's paths gets the pages' HTML 413 instead. A function
  *   never sees the body itself: a request without Content-Length (chunked) passes, and meets API
  *   Gateway's and Lambda's own limits;
  * - a GET of a path no route serves, outside the API's paths, goes to the not-found page's path
@@ -60,7 +86,11 @@ var SERVED_GET_PATHS = ${servedGetPaths(ROUTES).toString()};
 function handler(event) {
   var request = event.request;
   var length = request.headers['content-length'];
-  if (length && Number(length.value) > MAX_BYTES) return ${JSON.stringify(REFUSAL)};
+  if (length && Number(length.value) > MAX_BYTES) {
+    var accept = request.headers['accept'];
+    var page = !API_PATHS.test(request.uri) && accept && accept.value.indexOf('text/html') !== -1;
+    return page ? ${JSON.stringify(pageRefusal())} : ${JSON.stringify(REFUSAL)};
+  }
   if (request.method === 'GET') {
     var path = request.uri.length > 1 && request.uri.charAt(request.uri.length - 1) === '/' ? request.uri.slice(0, -1) : request.uri;
     if (!API_PATHS.test(path) && !SERVED_GET_PATHS.test(path)) request.uri = '${NOT_FOUND_PAGE_PATH}';

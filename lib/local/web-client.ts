@@ -54,16 +54,34 @@ export class WebClient {
     const token = options.csrf === undefined ? this.csrf() : options.csrf;
     if (token !== null) body.append('_csrf', token);
     for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) body.append(name, v);
+    return this.send(path, body, { 'Content-Type': 'application/x-www-form-urlencoded', ...options.headers });
+  }
+
+  /**
+   * A POST of any body: a `FormData` (multipart/form-data, its boundary set by fetch; the caller
+   * adds `_csrf`), raw bytes with their Content-Type, or a stream (sent chunked, without
+   * Content-Length).
+   */
+  async postBody(
+    path: string,
+    body: FormData | Uint8Array | ReadableStream<Uint8Array>,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
+    return this.send(path, body, headers);
+  }
+
+  private async send(
+    path: string,
+    body: RequestInit['body'],
+    headers: Record<string, string>,
+  ): Promise<Response> {
     const response = await fetch(new URL(path, this.origin), {
       method: 'POST',
       body,
-      headers: {
-        ...this.cookieHeader(),
-        'Content-Type': 'application/x-www-form-urlencoded',
-        ...options.headers,
-      },
+      headers: { ...this.cookieHeader(), ...headers },
       redirect: 'manual',
-    });
+      ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+    } as RequestInit);
     this.remember(response);
     if ((response.headers.get('content-type') ?? '').startsWith('text/html'))
       this.lastHtml = await response.clone().text();

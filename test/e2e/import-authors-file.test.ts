@@ -391,7 +391,7 @@ describe('the progress page in Chromium', () => {
     await screenshot(page, 'import-authors-390');
     await page.setViewportSize({ width: 1280, height: 800 });
 
-    await page.getByLabel('File content').fill('Person 3 = Person Three <three@new.example>\n');
+    await page.getByLabel('Or paste its content').fill('Person 3 = Person Three <three@new.example>\n');
     await page.getByRole('button', { name: 'Map authors from the file' }).click();
     await page.getByRole('heading', { name: 'Mapped (1)' }).waitFor();
     expect(await page.locator('#authors-mapped').textContent()).toContain('Person Three <three@new.example>');

@@ -6,10 +6,10 @@ import { MAX_REQUEST_BODY_BYTES } from '#shared/body-limit';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 
 /** A viewer-request event as CloudFront Functions (runtime 2.0) passes it. */
-function event(headers: Record<string, string>) {
+function event(headers: Record<string, string>, uri = '/api/v3/user/repos') {
   const request: ViewerRequest = {
     method: 'POST',
-    uri: '/api/v3/user/repos',
+    uri,
     querystring: {},
     headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, { value }])),
     cookies: {},
@@ -48,6 +48,34 @@ describe("the web distribution's body limit function (its generated source, run 
     });
     const body = 'body' in answer ? answer.body : undefined;
     expect(JSON.parse(body?.data ?? '')).toEqual(GATEWAY_ERROR_BODIES.payloadTooLarge);
+  });
+
+  it("answers a browser's page form over the bound with the pages' HTML 413; API paths and other clients keep JSON", () => {
+    const over = String(MAX_REQUEST_BODY_BYTES + 1);
+    const browser = 'text/html,application/xhtml+xml,*/*;q=0.8';
+    const answer = handler(event({ 'content-length': over, accept: browser }, '/octocat/svn/import/authors'));
+    expect(answer).toMatchObject({
+      statusCode: 413,
+      headers: { 'content-type': { value: 'text/html; charset=utf-8' } },
+    });
+    const page = 'body' in answer ? (answer.body?.data ?? '') : '';
+    expect(page).toMatch(/^<!doctype html>/);
+    expect(page).toContain('<h1 id="error-heading">Too much data</h1>');
+    expect(page).toContain('the most a page takes');
+    for (const [headers, uri] of [
+      [{ 'content-length': over, accept: browser }, '/api/v3/user/repos'],
+      [{ 'content-length': over, accept: 'application/json' }, '/login/oauth/access_token'],
+      [{ 'content-length': over }, '/octocat/svn/import/authors'],
+    ] as const) {
+      const json = handler(event(headers, uri));
+      expect('headers' in json && json.headers?.['content-type']?.value, uri).toBe(
+        'application/json; charset=utf-8',
+      );
+    }
+  });
+
+  it("fits CloudFront Functions' 10 KB function size", () => {
+    expect(Buffer.byteLength(VIEWER_REQUEST_FUNCTION_SOURCE)).toBeLessThan(10 * 1024);
   });
 
   it('judges numbers only: a Content-Length that is not one passes on (to API Gateway and Lambda)', () => {

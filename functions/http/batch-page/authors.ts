@@ -8,14 +8,12 @@ import { dashboardPage } from './dashboard-view.ts';
 
 /**
  * POST /imports/batches/:batch_id/authors: the API's PUT …/import-batches/:id/authors with the file
- * pasted into the dashboard's form. The answer is a page of each import's outcome; a refused file
+ * chosen or pasted in the dashboard's form. The answer is a page of each import's outcome; a refused file
  * shows the dashboard again with one message per bad line (nothing changed).
  */
 export const handler = batchPageHandler(async (request, caller, batchId) => {
   try {
-    return batchAuthorsAnswer(
-      await applyAuthorsFileToBatch(caller, batchId, authorsFileOfForm(request.form)),
-    );
+    return batchAuthorsAnswer(await applyAuthorsFileToBatch(caller, batchId, authorsFileOfForm(request)));
   } catch (error) {
     if (!(error instanceof HttpError) || error.status !== 422) throw error;
     const details = (error.details.errors ?? []).map((problem) => problem.message ?? problem.code);

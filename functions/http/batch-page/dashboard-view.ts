@@ -140,10 +140,10 @@ ${authorsForm(request, data)}
 
 /** One authors file for every complete import (the others are skipped and say why). */
 function authorsForm(request: WebRequest, data: BatchDashboard): Html {
-  return html`<form method="post" action="${batchPaths.authors(data.view.batch.id)}" class="panel" aria-labelledby="batch-authors-heading">
+  return html`<form method="post" action="${batchPaths.authors(data.view.batch.id)}" enctype="multipart/form-data" class="panel" aria-labelledby="batch-authors-heading">
   <h3 id="batch-authors-heading">Authors file for all imports</h3>
   ${csrfField(request.csrf)}
-  <p class="muted">Paste a git-svn <code>authors.txt</code> (<code>login = Name &lt;email&gt;</code>) or a CSV (<code>origin,name,email</code>). It is checked once, then every complete import maps the authors it names and rewrites its history once; imports still queued or importing are skipped (send the file again once they are complete).</p>
+  <p class="muted">Choose or paste a git-svn <code>authors.txt</code> (<code>login = Name &lt;email&gt;</code>) or a CSV (<code>origin,name,email</code>). It is checked once, then every complete import maps the authors it names and rewrites its history once; imports still queued or importing are skipped (send the file again once they are complete).</p>
   ${authorsFileInputs('batch-authors')}
   <div class="actions"><button type="submit" class="primary">Map authors in all imports</button></div>
 </form>`;

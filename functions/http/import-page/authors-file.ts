@@ -3,8 +3,8 @@ import { authorsFileAnswer, authorsFileOfForm } from './authors-view.ts';
 import { changeThenBack, importPageHandler } from './import-page.ts';
 
 /**
- * POST /:owner/:repo/import/authors: the API's PUT …/import/authors with the file pasted into the
- * form. The answer is a page of what it mapped; a refused file shows the progress page again with
+ * POST /:owner/:repo/import/authors: the API's PUT …/import/authors with the file chosen or pasted
+ * in the form. The answer is a page of what it mapped; a refused file shows the progress page again with
  * one message per bad line.
  */
 export const handler = importPageHandler(async (request, caller, repo) => {
@@ -12,7 +12,7 @@ export const handler = importPageHandler(async (request, caller, repo) => {
   const refused = await changeThenBack(request, caller, repo, async () => {
     answer = authorsFileAnswer(
       repo,
-      await applyAuthorsFile(caller, repo.owner, repo.repo, authorsFileOfForm(request.form)),
+      await applyAuthorsFile(caller, repo.owner, repo.repo, authorsFileOfForm(request)),
     );
   });
   return answer ?? refused;

@@ -8,14 +8,15 @@ import {
 import type { ImportAuthor } from '#domain/imports';
 import type { WebPage, WebRequest } from '#http/middleware/web-stack';
 import type { AuthorsFile, AuthorsFileResult } from '#services/authors-file';
+import { validationFailed } from '#shared/errors';
 import { type Html, html } from '#shared/html';
 import { csrfField } from '#shared/page-layout';
 import { paths, type RepoName } from './paths.ts';
 
 /*
  * The progress page's tools for many authors (issue 37): a filter (a GET form), the authors file
- * upload (a form with a textarea: the web forms are url-encoded) and the downloads of the current
- * mapping; and the page that answers an upload with what it did.
+ * upload (a multipart form: a file input, or the content pasted into a textarea) and the downloads
+ * of the current mapping; and the page that answers an upload with what it did.
  */
 
 /** The query parameter of the authors filter. */
@@ -66,13 +67,40 @@ const FORMAT_CHOICES: readonly (readonly [string, string])[] = [
   ['csv', 'CSV'],
 ];
 
-/** The file a form posted (its content and, when one was chosen, its format). */
-export function authorsFileOfForm(form: URLSearchParams): AuthorsFile {
+/** The file input's field name (the pasted content's is `content`, as in the API's body). */
+export const AUTHORS_FILE_FIELD = 'file';
+
+const refused = (message: string) =>
+  validationFailed([{ resource: 'AuthorsFile', field: 'content', code: 'invalid', message }]);
+
+/**
+ * The file a form posted (its content and, when one was chosen, its format): the chosen file's
+ * bytes, read as UTF-8, or the pasted content. Both at once, or neither, is refused (422, shown on
+ * the page), as is a file that is not UTF-8 (decision 0158).
+ */
+export function authorsFileOfForm(request: Pick<WebRequest, 'form' | 'files'>): AuthorsFile {
+  const { form } = request;
   const asked = form.get('format') as AuthorsFileFormat;
-  return {
-    format: AUTHORS_FILE_FORMATS.includes(asked) ? asked : undefined,
-    content: form.get('content') ?? '',
-  };
+  const format = AUTHORS_FILE_FORMATS.includes(asked) ? asked : undefined;
+  const pasted = form.get('content') ?? '';
+  const file = request.files.get(AUTHORS_FILE_FIELD);
+  if (file && pasted.trim() !== '')
+    throw refused(
+      'Choose a file or paste its content, not both: nothing was mapped. Clear one and send again.',
+    );
+  if (!file) {
+    if (pasted.trim() === '') throw refused('Choose an authors file, or paste its content.');
+    return { format, content: pasted };
+  }
+  let content: string;
+  try {
+    content = new TextDecoder('utf-8', { fatal: true }).decode(file.bytes);
+  } catch {
+    throw refused(
+      `The file ${file.filename ? `“${file.filename}” ` : ''}is not UTF-8 text. Save it as UTF-8 (most editors offer it under “Save as”) and choose it again.`,
+    );
+  }
+  return { format, content };
 }
 
 /** The format choice and the textarea of an authors file form (ids start with `prefix`). */
@@ -83,15 +111,17 @@ export function authorsFileInputs(prefix = 'authors-file'): Html {
         html`<li><label for="${prefix}-format-${value || 'detect'}"><input type="radio" id="${prefix}-format-${value || 'detect'}" name="format" value="${value}"${value === '' ? html` checked` : ''}> <span>${text}</span></label></li>`,
     )}
   </ul></fieldset>
-  <label for="${prefix}-content">File content</label>
-  <textarea id="${prefix}-content" name="content" rows="8" cols="60" required spellcheck="false"></textarea>`;
+  <label for="${prefix}-file">File</label>
+  <input type="file" id="${prefix}-file" name="${AUTHORS_FILE_FIELD}" accept=".txt,.csv,text/plain,text/csv">
+  <label for="${prefix}-content">Or paste its content</label>
+  <textarea id="${prefix}-content" name="content" rows="8" cols="60" spellcheck="false"></textarea>`;
 }
 
 function uploadForm(request: WebRequest, repo: RepoName): Html {
-  return html`<form method="post" action="${paths.authorsFile(repo)}" class="panel" aria-labelledby="authors-file-heading">
+  return html`<form method="post" action="${paths.authorsFile(repo)}" enctype="multipart/form-data" class="panel" aria-labelledby="authors-file-heading">
   <h3 id="authors-file-heading">Map authors from a file</h3>
   ${csrfField(request.csrf)}
-  <p class="muted">Paste a git-svn <code>authors.txt</code> (<code>login = Name &lt;email&gt;</code>, one per line) or a CSV (<code>origin,name,email</code>), up to ${MAX_AUTHORS_FILE_ENTRIES.toLocaleString('en-US')} entries. Every author the file names is mapped, and the history is rewritten once.</p>
+  <p class="muted">Choose or paste a git-svn <code>authors.txt</code> (<code>login = Name &lt;email&gt;</code>, one per line) or a CSV (<code>origin,name,email</code>), up to ${MAX_AUTHORS_FILE_ENTRIES.toLocaleString('en-US')} entries. Every author the file names is mapped, and the history is rewritten once.</p>
   ${authorsFileInputs()}
   <div class="actions"><button type="submit" class="primary">Map authors from the file</button></div>
 </form>`;

@@ -63,14 +63,16 @@ type StackEvent = APIGatewayProxyEvent & { parsedBody?: unknown; validBody?: unk
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Rejects bodies over the configured limit before anything parses them (413). */
-export const bodyLimit = (): middy.MiddlewareObj<APIGatewayProxyEvent> => ({
+/** Rejects bodies over the configured limit before anything parses them (413, `refusal`'s words). */
+export const bodyLimit = (
+  refusal: () => Error = payloadTooLarge,
+): middy.MiddlewareObj<APIGatewayProxyEvent> => ({
   before: ({ event }) => {
     if (
       event.body &&
       Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8') > config().maxBodyBytes
     ) {
-      throw payloadTooLarge();
+      throw refusal();
     }
   },
 });

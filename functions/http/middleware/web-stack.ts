@@ -7,21 +7,24 @@ import { getSession } from '#services/sessions';
 import { config } from '#shared/config';
 import { cookieName, parseCookies, serializeCookie } from '#shared/cookies';
 import { header } from '#shared/credentials';
+import { errorPage, NOT_FOUND_MESSAGE, tooLargeMessage } from '#shared/error-page';
 import { HttpError } from '#shared/errors';
 import type { Html } from '#shared/html';
 import { logContext, logUnhandled } from '#shared/log';
 import { csrfField, page, STYLE_HASH } from '#shared/page-layout';
 import type { Route } from '#shared/routes';
 import { type PublicUrls, publicUrls } from '#shared/urls';
-import { errorPage, NOT_FOUND_MESSAGE } from './error-page.ts';
 import { bodyLimit, pathParameters } from './http-stack.ts';
+import { type MultipartForm, parseMultipart, type UploadedFile } from './multipart-form.ts';
 import { perRoute } from './per-route.ts';
 
 /** What a page handler gets; `along` is what the route's `readWithUser` read (see `WebOptions`). */
 export interface WebRequest<Along = unknown> {
   readonly method: string;
-  /** The form fields of a POST (application/x-www-form-urlencoded). */
+  /** The form fields of a POST (application/x-www-form-urlencoded or multipart/form-data). */
   readonly form: URLSearchParams;
+  /** The files of a multipart/form-data POST, by field name (none for other bodies). */
+  readonly files: ReadonlyMap<string, UploadedFile>;
   readonly query: Readonly<Record<string, string | undefined>>;
   readonly params: Readonly<Record<string, string>>;
   /** A signed-in session (two-factor complete) and its user. */
@@ -166,6 +169,23 @@ function toResult(reply: WebReply, event: WebEvent): APIGatewayProxyResult {
   };
 }
 
+/** A page's words for a body over the bound (a file too large, mostly); the API keeps GitHub's. */
+const pageTooLarge = () => new HttpError(413, tooLargeMessage(config().maxBodyBytes));
+
+const NO_FILES: ReadonlyMap<string, UploadedFile> = new Map();
+
+/**
+ * A POST's fields (and files): multipart/form-data through `parseMultipart` (its refusals are
+ * error pages), anything else as url-encoded. Both carry the CSRF token as the `_csrf` field.
+ */
+async function formOf(event: APIGatewayProxyEvent): Promise<MultipartForm> {
+  const bytes = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : undefined;
+  const contentType = header(event, 'content-type');
+  if (bytes && event.httpMethod === 'POST' && /^multipart\/form-data\s*(;|$)/i.test(contentType ?? ''))
+    return parseMultipart(contentType as string, bytes);
+  return { fields: new URLSearchParams(bytes?.toString('utf8') ?? ''), files: NO_FILES };
+}
+
 /** Reads the session and CSRF cookies, and refuses cross-site or token-less form posts. */
 const webContext = <Along>(options: WebOptions<Along>): middy.MiddlewareObj<WebEvent> => ({
   before: async ({ event }) => {
@@ -176,13 +196,7 @@ const webContext = <Along>(options: WebOptions<Along>): middy.MiddlewareObj<WebE
     const found = sessionCookie ? await getSession(sessionCookie) : undefined;
     const session = found && !found.pendingOtp ? found : undefined;
     const pending = found?.pendingOtp ? found : undefined;
-    const form = new URLSearchParams(
-      event.body
-        ? event.isBase64Encoded
-          ? Buffer.from(event.body, 'base64').toString('utf8')
-          : event.body
-        : '',
-    );
+    const { fields: form, files } = await formOf(event);
     const query = event.queryStringParameters ?? {};
     const readAlong = session ? options.readWithUser?.({ query, form }) : undefined;
     const read = session
@@ -201,6 +215,7 @@ const webContext = <Along>(options: WebOptions<Along>): middy.MiddlewareObj<WebE
     event.web = {
       method: event.httpMethod,
       form,
+      files,
       query,
       params: (event.pathParameters ?? {}) as Record<string, string>,
       session: user ? session : undefined,
@@ -260,7 +275,7 @@ export function webHandler<Along = undefined>(
       .use(logContext())
       .use(webResponse(route))
       .use(pathParameters(route))
-      .use(bodyLimit())
+      .use(bodyLimit(pageTooLarge))
       .use(webContext(options))
       .handler(
         async (event) => (await run(event.web as WebRequest<Along>)) as unknown as APIGatewayProxyResult,

@@ -1,5 +1,5 @@
-import { errorPage, NOT_FOUND_MESSAGE } from '#http/middleware/error-page';
 import { webHandler } from '#http/middleware/web-stack';
+import { errorPage, NOT_FOUND_MESSAGE } from '#shared/error-page';
 
 /**
  * GET /-/not-found: the 404 page of the web origin. The viewer-request function sends every GET

@@ -25,6 +25,10 @@ export interface ErrorPageContent {
   readonly body: Html;
 }
 
+/** Why a page's form was refused as too large (by the function, or at the edge before it). */
+export const tooLargeMessage = (bytes: number): string =>
+  `The form sent more than ${bytes.toLocaleString('en-US')} bytes, the most a page takes. Go back and send a smaller file.`;
+
 /** An error page: what happened (`message`, already safe for a visitor to read) and where to go next. */
 export function errorPage(status: number, message: string, signedIn: boolean): ErrorPageContent {
   const heading = HEADINGS[status] ?? (status >= 500 ? HEADINGS[500] : 'Error');
