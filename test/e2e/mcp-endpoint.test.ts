@@ -208,6 +208,47 @@ describe('the MCP endpoint', () => {
     expect(huge.status).toBe(413);
   });
 
+  it('answers odd JSON-RPC messages without a 5xx, and tool arguments of the wrong kind as the REST route would', async () => {
+    const auth = { Authorization: `Bearer ${repoToken}`, 'MCP-Protocol-Version': '2025-11-25' };
+    const call = (id: unknown, name: unknown, args: unknown) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    });
+    const odd: unknown[] = [
+      call(1, 'no_such_tool', {}),
+      call(2, 42, {}),
+      call(3, 'get_import_status', 'not an object'),
+      call(4, 'map_import_author', { owner: 'octocat', repo: 'x', author_id: 1.5 }),
+      call(5, 'get_import_batch', { batch_id: 1e300 }),
+      call(6, 'list_import_authors', { owner: 'octocat', repo: 'x', page: -1, per_page: 1e9 }),
+      [
+        call(7, 'get_import_status', { owner: 'octocat', repo: 'a' }),
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+      ],
+      { jsonrpc: '2.0', id: 8, method: 'resources/list' },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      [],
+      'just a string',
+    ];
+    for (const message of odd) {
+      const response = await post(JSON.stringify(message), auth);
+      expect(response.status, JSON.stringify(message)).toBeLessThan(500);
+    }
+    const typed = await json(
+      await post(JSON.stringify(call(9, 'get_import_batch', { batch_id: 'seven' })), auth),
+    );
+    expect(typed.result.isError).toBe(true);
+    expect(typed.result.structuredContent).toMatchObject({
+      status: 422,
+      message: 'Validation Failed',
+      errors: [{ resource: 'ImportBatch', field: 'batch_id', code: 'invalid' }],
+    });
+    const fraction = await json(await post(JSON.stringify(odd[3]), auth));
+    expect(fraction.result.structuredContent).toMatchObject({ status: 404, message: 'Not Found' });
+  });
+
   it('lists and calls tools with the MCP Inspector CLI', async () => {
     const inspector = (...args: string[]) =>
       exec(
