@@ -7,6 +7,7 @@ import {
   McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import * as z from 'zod/mini';
 import { config } from '#shared/config';
 import { errorBody, HttpError, notFound } from '#shared/errors';
@@ -38,6 +39,9 @@ function listed(tool: McpTool): Tool {
     annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: !tool.readOnly },
   };
 }
+
+/** The tools as `tools/list` gives them, made on the first list of the function's life. */
+let listedTools: Tool[] | undefined;
 
 /** The API's error as a tool's error result: its message as text, its whole body as structured content. */
 function errorResult(error: HttpError): CallToolResult {
@@ -74,10 +78,23 @@ async function callTool(
   }
 }
 
+/**
+ * The JSON Schema validator a `Server` makes for itself otherwise (an Ajv instance, about half a
+ * millisecond, for elicitation answers this endpoint never asks for): one for the function.
+ */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
 /** A server for one request (the endpoint is stateless): the tools, acting for `caller`. */
 export function mcpServer(caller: McpCaller, urls: PublicUrls): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: MCP_TOOLS.map(listed) }));
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator,
+  });
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    listedTools ??= MCP_TOOLS.map(listed);
+    return { tools: listedTools };
+  });
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = toolNamed(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
