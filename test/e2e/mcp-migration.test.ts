@@ -112,6 +112,9 @@ describe('a migration through the MCP tools', () => {
       email: 'ada@moved.example',
     });
     expect([mapped.name, mapped.email]).toEqual(['Ada King', 'ada@moved.example']);
+    // The mapping rewrites the history; the file after it would start a second rewrite as the
+    // first ends (the service's rule), so the test lets the first finish.
+    expect((await importSettled('moved')).status).toBe('complete');
 
     const file = await callOk(client, 'apply_authors_file', {
       owner,
@@ -194,7 +197,10 @@ describe('a migration through the MCP tools', () => {
     ]);
     const complete = await pollUntil(
       () => callOk(client, 'get_import_batch', { batch_id: batch.id }),
-      (json) => json.imports.every((entry: { status?: string }) => SETTLED.includes(entry.status ?? '')),
+      // Settled, and the batch has given back their slots (which follows each import's `complete`).
+      (json) =>
+        json.running === 0 &&
+        json.imports.every((entry: { status?: string }) => SETTLED.includes(entry.status ?? '')),
       'the batch',
     );
     expect(complete.imports.map((entry: { status: string }) => entry.status)).toEqual([
@@ -222,8 +228,15 @@ describe('a migration through the MCP tools', () => {
     expect(followed.outcomes.map((one: { outcome: string }) => one.outcome)).toEqual(['done', 'done']);
     const synced = await callOk(client, 'sync_import_batch', { batch_id: batch.id });
     expect(synced.outcomes.map((one: { outcome: string }) => one.outcome)).toEqual(['done', 'done']);
-    for (const repo of ['batch-one', 'batch-two'])
+    for (const repo of ['batch-one', 'batch-two']) {
       expect((await importSettled(repo)).status).toBe('complete');
+      // The sync's attempt has ended once it is recorded (a cut-over is refused while one runs).
+      await pollUntil(
+        () => callOk(client, 'get_import_sync', { owner, repo }),
+        (json) => json.last_sync !== null,
+        `the sync of ${repo}`,
+      );
+    }
     const cut = await callOk(client, 'cut_over_import_batch', { batch_id: batch.id });
     expect(cut.outcomes.map((one: { outcome: string }) => one.outcome)).toEqual(['done', 'done']);
   }, 240_000);
