@@ -10,6 +10,10 @@ import { importAuthorJson } from '../../json/import.ts';
 import { batchAuthorsJson } from '../../json/import-batch.ts';
 import { fullName, pageFields, pageQuery, repositoryFields, tool } from '../tool.ts';
 
+/** What a mapping does to a complete import, and how long to wait. */
+const REWRITE_HINT =
+  'A complete import is rewritten (status mapping, then complete again; a mapping sent during a rewrite makes one more): poll get_import_status until complete before following the origin.';
+
 export const listAuthorsTool = tool({
   name: 'list_import_authors',
   title: "An import's authors",
@@ -43,8 +47,7 @@ export const listAuthorsTool = tool({
 export const mapAuthorTool = tool({
   name: 'map_import_author',
   title: 'Map an author',
-  description:
-    'Gives an author of the import the name and/or email their commits carry (rewrites the imported history once the import is complete). As PATCH /repos/{owner}/{repo}/import/authors/{author_id}; author_id is an id from list_import_authors.',
+  description: `Gives an author of the import the name and/or email their commits carry (rewrites the imported history once the import is complete). As PATCH /repos/{owner}/{repo}/import/authors/{author_id}; author_id is an id from list_import_authors. ${REWRITE_HINT}`,
   mirrors: 'imports/map-author',
   input: z.extend(mapAuthorBody, {
     ...repositoryFields,
@@ -67,8 +70,7 @@ export const mapAuthorTool = tool({
 export const applyAuthorsFileTool = tool({
   name: 'apply_authors_file',
   title: 'Apply an authors file',
-  description:
-    'Maps the authors a git-svn authors.txt (`remote = Name <email>` lines) or a CSV (remote,name,email) names, in one rewrite. Answers what it mapped, the entries that name no author of the history, and the authors the file does not name. As PUT /repos/{owner}/{repo}/import/authors.',
+  description: `Maps the authors a git-svn authors.txt ("remote = Name <email>" lines) or a CSV (remote,name,email) names, in one rewrite. Answers what it mapped, the entries that name no author of the history, and the authors the file does not name. As PUT /repos/{owner}/{repo}/import/authors. ${REWRITE_HINT}`,
   mirrors: 'imports/apply-authors-file',
   input: z.extend(authorsFileBody, repositoryFields),
   resource: 'AuthorsFile',
