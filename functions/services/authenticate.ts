@@ -15,7 +15,12 @@ import { hashToken, hasValidChecksum, tagOf } from '#domain/tokens';
 import type { User } from '#domain/users';
 import { signIn } from '#services/sign-in';
 import { config, vendorHeader } from '#shared/config';
-import { type CredentialSource, header, presentedCredentials } from '#shared/credentials';
+import {
+  type CredentialSource,
+  header,
+  type PresentedCredentials,
+  presentedCredentials,
+} from '#shared/credentials';
 import { badCredentials, HttpError, notFound, requiresAuthentication } from '#shared/errors';
 import type { Route } from '#shared/routes';
 import { matchesParamRule } from '#shared/validate';
@@ -146,6 +151,18 @@ function tokenInBasic(username: string, password: string): string | undefined {
 }
 
 /**
+ * A `bearer` route (the MCP endpoint): a user's token in `Authorization: Bearer` and nothing else.
+ * No token is 401 `Requires authentication`; a password, a token in the query string (MCP forbids
+ * it) or any other scheme is 401 `Bad credentials`, as is a token that does not authenticate.
+ */
+function userByBearerToken(event: CredentialSource, presented: PresentedCredentials): Promise<Caller> {
+  const authorization = header(event, 'authorization');
+  if (authorization === undefined && presented.kind === 'none') throw requiresAuthentication();
+  if (presented.kind !== 'token' || !/^\s*bearer\s/i.test(authorization ?? '')) throw badCredentials();
+  return userByToken(presented.token);
+}
+
+/**
  * Checks the request's credentials against what its route accepts. Credentials that are sent are
  * always verified (a wrong password is 401 even on an anonymous route, as on GitHub); routes that
  * need a user answer 401 `Requires authentication` when none was sent. `event` is an API Gateway
@@ -160,6 +177,7 @@ export async function authenticate(
 ): Promise<Caller> {
   if (route.auth === 'app') return appByCredentials(event, appToken);
   const presented = presentedCredentials(event);
+  if (route.auth === 'bearer') return userByBearerToken(event, presented);
   let caller: Caller;
   switch (presented.kind) {
     case 'none':

@@ -19,15 +19,26 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - `client`: the OAuth token endpoint (and revocation, introspection), which authenticates the
  *   client itself and answers in OAuth's error format.
  * - `public`: a public document (the OAuth server metadata); no credentials are read at all.
+ * - `bearer`: a user's OAuth or personal token in `Authorization: Bearer` only (the MCP endpoint);
+ *   no password, no token in the query string.
  */
-export type AuthKind = 'none' | 'lfs-action' | 'password' | 'user' | 'app' | 'web' | 'client' | 'public';
+export type AuthKind =
+  | 'none'
+  | 'lfs-action'
+  | 'password'
+  | 'user'
+  | 'app'
+  | 'web'
+  | 'client'
+  | 'public'
+  | 'bearer';
 
 /**
  * What the response body is: GitHub JSON, an HTML page, an OAuth response (the token endpoint's
  * form/JSON/XML, the standard endpoints' JSON), or Git's own protocols (smart HTTP and the Git LFS
- * API, binary bodies).
+ * API, binary bodies), or MCP's JSON-RPC messages (the MCP endpoint, Streamable HTTP).
  */
-export type MediaKind = 'json' | 'html' | 'oauth' | 'git';
+export type MediaKind = 'json' | 'html' | 'oauth' | 'git' | 'mcp';
 
 /**
  * What a route's function reaches besides the table: the hosted repositories' file system (EFS in
@@ -84,6 +95,8 @@ const API = '/api/v3';
 export const NOT_FOUND_PAGE_PATH = '/-/not-found';
 /** GraphQL's endpoint, beside the REST API's root as on GitHub Enterprise Server. */
 export const GRAPHQL_PATH = '/api/graphql';
+/** The MCP endpoint (issue 38), on the web origin: `{webUrl}/mcp`. */
+export const MCP_PATH = '/mcp';
 
 // biome-ignore format: one line per route keeps the table readable
 export const ROUTES: readonly Route[] = [
@@ -95,6 +108,11 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: `${API}/users/{login}`, handler: 'users/get-by-login', auth: 'none', scopes: [], media: 'json', table: 'RO' },
   { method: 'POST', path: `${API}/user/repos`, handler: 'repos/create-for-user', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW' },
   { method: 'GET', path: `${API}/repos/{owner}/{repo}`, handler: 'repos/get', auth: 'none', scopes: [], media: 'json', table: 'RO' },
+  // The MCP endpoint (issue 38): Streamable HTTP, stateless. Its tools mirror the import routes (functions/http/mcp/tools/), so its function has their capabilities;
+  // each tool checks the scopes of the row it mirrors. No stream and no session to end: GET and DELETE are 405.
+  { method: 'POST', path: MCP_PATH, handler: 'mcp/endpoint', auth: 'bearer', scopes: [], media: 'mcp', table: 'RW', uses: ['import-workflow', 'import-credentials', 'webhooks'] },
+  { method: 'GET', path: MCP_PATH, handler: 'mcp/no-stream', auth: 'public', scopes: [], media: 'mcp', table: 'RO' },
+  { method: 'DELETE', path: MCP_PATH, handler: 'mcp/no-session', auth: 'public', scopes: [], media: 'mcp', table: 'RO' },
 
   // Grants and authorizations: Basic with login and password only (spec §5.1).
   { method: 'GET', path: `${API}/applications/grants`, handler: 'grants/list', auth: 'password', scopes: [], media: 'json', table: 'RO' },
@@ -326,7 +344,7 @@ export const servedBy = (route: Pick<Route, 'servedBy'>): ServedBy => route.serv
 
 /** Routes an OAuth token may call; their functions record the token's last use. */
 export const acceptsTokens = (route: Pick<Route, 'auth'>): boolean =>
-  route.auth === 'user' || route.auth === 'none' || route.auth === 'lfs-action';
+  route.auth === 'user' || route.auth === 'none' || route.auth === 'lfs-action' || route.auth === 'bearer';
 
 /** Handlers that check a password or one-time code (`services/sign-in.ts`) besides the Basic-auth routes. */
 const SIGN_IN_PAGES: readonly string[] = ['pages/login', 'pages/two-factor'];

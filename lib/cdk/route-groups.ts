@@ -25,8 +25,9 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   },
   {
     name: 'Account',
-    folders: ['meta', 'graphql', 'users', 'repos', 'keys', 'deploy-keys', 'hooks'],
-    description: 'The API root, GraphQL, users, repositories, SSH keys, deploy keys and webhooks API',
+    folders: ['meta', 'graphql', 'users', 'repos', 'keys', 'deploy-keys', 'hooks', 'mcp'],
+    description:
+      'The API root, GraphQL, users, repositories, SSH keys, deploy keys, webhooks API and the MCP endpoint',
   },
   {
     name: 'Web',

@@ -11,6 +11,7 @@ const AUTH_TEXT = {
   web: 'browser session',
   client: 'OAuth client credentials',
   public: 'none (public document)',
+  bearer: 'Bearer token',
 } as const;
 
 /** Where a route's handler is: its Lambda function's module, or the Git front end's table. */

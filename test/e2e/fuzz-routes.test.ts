@@ -287,6 +287,13 @@ function credentials(route: Route): Record<string, string> {
     case 'none':
     case 'lfs-action':
       return { Authorization: `token ${userToken}` };
+    case 'bearer':
+      // The MCP endpoint: the token, and the media types Streamable HTTP asks a client to accept.
+      return {
+        Authorization: `Bearer ${userToken}`,
+        Accept: 'application/json, text/event-stream',
+        'Content-Type': 'application/json',
+      };
     default:
       return {};
   }
@@ -375,7 +382,7 @@ describe('fuzzing every route', () => {
   it.each(ROUTES.map((route) => [`${route.method} ${route.path}`, route] as const))(
     '%s never answers 5xx',
     async (_, route) => {
-      const site = route.media !== 'json';
+      const site = route.media !== 'json' && route.media !== 'mcp';
       const session = site ? await webSession() : undefined;
       const base: Record<string, string> = {
         ...credentials(route),

@@ -4,7 +4,7 @@ import { followImportBatch } from '#services/import-batches';
 import { batchActionJson } from '../json/import-batch.ts';
 import { batchIdOf, intervalField } from './body.ts';
 
-const body = z.object({ interval_minutes: intervalField });
+export const body = z.object({ interval_minutes: intervalField });
 
 /**
  * PUT /user/import-batches/:batch_id/sync: every complete import follows its origin with this

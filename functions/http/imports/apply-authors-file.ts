@@ -1,6 +1,6 @@
 import { apiHandler } from '#http/middleware/http-stack';
 import { applyAuthorsFile } from '#services/authors-file';
-import { importAuthorJson, importUrl } from '../json/import.ts';
+import { authorsFileResultJson } from '../json/authors-file.ts';
 import { authorsFileBody } from './authors-file-body.ts';
 
 /**
@@ -10,27 +10,11 @@ import { authorsFileBody } from './authors-file-body.ts';
  */
 export const handler = apiHandler(
   { body: { schema: authorsFileBody, resource: 'AuthorsFile' } },
-  async ({ body, caller, params, urls }) => {
-    const result = await applyAuthorsFile(caller, params.owner ?? '', params.repo ?? '', body);
-    const { record } = result;
-    return {
-      status: 200,
-      body: {
-        format: result.format,
-        rewriting: result.rewriting,
-        changed: result.changed,
-        mapped: result.mapped.map(({ author, name, email }) =>
-          importAuthorJson({ ...author, name, email }, record, urls),
-        ),
-        not_in_history: result.notInHistory.map(({ line, origin, name, email }) => ({
-          line,
-          origin,
-          name,
-          email,
-        })),
-        not_in_file: result.notInFile.map((author) => importAuthorJson(author, record, urls)),
-        import_url: importUrl(record, urls),
-      },
-    };
-  },
+  async ({ body, caller, params, urls }) => ({
+    status: 200,
+    body: authorsFileResultJson(
+      await applyAuthorsFile(caller, params.owner ?? '', params.repo ?? '', body),
+      urls,
+    ),
+  }),
 );

@@ -5,7 +5,7 @@ import { followImportOrigin } from '#services/import-sync';
 import { importSyncJson } from '../json/import-sync.ts';
 import { aliasedBoolean } from './deprecated-alias.ts';
 
-const body = z.object({
+export const body = z.object({
   interval_minutes: z.nullable(
     z
       .number()

@@ -4,7 +4,7 @@ import { apiHandler } from '#http/middleware/http-stack';
 import { mapImportAuthor } from '#services/imports';
 import { importAuthorJson } from '../json/import.ts';
 
-const body = z.object({
+export const body = z.object({
   email: z.optional(
     z.string().check(z.refine(isAuthorEmail, 'email must look like name@host (at most 255)')),
   ),

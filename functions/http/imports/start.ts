@@ -6,7 +6,7 @@ import { importJson, importUrl } from '../json/import.ts';
 import { importChoicesFields, sentChoices } from './choices.ts';
 
 /** Unknown fields are ignored, as on GitHub; known ones must have their type. */
-const body = z.object({
+export const body = z.object({
   vcs_url: z.string(),
   vcs: z.optional(z.string().check(z.maxLength(32))),
   vcs_username: z.optional(z.string().check(z.maxLength(MAX_VCS_USERNAME_LENGTH))),

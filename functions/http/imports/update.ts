@@ -5,7 +5,7 @@ import { updateImport } from '#services/imports';
 import { importJson, importUrl } from '../json/import.ts';
 import { importChoicesFields, sentChoices } from './choices.ts';
 
-const body = z.object({
+export const body = z.object({
   vcs_username: z.optional(z.string().check(z.maxLength(MAX_VCS_USERNAME_LENGTH))),
   vcs_password: z.optional(z.string().check(z.maxLength(MAX_VCS_PASSWORD_LENGTH))),
   vcs: z.optional(z.string().check(z.maxLength(32))),

@@ -6,7 +6,7 @@ import { createForOwner } from '#services/repositories';
 import { notFound, requiresAuthentication } from '#shared/errors';
 import { repositoryJson } from '../json/repository.ts';
 
-const body = z.object({
+export const body = z.object({
   name: z
     .string()
     .check(
