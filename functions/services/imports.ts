@@ -67,6 +67,7 @@ import { removeImportFiles } from '#vcs/import-files';
 import type { Caller } from './authenticate.ts';
 import { importCancelled, statusChanged } from './import-events.ts';
 import { noticeInterrupted } from './import-interrupted.ts';
+import { recordAuthorMapped, recordImportStarted } from './import-security-events.ts';
 import {
   executionArnOf,
   executionEnded,
@@ -280,6 +281,7 @@ export async function launchNewImport(input: NewImport): Promise<Import> {
     await removeUnstartedImport(ownerLogin, repoName, importId);
     await importCancelled(record);
   });
+  await recordImportStarted(record);
   return (await getImport(ownerLogin, repoName)) ?? record;
 }
 
@@ -646,6 +648,8 @@ export async function mapImportAuthor(
     throw validationFailed([missing('name', 'ImportAuthor'), missing('email', 'ImportAuthor')]);
   const first = await ownedImport(caller, owner, name);
   const { ownerLogin, repoName } = first;
+  // As it was, so that a mapping sent again (a retry) that changes nothing is no event.
+  const before = await getAuthor(ownerLogin, repoName, first.importId, authorId);
   const mapped = await withFreshImport(ownerLogin, repoName, first, async (record) => {
     if (!acceptsHistoryChanges(record))
       throw invalid(
@@ -662,6 +666,8 @@ export async function mapImportAuthor(
   });
   const author = await getAuthor(ownerLogin, repoName, mapped.importId, authorId);
   if (!author) throw notFound();
+  if (!before || before.name !== author.name || before.email !== author.email)
+    await recordAuthorMapped(mapped, author);
   return { record: mapped, author };
 }
 
