@@ -1,7 +1,8 @@
 import { SECURITY_EVENTS, type SecurityEvent } from '#domain/security-log';
 import type { WebReply } from '#http/middleware/web-stack';
 import { type Html, html } from '#shared/html';
-import { dateText, paths } from './settings-page.ts';
+import { formatDate } from './format.ts';
+import { paths } from './settings-page.ts';
 
 /** Who acted, in words: you, an application (by name and client id), an administrator, or no one signed in. */
 function actorText(event: SecurityEvent): Html {
@@ -39,7 +40,12 @@ function subjectText(event: SecurityEvent): Html {
     parts.push(
       html`author ${subject.author.id} → ${subject.author.name ?? ''} &lt;${subject.author.email ?? ''}&gt;`,
     );
-  if (subject.count !== undefined) parts.push(html`${subject.count} ×`);
+  if (subject.count !== undefined)
+    parts.push(
+      event.kind === 'failedSignIn'
+        ? html`${subject.count} failed ${subject.count === 1 ? 'attempt' : 'attempts'} that minute`
+        : html`${subject.count} ${subject.count === 1 ? 'author' : 'authors'} changed`,
+    );
   if (subject.detail) parts.push(html`<span class="muted">${subject.detail}</span>`);
   return html`${parts.map((part, index) => html`${index > 0 ? ', ' : ''}${part}`)}`;
 }
@@ -48,7 +54,7 @@ function subjectText(event: SecurityEvent): Html {
 export function securityLogPage(events: readonly SecurityEvent[], next: string | undefined): WebReply {
   const rows = events.map(
     (event) => html`<tr>
-  <td>${dateText(event.createdAt)}</td>
+  <td><time datetime="${event.createdAt}">${formatDate(event.createdAt)}, ${event.createdAt.slice(11, 19)} UTC</time></td>
   <td><code>${SECURITY_EVENTS[event.kind].action}</code><br>${SECURITY_EVENTS[event.kind].text}</td>
   <td>${actorText(event)}</td>
   <td>${event.origin.address ?? html`<span class="muted">none</span>`}</td>
