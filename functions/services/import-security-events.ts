@@ -1,11 +1,13 @@
 /**
  * What a person's imports put in their security log: an import started, authors mapped (one, or a
- * file), following the origin started, the cut-over. Each is recorded after the writes it is
- * about (several transactions, or a transaction shared with the workflow's guard) and named by
- * what makes it that action, so that doing it again records nothing new.
+ * file), following the origin started, the cut-over. One author's mapping is written in its
+ * transaction; the others are recorded after the writes they are about (an import once its
+ * execution started, several transactions, or none of its own), named by what makes each that
+ * action, so that doing it again records nothing new.
  */
 import type { Import } from '#domain/imports';
-import { recordSecurityEvent } from './security-log.ts';
+import type { SecurityEvent } from '#domain/security-log';
+import { namedSecurityEvent, recordSecurityEvent } from './security-log.ts';
 
 const repositoryOf = (record: Pick<Import, 'ownerLogin' | 'repoName'>): string =>
   `${record.ownerLogin}/${record.repoName}`;
@@ -22,18 +24,21 @@ export const recordImportStarted = (record: Import): Promise<void> =>
   });
 
 /**
- * An author mapped to a new name or email: named by the import's mapping count as read before
- * the change and by the values, so one change is one event.
+ * The event of an author mapped to a new name or email, for the mapping's transaction: named by the
+ * import's mapping count as read before the change and by the values, so one change is one event.
  */
-export const recordAuthorMapped = (
+export const authorMappedEvent = (
   record: Import,
   author: { readonly id: number; readonly name: string; readonly email: string },
-): Promise<void> =>
-  recordSecurityEvent({
+): Promise<SecurityEvent> =>
+  namedSecurityEvent({
     kind: 'authorMapped',
     login: record.ownerLogin,
     identity: [record.importId, author.id, record.mappingVersion ?? 0, author.name, author.email],
-    subject: { repository: repositoryOf(record), author },
+    subject: {
+      repository: repositoryOf(record),
+      author: { id: author.id, name: author.name, email: author.email },
+    },
   });
 
 /** An authors file that changed `changed` authors (a file that changes none records nothing). */

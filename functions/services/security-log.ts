@@ -95,6 +95,10 @@ async function withAppName(event: SecurityEvent): Promise<SecurityEvent> {
   return { ...event, actor: { ...actor, appName: app?.name ?? null } };
 }
 
+/** `securityEvent`, with the name of the application acting, if one is (one read). */
+export const namedSecurityEvent = (draft: EventDraft): Promise<SecurityEvent> =>
+  withAppName(securityEvent(draft));
+
 /** The items that write `event` in the transaction of what it records. */
 export const securityEventItems = (event: SecurityEvent): TransactItem[] =>
   securityEventPuts(storedSecurityEvent(event));
@@ -135,7 +139,7 @@ export async function announceSecurityEvents(
  * failure to write it is thrown, so the request fails and its retry records it.
  */
 export async function recordSecurityEvent(draft: EventDraft): Promise<void> {
-  const event = await withAppName(securityEvent(draft));
+  const event = await namedSecurityEvent(draft);
   if (await putSecurityEventOnce(storedSecurityEvent(event))) await announceSecurityEvents([event]);
 }
 
