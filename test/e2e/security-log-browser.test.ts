@@ -1,7 +1,9 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot } from '#test/browser';
-import { createUser, personalToken } from '#test/fixtures';
+import { createApp, createUser, personalToken } from '#test/fixtures';
 import { basicAuth, startTestStack } from '#test/stack';
 
 /*
@@ -13,6 +15,8 @@ import { basicAuth, startTestStack } from '#test/stack';
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 let stack: Stack;
 let browser: Browser;
+let callback: Server;
+let callbackUrl: string;
 const PASSWORD = 'browser-pass-1';
 
 /** Fills the sign-in form the page shows and waits to land on `then`. */
@@ -26,6 +30,10 @@ async function signIn(page: Page, login: string, then = '/'): Promise<void> {
 beforeAll(async () => {
   stack = await startTestStack();
   browser = await launchBrowser();
+  // The application's callback, on this machine: it only says it was reached.
+  callback = createServer((_request, response) => response.end('callback reached'));
+  await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
+  callbackUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
   const ada = await createUser(stack.endpointsFile, 'ada', PASSWORD);
   await createUser(stack.endpointsFile, 'grace', PASSWORD);
   // More events than a page holds (50): tokens made through the API, then one wrong password.
@@ -33,6 +41,7 @@ beforeAll(async () => {
   await fetch(`${stack.baseUrl}/user`, { headers: { Authorization: basicAuth('ada', 'not-her-password') } });
 }, 120_000);
 afterAll(async () => {
+  await new Promise((resolve) => callback?.close(resolve));
   await browser?.close();
   await stack?.stop();
 });
@@ -71,6 +80,32 @@ describe('/settings/security-log in Chromium', () => {
     expect(failed).toHaveLength(1);
     expect(failed[0]).toContain('Someone not signed in');
     await expect(page.getByRole('link', { name: 'Older events' }).count()).resolves.toBe(0);
+    await context.close();
+  }, 60_000);
+
+  it('shows what was done in the browser: a token made on the settings page, an application authorized on the consent page', async () => {
+    await createUser(stack.endpointsFile, 'linus', PASSWORD);
+    const app = await createApp(stack.endpointsFile, 'linus', 'Browser Agent', callbackUrl);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${stack.webUrl}/settings/tokens`);
+    await signIn(page, 'linus', '/settings/tokens');
+    await page.getByLabel('Note', { exact: true }).fill('made in Chromium');
+    await page.getByRole('button', { name: 'Generate token' }).click();
+    await page.waitForLoadState();
+    await page.goto(`${stack.webUrl}/login/oauth/authorize?client_id=${app.clientId}&scope=repo&state=s`);
+    await page.getByRole('button', { name: 'Authorize Browser Agent' }).click();
+    await page.waitForURL((url) => url.href.startsWith(callbackUrl));
+
+    await page.goto(`${stack.webUrl}/settings/security-log`);
+    const texts = await page.getByRole('table').locator('tbody tr').allTextContents();
+    expect(texts[0]).toContain('oauth_authorization.create');
+    expect(texts[0]).toContain(`Browser Agent (${app.clientId})`);
+    expect(texts[1]).toContain('oauth_access.create');
+    expect(texts[1]).toContain('token “made in Chromium”');
+    expect(texts[2]).toContain('user.login');
+    for (const text of texts) expect(text).toMatch(/127\.0\.0\.1|::1/);
+    await screenshot(page, 'security-log-02');
     await context.close();
   }, 60_000);
 
