@@ -61,7 +61,12 @@ async function connect(flags: Flags): Promise<void> {
     return;
   }
   const file = process.env.LOCAL_ENDPOINTS_FILE ?? new URL('../.data/local.json', import.meta.url);
-  let endpoints: { tableName: string; dynamodbEndpoint: string; secretsKeyFile?: string };
+  let endpoints: {
+    tableName: string;
+    dynamodbEndpoint: string;
+    secretsKeyFile?: string;
+    eventsEndpoint?: string;
+  };
   try {
     endpoints = JSON.parse(await readFile(file, 'utf8'));
   } catch {
@@ -72,6 +77,8 @@ async function connect(flags: Flags): Promise<void> {
   process.env[ENV.tableName] = endpoints.tableName;
   process.env[ENV.dynamodbEndpoint] = endpoints.dynamodbEndpoint;
   if (endpoints.secretsKeyFile) process.env[ENV.secretsKeyFile] = endpoints.secretsKeyFile;
+  // Security events (`user otp enable`) go to the local stack's event bus.
+  if (endpoints.eventsEndpoint) process.env[ENV.eventsEndpoint] = endpoints.eventsEndpoint;
 }
 
 type Flags = ReturnType<typeof parseCommandLine>['values'];

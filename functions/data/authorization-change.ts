@@ -32,9 +32,15 @@ import { liveCountAttribute, patchEntry, RING_VERSION, scopeSetKey } from './tok
 
 /** Changing existing authorizations: delete, revoke a grant, update, reset the token. */
 
-/** Deletes an authorization (its token stops working at once); false when it was already gone. */
-export const deleteAuthorization = (login: string, id: number): Promise<boolean> =>
-  deleteAuthorizationWith(login, id);
+/**
+ * Deletes an authorization (its token stops working at once); false when it was already gone.
+ * `along` gives items written in the same transaction (its security event).
+ */
+export const deleteAuthorization = (
+  login: string,
+  id: number,
+  along?: (authorization: Authorization) => readonly TransactItem[],
+): Promise<boolean> => deleteAuthorizationWith(login, id, along && { tokenHash: undefined, along });
 
 /**
  * Revokes a reported credential's authorization and leaves its owner `notice`, in one
@@ -47,21 +53,25 @@ export const revokeReportedAuthorization = (
   login: string,
   id: number,
   tokenHash: string | undefined,
-  notice: (authorization: Authorization) => TransactItem,
-): Promise<boolean> => deleteAuthorizationWith(login, id, { tokenHash, notice });
+  notice: (authorization: Authorization) => readonly TransactItem[],
+): Promise<boolean> => deleteAuthorizationWith(login, id, { tokenHash, along: notice });
 
 async function deleteAuthorizationWith(
   login: string,
   id: number,
-  reported?: { tokenHash: string | undefined; notice: (authorization: Authorization) => TransactItem },
+  options?: {
+    /** Only while the authorization has this token (a reported access token). */
+    tokenHash: string | undefined;
+    along: (authorization: Authorization) => readonly TransactItem[];
+  },
 ): Promise<boolean> {
   return retryOnConflict('deleteAuthorization', async () => {
     const state = await readUserAuthState(login);
     const authorization = state.authorizations.find((a) => a.id === id);
     if (!authorization) return false;
-    if (reported?.tokenHash !== undefined && authorization.tokenHash !== reported.tokenHash) return false;
+    if (options?.tokenHash !== undefined && authorization.tokenHash !== options.tokenHash) return false;
     const items = deleteAuthorizationItems(authorization, state.owned.get(id) ?? {});
-    if (reported) items.push(reported.notice(authorization));
+    if (options) items.push(...options.along(authorization));
     const ringItem = leaveRing(
       authorization,
       state.ringEntries.get(id),
@@ -125,8 +135,8 @@ function leaveRing(
  * Raises the user's grant generation for an application: from now on, codes issued before and
  * tokens being minted from a state read before cannot be turned into tokens.
  */
-async function raiseGrantGeneration(login: string, clientId: string): Promise<void> {
-  await db().send(
+async function raiseGrantGeneration(login: string, clientId: string): Promise<number> {
+  const { Attributes } = await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: grantGenerationKey(login, clientId),
@@ -145,23 +155,29 @@ async function raiseGrantGeneration(login: string, clientId: string): Promise<vo
         ':clientId': clientId,
         ':now': now(),
       },
+      ReturnValues: 'UPDATED_NEW',
     }),
   );
+  return Number(Attributes?.generation ?? 0);
 }
 
 /**
  * Revokes a user's grant for an application: raises its generation first (outstanding codes die,
  * and a token being minted from an earlier read cannot commit), then deletes every token of the
  * application for the user, read strongly consistently after the raise (so a token committed
- * before it is among them); the grant goes with the last one.
+ * before it is among them); the grant goes with the last one. Returns how many tokens went and
+ * the generation the revocation raised the grant to (what names this revocation).
  */
-export async function deleteGrant(login: string, clientId: string): Promise<number> {
-  await raiseGrantGeneration(login, clientId);
+export async function deleteGrant(
+  login: string,
+  clientId: string,
+): Promise<{ readonly deleted: number; readonly generation: number }> {
+  const generation = await raiseGrantGeneration(login, clientId);
   const state = await readUserAuthState(login);
   const ids = state.authorizations.filter((a) => a.clientId === clientId).map((a) => a.id);
   let deleted = 0;
   for (const id of ids) if (await deleteAuthorization(login, id)) deleted++;
-  return deleted;
+  return { deleted, generation };
 }
 
 export interface AuthorizationChanges {
@@ -281,6 +297,7 @@ export async function updateAuthorization(
 export async function resetToken(
   current: Authorization,
   next: { readonly tokenHash: string; readonly tokenLastEight: string },
+  along: readonly TransactItem[] = [],
 ): Promise<Authorization | undefined> {
   // An application token's ring entry names its token hash (the limit revokes by it): read where it is.
   const ringEntry = current.clientId ? await getRingEntry(current.login, current.id) : undefined;
@@ -298,6 +315,7 @@ export async function resetToken(
     ...(ringEntry
       ? [patchEntry(current.login, current.clientId, ringEntry, { hash: next.tokenHash }, current.tokenHash)]
       : []),
+    ...along,
   ]);
   return outcome === 'ok' ? authorization : undefined;
 }

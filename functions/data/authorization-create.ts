@@ -59,6 +59,8 @@ export type NewAuthorization = Omit<
    * recording the authorization id it is given); `claim-refused` when its condition fails.
    */
   readonly claim?: (authorizationId: number) => TransactItem;
+  /** Items written with a personal access token, in its transaction (its security event). */
+  readonly along?: (authorization: Authorization) => readonly TransactItem[];
   /**
    * The token limit for an application's token: creating one more in the user's, application's
    * and scope set's ring revokes the oldest beyond this many (the domain's rule).
@@ -124,6 +126,7 @@ async function createPersonalAuthorization(input: NewAuthorization): Promise<Cre
           putPointer({ PK: userPartition(input.login), SK: pointers.note }, id, authorization.createdAt),
         ) - 1
       : -1;
+    items.push(...(input.along?.(authorization) ?? []));
     const outcome = await transact(items);
     if (outcome === 'ok') return { kind: 'created', authorization };
     if (outcome === 'conflict') return RETRY;

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '#domain/scopes';
 import { getAppWith, type StoredApp } from './apps.ts';
-import { conditionalWrite, db, now, type TransactItem, tableName } from './client.ts';
+import { conditionalWrite, db, now, type TransactItem, tableName, transact } from './client.ts';
 import { codeKey } from './keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
@@ -136,8 +136,18 @@ export function markReusedRequest(codeHash: string, timestamp: string): UpdateCo
   };
 }
 
-export async function putCode(code: NewCode): Promise<void> {
-  await db().send(new PutCommand(putCodeRequest(code, now())));
+/** Stores a new code; with `along` (a consent's security event), in one transaction with those items. */
+export async function putCode(code: NewCode, along: readonly TransactItem[] = []): Promise<void> {
+  const put = putCodeRequest(code, now());
+  if (along.length === 0) {
+    await db().send(new PutCommand(put));
+    return;
+  }
+  // The code's key is 160 random bits' hash and the event is named by it: a cancellation is only
+  // a concurrent transaction on the person's partition, and the pair is sent once more.
+  for (let attempt = 0; attempt < 3; attempt++)
+    if ((await transact([{ Put: put } as TransactItem, ...along])) === 'ok') return;
+  throw new Error('authorization code not stored');
 }
 
 export async function getCode(codeHash: string): Promise<StoredCode | undefined> {

@@ -20,8 +20,29 @@ import { deleteKeysCreatedByApp } from '#data/public-keys';
 import { secretMatches } from '#domain/apps';
 import { type Authorization, isPersonal, TOKENS_PER_SCOPE_SET } from '#domain/authorizations';
 import { invalidScopes, normalizeScopes, type Scope } from '#domain/scopes';
+import type { SecurityEvent } from '#domain/security-log';
 import { mintAccessToken } from '#domain/tokens';
 import { type FieldError, notFound, validationFailed } from '#shared/errors';
+import {
+  announceSecurityEvents,
+  recordSecurityEvent,
+  securityEvent,
+  securityEventItems,
+  tokenSubject,
+} from './security-log.ts';
+
+/** A token's security event of `kind`, built for the transaction that makes the change. */
+const tokenEvent = (
+  kind: 'tokenCreated' | 'tokenRegenerated' | 'tokenRevoked',
+  authorization: Authorization,
+): SecurityEvent =>
+  securityEvent({
+    kind,
+    login: authorization.login,
+    // A token is created and revoked once; each regeneration gives it a new token hash.
+    identity: kind === 'tokenRegenerated' ? [authorization.id, authorization.tokenHash] : [authorization.id],
+    subject: tokenSubject(authorization),
+  });
 
 const RESOURCE = 'OauthAccess';
 const refuse = (field: string, code: FieldError['code'], message?: string) =>
@@ -64,7 +85,14 @@ export async function createForUser(
   if (clientId) await appForSecret(clientId, input.clientSecret);
   const fingerprint = input.fingerprint || null;
   const minted = mintAccessToken(clientId);
+  let event: SecurityEvent | undefined;
   const result = await createAuthorization({
+    // A personal token's event is written with it; an application's (its token ring's several
+    // transactions) once it exists, below.
+    along: (authorization) => {
+      event = tokenEvent('tokenCreated', authorization);
+      return securityEventItems(event);
+    },
     login,
     clientId,
     scopes,
@@ -80,6 +108,8 @@ export async function createForUser(
   if (result.kind === 'fingerprint-taken') throw refuse('fingerprint', 'already_exists');
   if (result.kind !== 'created')
     throw new Error(`unreachable: ${result.kind} without a code or a generation`);
+  if (event) await announceSecurityEvents([event]);
+  else await recordCreated(result.authorization);
   return { authorization: result.authorization, token: minted.token };
 }
 
@@ -116,10 +146,19 @@ export async function getOrCreateForApp(
     tokenLastEight: minted.tokenLastEight,
     limit: TOKENS_PER_SCOPE_SET,
   });
-  return result.kind === 'created'
-    ? { created: true, authorization: result.authorization, token: minted.token }
-    : { created: false, authorization: result.authorization };
+  if (result.kind !== 'created') return { created: false, authorization: result.authorization };
+  await recordCreated(result.authorization);
+  return { created: true, authorization: result.authorization, token: minted.token };
 }
+
+/** An application token's creation, recorded once it exists (named by its id: once however often). */
+const recordCreated = (authorization: Authorization): Promise<void> =>
+  recordSecurityEvent({
+    kind: 'tokenCreated',
+    login: authorization.login,
+    identity: [authorization.id],
+    subject: tokenSubject(authorization),
+  });
 
 export interface UpdateInput {
   readonly scopes?: readonly string[] | null;
@@ -170,8 +209,18 @@ export async function updateForUser(current: Authorization, input: UpdateInput):
  * grant goes with the last of them), and the SSH and deploy keys those tokens created.
  */
 export async function revokeGrant(login: string, clientId: string): Promise<void> {
-  await deleteGrant(login, clientId);
+  const { deleted, generation } = await deleteGrant(login, clientId);
   await deleteKeysCreatedByApp(login, clientId);
+  // Several transactions (one per token): recorded after them, named by the generation raised.
+  if (deleted > 0) {
+    const app = await getApp(clientId);
+    await recordSecurityEvent({
+      kind: 'appRevoked',
+      login,
+      identity: [clientId, generation],
+      subject: { application: { clientId, name: app?.name ?? null } },
+    });
+  }
 }
 
 /** A fresh token for an existing authorization (the token kind follows the authorization). */
@@ -190,7 +239,13 @@ export async function authorizationOf(login: string, id: number): Promise<Author
 
 /** Deletes one of the user's authorizations (its token stops working at once); 404 when there is none. */
 export async function deleteForUser(login: string, id: number): Promise<void> {
-  if (!(await deleteAuthorization(login, id))) throw notFound();
+  let event: SecurityEvent | undefined;
+  const deleted = await deleteAuthorization(login, id, (authorization) => {
+    event = tokenEvent('tokenRevoked', authorization);
+    return securityEventItems(event);
+  });
+  if (!deleted) throw notFound();
+  if (event) await announceSecurityEvents([event]);
 }
 
 /**
@@ -201,11 +256,12 @@ export async function resetFor(
   current: Authorization,
 ): Promise<{ authorization: Authorization; token: string } | undefined> {
   const minted = mintFor(current);
-  const authorization = await resetToken(current, {
-    tokenHash: minted.tokenHash,
-    tokenLastEight: minted.tokenLastEight,
-  });
-  return authorization ? { authorization, token: minted.token } : undefined;
+  const next = { tokenHash: minted.tokenHash, tokenLastEight: minted.tokenLastEight };
+  const event = tokenEvent('tokenRegenerated', { ...current, ...next });
+  const authorization = await resetToken(current, next, securityEventItems(event));
+  if (!authorization) return undefined;
+  await announceSecurityEvents([event]);
+  return { authorization, token: minted.token };
 }
 
 /** The user's personal access tokens, newest first. */

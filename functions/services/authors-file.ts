@@ -22,6 +22,7 @@ import { type Page, type PageRequest, pageStart } from '#domain/pagination';
 import { type FieldError, validationFailed } from '#shared/errors';
 import type { Caller } from './authenticate.ts';
 import { statusChanged } from './import-events.ts';
+import { recordAuthorsFileApplied } from './import-security-events.ts';
 import { invalid, ownedImport, republish, withFreshImport } from './imports.ts';
 
 export interface AuthorsFile {
@@ -141,6 +142,8 @@ export async function applyParsedAuthorsFile(
     return { record, plan, rewriting };
   });
   const { plan } = done;
+  // A file sent again changes nothing the second time: only a file that changed authors is an event.
+  if (plan.changes.length > 0) await recordAuthorsFileApplied(done.record, plan.changes.length);
   return {
     record: (await getImport(ownerLogin, repoName)) ?? done.record,
     format: parsed.format,

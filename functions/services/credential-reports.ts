@@ -22,7 +22,9 @@ import {
   reportedTokens,
   reportWindow,
 } from '#domain/credential-reports';
+import type { SecurityEvent } from '#domain/security-log';
 import { HttpError } from '#shared/errors';
+import { announceSecurityEvents, securityEvent, securityEventItems, tokenSubject } from './security-log.ts';
 
 /** One valid reported token, as its owner's authorization to revoke. */
 interface Revocation {
@@ -64,20 +66,33 @@ async function revokeAll(revocations: readonly Revocation[]): Promise<void> {
 async function revokeOne({ login, authorizationId, tokenHash, kind }: Revocation): Promise<void> {
   const revokedAt = new Date().toISOString();
   const expiresAt = Math.floor(Date.parse(revokedAt) / 1000) + NOTICE_SECONDS;
-  await revokeReportedAuthorization(login, authorizationId, tokenHash, (authorization) =>
-    putRevocationNotice(
-      authorization,
-      {
-        kind,
-        authorizationId,
-        tokenLastEight: authorization.tokenLastEight,
-        clientId: authorization.clientId,
-        note: authorization.note,
-        revokedAt,
-      },
-      expiresAt,
-    ),
-  );
+  let event: SecurityEvent | undefined;
+  const revoked = await revokeReportedAuthorization(login, authorizationId, tokenHash, (authorization) => {
+    // The owner's security log says so in the same transaction as the notice.
+    event = securityEvent({
+      kind: 'tokenReported',
+      login: authorization.login,
+      identity: [authorization.id],
+      subject: { ...tokenSubject(authorization), detail: kind },
+      actor: { kind: 'anonymous' },
+    });
+    return [
+      putRevocationNotice(
+        authorization,
+        {
+          kind,
+          authorizationId,
+          tokenLastEight: authorization.tokenLastEight,
+          clientId: authorization.clientId,
+          note: authorization.note,
+          revokedAt,
+        },
+        expiresAt,
+      ),
+      ...securityEventItems(event),
+    ];
+  });
+  if (revoked && event) await announceSecurityEvents([event]);
 }
 
 /** Revokes what is valid among `credentials` (already checked: at most 1,000 strings). */

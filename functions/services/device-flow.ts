@@ -38,6 +38,7 @@ import {
 } from '#domain/device-codes';
 import { OAuthError } from '#domain/oauth-errors';
 import type { Scope } from '#domain/scopes';
+import { recordSecurityEvent } from './security-log.ts';
 import { type IssuedToken, issuedToken, newUserToken, storeUserToken } from './user-tokens.ts';
 
 /**
@@ -247,5 +248,16 @@ export async function decideUserCode(
           nowMs,
         )
       : await decideDevice(entry.deviceCodeHash, { status: 'denied', login }, nowMs);
+  // An approval authorizes the application (its one conditional update: recorded after it, once).
+  if (done && decision === 'approved')
+    await recordSecurityEvent({
+      kind: 'appAuthorized',
+      login,
+      identity: [entry.deviceCodeHash],
+      subject: {
+        application: { clientId: entry.app.clientId, name: entry.app.name },
+        detail: 'device',
+      },
+    });
   return { entry, done };
 }

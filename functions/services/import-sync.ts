@@ -11,6 +11,7 @@ import { type ImportSync, nextSyncAt, SYNC_OFF } from '#domain/import-sync';
 import type { Import } from '#domain/imports';
 import { type HttpError, notFound, validationFailed } from '#shared/errors';
 import type { Caller } from './authenticate.ts';
+import { recordFollowing } from './import-security-events.ts';
 import { beginSyncAttempt, conflict, importProgress } from './imports.ts';
 
 const RESOURCE = 'ImportSync';
@@ -53,6 +54,9 @@ export async function followImportOrigin(
   const keep = async () => {
     if (keepDeletedRefs !== undefined)
       await setKeepDeletedRefs(record.ownerLogin, record.repoName, record.importId, keepDeletedRefs);
+    // Recorded on every answer that finds the import following, once (a retry of the request
+    // that began it, whose first try died before recording, records it now).
+    await recordFollowing('followStarted', record);
     return importSync(caller, owner, repo);
   };
   // While following (a sync may be running or have failed), only the interval changes.
@@ -98,6 +102,7 @@ export async function followOnCompletion(record: Import, intervalMinutes: number
   const outcome = await startFollowing(record, intervalMinutes);
   if (outcome !== 'ok') return false;
   await scheduleMoved(record);
+  await recordFollowing('followStarted', record);
   return true;
 }
 
@@ -120,6 +125,7 @@ export async function cutOverImport(caller: Caller, owner: string, repo: string)
     throw conflict(
       'A sync attempt is under way; cut over when it has ended (GET …/import shows its status), so that it publishes nothing after the cut-over',
     );
+  if (sync.state === 'cut_over') await recordFollowing('cutOver', record);
   return { record, sync };
 }
 

@@ -59,6 +59,7 @@ import { type Page, type PageRequest, pageStart } from '#domain/pagination';
 import type { Repository } from '#domain/repositories';
 import { isOriginRevisionName, type RevisionEntry } from '#domain/revision-map';
 import type { SealContext } from '#domain/sealed-secrets';
+import type { SecurityEvent } from '#domain/security-log';
 import { config } from '#shared/config';
 import { type FieldError, HttpError, notFound, validationFailed } from '#shared/errors';
 import { log } from '#shared/log';
@@ -67,6 +68,7 @@ import { removeImportFiles } from '#vcs/import-files';
 import type { Caller } from './authenticate.ts';
 import { importCancelled, statusChanged } from './import-events.ts';
 import { noticeInterrupted } from './import-interrupted.ts';
+import { authorMappedEvent, recordImportStarted } from './import-security-events.ts';
 import {
   executionArnOf,
   executionEnded,
@@ -77,6 +79,7 @@ import {
 } from './import-workflow.ts';
 import { visibleRepository } from './repositories.ts';
 import { secretSealer } from './secret-sealer.ts';
+import { announceSecurityEvents, securityEventItems } from './security-log.ts';
 import { announceImportOutcome } from './webhook-events.ts';
 
 const RESOURCE = 'Import';
@@ -280,6 +283,7 @@ export async function launchNewImport(input: NewImport): Promise<Import> {
     await removeUnstartedImport(ownerLogin, repoName, importId);
     await importCancelled(record);
   });
+  await recordImportStarted(record);
   return (await getImport(ownerLogin, repoName)) ?? record;
 }
 
@@ -646,6 +650,9 @@ export async function mapImportAuthor(
     throw validationFailed([missing('name', 'ImportAuthor'), missing('email', 'ImportAuthor')]);
   const first = await ownedImport(caller, owner, name);
   const { ownerLogin, repoName } = first;
+  // As it was, so that a mapping sent again (a retry) that changes nothing is no event.
+  const before = await getAuthor(ownerLogin, repoName, first.importId, authorId);
+  let event: SecurityEvent | undefined;
   const mapped = await withFreshImport(ownerLogin, repoName, first, async (record) => {
     if (!acceptsHistoryChanges(record))
       throw invalid(
@@ -653,7 +660,18 @@ export async function mapImportAuthor(
         'The repository has commits of its own since the import: authors can no longer be mapped',
       );
     const republishing = record.status === 'complete';
-    const outcome = await mapAuthor(ownerLogin, repoName, record, authorId, changes, republishing);
+    // A change is an event, written with it; the same values sent again (a retry) are none.
+    const after = before && {
+      ...before,
+      name: changes.name ?? before.name,
+      email: changes.email ?? before.email,
+    };
+    event =
+      after && (after.name !== before.name || after.email !== before.email)
+        ? await authorMappedEvent(record, after)
+        : undefined;
+    const along = event ? securityEventItems(event) : [];
+    const outcome = await mapAuthor(ownerLogin, repoName, record, authorId, changes, republishing, along);
     if (outcome === 'no-author') throw notFound();
     if (outcome === 'import-changed') return undefined;
     if (republishing) await statusChanged(ownerLogin, repoName, record.status);
@@ -662,6 +680,7 @@ export async function mapImportAuthor(
   });
   const author = await getAuthor(ownerLogin, repoName, mapped.importId, authorId);
   if (!author) throw notFound();
+  if (event) await announceSecurityEvents([event]);
   return { record: mapped, author };
 }
 

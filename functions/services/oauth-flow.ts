@@ -24,6 +24,7 @@ import { checkChallenge, verifierMatches } from '#domain/pkce';
 import { checkRedirectUri, exchangeRedirectMatches, withQuery } from '#domain/redirect-uri';
 import { normalizeScopes, type Scope, satisfies } from '#domain/scopes';
 import { checkClient, incorrectClient } from './oauth-client.ts';
+import { announceSecurityEvents, securityEvent, securityEventItems } from './security-log.ts';
 import { type IssuedToken, issuedToken, newUserToken, storeUserToken } from './user-tokens.ts';
 
 /** A checked authorize request: everything needed to ask the user and to issue a code. */
@@ -140,18 +141,35 @@ async function issueCode(
   request: AuthorizeRequest,
   scopes: readonly Scope[],
   grantGeneration: number,
+  consented = false,
 ): Promise<string> {
   const code = newCode();
-  await putCode({
-    codeHash: hashCode(code),
-    clientId: request.app.clientId,
-    login,
-    redirectUri: request.redirectUri,
-    scopes: normalizeScopes(scopes),
-    codeChallenge: request.codeChallenge,
-    expiresAt: Math.floor(Date.now() / 1000) + CODE_TTL_SECONDS,
-    grantGeneration,
-  });
+  // A consent is the person authorizing the application: its security event is stored with the code.
+  const event = consented
+    ? securityEvent({
+        kind: 'appAuthorized',
+        login,
+        identity: [hashCode(code)],
+        subject: {
+          application: { clientId: request.app.clientId, name: request.app.name },
+          detail: normalizeScopes(scopes).join(','),
+        },
+      })
+    : undefined;
+  await putCode(
+    {
+      codeHash: hashCode(code),
+      clientId: request.app.clientId,
+      login,
+      redirectUri: request.redirectUri,
+      scopes: normalizeScopes(scopes),
+      codeChallenge: request.codeChallenge,
+      expiresAt: Math.floor(Date.now() / 1000) + CODE_TTL_SECONDS,
+      grantGeneration,
+    },
+    event ? securityEventItems(event) : [],
+  );
+  if (event) await announceSecurityEvents([event]);
   return withQuery(request.target, { code, state: request.state });
 }
 
@@ -186,7 +204,7 @@ export async function approveAuthorization(
   const granted = request.scopes.filter((scope) => ticked.includes(scope));
   // Read before the code is stored: a revocation in between leaves the code already dead.
   const { generation } = await readsFor(login, request.app.clientId, known);
-  return issueCode(login, request, granted, generation);
+  return issueCode(login, request, granted, generation, true);
 }
 
 /** The user said no: `access_denied` to the registered callback. */

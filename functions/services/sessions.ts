@@ -12,6 +12,7 @@ import {
   SESSION_SECONDS,
   type Session,
 } from '#domain/sessions';
+import { announceSecurityEvents, securityEvent, securityEventItems } from './security-log.ts';
 
 /** Starts a session; returns the cookie value (shown once) and the session. */
 async function createSession(
@@ -27,7 +28,18 @@ async function createSession(
     pendingOtp,
     expiresAt,
   };
-  await putSession(session);
+  // A full session is a sign-in: its security event is written with it (a pending two-factor one is not yet).
+  const signedIn = pendingOtp
+    ? undefined
+    : securityEvent({
+        kind: 'signedIn',
+        login,
+        identity: [session.idHash],
+        actor: { kind: 'user', login },
+        subject: { detail: 'web' },
+      });
+  await putSession(session, signedIn ? securityEventItems(signedIn) : []);
+  if (signedIn) await announceSecurityEvents([signedIn]);
   return { cookie, session };
 }
 

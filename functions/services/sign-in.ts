@@ -23,9 +23,11 @@ import {
 } from '#domain/login-limits';
 import { hashPassword, MAX_PASSWORD_LENGTH, needsRehash, verifyPassword } from '#domain/passwords';
 import { isSealed, type SealContext, SealedSecretError } from '#domain/sealed-secrets';
+import { hashSecretValue } from '#domain/sessions';
 import { base32Decode, base32Encode, matchingStep } from '#domain/totp';
 import { isValidLogin, type User } from '#domain/users';
 import { secretSealer } from '#services/secret-sealer';
+import { recordFailedSignIn, recordSecurityEvent } from '#services/security-log';
 import { countSignal } from '#shared/log';
 import { SEAL_PURPOSE } from '#shared/seal-purposes';
 
@@ -73,10 +75,23 @@ async function reserve(
   }
 }
 
-/** A wrong password or code: the reserved attempt stays counted as a failure. */
-async function failed(attempt: Attempt, result: SignInResult): Promise<SignInResult> {
+/**
+ * A wrong password or code: the reserved attempt stays counted as a failure, and one against an
+ * existing account goes in its security log (`what`: the password or the one-time code was wrong).
+ * A refusal while locked out reserves no attempt and is not logged: the limit bounds the log.
+ */
+async function failed(
+  attempt: Attempt,
+  result: SignInResult,
+  account: { readonly login: string; readonly what: 'password' | 'two-factor' } | undefined,
+): Promise<SignInResult> {
   countSignal('LoginFailed');
   await settleLoginAttempt(attempt.login, attempt.window, true, attempt.counter);
+  if (account)
+    await recordFailedSignIn(
+      account.login,
+      attempt.counter === 'client-secret' ? 'client-secret' : account.what,
+    );
   return result;
 }
 
@@ -107,7 +122,12 @@ export async function signIn(
   const attempt = await reserve(login, window, record, counter);
   if (!attempt) return { kind: 'locked-out' };
   const valid = await verifyPassword(password, record.account?.credential.passwordHash);
-  if (!record.account || !valid) return failed(attempt, { kind: 'bad-credentials' });
+  if (!record.account || !valid)
+    return failed(
+      attempt,
+      { kind: 'bad-credentials' },
+      record.account ? { login: record.account.user.login, what: 'password' } : undefined,
+    );
   const { user, credential } = record.account;
   // The password is known right now: the one moment a hash of older parameters can be replaced.
   if (needsRehash(credential.passwordHash))
@@ -140,7 +160,12 @@ export async function sealOtpSecret(login: string, secret: string): Promise<stri
 
 /** Turns on two-factor sign-in with a new seed, stored sealed; `false` when the user does not exist. */
 export async function enableOtp(login: string, secret: string): Promise<boolean> {
-  return setOtpSecret(login, await sealOtpSecret(login, secret));
+  const sealed = await sealOtpSecret(login, secret);
+  const enabled = await setOtpSecret(login, sealed);
+  // Named by a hash of the sealed seed stored (never the seed): each enabling is its own event.
+  if (enabled)
+    await recordSecurityEvent({ kind: 'twoFactorEnabled', login, identity: [hashSecretValue(sealed)] });
+  return enabled;
 }
 
 async function openSeed(login: string, stored: string): Promise<string | undefined> {
@@ -169,7 +194,8 @@ async function spendCode(
   // A seed that does not open (moved from another user's item, another key) matches no code.
   if (seed === undefined) return released(attempt, { kind: 'otp-invalid' });
   const step = matchingStep(seed, otp.trim(), now);
-  if (step === undefined) return failed(attempt, { kind: 'otp-invalid' });
+  if (step === undefined)
+    return failed(attempt, { kind: 'otp-invalid' }, { login: user.login, what: 'two-factor' });
   const spent = await consumeOtpStep(user.login, step);
   // A seed stored before sealing existed is sealed once its owner has proved it with a code.
   if (spent && !isSealed(secret))

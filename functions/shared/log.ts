@@ -77,7 +77,9 @@ export type Signal =
   | 'ImportCompleted'
   | 'ImportFailed'
   /** An import event EventBridge did not take (`services/import-events.ts`). */
-  | 'ImportEventNotPublished';
+  | 'ImportEventNotPublished'
+  /** A security event EventBridge did not take (`services/security-log.ts`); it is in the log all the same. */
+  | 'SecurityEventNotPublished';
 
 /**
  * One occurrence of `signal` in CloudWatch's embedded metric format: a JSON log line that

@@ -115,6 +115,7 @@ export function page(title: string, context: PageContext, body: Html, { styled =
     ? html`<nav aria-label="Account">
         <a href="/settings/connections/applications">Applications</a>
         <a href="/settings/tokens">Tokens</a>
+        <a href="/settings/security-log">Security log</a>
         <a href="/settings/developers">Developer settings</a>
         <form method="post" action="/logout"><input type="hidden" name="_csrf" value="${context.csrf}"><button type="submit" class="link-button">Sign out ${context.login}</button></form>
       </nav>`

@@ -105,6 +105,8 @@ export const ROUTES: readonly Route[] = [
   // GraphQL where GitHub Enterprise Server serves it: the small schema of services/graphql-schema.ts.
   { method: 'POST', path: GRAPHQL_PATH, handler: 'graphql/query', auth: 'user', scopes: [], media: 'json', table: 'RO' },
   { method: 'GET', path: `${API}/user`, handler: 'users/get-authenticated', auth: 'user', scopes: [], media: 'json', table: 'RO' },
+  // This service's extension (issue 38): the person's own security log; `user` (profile) scope, as it shows addresses.
+  { method: 'GET', path: `${API}/user/security-log`, handler: 'users/security-log', auth: 'user', scopes: ['user'], media: 'json', table: 'RO' },
   { method: 'GET', path: `${API}/users/{login}`, handler: 'users/get-by-login', auth: 'none', scopes: [], media: 'json', table: 'RO' },
   { method: 'POST', path: `${API}/user/repos`, handler: 'repos/create-for-user', auth: 'user', scopes: ['public_repo', 'repo'], media: 'json', table: 'RW' },
   { method: 'GET', path: `${API}/repos/{owner}/{repo}`, handler: 'repos/get', auth: 'none', scopes: [], media: 'json', table: 'RO' },
@@ -185,6 +187,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/settings/tokens', handler: 'settings/token-create', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/settings/tokens/{authorization_id}/regenerate', handler: 'settings/token-regenerate', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/settings/tokens/{authorization_id}/delete', handler: 'settings/token-delete', auth: 'web', scopes: [], media: 'html', table: 'RW' },
+  { method: 'GET', path: '/settings/security-log', handler: 'settings/security-log', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'GET', path: '/settings/developers', handler: 'settings/developers', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'POST', path: '/settings/developers', handler: 'settings/developer-app-create', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'GET', path: '/settings/developers/{client_id}', handler: 'settings/developer-app', auth: 'web', scopes: [], media: 'html', table: 'RO' },

@@ -31,6 +31,27 @@ export const SIGN_IN_ATTRIBUTES = [
   'otpSecret',
 ] as const;
 
+/**
+ * What a read-only function writes of a failed sign-in's security event (`data/security-log.ts`,
+ * `countFailedSignIn`: one UpdateItem that counts it and answers the count).
+ */
+export const FAILED_SIGN_IN_EVENT_ATTRIBUTES = [
+  TABLE.partitionKey,
+  TABLE.sortKey,
+  TABLE.typeAttribute,
+  'count',
+  'subject',
+  'eventId',
+  'login',
+  'action',
+  'actor',
+  'address',
+  'userAgent',
+  'createdAt',
+  'updatedAt',
+  'expiresAt',
+] as const;
+
 export type { TableAccess } from './function-defaults.ts';
 
 export interface ApiFunctionProps {
@@ -124,14 +145,14 @@ export class ApiFunction extends NodejsFunction {
   }
 
   /** UpdateItem on the table, only for requests naming no attribute but these (`dynamodb:Attributes`). */
-  private allowUpdating(table: ITable, attributes: readonly string[]): void {
+  private allowUpdating(table: ITable, attributes: readonly string[], returnValues = 'NONE'): void {
     this.addToRolePolicy(
       new PolicyStatement({
         actions: ['dynamodb:UpdateItem'],
         resources: [table.tableArn],
         conditions: {
           'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...attributes] },
-          StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': [returnValues] },
         },
       }),
     );
@@ -141,13 +162,15 @@ export class ApiFunction extends NodejsFunction {
    * Lets a function check passwords and one-time codes (`services/sign-in.ts`): seal and open
    * TOTP seeds with the secrets key (its id in `ENV.secretsKmsKeyId`), and, for a read-only
    * function, update only the attributes sign-in writes: the failed-login counters, the spent OTP
-   * step, an upgraded password hash and a re-sealed seed.
+   * step, an upgraded password hash and a re-sealed seed; and count a failed sign-in into the
+   * person's security log.
    */
   allowSigningIn(table: ITable, access: TableAccess, secretsKey: IKey): void {
     this.addEnvironment(ENV.secretsKmsKeyId, secretsKey.keyArn);
     secretsKey.grant(this, 'kms:Encrypt', 'kms:Decrypt');
     if (access === 'RW') return;
     this.allowUpdating(table, SIGN_IN_ATTRIBUTES);
+    this.allowUpdating(table, FAILED_SIGN_IN_EVENT_ATTRIBUTES, 'UPDATED_NEW');
   }
 
   /** Sets `ENV.tableName` and grants exactly the data-plane actions `access` names; once per function. */

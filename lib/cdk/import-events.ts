@@ -9,14 +9,17 @@ import { IMPORT_EVENT_SOURCE } from '#shared/import-events';
  * service's own `source` only. The workflow's steps, the sync scheduler and the API functions
  * that drive imports get it.
  */
-export function grantPutImportEvents(fn: IFunction): void {
+export const grantPutImportEvents = (fn: IFunction): void => grantPutEvents(fn, IMPORT_EVENT_SOURCE);
+
+/** `events:PutEvents` on the account's default event bus, for events of `source` only. */
+export function grantPutEvents(fn: IFunction, source: string): void {
   fn.addToRolePolicy(
     new PolicyStatement({
       actions: ['events:PutEvents'],
       resources: [
         Stack.of(fn).formatArn({ service: 'events', resource: 'event-bus', resourceName: 'default' }),
       ],
-      conditions: { StringEquals: { 'events:source': IMPORT_EVENT_SOURCE } },
+      conditions: { StringEquals: { 'events:source': source } },
     }),
   );
 }

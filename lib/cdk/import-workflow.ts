@@ -13,6 +13,7 @@ import { ApiFunction } from './api-function.ts';
 import { grantPutImportEvents } from './import-events.ts';
 import type { LfsObjects } from './lfs-objects.ts';
 import { workflowHandlerEntry } from './paths.ts';
+import { grantPutSecurityEvents } from './security-events.ts';
 import { MAX_IMPORT_CHUNK_SECONDS, WORKER_TIMEOUT_SECONDS } from './settings.ts';
 import { WorkerImageFunction } from './worker-function.ts';
 import type { WorkerNetwork } from './worker-network.ts';
@@ -103,6 +104,7 @@ export class ImportWorkflow extends Construct {
         fn.addToRolePolicy(credentialsStatement(props.secretsKey, 'kms:Decrypt'));
         if (task.name === LFS_STEP) props.lfsObjects.grantObjects(fn);
         grantPutImportEvents(fn);
+        grantPutSecurityEvents(fn);
         functions.set(task.name, fn);
       } else {
         const fn = new ApiFunction(this, task.name, {
@@ -114,6 +116,7 @@ export class ImportWorkflow extends Construct {
         });
         fn.bindTable(props.table, 'RW');
         grantPutImportEvents(fn);
+        grantPutSecurityEvents(fn);
         functions.set(task.name, fn);
       }
     }

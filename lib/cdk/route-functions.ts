@@ -20,6 +20,7 @@ import type { ImportWorkflow } from './import-workflow.ts';
 import type { LfsObjects } from './lfs-objects.ts';
 import { httpHandlerEntry } from './paths.ts';
 import { type RouteGroup, routeStackId } from './route-groups.ts';
+import { grantPutSecurityEvents } from './security-events.ts';
 import type { WebhookDelivery } from './webhook-delivery.ts';
 import type { WorkerNetwork } from './worker-network.ts';
 
@@ -148,6 +149,7 @@ export class RouteFunctions extends NestedStack {
       }
       if (route.table === 'RO' && acceptsTokens(route)) fn.allowRecordingTokenUse(table);
       if (signsIn(route)) fn.allowSigningIn(table, route.table, key());
+      grantPutSecurityEvents(fn);
       fn.addPermission('ApiGatewayInvoke', {
         principal: new ServicePrincipal('apigateway.amazonaws.com'),
         // The method's ARN (`Method.methodArn`): path variables become `*`.

@@ -10,6 +10,7 @@ import { ENV } from '#shared/config';
 import { SEAL_PURPOSE } from '#shared/seal-purposes';
 import { SYNC_SCHEDULER_TIMEOUT_SECONDS } from '#shared/sync-scheduler';
 import { grantPutImportEvents } from './import-events.ts';
+import { grantPutSecurityEvents } from './security-events.ts';
 import { WorkerImageFunction } from './worker-function.ts';
 import type { WorkerNetwork } from './worker-network.ts';
 import { SYNC_SCHEDULER } from './workflow-tasks.ts';
@@ -54,6 +55,7 @@ export class SyncScheduler extends Construct {
     props.stateMachine.grantStartExecution(fn);
     // A sync it starts is a status change: its event is published from here.
     grantPutImportEvents(fn);
+    grantPutSecurityEvents(fn);
     fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['kms:Decrypt'],

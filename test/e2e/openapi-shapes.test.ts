@@ -173,6 +173,29 @@ const EXTENSIONS: Record<
     errorsAs: 'PATCH /repos/{owner}/{repo}/import/authors/{author_id}',
     fields: [...BATCH_FIELDS, 'imports', 'format', 'not_in_any_history', 'outcomes'],
   },
+  // The security log (issue 38): audit-log-style entries; errors as GET /user's.
+  'GET /user/security-log': {
+    errorsAs: 'GET /user',
+    fields: [
+      'id',
+      'action',
+      'user',
+      'actor',
+      'actor_type',
+      'actor_application',
+      'actor_ip',
+      'user_agent',
+      'created_at',
+      '@timestamp',
+      'token',
+      'application',
+      'repository',
+      'author',
+      'count',
+      'detail',
+    ],
+    list: true,
+  },
   // Sync now answers the import itself.
   'POST /repos/{owner}/{repo}/import/sync': {
     errorsAs: 'PUT /repos/{owner}/{repo}/import',
@@ -819,6 +842,16 @@ describe('import batches', () => {
       body: { content: 'ann = Ann <no-at>\n' },
     });
     await call('DELETE /user/import-batches/{batch_id}', one, 200, { auth });
+    expectConformance();
+  });
+});
+
+describe('security log', () => {
+  it('GET /user/security-log answers its documented fields, and 422 for a cursor it did not hand out', async () => {
+    const auth = octocat.auth;
+    const events = await call('GET /user/security-log', '/user/security-log', 200, { auth });
+    expect(events.length).toBeGreaterThan(0);
+    await call('GET /user/security-log', '/user/security-log?cursor=bm90LWEtY3Vyc29y', 422, { auth });
     expectConformance();
   });
 });

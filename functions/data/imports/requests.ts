@@ -310,6 +310,8 @@ export async function mapAuthor(
   authorId: number,
   changes: { readonly name?: string | undefined; readonly email?: string | undefined },
   republish: boolean,
+  /** Items written in the same transaction (the mapping's security event). */
+  along: readonly TransactItem[] = [],
 ): Promise<MapOutcome> {
   const set: Record<string, unknown> = { updatedAt: now() };
   if (changes.name !== undefined) set.name = changes.name;
@@ -329,6 +331,7 @@ export async function mapAuthor(
         },
       },
       importGuard(owner, repo, read, republish),
+      ...along,
     ],
     'mapAuthor',
   );

@@ -4,6 +4,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { scopeHeader } from '#domain/scopes';
 import { authenticate, type Caller, checkScopes } from '#services/authenticate';
+import { setRequestActor } from '#services/request-scope';
+import { actorOf } from '#services/security-log';
 import { config, vendorHeader } from '#shared/config';
 import { header } from '#shared/credentials';
 import {
@@ -133,6 +135,8 @@ const authentication = <Body>(route: Route, spec: HandlerSpec<Body>): middy.Midd
       event.caller = await authenticate(event, route, token);
       if (invalid) throw invalid;
     } else event.caller = await authenticate(event, route);
+    const actor = actorOf(event.caller);
+    if (actor) setRequestActor(actor);
     checkScopes(event.caller, route.scopes);
   },
 });

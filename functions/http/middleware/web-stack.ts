@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { newSecret, type Session, sameSecret } from '#domain/sessions';
 import type { User } from '#domain/users';
 import { userNamed } from '#services/accounts';
+import { setRequestActor } from '#services/request-scope';
 import { getSession } from '#services/sessions';
 import { config } from '#shared/config';
 import { cookieName, parseCookies, serializeCookie } from '#shared/cookies';
@@ -205,6 +206,7 @@ const webContext = <Along>(options: WebOptions<Along>): middy.MiddlewareObj<WebE
         : { user: await userNamed(session.login), along: undefined }
       : undefined;
     const user = read?.user;
+    if (user) setRequestActor({ kind: 'user', login: user.login });
 
     let csrfCookie = cookies.get(cookieName(CSRF_COOKIE, secure));
     if (!csrfCookie) {

@@ -50,6 +50,7 @@ export const paths = {
   application: (clientId: string) => pathTo('settings/application', { client_id: clientId }),
   applicationRevoke: (clientId: string) => pathTo('settings/application-revoke', { client_id: clientId }),
   tokens: pathTo('settings/tokens'),
+  securityLog: pathTo('settings/security-log'),
   tokenRegenerate: (id: number) => pathTo('settings/token-regenerate', { authorization_id: id }),
   tokenDelete: (id: number) => pathTo('settings/token-delete', { authorization_id: id }),
   developers: pathTo('settings/developers'),
