@@ -10,6 +10,7 @@ import { now } from '#data/client';
 import { getUserRecent } from '#data/users';
 import { type OAuthApp, secretMatches } from '#domain/apps';
 import { isExpired, isLastUseStale } from '#domain/authorizations';
+import { bearerChallenge, type ResourceUrls, restResource, tokenOpens } from '#domain/resources';
 import { satisfies } from '#domain/scopes';
 import { hashToken, hasValidChecksum, tagOf } from '#domain/tokens';
 import type { User } from '#domain/users';
@@ -18,6 +19,7 @@ import { config, vendorHeader } from '#shared/config';
 import { type CredentialSource, header, presentedCredentials } from '#shared/credentials';
 import { badCredentials, HttpError, notFound, requiresAuthentication } from '#shared/errors';
 import type { Route } from '#shared/routes';
+import { publicUrls } from '#shared/urls';
 import { matchesParamRule } from '#shared/validate';
 
 /** Who is calling, once their credentials have been checked. */
@@ -94,10 +96,16 @@ async function readToken(token: string): Promise<{ lookup?: TokenLookup; appSusp
  * suspending an application stops all its tokens at once and reinstating it restores them (see
  * docs/decisions.md, "Suspended application" and "One round trip for an OAuth app token").
  */
-async function userByToken(token: string): Promise<Caller> {
+async function userByToken(
+  token: string,
+  resource: ResourceServed,
+  refused = badCredentials,
+): Promise<Caller> {
   const { lookup, appSuspended } = await readToken(token);
-  // An expired user token is refused like a revoked one (GitHub: 401 Bad credentials).
-  if (!lookup || isExpired(lookup.authorization, Date.now())) throw badCredentials();
+  // An expired user token is refused like a revoked one (GitHub: 401 Bad credentials); so is a
+  // token granted for another resource (an MCP token on the REST API, RFC 8707).
+  if (!lookup || isExpired(lookup.authorization, Date.now())) throw refused();
+  if (!tokenOpens(lookup.authorization, resource.resource, resource.urls)) throw refused();
   const readApp = lookup.clientId !== '' && appSuspended === undefined;
   // The profile may be up to 10 s old; the token itself was just read strongly consistently.
   // Both reads go out together: at most one more round trip after the lookup, not two.
@@ -106,7 +114,7 @@ async function userByToken(token: string): Promise<Caller> {
     readApp ? getApp(lookup.clientId) : undefined,
   ]);
   const suspended = lookup.clientId !== '' && (appSuspended ?? (!app || app.suspended));
-  if (!user || suspended) throw badCredentials();
+  if (!user || suspended) throw refused();
   // "Last used" to the hour: at most one extra write per token per hour.
   if (isLastUseStale(lookup.lastUsedAt, Date.now())) await recordTokenUse(lookup, now());
   return { kind: 'user', user, via: 'token', token: lookup };
@@ -168,12 +176,12 @@ export async function authenticate(
     case 'basic': {
       const token = tokenInBasic(presented.username, presented.password);
       caller = token
-        ? await userByToken(token)
+        ? await userByToken(token, restApi(event))
         : await userByPassword(event, presented.username, presented.password);
       break;
     }
     case 'token':
-      caller = await userByToken(presented.token);
+      caller = await userByToken(presented.token, restApi(event));
       break;
     case 'remote-auth':
       if (route.auth !== 'lfs-action') throw badCredentials();
@@ -185,6 +193,40 @@ export async function authenticate(
   if ((route.auth === 'user' || route.auth === 'password') && caller.kind !== 'user')
     throw requiresAuthentication();
   return caller;
+}
+
+/** A protected resource as the request names it: its identifier and the addresses it is named from. */
+interface ResourceServed {
+  readonly resource: string;
+  readonly urls: ResourceUrls;
+}
+
+/** The REST API (and the Git paths beside it), which every token without a resource opens. */
+const restApi = (event: CredentialSource): ResourceServed => {
+  const urls = publicUrls(config(), event);
+  return { resource: restResource(urls), urls };
+};
+
+/**
+ * For another protected resource of this service (the MCP endpoint at `mcpResource(urls)`): the
+ * user a bearer token (`Authorization: Bearer …`, or GitHub's `token …`) stands for when it was
+ * granted for `resource`. No token, or one that does not open `resource` (a REST API token, an
+ * expired or revoked one), is a 401 whose `WWW-Authenticate` names the resource's metadata (RFC
+ * 9728 §5.1), so that an MCP client starts its OAuth flow.
+ */
+export async function authenticateForResource(
+  event: CredentialSource,
+  resource: string,
+): Promise<Extract<Caller, { kind: 'user'; via: 'token' }>> {
+  const urls = publicUrls(config(), event);
+  const challenge = (error?: 'invalid_token') => () =>
+    new HttpError(401, error ? 'Bad credentials' : 'Requires authentication', {
+      headers: { 'WWW-Authenticate': bearerChallenge(resource, error) },
+    });
+  const presented = presentedCredentials(event);
+  if (presented.kind !== 'token') throw challenge()();
+  const caller = await userByToken(presented.token, { resource, urls }, challenge('invalid_token'));
+  return caller as Extract<Caller, { kind: 'user'; via: 'token' }>;
 }
 
 /**
