@@ -412,7 +412,9 @@ describe('CORS for browser-based public clients', () => {
       const page = await context.newPage();
       await page.goto(`${site.origin}/inspector`);
       const result = await page.evaluate(async (webOrigin) => {
-        const metadata = await (await fetch(`${webOrigin}/.well-known/oauth-authorization-server`)).json();
+        const metadata: { issuer: string; token_endpoint: string } = await (
+          await fetch(`${webOrigin}/.well-known/oauth-authorization-server`)
+        ).json();
         const resource = await (await fetch(`${webOrigin}/.well-known/oauth-protected-resource/mcp`)).json();
         const token = await fetch(metadata.token_endpoint, {
           method: 'POST',
