@@ -128,7 +128,7 @@ async function codeFlow(
     ...(tokenResource
       ? {
           additionalParameters: new URLSearchParams(
-            [tokenResource].flat().map((value) => ['resource', value]),
+            [tokenResource].flat().map((value): [string, string] => ['resource', value]),
           ),
         }
       : {}),
@@ -412,10 +412,17 @@ describe('CORS for browser-based public clients', () => {
       const page = await context.newPage();
       await page.goto(`${site.origin}/inspector`);
       const result = await page.evaluate(async (webOrigin) => {
-        const metadata: { issuer: string; token_endpoint: string } = await (
+        const metadata = (await (
           await fetch(`${webOrigin}/.well-known/oauth-authorization-server`)
-        ).json();
-        const resource = await (await fetch(`${webOrigin}/.well-known/oauth-protected-resource/mcp`)).json();
+        ).json()) as {
+          issuer: string;
+          token_endpoint: string;
+        };
+        const resource = (await (
+          await fetch(`${webOrigin}/.well-known/oauth-protected-resource/mcp`)
+        ).json()) as {
+          resource: string;
+        };
         const token = await fetch(metadata.token_endpoint, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
