@@ -116,3 +116,14 @@ export function checkRegistration(body: unknown): RegistrationCheck {
     },
   };
 }
+
+/** RFC 7591 §3.2.2's error answer: thrown by the registration service, rendered by its route's stack. */
+export class RegistrationError extends Error {
+  override readonly name = 'RegistrationError';
+  constructor(
+    readonly code: RegistrationErrorCode,
+    readonly description: string,
+  ) {
+    super(code);
+  }
+}

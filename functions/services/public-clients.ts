@@ -27,11 +27,14 @@ import {
   REGISTERED_CLIENT_SECONDS,
   REGISTRATION_WINDOW_SECONDS,
   REGISTRATIONS_PER_WINDOW,
-  type RegistrationErrorCode,
+  RegistrationError,
   registrationWindow,
 } from '#domain/client-registration';
 import { config } from '#shared/config';
 import { HttpError } from '#shared/errors';
+
+export { RegistrationError } from '#domain/client-registration';
+
 import { guardedRequest } from '#vcs/network-guard';
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
@@ -116,17 +119,6 @@ export async function authorizeClient(clientId: string, stored?: StoredApp | nul
 /** A lapsed dynamic client is as unknown to the token endpoint as to the authorize page. */
 export const liveClient = (app: StoredApp | undefined): StoredApp | undefined =>
   app && !isLapsed(app, nowSeconds()) ? app : undefined;
-
-/** RFC 7591 §3.2.2's error answer, thrown by `registerClient` and rendered by its route. */
-export class RegistrationError extends Error {
-  override readonly name = 'RegistrationError';
-  constructor(
-    readonly code: RegistrationErrorCode,
-    readonly description: string,
-  ) {
-    super(code);
-  }
-}
 
 /** What a registration answers (RFC 7591 §3.2.1). */
 export interface RegisteredClient {

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { RegistrationError } from '#domain/client-registration';
 import { OAuthError, tokenErrorFields } from '#domain/oauth-errors';
-import { RegistrationError } from '#services/public-clients';
 import { config } from '#shared/config';
 import { PUBLIC_CORS_HEADERS } from '#shared/cors';
 import { header, presentedCredentials } from '#shared/credentials';
