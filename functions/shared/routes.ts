@@ -297,8 +297,11 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParamRule>> = {
   owner: LOGIN,
   /** GitHub's repository name rule: 1-100 of letters, digits, `.`, `-`, `_`. */
   repo: { pattern: /^[A-Za-z0-9._-]{1,100}$/ },
-  /** 20 characters, as `newClientId` makes them (and GitHub's OAuth apps have). */
-  client_id: { pattern: /^[0-9A-Za-z]{20}$/ },
+  /**
+   * 20 characters, as `newClientId` makes them (and GitHub's OAuth apps have), or a client
+   * metadata document's URL (issue 38; at most 255 characters, `isClientIdUrl`).
+   */
+  client_id: { pattern: /^(?:[0-9A-Za-z]{20}|https?:\/\/[!-~]{1,247})$/ },
   /** Tokens are 40 characters; older or foreign ones are still only printable ASCII. */
   access_token: { pattern: /^[!-~]{1,255}$/ },
   /** A client's own string, as long as the body's `fingerprint` may be (UTF-16 units, no controls). */

@@ -21,18 +21,26 @@ let web: string;
 let mcp: string;
 let browser: Browser;
 /** A client's own site on 127.0.0.1: its metadata document, its callback, and a page for CORS. */
-let site: { server: Server; origin: string; document: Record<string, unknown>; cacheControl: string };
+let site: {
+  server: Server;
+  origin: string;
+  /** Documents by path, and how often each path was fetched. */
+  documents: Map<string, unknown>;
+  fetches: Map<string, number>;
+};
 
 const CALLBACK = 'https://app.example/callback';
 const insecure = { [oauth.allowInsecureRequests]: true };
 let users = 0;
 
 function startSite(): Promise<typeof site> {
-  const state = { document: {} as Record<string, unknown>, cacheControl: 'max-age=600' };
+  const state = { documents: new Map<string, unknown>(), fetches: new Map<string, number>() };
   const server = createServer((request, response) => {
-    if (request.url === '/client.json') {
-      response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': state.cacheControl });
-      response.end(JSON.stringify(state.document));
+    const path = request.url ?? '';
+    if (state.documents.has(path)) {
+      state.fetches.set(path, (state.fetches.get(path) ?? 0) + 1);
+      response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=600' });
+      response.end(JSON.stringify(state.documents.get(path)));
       return;
     }
     response.writeHead(200, { 'Content-Type': 'text/html' });
@@ -257,12 +265,12 @@ describe('Client ID Metadata Documents', () => {
   it('fetches the document through the guard and shows the client as not registered, with its host, in Chromium', async () => {
     const clientId = `${site.origin}/client.json`;
     const redirect = `${site.origin}/callback`;
-    site.document = {
+    site.documents.set('/client.json', {
       client_id: clientId,
       client_name: 'Local Agent',
       redirect_uris: [redirect],
       token_endpoint_auth_method: 'none',
-    };
+    });
     const as = await discover();
     const verifier = oauth.generateRandomCodeVerifier();
     const authorize = new URL(as.authorization_endpoint ?? '');
@@ -280,7 +288,6 @@ describe('Client ID Metadata Documents', () => {
     await createUser(stack.endpointsFile, login, 'long-enough-pass-1');
     const context = await browser.newContext();
     const page = await context.newPage();
-    let landed: URL;
     try {
       await page.goto(authorize.href);
       await page.getByLabel('Username', { exact: true }).fill(login);
@@ -293,40 +300,80 @@ describe('Client ID Metadata Documents', () => {
       expect(main).toContain(new URL(site.origin).host);
       await page.getByRole('button', { name: 'Authorize Local Agent' }).click();
       await page.waitForURL((url) => url.origin === site.origin);
-      landed = new URL(page.url());
+      const landed = new URL(page.url());
+      const client: oauth.Client = { client_id: clientId, token_endpoint_auth_method: 'none' };
+      const params = oauth.validateAuthResponse(as, client, landed, 'cimd');
+      const tokens = await oauth.processAuthorizationCodeResponse(
+        as,
+        client,
+        await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirect, verifier, {
+          ...insecure,
+          additionalParameters: { resource: mcp },
+        }),
+      );
+      expect(tokens.access_token).toMatch(/^gho_/);
+      expect(tokens.refresh_token).toBeTruthy();
+      // An MCP token: the REST API refuses it.
+      expect((await getUser(tokens.access_token)).status).toBe(401);
+      // The grant is listed by the client's name, marked as a client not registered here.
+      await page.goto(`${web}/settings/connections/applications`);
+      await page.getByRole('link', { name: 'Local Agent' }).click();
+      await page.waitForURL((url) => url.pathname.startsWith('/settings/connections/applications/'));
+      const review = (await page.getByRole('main').textContent()) ?? '';
+      expect(review).toContain('Not registered here');
+      expect(review).toContain(clientId);
     } finally {
       await context.close();
     }
-    const client: oauth.Client = { client_id: clientId, token_endpoint_auth_method: 'none' };
-    const params = oauth.validateAuthResponse(as, client, landed, 'cimd');
-    const tokens = await oauth.processAuthorizationCodeResponse(
-      as,
-      client,
-      await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirect, verifier, {
-        ...insecure,
-        additionalParameters: { resource: mcp },
-      }),
-    );
-    expect(tokens.access_token).toMatch(/^gho_/);
-    expect(tokens.refresh_token).toBeTruthy();
-    // An MCP token: the REST API refuses it.
-    expect((await getUser(tokens.access_token)).status).toBe(401);
   });
 
-  it('refuses a document that names another client_id, and one without PKCE', async () => {
-    const clientId = `${site.origin}/client.json`;
-    site.document = { client_id: `${site.origin}/other.json`, redirect_uris: [`${site.origin}/callback`] };
-    // A fresh fetch: the earlier document is past its stored freshness only after max-age; use another path.
+  it('keeps a fetched document while its Cache-Control says; refuses PKCE-less requests, mismatched, oversized and private documents', async () => {
     const user = await signedUpUser(web, `cimd-user-${++users}`);
-    const mismatched = await user.browser.get(
-      `/login/oauth/authorize?${new URLSearchParams({ client_id: `${site.origin}/client.json?x=1`, redirect_uri: `${site.origin}/callback` })}`,
-    );
-    expect(mismatched.status).toBe(400);
-    const noPkce = await user.browser.get(
-      `/login/oauth/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: `${site.origin}/callback` })}`,
-    );
-    expect(noPkce.status).toBe(400);
+    const authorize = (clientId: string, extra: Record<string, string> = {}) =>
+      user.browser.get(
+        `/login/oauth/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: `${site.origin}/callback`, ...extra })}`,
+      );
+    const pkce = {
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    };
+
+    // Fetched by the first test, fresh for max-age=600: no fetch, and no PKCE is refused.
+    const before = site.fetches.get('/client.json') ?? 0;
+    expect((await authorize(`${site.origin}/client.json`)).status).toBe(400);
     expect(user.browser.lastHtml).toContain('code_challenge');
+    expect((await authorize(`${site.origin}/client.json`, pkce)).status).toBe(200);
+    expect(site.fetches.get('/client.json') ?? 0).toBe(before);
+
+    site.documents.set('/other.json', {
+      client_id: `${site.origin}/elsewhere.json`,
+      redirect_uris: [`${site.origin}/callback`],
+    });
+    expect((await authorize(`${site.origin}/other.json`, pkce)).status).toBe(400);
+    expect(user.browser.lastHtml).toContain('names another client_id');
+
+    site.documents.set('/large.json', {
+      client_id: `${site.origin}/large.json`,
+      redirect_uris: [`${site.origin}/callback`],
+      client_name: 'x'.repeat(6000),
+    });
+    expect((await authorize(`${site.origin}/large.json`, pkce)).status).toBe(400);
+    expect(user.browser.lastHtml).toContain('larger than');
+
+    site.documents.set('/secret.json', {
+      client_id: `${site.origin}/secret.json`,
+      redirect_uris: [`${site.origin}/callback`],
+      client_secret: 'shh',
+    });
+    expect((await authorize(`${site.origin}/secret.json`, pkce)).status).toBe(400);
+
+    // A private address is refused by the guard before any connection (10.0.0.0/8 is not allowed).
+    expect((await authorize('https://10.255.255.1/client.json', pkce)).status).toBe(400);
+    expect(user.browser.lastHtml).toContain('could not be fetched');
+    // http only for the loopback addresses the local stack may reach; a query is never a client id.
+    expect((await authorize('http://app.example/client.json', pkce)).status).toBe(400);
+    expect(user.browser.lastHtml).toContain('not a valid client metadata document URL');
+    expect((await authorize(`${site.origin}/client.json?x=1`, pkce)).status).toBe(400);
   });
 });
 
