@@ -212,6 +212,34 @@ describe('RFC 8707 resource indicators (oauth4webapi)', () => {
     expect((await getUser(refreshed.access_token)).status).toBe(401);
   });
 
+  it("the MCP endpoint's check: an MCP token opens /mcp, a REST token does not and gets the Bearer challenge", async () => {
+    const { authenticateForResource } = await import('#services/authenticate');
+    const client: oauth.Client = { client_id: app.clientId };
+    const auth = oauth.ClientSecretBasic(app.clientSecret);
+    const event = (token: string) => ({
+      headers: { Authorization: `Bearer ${token}`, Host: new URL(web).host },
+      queryStringParameters: null,
+      pathParameters: null,
+    });
+    const forMcp = await codeFlow(client, auth, CALLBACK, mcp);
+    const mcpToken = (await oauth.processAuthorizationCodeResponse(forMcp.as, client, forMcp.response))
+      .access_token;
+    const caller = await authenticateForResource(event(mcpToken), mcp);
+    expect(caller.user.login).toBe(forMcp.user.login);
+
+    const forRest = await codeFlow(client, auth, CALLBACK, undefined);
+    const restToken = (await oauth.processAuthorizationCodeResponse(forRest.as, client, forRest.response))
+      .access_token;
+    await expect(authenticateForResource(event(restToken), mcp)).rejects.toMatchObject({
+      status: 401,
+      details: {
+        headers: {
+          'WWW-Authenticate': `Bearer resource_metadata="${web}/.well-known/oauth-protected-resource/mcp", error="invalid_token"`,
+        },
+      },
+    });
+  });
+
   it('a token asked for the REST API (or for nothing) opens it', async () => {
     const client: oauth.Client = { client_id: app.clientId };
     const auth = oauth.ClientSecretBasic(app.clientSecret);

@@ -1,6 +1,5 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { RegistrationError } from '#domain/client-registration';
 import { OAuthError, tokenErrorFields } from '#domain/oauth-errors';
 import { config } from '#shared/config';
 import { PUBLIC_CORS_HEADERS } from '#shared/cors';
@@ -116,7 +115,7 @@ function toResult(status: number, fields: OAuthFields, format: Format): APIGatew
   };
 }
 
-function bodyText(event: APIGatewayProxyEvent): string {
+export function bodyText(event: APIGatewayProxyEvent): string {
   if (!event.body) return '';
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
@@ -250,7 +249,7 @@ export function oauthHandler(run: (request: OAuthRequest) => Promise<OAuthFields
 }
 
 /** The standard endpoints' answers: always JSON, never cached (RFC 7009 §2.2, RFC 7662 §2.2). */
-function jsonResult(
+export function jsonResult(
   status: number,
   body: Readonly<Record<string, unknown>>,
   extraHeaders: Readonly<Record<string, string>> = {},
@@ -354,49 +353,5 @@ export function publicDocumentHandler(
         },
         body: JSON.stringify(await run(publicUrls(config(), event))),
       })),
-  );
-}
-
-/**
- * The registration endpoint's stack (RFC 7591): a JSON object in, 201 with the registered client's
- * metadata out; `RegistrationError` is RFC 7591's 400 (`invalid_redirect_uri`,
- * `invalid_client_metadata`), other refusals GitHub's JSON body with their status (404 while
- * registration is off, 429 with `Retry-After`).
- */
-export function registrationHandler(
-  run: (body: unknown, event: APIGatewayProxyEvent) => Promise<Readonly<Record<string, unknown>>>,
-) {
-  return perRoute((route) =>
-    middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-      .use(logContext())
-      .use({
-        onError: (request) => {
-          const { error } = request;
-          if (error instanceof RegistrationError) {
-            request.response = jsonResult(400, { error: error.code, error_description: error.description });
-            return;
-          }
-          if (error instanceof HttpError) {
-            request.response = jsonResult(
-              error.status,
-              { message: error.message, documentation_url: config().docsUrl },
-              error.details.headers ?? {},
-            );
-            return;
-          }
-          logUnhandled(route.handler, request.context?.awsRequestId, error);
-          request.response = jsonResult(500, { message: 'Server Error' });
-        },
-      })
-      .use(bodyLimit())
-      .handler(async (event) => {
-        let body: unknown;
-        try {
-          body = JSON.parse(bodyText(event));
-        } catch {
-          throw new RegistrationError('invalid_client_metadata', 'The request body must be a JSON object.');
-        }
-        return jsonResult(201, await run(body, event));
-      }),
   );
 }

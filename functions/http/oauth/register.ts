@@ -1,4 +1,4 @@
-import { registrationHandler } from '#http/middleware/oauth-stack';
+import { registrationHandler } from '#http/middleware/registration-stack';
 import { registerClient } from '#services/public-clients';
 
 /**
