@@ -4,7 +4,12 @@ import type { RegisteredClientMetadata } from '#domain/client-registration';
 import { type StoredApp, stateUpdate, toApp } from './apps.ts';
 import { conditionalWrite, db, now, tableName } from './client.ts';
 import { countInWindow } from './counters.ts';
-import { appKey, clientRegistrationWindowKey, serviceSettingKey } from './keys.ts';
+import {
+  appKey,
+  clientDocumentFetchWindowKey,
+  clientRegistrationWindowKey,
+  serviceSettingKey,
+} from './keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, typed } from './table.ts';
 
 /**
@@ -143,6 +148,23 @@ export async function countRegistration(
     (await countInWindow(
       clientRegistrationWindowKey(address, window),
       'ClientRegistrationWindow',
+      max,
+      expiresAt,
+    )) !== false
+  );
+}
+
+/** Counts a document fetch for `address` in its window; false when the window is full. */
+export async function countDocumentFetch(
+  address: string,
+  window: number,
+  max: number,
+  expiresAt: number,
+): Promise<boolean> {
+  return (
+    (await countInWindow(
+      clientDocumentFetchWindowKey(address, window),
+      'ClientDocumentFetchWindow',
       max,
       expiresAt,
     )) !== false

@@ -15,6 +15,16 @@ export const MAX_CLIENT_ID_URL_LENGTH = 255;
 export const DEFAULT_DOCUMENT_SECONDS = 300;
 export const MIN_DOCUMENT_SECONDS = 60;
 export const MAX_DOCUMENT_SECONDS = 86_400;
+/**
+ * Document fetches one caller address may cause per window: an authorize request (signed out
+ * too) with a stale or unknown document URL makes the service fetch it, so a caller could
+ * otherwise have it fetch any number of URLs.
+ */
+export const DOCUMENT_FETCHES_PER_WINDOW = 30;
+export const DOCUMENT_FETCH_WINDOW_SECONDS = 300;
+export const documentFetchWindow = (nowMs: number): number =>
+  Math.floor(nowMs / 1000 / DOCUMENT_FETCH_WINDOW_SECONDS);
+
 /** Most redirect URIs a document may list. */
 export const MAX_REDIRECT_URIS = 10;
 

@@ -52,7 +52,7 @@ export interface AuthorizeRequest {
 }
 
 export type AuthorizeCheck =
-  | { readonly kind: 'invalid'; readonly status: 400 | 404; readonly message: string }
+  | { readonly kind: 'invalid'; readonly status: 400 | 404 | 429; readonly message: string }
   | { readonly kind: 'redirect'; readonly location: string }
   | { readonly kind: 'valid'; readonly request: AuthorizeRequest };
 
@@ -79,14 +79,17 @@ export async function checkAuthorizeRequest(
   docsUrl: string,
   urls: ResourceUrls,
   read?: AuthorizeReads,
+  /** The caller's address: what a client metadata document fetch is counted against. */
+  address = 'unknown',
 ): Promise<AuthorizeCheck> {
   const clientId = params.client_id;
   if (!clientId) return { kind: 'invalid', status: 400, message: 'The client_id parameter is missing.' };
   const known = read && read.clientId === clientId ? read : undefined;
   const found = isPlausibleClientId(clientId)
-    ? await authorizeClient(clientId, known ? (known.app ?? null) : undefined)
+    ? await authorizeClient(clientId, known ? (known.app ?? null) : undefined, address)
     : ({ kind: 'unknown' } as const);
   if (found.kind === 'invalid') return { kind: 'invalid', status: 400, message: found.message };
+  if (found.kind === 'throttled') return { kind: 'invalid', status: 429, message: found.message };
   if (found.kind === 'unknown')
     return { kind: 'invalid', status: 404, message: 'There is no application with this client_id.' };
   const { app } = found;

@@ -6,6 +6,7 @@
 
 import { getApp, type StoredApp } from '#data/apps';
 import {
+  countDocumentFetch,
   countRegistration,
   getServiceSwitch,
   type ServiceSwitch,
@@ -16,7 +17,10 @@ import {
 import { isLapsed, newClientId } from '#domain/apps';
 import {
   checkClientDocument,
+  DOCUMENT_FETCH_WINDOW_SECONDS,
+  DOCUMENT_FETCHES_PER_WINDOW,
   DOCUMENT_TIMEOUT_MS,
+  documentFetchWindow,
   documentLifetimeSeconds,
   isClientIdUrl,
   looksLikeClientIdUrl,
@@ -43,7 +47,9 @@ export type ClientLookup =
   | { readonly kind: 'found'; readonly app: StoredApp }
   | { readonly kind: 'unknown' }
   /** A metadata document URL that is not acceptable, or whose document is not: why, for the page. */
-  | { readonly kind: 'invalid'; readonly message: string };
+  | { readonly kind: 'invalid'; readonly message: string }
+  /** This caller had the service fetch too many documents lately. */
+  | { readonly kind: 'throttled'; readonly message: string };
 
 /** Hosts whose client id URLs may be `http`: the loopback addresses the local stack may reach. */
 const httpHosts = (): readonly string[] => config().originAllowedAddresses;
@@ -98,7 +104,11 @@ async function fetchDocumentClient(url: string): Promise<ClientLookup> {
  * dynamic client within its lifetime). `stored` is the item already read with the signed-in
  * user, when there was one (`undefined` also means it was not read).
  */
-export async function authorizeClient(clientId: string, stored?: StoredApp | null): Promise<ClientLookup> {
+export async function authorizeClient(
+  clientId: string,
+  stored: StoredApp | null | undefined,
+  address: string,
+): Promise<ClientLookup> {
   if (looksLikeClientIdUrl(clientId)) {
     if (!isClientIdUrl(clientId, httpHosts()))
       return {
@@ -109,6 +119,19 @@ export async function authorizeClient(clientId: string, stored?: StoredApp | nul
     const known = stored === undefined ? await getApp(clientId) : stored;
     if (known?.clientType === 'metadata-document' && (known.documentExpiresAt ?? 0) > nowSeconds())
       return { kind: 'found', app: known };
+    const window = documentFetchWindow(Date.now());
+    const counted = await countDocumentFetch(
+      address,
+      window,
+      DOCUMENT_FETCHES_PER_WINDOW,
+      (window + 2) * DOCUMENT_FETCH_WINDOW_SECONDS,
+    );
+    if (!counted)
+      return {
+        kind: 'throttled',
+        message:
+          'Too many client metadata documents were fetched for your address. Try again in a few minutes.',
+      };
     return fetchDocumentClient(clientId);
   }
   const app = stored === undefined ? await getApp(clientId) : stored;

@@ -403,6 +403,22 @@ describe('Client ID Metadata Documents', () => {
     expect(user.browser.lastHtml).toContain('not a valid client metadata document URL');
     expect((await authorize(`${site.origin}/client.json?x=1`, pkce)).status).toBe(400);
   });
+
+  it('fetches at most 30 documents per caller address per five minutes, then answers 429', async () => {
+    const user = await signedUpUser(web, `cimd-user-${++users}`);
+    let status = 400;
+    let tries = 0;
+    for (; tries < 40 && status !== 429; tries++)
+      status = (
+        await user.browser.get(
+          `/login/oauth/authorize?${new URLSearchParams({ client_id: `${site.origin}/none-${tries}.json` })}`,
+        )
+      ).status;
+    expect(status).toBe(429);
+    // The earlier tests of this file fetched a few documents from the same address already.
+    expect(tries).toBeLessThanOrEqual(31);
+    expect(user.browser.lastHtml).toContain('Too many client metadata documents');
+  });
 });
 
 describe('Dynamic Client Registration (RFC 7591)', () => {

@@ -22,6 +22,7 @@ export const handler = webHandler<AuthorizeReads>(
       config().docsUrl,
       publicUrls(config(), request.event),
       request.along,
+      request.event.requestContext?.identity?.sourceIp,
     );
     if (checked.kind === 'invalid') return errorPage(checked.status, checked.message);
     if (checked.kind === 'redirect') return { location: checked.location };
