@@ -20,6 +20,7 @@ const USAGE = `Usage: npm run admin -- <command> [--table <name> [--region <r>]]
   app unsuspend <client_id>
   app token-expiration enable|disable <client_id>
   app device-flow enable|disable <client_id>
+  oauth registration enable|disable   (dynamic client registration, RFC 7591; off by default)
   repo create <owner>/<name> [--private]
   With --table, \`user otp enable\` also needs --kms-key <key id or alias> (the stack's secrets key).`;
 
@@ -180,6 +181,14 @@ async function run(): Promise<unknown> {
       const app = await setAppSwitch(required(clientId, '<client_id>'), setting, switchTo === 'enable');
       if (!app) throw new Error(`no application with client_id "${clientId}"`);
       return app;
+    }
+    case 'oauth registration': {
+      const { setDynamicRegistration } = await import('#services/public-clients');
+      const [switchTo] = rest;
+      if (switchTo !== 'enable' && switchTo !== 'disable')
+        throw new UsageError('oauth registration needs enable or disable');
+      await setDynamicRegistration(switchTo === 'enable');
+      return { dynamicClientRegistration: switchTo === 'enable' };
     }
     case 'repo create': {
       const [{ isValidRepositoryName }, { createForOwner }, { userNamed }] = await Promise.all([

@@ -1,6 +1,6 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { appTag } from '#domain/app-tag';
-import type { OAuthApp } from '#domain/apps';
+import type { ClientType, OAuthApp } from '#domain/apps';
 import {
   conditionalWrite,
   db,
@@ -32,6 +32,11 @@ export const toApp = (item: Record<string, unknown>): StoredApp => ({
   secretHash: String(item.secretHash),
   createdAt: String(item.createdAt),
   updatedAt: String(item.updatedAt),
+  clientType: (item.clientType as ClientType | undefined) ?? 'registered',
+  redirectUris: (item.redirectUris as string[] | undefined) ?? [],
+  // `expiresAt` is the table's TTL attribute: DynamoDB deletes a lapsed dynamic client's item lazily.
+  clientExpiresAt: typeof item.expiresAt === 'number' ? item.expiresAt : null,
+  documentExpiresAt: typeof item.documentExpiresAt === 'number' ? item.documentExpiresAt : null,
 });
 
 /** An application as anything but its own authentication sees it: without the secret's hash. */
@@ -129,7 +134,7 @@ export async function getAppWith<T>(
  * overwrite each other's. An application absent from `clientIds` (made before the item existed)
  * is read from its own item instead.
  */
-function stateUpdate(clientId: string, suspended: boolean, timestamp: string): TransactItem {
+export function stateUpdate(clientId: string, suspended: boolean, timestamp: string): TransactItem {
   return {
     Update: {
       TableName: tableName(),

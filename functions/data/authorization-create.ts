@@ -100,6 +100,7 @@ const newAuthorization = (input: NewAuthorization, id: number, timestamp: string
   updatedAt: timestamp,
   lastUsedAt: null,
   expiresAt: input.expiresAt ?? null,
+  ...(input.resource ? { resource: input.resource } : {}),
 });
 
 /**

@@ -38,6 +38,8 @@ const authorizationFields = (a: Authorization) => ({
   updatedAt: a.updatedAt,
   lastUsedAt: a.lastUsedAt,
   tokenExpiresAt: a.expiresAt,
+  // Absent for a REST API token, so that every item from before resource indicators reads the same.
+  ...(a.resource ? { resource: a.resource } : {}),
 });
 
 /**

@@ -55,6 +55,7 @@ export const toAuthorization = (item: Record<string, unknown>, id: unknown = ite
   lastUsedAt: (item.lastUsedAt as string | null | undefined) ?? null,
   // Not `expiresAt`: that name is the table's TTL attribute (see authorization-items.ts).
   expiresAt: (item.tokenExpiresAt as string | null | undefined) ?? null,
+  ...(typeof item.resource === 'string' ? { resource: item.resource } : {}),
 });
 
 const toGrantItem = (item: Record<string, unknown>): GrantItem => ({

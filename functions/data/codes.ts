@@ -40,6 +40,8 @@ export interface StoredCode {
    * raises it, and the exchange mints only while it is unchanged.
    */
   readonly grantGeneration: number;
+  /** The protected resource the code's token will be for (RFC 8707); null: the REST API. */
+  readonly resource: string | null;
 }
 
 export type NewCode = Pick<
@@ -52,7 +54,7 @@ export type NewCode = Pick<
   | 'codeChallenge'
   | 'expiresAt'
   | 'grantGeneration'
->;
+> & { readonly resource?: string | null };
 
 const toCode = (item: Record<string, unknown>): StoredCode => ({
   codeHash: String(item.codeHash),
@@ -67,6 +69,7 @@ const toCode = (item: Record<string, unknown>): StoredCode => ({
   authorizationId: item.authorizationId === undefined ? null : Number(item.authorizationId),
   reusedAt: (item.reusedAt as string | undefined) ?? null,
   grantGeneration: Number(item.grantGeneration ?? 0),
+  resource: (item.resource as string | undefined) ?? null,
 });
 
 // Request builders: pure, so unit tests can read them as plain objects.
@@ -85,6 +88,7 @@ export function putCodeRequest(code: NewCode, timestamp: string): PutCommandInpu
       codeChallenge: code.codeChallenge,
       expiresAt: code.expiresAt,
       grantGeneration: code.grantGeneration,
+      ...(code.resource ? { resource: code.resource } : {}),
       createdAt: timestamp,
       updatedAt: timestamp,
     },

@@ -29,6 +29,8 @@ export interface StoredDevice {
   readonly grantGeneration: number;
   readonly exchangedAt: string | null;
   readonly authorizationId: number | null;
+  /** The protected resource the token will be for (RFC 8707); null: the REST API. */
+  readonly resource: string | null;
 }
 
 export interface NewDevice {
@@ -38,6 +40,7 @@ export interface NewDevice {
   readonly scopes: readonly Scope[];
   readonly expiresAt: number;
   readonly intervalMs: number;
+  readonly resource?: string | null;
 }
 
 const toDevice = (item: Record<string, unknown>): StoredDevice => ({
@@ -51,6 +54,7 @@ const toDevice = (item: Record<string, unknown>): StoredDevice => ({
   grantGeneration: Number(item.grantGeneration ?? 0),
   exchangedAt: (item.exchangedAt as string | undefined) ?? null,
   authorizationId: item.authorizationId === undefined ? null : Number(item.authorizationId),
+  resource: typeof item.resource === 'string' ? item.resource : null,
 });
 
 /** Stores a new device authorization; false when the user code is taken (make another one). */
@@ -68,6 +72,7 @@ export async function putDevice(device: NewDevice): Promise<boolean> {
           scopes: device.scopes,
           expiresAt: device.expiresAt,
           intervalMs: device.intervalMs,
+          ...(device.resource ? { resource: device.resource } : {}),
           status: 'pending',
           createdAt: timestamp,
           updatedAt: timestamp,

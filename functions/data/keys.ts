@@ -357,6 +357,24 @@ export const credentialReportWindowKey = (address: string, window: number): Key 
 });
 
 /**
+ * Dynamic client registrations (`POST /login/oauth/register`) from one caller's address in one
+ * fixed window (conditional ADD below the limit; TTL).
+ */
+export const clientRegistrationWindowKey = (address: string, window: number): Key => ({
+  PK: `CLIENTREG#${address}`,
+  SK: `WINDOW#${window}`,
+});
+
+/** Client metadata documents fetched for one caller's address in one fixed window (conditional ADD; TTL). */
+export const clientDocumentFetchWindowKey = (address: string, window: number): Key => ({
+  PK: `CLIENTDOC#${address}`,
+  SK: `WINDOW#${window}`,
+});
+
+/** A service-wide setting an administrator switches (`npm run admin -- oauth …`). */
+export const serviceSettingKey = (name: string): Key => ({ PK: `SETTING#${name}`, SK: 'SETTING' });
+
+/**
  * A notice to a user that a reported credential of theirs was revoked, newest first (begins_with
  * `REVOKED#`, descending; TTL). Written in the transaction that deletes the authorization.
  */
@@ -445,6 +463,9 @@ export const ACCESS_PATTERNS: readonly AccessPattern[] = [
   { pattern: 'Redeliveries by hand of a webhook in a window and the one before (redelivery rate limit)', index: 'table', read: { get: hookRedeliveryWindowKey(L, '<repo>', ID, ID - 1) }, strong: true, note: `then a conditional ADD below what the previous window leaves on ${hookRedeliveryWindowKey(L, '<repo>', ID, ID).SK}` },
   { pattern: 'Credential reports of a caller in a window (credential revocation rate limit)', index: 'table', read: { update: credentialReportWindowKey('<address>', ID) }, note: 'conditional ADD below the limit' },
   { pattern: 'Security log of a user, newest first, one page per request (the cursor names an event: its key is the ExclusiveStartKey)', index: 'table', read: { query: { PK: userPartition(L), SK: SECURITY_EVENT_PREFIX }, by: 'prefix' }, note: `descending; each event ${securityEventKey(L, '<created_at>', '<event_id>').SK} is put with its marker ${securityEventIdKey(L, '<event_id>').SK} (or in the transaction of what it records); TTL after 90 days` },
+  { pattern: 'Dynamic client registrations of a caller in a window (registration rate limit)', index: 'table', read: { update: clientRegistrationWindowKey('<address>', ID) }, note: 'conditional ADD below the limit' },
+  { pattern: 'Client metadata documents fetched for a caller in a window (document fetch rate limit)', index: 'table', read: { update: clientDocumentFetchWindowKey('<address>', ID) }, note: 'conditional ADD below the limit' },
+  { pattern: 'A service-wide setting (dynamic client registration on or off)', index: 'table', read: { get: serviceSettingKey('<name>') } },
   { pattern: 'Revocation notices of a user, newest first (settings page)', index: 'table', read: { query: { PK: userPartition(L), SK: REVOCATION_NOTICE_PREFIX }, by: 'prefix' }, note: `put with the deletion of the authorization: ${revocationNoticeKey(L, '<revoked_at>', ID).SK}` },
   { pattern: 'Session by cookie', index: 'table', read: { get: sessionKey(H) } },
   { pattern: 'Repository by owner and name', index: 'table', read: { get: repoKey(L, '<repo>') } },

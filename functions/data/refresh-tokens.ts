@@ -28,6 +28,8 @@ export interface StoredRefreshToken {
   readonly usedAt: string | null;
   /** The family began with a public client's grant (the device flow): refreshed with client_id alone. */
   readonly publicClient: boolean;
+  /** The protected resource of its family's tokens (RFC 8707); null: the REST API. */
+  readonly resource: string | null;
 }
 
 /** A refresh token about to be issued: its hash, expiry (epoch seconds) and family's client kind. */
@@ -45,12 +47,13 @@ export const toRefreshToken = (item: Record<string, unknown>): StoredRefreshToke
   expiresAt: Number(item.expiresAt),
   usedAt: (item.usedAt as string | undefined) ?? null,
   publicClient: item.publicClient === true,
+  resource: typeof item.resource === 'string' ? item.resource : null,
 });
 
 /** The refresh token item, put in the transaction that creates or refreshes its authorization. */
 export function putRefreshTokenRequest(
   refresh: NewRefreshToken,
-  owner: Pick<Authorization, 'login' | 'clientId' | 'id'>,
+  owner: Pick<Authorization, 'login' | 'clientId' | 'id' | 'resource'>,
   timestamp: string,
 ): PutCommandInput {
   return {
@@ -64,6 +67,7 @@ export function putRefreshTokenRequest(
       authorizationId: owner.id,
       expiresAt: refresh.expiresAt,
       ...(refresh.publicClient ? { publicClient: true } : {}),
+      ...(owner.resource ? { resource: owner.resource } : {}),
       createdAt: timestamp,
       updatedAt: timestamp,
     },
@@ -73,7 +77,7 @@ export function putRefreshTokenRequest(
 
 export const putRefreshToken = (
   refresh: NewRefreshToken,
-  owner: Pick<Authorization, 'login' | 'clientId' | 'id'>,
+  owner: Pick<Authorization, 'login' | 'clientId' | 'id' | 'resource'>,
   timestamp: string,
 ): TransactItem => ({ Put: putRefreshTokenRequest(refresh, owner, timestamp) });
 

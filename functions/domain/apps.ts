@@ -19,7 +19,29 @@ export interface OAuthApp {
   readonly deviceFlowEnabled: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /**
+   * How the client came to be known here: registered by a person (`registered`, GitHub's OAuth
+   * apps), named by its metadata document's URL (`metadata-document`, the client id is that URL)
+   * or registered by itself (`dynamic`, RFC 7591). The last two are public clients: no secret,
+   * PKCE S256 required, their redirect URIs listed in `redirectUris`.
+   */
+  readonly clientType: ClientType;
+  /** A public client's redirect URIs, matched exactly (loopback ports aside); empty for registered apps. */
+  readonly redirectUris: readonly string[];
+  /** Epoch seconds after which a dynamically registered client is gone; null: never. */
+  readonly clientExpiresAt: number | null;
+  /** Epoch seconds until which a metadata document client's stored document is fresh; null for others. */
+  readonly documentExpiresAt: number | null;
 }
+
+export type ClientType = 'registered' | 'metadata-document' | 'dynamic';
+
+/** A client without a secret: it proves nothing but PKCE, and only the grants that allow that serve it. */
+export const isPublicClient = (app: Pick<OAuthApp, 'clientType'>): boolean => app.clientType !== 'registered';
+
+/** A dynamically registered client past its lifetime is treated as unknown. */
+export const isLapsed = (app: Pick<OAuthApp, 'clientExpiresAt'>, nowSeconds: number): boolean =>
+  app.clientExpiresAt !== null && app.clientExpiresAt <= nowSeconds;
 
 /** 20 characters, as GitHub's client ids. */
 export const newClientId = (): string => randomBytes(10).toString('hex');

@@ -18,6 +18,11 @@ export interface Authorization {
   readonly lastUsedAt: string | null;
   /** When the token stops working (ISO 8601); null for tokens that do not expire. */
   readonly expiresAt: string | null;
+  /**
+   * The protected resource the token was granted for (RFC 8707): the MCP endpoint's URL; absent
+   * for a REST API token (every token from before resource indicators). See `resources.ts`.
+   */
+  readonly resource?: string;
 }
 
 /** True once an expiring token's time is up (it then authenticates nothing). */

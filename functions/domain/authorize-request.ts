@@ -20,6 +20,8 @@ export const AUTHORIZE_PARAMETERS = [
   'response_type',
   'code_challenge',
   'code_challenge_method',
+  // RFC 8707: the protected resource the token is for (this server's REST API or its MCP endpoint).
+  'resource',
 ] as const;
 export type AuthorizeParameter = (typeof AUTHORIZE_PARAMETERS)[number];
 export type AuthorizeParams = Readonly<Partial<Record<AuthorizeParameter, string>>>;
@@ -44,8 +46,11 @@ export function readAuthorizeParams(
 export const parseScopeParameter = (scope: string | undefined): Scope[] =>
   normalizeScopes((scope ?? '').split(/[\s,]+/).filter(isScope));
 
-/** Client ids are 20 hex characters; anything implausible is unknown without a database read. */
-export const isPlausibleClientId = (value: string): boolean => /^[\x21-\x7e]{1,100}$/.test(value);
+/**
+ * Client ids are 20 hex characters, a well-known client's own id, or a metadata document's URL (at
+ * most 255 characters); anything implausible is unknown without a database read.
+ */
+export const isPlausibleClientId = (value: string): boolean => /^[\x21-\x7e]{1,255}$/.test(value);
 
 /** 160 random bits; only the SHA-256 is stored. */
 export const newCode = (): string => randomBytes(20).toString('hex');

@@ -29,6 +29,12 @@ const AUTHORIZE = {
     description: 'The user has denied your application access.',
     anchor: 'access-denied',
   },
+  // RFC 8707 §2: a `resource` this server issues no tokens for.
+  invalid_target: {
+    error: 'invalid_target',
+    description: 'The requested resource is invalid, unknown, or malformed.',
+    anchor: 'invalid-target',
+  },
 } as const satisfies Record<string, Entry>;
 
 /** Errors of the token endpoint (spec §7.2), answered with HTTP 200 as GitHub does. */
@@ -102,6 +108,12 @@ const TOKEN = {
     error: 'access_denied',
     description: 'The authorization request was denied.',
     anchor: 'access-denied',
+  },
+  // RFC 8707 §2: an unknown resource, several, or one outside a refreshed grant (HTTP 400).
+  invalid_target: {
+    error: 'invalid_target',
+    description: 'The requested resource is invalid, unknown, or malformed.',
+    anchor: 'invalid-target',
   },
   device_flow_disabled: {
     error: 'device_flow_disabled',

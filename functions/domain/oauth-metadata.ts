@@ -28,6 +28,8 @@ export interface MetadataPaths {
   readonly deviceAuthorization: string;
   readonly revocation: string;
   readonly introspection: string;
+  /** Dynamic client registration (RFC 7591), only while an administrator has it on. */
+  readonly registration?: string;
 }
 
 export interface AuthorizationServerMetadata {
@@ -45,6 +47,11 @@ export interface AuthorizationServerMetadata {
   readonly revocation_endpoint_auth_methods_supported: readonly string[];
   readonly introspection_endpoint_auth_methods_supported: readonly string[];
   readonly service_documentation: string;
+  readonly registration_endpoint?: string;
+  /** draft-ietf-oauth-client-id-metadata-document §5: https client ids naming their metadata document. */
+  readonly client_id_metadata_document_supported: true;
+  /** RFC 9207 is not implemented: no `iss` in authorization responses (GitHub's clients never look). */
+  readonly authorization_response_iss_parameter_supported: false;
 }
 
 /**
@@ -73,5 +80,8 @@ export function authorizationServerMetadata(
     revocation_endpoint_auth_methods_supported: CLIENT_SECRET_AUTH_METHODS,
     introspection_endpoint_auth_methods_supported: CLIENT_SECRET_AUTH_METHODS,
     service_documentation: serviceDocumentation,
+    ...(paths.registration ? { registration_endpoint: `${issuer}${paths.registration}` } : {}),
+    client_id_metadata_document_supported: true,
+    authorization_response_iss_parameter_supported: false,
   };
 }

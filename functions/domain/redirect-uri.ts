@@ -118,3 +118,31 @@ export function withQuery(
   const separator = target.includes('?') ? (target.endsWith('?') || target.endsWith('&') ? '' : '&') : '?';
   return `${target}${separator}${text}`;
 }
+
+/**
+ * A public client's rule (metadata document and dynamically registered clients): `redirect_uri`
+ * is required and must be one of the listed URIs exactly, after the same refusals as above; only
+ * an `http` loopback URI matches on any port (RFC 8252 §7.3), with the same host, path and query.
+ */
+export function checkListedRedirectUri(
+  requested: string | null | undefined,
+  listed: readonly string[],
+): RedirectCheck {
+  if (!requested || !isPlainAbsoluteUrl(requested)) return { ok: false };
+  const url = parse(requested);
+  if (!url || url.username || url.password || url.hash) return { ok: false };
+  const matches = listed.some((entry) => {
+    const allowed = parse(entry);
+    if (!allowed) return false;
+    if (allowed.href === url.href) return true;
+    return (
+      allowed.protocol === 'http:' &&
+      LOOPBACK_HOSTS.has(allowed.hostname) &&
+      url.protocol === 'http:' &&
+      url.hostname === allowed.hostname &&
+      url.pathname === allowed.pathname &&
+      url.search === allowed.search
+    );
+  });
+  return matches ? { ok: true, target: url.href, redirectUri: url.href } : { ok: false };
+}

@@ -10,6 +10,7 @@ import { now } from '#data/client';
 import { getUserRecent } from '#data/users';
 import { type OAuthApp, secretMatches } from '#domain/apps';
 import { isExpired, isLastUseStale } from '#domain/authorizations';
+import { bearerChallenge, mcpResource, type ResourceUrls, restResource, tokenOpens } from '#domain/resources';
 import { satisfies } from '#domain/scopes';
 import { hashToken, hasValidChecksum, tagOf } from '#domain/tokens';
 import type { User } from '#domain/users';
@@ -23,6 +24,7 @@ import {
 } from '#shared/credentials';
 import { badCredentials, HttpError, notFound, requiresAuthentication } from '#shared/errors';
 import type { Route } from '#shared/routes';
+import { publicUrls } from '#shared/urls';
 import { matchesParamRule } from '#shared/validate';
 
 /** Who is calling, once their credentials have been checked. */
@@ -99,10 +101,16 @@ async function readToken(token: string): Promise<{ lookup?: TokenLookup; appSusp
  * suspending an application stops all its tokens at once and reinstating it restores them (see
  * docs/decisions.md, "Suspended application" and "One round trip for an OAuth app token").
  */
-async function userByToken(token: string): Promise<Caller> {
+async function userByToken(
+  token: string,
+  resource: ResourceServed,
+  refused = badCredentials,
+): Promise<Caller> {
   const { lookup, appSuspended } = await readToken(token);
-  // An expired user token is refused like a revoked one (GitHub: 401 Bad credentials).
-  if (!lookup || isExpired(lookup.authorization, Date.now())) throw badCredentials();
+  // An expired user token is refused like a revoked one (GitHub: 401 Bad credentials); so is a
+  // token granted for another resource (an MCP token on the REST API, RFC 8707).
+  if (!lookup || isExpired(lookup.authorization, Date.now())) throw refused();
+  if (!tokenOpens(lookup.authorization, resource.resource, resource.urls)) throw refused();
   const readApp = lookup.clientId !== '' && appSuspended === undefined;
   // The profile may be up to 10 s old; the token itself was just read strongly consistently.
   // Both reads go out together: at most one more round trip after the lookup, not two.
@@ -111,7 +119,7 @@ async function userByToken(token: string): Promise<Caller> {
     readApp ? getApp(lookup.clientId) : undefined,
   ]);
   const suspended = lookup.clientId !== '' && (appSuspended ?? (!app || app.suspended));
-  if (!user || suspended) throw badCredentials();
+  if (!user || suspended) throw refused();
   // "Last used" to the hour: at most one extra write per token per hour.
   if (isLastUseStale(lookup.lastUsedAt, Date.now())) await recordTokenUse(lookup, now());
   return { kind: 'user', user, via: 'token', token: lookup };
@@ -151,18 +159,6 @@ function tokenInBasic(username: string, password: string): string | undefined {
 }
 
 /**
- * A `bearer` route (the MCP endpoint): a user's token in `Authorization: Bearer` and nothing else.
- * No token is 401 `Requires authentication`; a password, a token in the query string (MCP forbids
- * it) or any other scheme is 401 `Bad credentials`, as is a token that does not authenticate.
- */
-function userByBearerToken(event: CredentialSource, presented: PresentedCredentials): Promise<Caller> {
-  const authorization = header(event, 'authorization');
-  if (authorization === undefined && presented.kind === 'none') throw requiresAuthentication();
-  if (presented.kind !== 'token' || !/^\s*bearer\s/i.test(authorization ?? '')) throw badCredentials();
-  return userByToken(presented.token);
-}
-
-/**
  * Checks the request's credentials against what its route accepts. Credentials that are sent are
  * always verified (a wrong password is 401 even on an anonymous route, as on GitHub); routes that
  * need a user answer 401 `Requires authentication` when none was sent. `event` is an API Gateway
@@ -176,8 +172,9 @@ export async function authenticate(
   appToken: string | undefined = event.pathParameters?.access_token,
 ): Promise<Caller> {
   if (route.auth === 'app') return appByCredentials(event, appToken);
+  if (route.auth === 'bearer')
+    return authenticateForResource(event, mcpResource(publicUrls(config(), event)));
   const presented = presentedCredentials(event);
-  if (route.auth === 'bearer') return userByBearerToken(event, presented);
   let caller: Caller;
   switch (presented.kind) {
     case 'none':
@@ -186,12 +183,12 @@ export async function authenticate(
     case 'basic': {
       const token = tokenInBasic(presented.username, presented.password);
       caller = token
-        ? await userByToken(token)
+        ? await userByToken(token, restApi(event))
         : await userByPassword(event, presented.username, presented.password);
       break;
     }
     case 'token':
-      caller = await userByToken(presented.token);
+      caller = await userByToken(presented.token, restApi(event));
       break;
     case 'remote-auth':
       if (route.auth !== 'lfs-action') throw badCredentials();
@@ -203,6 +200,47 @@ export async function authenticate(
   if ((route.auth === 'user' || route.auth === 'password') && caller.kind !== 'user')
     throw requiresAuthentication();
   return caller;
+}
+
+/** A protected resource as the request names it: its identifier and the addresses it is named from. */
+interface ResourceServed {
+  readonly resource: string;
+  readonly urls: ResourceUrls;
+}
+
+/** The REST API (and the Git paths beside it), which every token without a resource opens. */
+const restApi = (event: CredentialSource): ResourceServed => {
+  const urls = publicUrls(config(), event);
+  return { resource: restResource(urls), urls };
+};
+
+/** The caller of a resource other than the REST API: always a user's token. */
+export type TokenCaller = Extract<Caller, { kind: 'user'; via: 'token' }>;
+
+/**
+ * For another protected resource of this service (the MCP endpoint at `mcpResource(urls)`, the
+ * `bearer` routes): the user a token in `Authorization: Bearer` stands for when it was granted for
+ * `resource` (RFC 8707). Nothing sent is 401 `Requires authentication`; any other credentials (a
+ * password, a token in the query string, which MCP forbids, another scheme) or a token that does
+ * not open `resource` (a REST API token, an expired or revoked one) are 401 `Bad credentials`.
+ * Both carry `WWW-Authenticate` naming the resource's metadata (RFC 9728 §5.1), so that an MCP
+ * client starts its OAuth flow.
+ */
+export async function authenticateForResource(
+  event: CredentialSource,
+  resource: string,
+): Promise<TokenCaller> {
+  const urls = publicUrls(config(), event);
+  const challenge = (error?: 'invalid_token') => () =>
+    new HttpError(401, error ? 'Bad credentials' : 'Requires authentication', {
+      headers: { 'WWW-Authenticate': bearerChallenge(resource, error ? { error } : undefined) },
+    });
+  const authorization = header(event, 'authorization');
+  const presented = presentedCredentials(event);
+  if (authorization === undefined && presented.kind === 'none') throw challenge()();
+  if (presented.kind !== 'token' || !/^\s*bearer\s/i.test(authorization ?? ''))
+    throw challenge('invalid_token')();
+  return (await userByToken(presented.token, { resource, urls }, challenge('invalid_token'))) as TokenCaller;
 }
 
 /**

@@ -37,6 +37,7 @@ import {
   SLOW_DOWN_STEP_SECONDS,
 } from '#domain/device-codes';
 import { OAuthError } from '#domain/oauth-errors';
+import { checkResources, type ResourceUrls } from '#domain/resources';
 import type { Scope } from '#domain/scopes';
 import { recordSecurityEvent } from './security-log.ts';
 import { type IssuedToken, issuedToken, newUserToken, storeUserToken } from './user-tokens.ts';
@@ -75,10 +76,14 @@ export async function requestDeviceCodes(
   clientId: string | undefined,
   scope: string | undefined,
   timing: { readonly ttlSeconds: number; readonly intervalSeconds: number },
+  requested: { readonly resources: readonly string[]; readonly urls: ResourceUrls },
 ): Promise<DeviceCodes> {
   const { ttlSeconds, intervalSeconds } = timing;
   const app = await deviceApp(clientId);
   const scopes = parseScopeParameter(scope);
+  // RFC 8707 in the device authorization request: the token's resource, as in the code flow.
+  const resource = checkResources(requested.resources, requested.urls);
+  if (!resource.ok) throw new OAuthError('invalid_target', 400, resource.reason);
   for (let attempt = 0; attempt < USER_CODE_TRIES; attempt += 1) {
     const deviceCode = newDeviceCode();
     const userCode = newUserCode();
@@ -89,6 +94,7 @@ export async function requestDeviceCodes(
       scopes,
       expiresAt: Math.floor(Date.now() / 1000) + ttlSeconds,
       intervalMs: Math.round(intervalSeconds * 1000),
+      resource: resource.resource,
     });
     if (stored) return { deviceCode, userCode, expiresIn: ttlSeconds, interval: intervalSeconds };
   }
@@ -160,6 +166,7 @@ async function issueDeviceToken(app: StoredApp, device: StoredDevice): Promise<I
       clientId: app.clientId,
       scopes: device.scopes,
       grantGeneration: device.grantGeneration,
+      resource: device.resource,
     });
   } catch (error) {
     // Nothing was issued: give the claim back so that the next poll tries again.

@@ -9,6 +9,7 @@ import { deleteAuthorization, lookupToken } from '#data/authorizations';
 import { getUserAppAndGrant } from '#data/authorize-reads';
 import { now } from '#data/client';
 import { claimCodeItem, getAppAndCode, markReused, putCode } from '#data/codes';
+import { isPublicClient } from '#domain/apps';
 import {
   type AuthorizeParams,
   CODE_FORMAT,
@@ -21,9 +22,16 @@ import {
 } from '#domain/authorize-request';
 import { type AuthorizeErrorCode, authorizeErrorFields, OAuthError } from '#domain/oauth-errors';
 import { checkChallenge, verifierMatches } from '#domain/pkce';
-import { checkRedirectUri, exchangeRedirectMatches, withQuery } from '#domain/redirect-uri';
+import {
+  checkListedRedirectUri,
+  checkRedirectUri,
+  exchangeRedirectMatches,
+  withQuery,
+} from '#domain/redirect-uri';
+import { checkRefreshResource, checkResources, type ResourceUrls } from '#domain/resources';
 import { normalizeScopes, type Scope, satisfies } from '#domain/scopes';
 import { checkClient, incorrectClient } from './oauth-client.ts';
+import { authorizeClient, liveClient } from './public-clients.ts';
 import { announceSecurityEvents, securityEvent, securityEventItems } from './security-log.ts';
 import { type IssuedToken, issuedToken, newUserToken, storeUserToken } from './user-tokens.ts';
 
@@ -38,17 +46,29 @@ export interface AuthorizeRequest {
   readonly scopes: readonly Scope[];
   readonly state: string | null;
   readonly codeChallenge: string | null;
+  /** The protected resource the token will be for (RFC 8707); null: the REST API. */
+  readonly resource: string | null;
   /** The parameters as received, for the consent form's hidden fields. */
   readonly params: AuthorizeParams;
 }
 
 export type AuthorizeCheck =
-  | { readonly kind: 'invalid'; readonly status: 400 | 404; readonly message: string }
+  | { readonly kind: 'invalid'; readonly status: 400 | 404 | 429; readonly message: string }
   | { readonly kind: 'redirect'; readonly location: string }
   | { readonly kind: 'valid'; readonly request: AuthorizeRequest };
 
-const errorRedirect = (app: StoredApp, code: AuthorizeErrorCode, state: string | null, docsUrl: string) =>
-  withQuery(app.callbackUrl, { ...authorizeErrorFields(code, docsUrl), state });
+/** Errors go to the registered callback (GitHub's rule), or to a public client's checked redirect URI. */
+const errorRedirect = (
+  app: StoredApp,
+  code: AuthorizeErrorCode,
+  state: string | null,
+  docsUrl: string,
+  target = app.callbackUrl,
+) =>
+  withQuery(isPublicClient(app) ? target : app.callbackUrl, {
+    ...authorizeErrorFields(code, docsUrl),
+    state,
+  });
 
 /**
  * Checks an authorize request from scratch (the consent form's POST is checked again the same
@@ -58,13 +78,23 @@ const errorRedirect = (app: StoredApp, code: AuthorizeErrorCode, state: string |
 export async function checkAuthorizeRequest(
   params: AuthorizeParams,
   docsUrl: string,
+  urls: ResourceUrls,
   read?: AuthorizeReads,
+  /** The caller's address: what a client metadata document fetch is counted against. */
+  address = 'unknown',
 ): Promise<AuthorizeCheck> {
   const clientId = params.client_id;
   if (!clientId) return { kind: 'invalid', status: 400, message: 'The client_id parameter is missing.' };
   const known = read && read.clientId === clientId ? read : undefined;
-  const app = isPlausibleClientId(clientId) ? (known ? known.app : await getApp(clientId)) : undefined;
-  if (!app) return { kind: 'invalid', status: 404, message: 'There is no application with this client_id.' };
+  const found = isPlausibleClientId(clientId)
+    ? await authorizeClient(clientId, known ? (known.app ?? null) : undefined, address)
+    : ({ kind: 'unknown' } as const);
+  if (found.kind === 'invalid') return { kind: 'invalid', status: 400, message: found.message };
+  if (found.kind === 'throttled') return { kind: 'invalid', status: 429, message: found.message };
+  if (found.kind === 'unknown')
+    return { kind: 'invalid', status: 404, message: 'There is no application with this client_id.' };
+  const { app } = found;
+  const publicClient = isPublicClient(app);
   const state = params.state ?? null;
   if (state !== null && state.length > MAX_STATE_LENGTH)
     return {
@@ -82,11 +112,36 @@ export async function checkAuthorizeRequest(
   }
   if (app.suspended)
     return { kind: 'redirect', location: errorRedirect(app, 'application_suspended', state, docsUrl) };
-  const redirect = checkRedirectUri(params.redirect_uri, app.callbackUrl);
+  if (publicClient) {
+    // Nowhere safe to redirect to until the redirect_uri is one the client listed.
+    const listed = checkListedRedirectUri(params.redirect_uri, app.redirectUris);
+    if (!listed.ok)
+      return {
+        kind: 'invalid',
+        status: 400,
+        message: 'The redirect_uri must be one of the redirect URIs this client lists.',
+      };
+  }
+  const redirect = publicClient
+    ? checkListedRedirectUri(params.redirect_uri, app.redirectUris)
+    : checkRedirectUri(params.redirect_uri, app.callbackUrl);
   if (!redirect.ok)
     return { kind: 'redirect', location: errorRedirect(app, 'redirect_uri_mismatch', state, docsUrl) };
   const pkce = checkChallenge(params.code_challenge, params.code_challenge_method);
   if (!pkce.ok) return { kind: 'invalid', status: 400, message: pkce.message };
+  if (publicClient && pkce.challenge === null)
+    return {
+      kind: 'invalid',
+      status: 400,
+      message:
+        'This client has no secret: it must send a PKCE code_challenge with code_challenge_method S256.',
+    };
+  const resource = checkResources(params.resource === undefined ? [] : [params.resource], urls);
+  if (!resource.ok)
+    return {
+      kind: 'redirect',
+      location: errorRedirect(app, 'invalid_target', state, docsUrl, redirect.target),
+    };
   return {
     kind: 'valid',
     request: {
@@ -96,6 +151,7 @@ export async function checkAuthorizeRequest(
       scopes: parseScopeParameter(params.scope),
       state,
       codeChallenge: pkce.challenge,
+      resource: resource.resource,
       params,
     },
   };
@@ -166,6 +222,7 @@ async function issueCode(
       codeChallenge: request.codeChallenge,
       expiresAt: Math.floor(Date.now() / 1000) + CODE_TTL_SECONDS,
       grantGeneration,
+      resource: request.resource,
     },
     event ? securityEventItems(event) : [],
   );
@@ -209,7 +266,7 @@ export async function approveAuthorization(
 
 /** The user said no: `access_denied` to the registered callback. */
 export const denyAuthorization = (request: AuthorizeRequest, docsUrl: string): string =>
-  errorRedirect(request.app, 'access_denied', request.state, docsUrl);
+  errorRedirect(request.app, 'access_denied', request.state, docsUrl, request.target);
 
 export interface ExchangeInput {
   readonly clientId: string | undefined;
@@ -217,7 +274,17 @@ export interface ExchangeInput {
   readonly code: string | undefined;
   readonly redirectUri: string | undefined;
   readonly codeVerifier: string | undefined;
+  /** Every `resource` parameter sent (RFC 8707 §2.2). */
+  readonly resources: readonly string[];
+  readonly urls: ResourceUrls;
 }
+
+/**
+ * The secret a client must prove: its own (registered applications), or none (`null`) for a public
+ * client that sent none; a public client that sends a secret fails as a wrong one.
+ */
+const secretOf = (app: StoredApp | undefined, sent: string | undefined): string | null | undefined =>
+  sent || (app && isPublicClient(app) ? null : undefined);
 
 export type { IssuedToken } from './user-tokens.ts';
 
@@ -250,15 +317,17 @@ export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
   const { clientId, clientSecret } = input;
   // Only a plausible client with a secret and a well-formed code cost a read; anything else is
   // refused as the client check, then the code check, would refuse it.
-  if (!clientId || !clientSecret || !isPlausibleClientId(clientId)) throw incorrectClient();
+  if (!clientId || !isPlausibleClientId(clientId)) throw incorrectClient();
   if (!input.code || !CODE_FORMAT.test(input.code)) {
-    checkClient(await getApp(clientId), clientSecret);
+    const app = liveClient(await getApp(clientId));
+    checkClient(app, secretOf(app, clientSecret));
     throw badCode();
   }
   const codeHash = hashCode(input.code);
   const found = await getAppAndCode(clientId, codeHash);
+  const client = liveClient(found.app);
   // The client first: a party without the secret learns nothing about the code, and cannot spend it.
-  const app = checkClient(found.app, clientSecret);
+  const app = checkClient(client, secretOf(client, clientSecret));
   const code = found.code;
   if (!code || code.clientId !== app.clientId) throw badCode();
   if (code.exchangedAt !== null) {
@@ -266,17 +335,23 @@ export async function exchangeCode(input: ExchangeInput): Promise<IssuedToken> {
     throw badCode();
   }
   if (code.expiresAt <= Math.floor(Date.now() / 1000)) throw badCode();
-  if (!exchangeRedirectMatches(input.redirectUri, code.redirectUri, app.callbackUrl))
-    throw new OAuthError('redirect_uri_mismatch');
+  const redirectMatches = isPublicClient(app)
+    ? input.redirectUri === code.redirectUri
+    : exchangeRedirectMatches(input.redirectUri, code.redirectUri, app.callbackUrl);
+  if (!redirectMatches) throw new OAuthError('redirect_uri_mismatch');
+  // A public client's code always has a challenge (the authorize step required one).
   if (!verifierMatches(input.codeVerifier, code.codeChallenge)) throw badCode();
+  const resource = checkRefreshResource(input.resources, code.resource, input.urls);
+  if (!resource.ok) throw new OAuthError('invalid_target', 400, resource.reason);
 
-  const pending = newUserToken(app, { publicClient: false });
+  const pending = newUserToken(app, { publicClient: isPublicClient(app) });
   const { tokenHash } = pending;
   const created = await storeUserToken(pending, {
     login: code.login,
     clientId: app.clientId,
     scopes: code.scopes,
     grantGeneration: code.grantGeneration,
+    resource: code.resource,
     claim: (authorizationId) => claimCodeItem(codeHash, { tokenHash, authorizationId }, now()),
   });
   // Another exchange of the same code spent it first: this one is the reuse, and revokes.

@@ -1,4 +1,12 @@
 import { type AuthorizationServerMetadata, authorizationServerMetadata } from '#domain/oauth-metadata';
+import {
+  mcpResource,
+  type ProtectedResourceMetadata,
+  protectedResourceMetadata,
+  type ResourceUrls,
+  restResource,
+} from '#domain/resources';
+import { SCOPES } from '#domain/scopes';
 import { pathTo } from '#shared/routes';
 
 /**
@@ -7,11 +15,18 @@ import { pathTo } from '#shared/routes';
  */
 export const DEVICE_AUTHORIZATION_PATH = '/login/device/code';
 
+const docs = (docsUrl: string, page: string) => `${docsUrl.replace(/\/$/, '')}/${page}`;
+
 /**
  * `GET {web}/.well-known/oauth-authorization-server`: the metadata of the server at `webOrigin`
- * (the configured web origin the pages use, `PublicUrls.auth`). Paths come from the route table.
+ * (the configured web origin the pages use, `PublicUrls.auth`). Paths come from the route table;
+ * the registration endpoint is named only while dynamic registration is on (the caller reads it).
  */
-export const serverMetadata = (webOrigin: string, docsUrl: string): AuthorizationServerMetadata =>
+export const serverMetadata = (
+  webOrigin: string,
+  docsUrl: string,
+  options: { readonly registration?: boolean } = {},
+): AuthorizationServerMetadata =>
   authorizationServerMetadata(
     webOrigin,
     {
@@ -20,6 +35,21 @@ export const serverMetadata = (webOrigin: string, docsUrl: string): Authorizatio
       deviceAuthorization: DEVICE_AUTHORIZATION_PATH,
       revocation: pathTo('oauth/revoke'),
       introspection: pathTo('oauth/introspect'),
+      ...(options.registration ? { registration: pathTo('oauth/register') } : {}),
     },
-    `${docsUrl.replace(/\/$/, '')}/oauth/`,
+    docs(docsUrl, 'oauth/'),
   );
+
+/** RFC 9728 metadata of the MCP endpoint (`{web}/.well-known/oauth-protected-resource/mcp`). */
+export const mcpResourceMetadata = (urls: ResourceUrls, docsUrl: string): ProtectedResourceMetadata =>
+  protectedResourceMetadata(
+    mcpResource(urls),
+    urls.auth,
+    Object.keys(SCOPES),
+    'MCP endpoint',
+    docs(docsUrl, 'mcp/'),
+  );
+
+/** RFC 9728 metadata of the REST API (`{web}/.well-known/oauth-protected-resource/api/v3`). */
+export const restResourceMetadata = (urls: ResourceUrls, docsUrl: string): ProtectedResourceMetadata =>
+  protectedResourceMetadata(restResource(urls), urls.auth, Object.keys(SCOPES), 'REST API v3', docsUrl);

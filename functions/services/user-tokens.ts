@@ -17,9 +17,11 @@ import {
   type NewAuthorization,
 } from '#data/authorizations';
 import { getAppAndRefreshToken, type NewRefreshToken, rotateRefreshToken } from '#data/refresh-tokens';
+import { isLapsed } from '#domain/apps';
 import { TOKENS_PER_SCOPE_SET } from '#domain/authorizations';
 import { isPlausibleClientId } from '#domain/authorize-request';
 import { OAuthError } from '#domain/oauth-errors';
+import { checkRefreshResource, type ResourceUrls } from '#domain/resources';
 import type { Scope } from '#domain/scopes';
 import { hashToken, isWellFormedRefreshToken, mintAccessToken, mintRefreshToken } from '#domain/tokens';
 import { config } from '#shared/config';
@@ -90,6 +92,8 @@ export interface UserTokenOwner {
   readonly grantGeneration?: number;
   /** A write that commits with the token or not at all (a code's claim); see createAuthorization. */
   readonly claim?: NewAuthorization['claim'];
+  /** The protected resource the token is for (RFC 8707); null or absent: the REST API. */
+  readonly resource?: string | null;
 }
 
 const withoutSecret = ({ tokenHash, expiresAt, publicClient }: NewRefreshToken): NewRefreshToken => ({
@@ -114,6 +118,7 @@ export function storeUserToken(pending: PendingUserToken, owner: UserTokenOwner)
     claimFingerprint: false,
     ...(owner.grantGeneration !== undefined ? { grantGeneration: owner.grantGeneration } : {}),
     ...(owner.claim ? { claim: owner.claim } : {}),
+    ...(owner.resource ? { resource: owner.resource } : {}),
     limit: TOKENS_PER_SCOPE_SET,
   });
 }
@@ -137,6 +142,9 @@ export interface RefreshInput {
   readonly clientId: string | undefined;
   readonly clientSecret: string | undefined;
   readonly refreshToken: string | undefined;
+  /** Every `resource` parameter sent: none, or the grant's own (RFC 8707 §2.2). */
+  readonly resources?: readonly string[];
+  readonly urls?: ResourceUrls;
 }
 
 /**
@@ -160,11 +168,17 @@ export async function refreshUserToken(input: RefreshInput): Promise<IssuedToken
   // Another app's refresh token is as good as unknown (and is not counted as a reuse).
   const stored = found.refresh && found.refresh.clientId === clientId ? found.refresh : undefined;
   const secretless = !clientSecret && (stored === undefined || stored.publicClient);
-  checkClient(found.app, clientSecret || (secretless ? null : undefined));
+  const now = Date.now();
+  // A dynamically registered client past its lifetime is unknown.
+  const app = found.app && !isLapsed(found.app, epochSeconds(now)) ? found.app : undefined;
+  checkClient(app, clientSecret || (secretless ? null : undefined));
   const bad = () => new OAuthError('bad_refresh_token');
   if (!stored) throw bad();
-  const now = Date.now();
   if (stored.expiresAt <= epochSeconds(now)) throw bad();
+  if (input.urls) {
+    const resource = checkRefreshResource(input.resources ?? [], stored.resource, input.urls);
+    if (!resource.ok) throw new OAuthError('invalid_target', 400, resource.reason);
+  }
   if (stored.usedAt !== null) {
     await deleteAuthorization(stored.login, stored.authorizationId);
     throw bad();

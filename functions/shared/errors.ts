@@ -24,6 +24,12 @@ export class HttpError extends Error {
       /** Appended to the configured docs URL, e.g. `#two-factor-authentication`. */
       readonly documentationPath?: string;
       readonly headers?: Readonly<Record<string, string>>;
+      /**
+       * A 401 a token could have answered: the REST API's stack adds RFC 9728's
+       * `WWW-Authenticate: Bearer resource_metadata="…"` so that an OAuth client can find out
+       * where to get one.
+       */
+      readonly bearerChallenge?: true;
     } = {},
   ) {
     super(message);
@@ -59,9 +65,11 @@ export class TransientFailure extends HttpError {
 
 export const notFound = (): HttpError => new HttpError(404, 'Not Found');
 
-export const requiresAuthentication = (): HttpError => new HttpError(401, 'Requires authentication');
+export const requiresAuthentication = (): HttpError =>
+  new HttpError(401, 'Requires authentication', { bearerChallenge: true });
 
-export const badCredentials = (): HttpError => new HttpError(401, 'Bad credentials');
+export const badCredentials = (): HttpError =>
+  new HttpError(401, 'Bad credentials', { bearerChallenge: true });
 
 export const problemsParsingJson = (): HttpError => new HttpError(400, 'Problems parsing JSON');
 

@@ -85,6 +85,12 @@ export interface Route {
   readonly uses?: readonly Capability[];
   /** `api` when absent. */
   readonly servedBy?: ServedBy;
+  /**
+   * Readable from any origin without credentials (`Access-Control-Allow-Origin: *`), its CORS
+   * preflight answered in front of the function (`shared/cors.ts`): the OAuth endpoints
+   * browser-based public clients call.
+   */
+  readonly cors?: true;
 }
 
 const API = '/api/v3';
@@ -96,7 +102,7 @@ export const NOT_FOUND_PAGE_PATH = '/-/not-found';
 /** GraphQL's endpoint, beside the REST API's root as on GitHub Enterprise Server. */
 export const GRAPHQL_PATH = '/api/graphql';
 /** The MCP endpoint (issue 38), on the web origin: `{webUrl}/mcp`. */
-export const MCP_PATH = '/mcp';
+export const MCP_PATH = '/mcp'; // the same as `#domain/resources` MCP_PATH (a unit test keeps them one)
 
 // biome-ignore format: one line per route keeps the table readable
 export const ROUTES: readonly Route[] = [
@@ -198,13 +204,18 @@ export const ROUTES: readonly Route[] = [
   // OAuth web flow (spec §4.4)
   { method: 'GET', path: '/login/oauth/authorize', handler: 'oauth/authorize', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/login/oauth/authorize', handler: 'oauth/authorize-decision', auth: 'web', scopes: [], media: 'html', table: 'RW' },
-  { method: 'POST', path: '/login/oauth/access_token', handler: 'oauth/access-token', auth: 'client', scopes: [], media: 'oauth', table: 'RW' },
+  { method: 'POST', path: '/login/oauth/access_token', handler: 'oauth/access-token', auth: 'client', scopes: [], media: 'oauth', table: 'RW', cors: true },
   // Standard OAuth endpoints (RFC 8414 metadata, RFC 7009 revocation, RFC 7662 introspection)
-  { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'oauth/metadata', auth: 'public', scopes: [], media: 'oauth', table: 'RO' },
-  { method: 'POST', path: '/login/oauth/revoke', handler: 'oauth/revoke', auth: 'client', scopes: [], media: 'oauth', table: 'RW' },
+  { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: 'oauth/metadata', auth: 'public', scopes: [], media: 'oauth', table: 'RO', cors: true },
+  // RFC 9728 protected resource metadata of the MCP endpoint and of the REST API (issue 38).
+  { method: 'GET', path: '/.well-known/oauth-protected-resource/mcp', handler: 'oauth/resource-mcp', auth: 'public', scopes: [], media: 'oauth', table: 'RO', cors: true },
+  { method: 'GET', path: '/.well-known/oauth-protected-resource/api/v3', handler: 'oauth/resource-api', auth: 'public', scopes: [], media: 'oauth', table: 'RO', cors: true },
+  // RFC 7591 dynamic client registration, 404 until an administrator turns it on (issue 38).
+  { method: 'POST', path: '/login/oauth/register', handler: 'oauth/register', auth: 'public', scopes: [], media: 'oauth', table: 'RW', cors: true },
+  { method: 'POST', path: '/login/oauth/revoke', handler: 'oauth/revoke', auth: 'client', scopes: [], media: 'oauth', table: 'RW', cors: true },
   { method: 'POST', path: '/login/oauth/introspect', handler: 'oauth/introspect', auth: 'client', scopes: [], media: 'oauth', table: 'RO' },
   // Device authorization grant (RFC 8628, as GitHub): codes for a public client, the page the user enters the code on.
-  { method: 'POST', path: '/login/device/code', handler: 'oauth/device-code', auth: 'client', scopes: [], media: 'oauth', table: 'RW' },
+  { method: 'POST', path: '/login/device/code', handler: 'oauth/device-code', auth: 'client', scopes: [], media: 'oauth', table: 'RW', cors: true },
   { method: 'GET', path: '/login/device', handler: 'oauth/device', auth: 'web', scopes: [], media: 'html', table: 'RO' },
   { method: 'POST', path: '/login/device', handler: 'oauth/device-verify', auth: 'web', scopes: [], media: 'html', table: 'RW' },
   { method: 'POST', path: '/login/device/authorize', handler: 'oauth/device-decision', auth: 'web', scopes: [], media: 'html', table: 'RW' },
@@ -307,8 +318,11 @@ export const PATH_PARAMETERS: Readonly<Record<string, ParamRule>> = {
   owner: LOGIN,
   /** GitHub's repository name rule: 1-100 of letters, digits, `.`, `-`, `_`. */
   repo: { pattern: /^[A-Za-z0-9._-]{1,100}$/ },
-  /** 20 characters, as `newClientId` makes them (and GitHub's OAuth apps have). */
-  client_id: { pattern: /^[0-9A-Za-z]{20}$/ },
+  /**
+   * 20 characters, as `newClientId` makes them (and GitHub's OAuth apps have), or a client
+   * metadata document's URL (issue 38; at most 255 characters, `isClientIdUrl`).
+   */
+  client_id: { pattern: /^(?:[0-9A-Za-z]{20}|https?:\/\/[!-~]{1,247})$/ },
   /** Tokens are 40 characters; older or foreign ones are still only printable ASCII. */
   access_token: { pattern: /^[!-~]{1,255}$/ },
   /** A client's own string, as long as the body's `fingerprint` may be (UTF-16 units, no controls). */

@@ -6,13 +6,8 @@
  * per job and trusted only by that job's svn calls, and opens its own TLS to the origin, verified
  * against the system's CAs.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { isIP } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { toolPath } from '#shared/tool-path';
+// Pure URL rules (the certificate the proxy presents is made in `interception-certificate.ts`),
+// so that `guardedRequest` loads no process API into a route's zip function.
 
 export interface PinnedOrigin {
   /** `svn:` is reached by CONNECT only (svn's guard tunnel), `http:` by absolute-URI requests only. */
@@ -32,7 +27,7 @@ export interface Interception {
 
 const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'https:': 443, 'svn:': 3690 };
 
-const bare = (host: string) => host.replace(/^\[|\]$/g, '').toLowerCase();
+export const bare = (host: string) => host.replace(/^\[|\]$/g, '').toLowerCase();
 
 export const portOf = (url: URL): number =>
   url.port === '' ? (DEFAULT_PORTS[url.protocol] ?? 0) : Number(url.port);
@@ -61,45 +56,4 @@ export function redirectAway(from: URL, location: string): URL | undefined {
     bare(next.hostname) === bare(from.hostname) &&
     portOf(next) === portOf(from);
   return same ? undefined : next;
-}
-
-/**
- * A key and self-signed certificate for `host` (its name, or its address), valid two days, made by
- * the `openssl` CLI in a private temp dir that is removed at once.
- */
-export async function interceptionCertificate(host: string): Promise<{ key: string; cert: string }> {
-  const name = bare(host);
-  const san = isIP(name) === 0 ? `DNS:${name}` : `DNS:${name},IP:${name}`;
-  const dir = await mkdtemp(join(tmpdir(), 'guard-tls-'));
-  try {
-    await promisify(execFile)(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=source-import guard',
-        '-addext',
-        `subjectAltName=${san}`,
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { env: { PATH: toolPath() }, timeout: 30_000 },
-    );
-    return {
-      key: await readFile(join(dir, 'key.pem'), 'utf8'),
-      cert: await readFile(join(dir, 'cert.pem'), 'utf8'),
-    };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }

@@ -8,6 +8,7 @@ import {
   LogGroupLogDestination,
   type Method,
   MethodLoggingLevel,
+  MockIntegration,
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
@@ -17,7 +18,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { BINARY_MEDIA_TYPES } from '#shared/binary-media';
-import { API_PREFIX, ROUTES, type Route, routeId } from '#shared/routes';
+import { corsPreflightHeaders } from '#shared/cors';
+import { API_PREFIX, type HttpMethod, ROUTES, type Route, routeId } from '#shared/routes';
 import type { ApiFunction } from './api-function.ts';
 import { GATEWAY_CONTENT_TYPE, GATEWAY_RESPONSES } from './gateway-responses.ts';
 import type { ImportWorkflow } from './import-workflow.ts';
@@ -211,6 +213,42 @@ export class ServiceRestApi extends Construct {
           authorizationType: AuthorizationType.NONE,
         });
       acknowledgeInFunctionAuthentication(method);
+    }
+    // CORS preflights of the `cors` routes: a mock integration in API Gateway, no function (shared/cors.ts).
+    const corsMethods = new Map<string, HttpMethod[]>();
+    for (const route of routes)
+      if (route.cors) corsMethods.set(route.path, [...(corsMethods.get(route.path) ?? []), route.method]);
+    for (const [path, methods] of corsMethods) {
+      const headers = corsPreflightHeaders(methods);
+      const preflight = this.api.root.resourceForPath(path).addMethod(
+        'OPTIONS',
+        new MockIntegration({
+          requestTemplates: { 'application/json': '{"statusCode": 204}' },
+          integrationResponses: [
+            {
+              statusCode: '204',
+              responseParameters: Object.fromEntries(
+                Object.entries(headers).map(([name, value]) => [
+                  `method.response.header.${name}`,
+                  `'${value}'`,
+                ]),
+              ),
+            },
+          ],
+        }),
+        {
+          authorizationType: AuthorizationType.NONE,
+          methodResponses: [
+            {
+              statusCode: '204',
+              responseParameters: Object.fromEntries(
+                Object.keys(headers).map((name) => [`method.response.header.${name}`, true]),
+              ),
+            },
+          ],
+        },
+      );
+      acknowledgeInFunctionAuthentication(preflight);
     }
     this.functions = functions;
     this.routeStacks = routeStacks;

@@ -13,6 +13,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { type GatewayResponseType, gatewayAnswer } from '#cdk/gateway-responses';
 import { VIEWER_REQUEST_FUNCTION_SOURCE } from '#cdk/viewer-request-function';
 import { isBinaryMediaType } from '#shared/binary-media';
+import { corsPreflightHeaders } from '#shared/cors';
 import { GATEWAY_ERROR_BODIES } from '#shared/errors';
 import {
   apiGatewayResourcePath,
@@ -21,7 +22,10 @@ import {
   compile,
   matchRoute,
 } from '#shared/route-match';
-import { type Route, routeId, servedBy } from '#shared/routes';
+import { type HttpMethod, type Route, routeId, servedBy } from '#shared/routes';
+
+const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
 import type { ConcurrencyLimit } from './lambda-concurrency.ts';
 import { loadViewerRequestFunction, passedAtEdge } from './viewer-request.ts';
 import { asZipFunction } from './zip-runtime.ts';
@@ -457,7 +461,19 @@ export async function startHttpServer(options: {
         return forward(request, sent, response, gitFrontend);
       const url = passedAtEdge(viewerRequest, request, sent, response);
       if (!url) return;
-      const matched = matchRoute(compiled, request.method ?? 'GET', apiGatewayResourcePath(url.pathname));
+      const resourcePath = apiGatewayResourcePath(url.pathname);
+      // The CORS preflight of a `cors` route, answered in front of the function as in AWS.
+      if (request.method === 'OPTIONS') {
+        const methods = HTTP_METHODS.filter(
+          (method) => matchRoute(compiled, method, resourcePath)?.compiled.route.cors,
+        );
+        if (methods.length > 0) {
+          response.writeHead(204, corsPreflightHeaders(methods));
+          response.end();
+          return;
+        }
+      }
+      const matched = matchRoute(compiled, request.method ?? 'GET', resourcePath);
       const reading = readBody(request, limits.maxRequestBytes);
       const body = Buffer.isBuffer(reading) ? reading : await reading;
       if (body === 'too-large') return sendJson(response, 413, GATEWAY_ERROR_BODIES.payloadTooLarge);

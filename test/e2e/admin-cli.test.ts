@@ -193,6 +193,22 @@ describe('admin CLI', () => {
     expect((await admin(stack.endpointsFile, 'repo', 'create', 'no-slash')).code).toBe(2);
   });
 
+  it('oauth registration enable|disable switches dynamic client registration for the whole service', async () => {
+    const register = () =>
+      fetch(`${stack.webUrl}/login/oauth/register`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: ['http://127.0.0.1/callback'] }),
+      });
+    expect((await register()).status).toBe(404);
+    const on = await admin(stack.endpointsFile, 'oauth', 'registration', 'enable');
+    expect(on.json).toEqual({ dynamic_client_registration: true });
+    expect((await register()).status).toBe(201);
+    await admin(stack.endpointsFile, 'oauth', 'registration', 'disable');
+    expect((await register()).status).toBe(404);
+    expect((await admin(stack.endpointsFile, 'oauth', 'registration', 'maybe')).code).toBe(2);
+  });
+
   it('unknown commands print usage and exit 2', async () => {
     const result = await admin(stack.endpointsFile, 'frobnicate');
     expect(result.code).toBe(2);

@@ -407,6 +407,46 @@ describe('device flow with oauth4webapi', () => {
   });
 });
 
+describe('device flow with a resource indicator (RFC 8707, issue 38)', () => {
+  it('binds the token to the MCP endpoint, and refuses a resource served elsewhere', async () => {
+    const web = stack.webUrl.replace(/\/$/, '');
+    const server: oauth.AuthorizationServer = {
+      issuer: stack.webUrl,
+      device_authorization_endpoint: `${web}/login/device/code`,
+      token_endpoint: `${web}/login/oauth/access_token`,
+    };
+    const client: oauth.Client = { client_id: app.clientId };
+    const options = { [oauth.allowInsecureRequests]: true };
+    const request = (resource: string) =>
+      oauth.deviceAuthorizationRequest(
+        server,
+        client,
+        oauth.None(),
+        new URLSearchParams({ scope: 'read:user', resource }),
+        options,
+      );
+    const elsewhere = await request('https://elsewhere.example/mcp');
+    expect(elsewhere.status).toBe(400);
+    expect(await json(elsewhere)).toMatchObject({ error: 'invalid_target' });
+
+    const device = await oauth.processDeviceAuthorizationResponse(
+      server,
+      client,
+      await request(`${web}/mcp`),
+    );
+    await decide(user.browser, device.user_code, 'authorize');
+    const tokens = await oauth.processDeviceCodeResponse(
+      server,
+      client,
+      await oauth.deviceCodeGrantRequest(server, client, oauth.None(), device.device_code, options),
+    );
+    const me = await fetch(`${stack.baseUrl}/user`, {
+      headers: { Authorization: `bearer ${tokens.access_token}` },
+    });
+    expect(me.status).toBe(401);
+  });
+});
+
 describe('expiring device tokens (a public client: no secret anywhere)', () => {
   const options = { [oauth.allowInsecureRequests]: true };
   const server = (): oauth.AuthorizationServer => ({

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, personalToken } from '#test/fixtures';
+import { createUser, mcpToken, personalToken } from '#test/fixtures';
 import { callOk, mcpClient } from '#test/mcp-client';
 import { json, startTestStack } from '#test/stack';
 
@@ -19,6 +19,8 @@ let stack: Stack;
 let mcpUrl: string;
 let repoToken: string;
 let narrowToken: string;
+/** A personal token: a REST API token, which does not open `/mcp` (RFC 8707). */
+let restToken: string;
 const INSPECTOR = join(
   import.meta.dirname,
   '../../node_modules/@modelcontextprotocol/inspector-cli/build/cli.js',
@@ -46,8 +48,11 @@ beforeAll(async () => {
   stack = await startTestStack();
   mcpUrl = `${stack.webUrl}/mcp`;
   const user = await createUser(stack.endpointsFile, 'octocat');
-  repoToken = (await personalToken(stack.baseUrl, user.auth, ['repo'])).token;
-  narrowToken = (await personalToken(stack.baseUrl, user.auth, ['user'])).token;
+  [repoToken, narrowToken, restToken] = await Promise.all([
+    mcpToken(stack, user, ['repo']),
+    mcpToken(stack, user, ['user']),
+    personalToken(stack.baseUrl, user.auth, ['repo']).then(({ token }) => token),
+  ]);
 }, 120_000);
 
 afterAll(async () => {
@@ -112,7 +117,7 @@ describe('the MCP endpoint', () => {
     const response = await post(initialize());
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe(
-      `Bearer realm="GitHub", resource_metadata="${stack.webUrl}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer resource_metadata="${stack.webUrl}/.well-known/oauth-protected-resource/mcp"`,
     );
     expect((await json(response)).error.message).toBe('Requires authentication');
     // The SDK's client without an OAuth provider stops there.
@@ -121,10 +126,11 @@ describe('the MCP endpoint', () => {
     expect((refused as StreamableHTTPError).code).toBe(401);
   });
 
-  it('answers a bad token, a password or a token in the query string 401 invalid_token', async () => {
+  it('answers a bad token, a REST API token, a password or a token in the query string 401 invalid_token', async () => {
     const user = Buffer.from('octocat:octocat-pass-1').toString('base64');
     for (const [headers, query] of [
       [{ Authorization: 'Bearer gho_notatokenatall000000000000000000000' }, ''],
+      [{ Authorization: `Bearer ${restToken}` }, ''],
       [{ Authorization: `Basic ${user}` }, ''],
       [{}, `?access_token=${repoToken}`],
     ] as const) {
@@ -146,7 +152,7 @@ describe('the MCP endpoint', () => {
       Authorization: 'Bearer ghp_000000000000000000000000000000000000',
     });
     expect(bad.headers.get('www-authenticate')).toMatch(
-      /^Bearer realm="GitHub", error="invalid_token", resource_metadata=/,
+      /^Bearer resource_metadata="[^"]+", error="invalid_token"$/,
     );
     expect((await json(bad)).error.message).toBe('Bad credentials');
   });
@@ -176,7 +182,7 @@ describe('the MCP endpoint', () => {
     });
     expect(response.status).toBe(403);
     expect(response.headers.get('www-authenticate')).toBe(
-      `Bearer realm="GitHub", error="insufficient_scope", scope="repo", resource_metadata="${stack.webUrl}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer resource_metadata="${stack.webUrl}/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", scope="repo"`,
     );
     const body = await json(response);
     expect(body.id).toBe(7);

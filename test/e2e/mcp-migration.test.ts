@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
-import { createUser, personalToken } from '#test/fixtures';
+import { createUser, mcpToken, personalToken } from '#test/fixtures';
 import { importApiCall } from '#test/import-api';
 import { callOk, mcpClient } from '#test/mcp-client';
 import { startTestStack } from '#test/stack';
@@ -60,7 +60,7 @@ beforeAll(async () => {
   stack = await startTestStack();
   const user = await createUser(stack.endpointsFile, owner);
   token = (await personalToken(stack.baseUrl, user.auth, ['repo'])).token;
-  ({ client } = await mcpClient(`${stack.webUrl}/mcp`, token));
+  ({ client } = await mcpClient(`${stack.webUrl}/mcp`, await mcpToken(stack, user, ['repo'])));
 }, 120_000);
 
 afterAll(async () => {

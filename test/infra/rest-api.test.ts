@@ -101,6 +101,33 @@ describe('ServiceRestApi', () => {
     }
   });
 
+  it("answers the CORS preflight of every `cors` route's path with a mock integration, no function", () => {
+    const paths = resourcePaths(resources);
+    const preflights = Object.values(resources).filter(
+      (resource) =>
+        resource.Type === 'AWS::ApiGateway::Method' && resource.Properties.HttpMethod === 'OPTIONS',
+    );
+    const corsPaths = [
+      ...new Set(API_ROUTES.filter((route) => route.cors).map((route) => route.path)),
+    ].sort();
+    expect(corsPaths).toContain('/login/oauth/access_token');
+    const preflightPaths = preflights.map((method) =>
+      paths.get((method.Properties.ResourceId as { Ref: string }).Ref),
+    );
+    expect(preflightPaths.sort()).toEqual(corsPaths);
+    for (const method of preflights) {
+      const integration = method.Properties.Integration as {
+        Type: string;
+        IntegrationResponses: Array<{ StatusCode: string; ResponseParameters: Record<string, string> }>;
+      };
+      expect(integration.Type).toBe('MOCK');
+      const answer = integration.IntegrationResponses[0];
+      expect(answer?.StatusCode).toBe('204');
+      expect(answer?.ResponseParameters['method.response.header.Access-Control-Allow-Origin']).toBe("'*'");
+      expect(Object.keys(answer?.ResponseParameters ?? {}).join()).not.toContain('Credentials');
+    }
+  });
+
   it('has a method for every route on its resource path, proxying to that route function', () => {
     const paths = resourcePaths(resources);
     // A method on the API's root (`GET /`) names the root resource by the API's attribute.
@@ -110,7 +137,8 @@ describe('ServiceRestApi', () => {
       return id['Fn::GetAtt']?.[1] === 'RootResourceId' ? '/' : undefined;
     };
     const methods = Object.values(resources).filter(
-      (resource) => resource.Type === 'AWS::ApiGateway::Method',
+      (resource) =>
+        resource.Type === 'AWS::ApiGateway::Method' && resource.Properties.HttpMethod !== 'OPTIONS',
     );
     expect(methods).toHaveLength(API_ROUTES.length);
     for (const route of API_ROUTES) {

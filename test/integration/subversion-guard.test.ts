@@ -11,8 +11,8 @@ import { type SvnHttpServer, serveSvnHttp } from '#local/svn-http-origins';
 import { type SvnServer, serveSvn } from '#local/svn-origins';
 import { LOOPBACK_ONLY, rawJobs } from '#test/raw-jobs';
 import { stubNetwork } from '#test/stub-network';
+import { interceptionCertificate } from '#vcs/interception-certificate';
 import type { RawJob } from '#vcs/origin';
-import { interceptionCertificate } from '#vcs/pinned-origin';
 import { subversionAdapter } from '#vcs/subversion/adapter';
 
 /*

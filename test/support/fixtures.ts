@@ -132,3 +132,29 @@ export async function signedUpUser(webUrl: string, login: string, password = 'lo
   if (response.status !== 303) throw new Error(`sign-up of ${login} answered ${response.status}`);
   return { browser, login, auth: basicAuth(login, password) };
 }
+
+/**
+ * A token granted for the MCP endpoint (RFC 8707), as an MCP client gets one: `user` signs in,
+ * approves an application of its own asking for `scopes` and `resource={web}/mcp`, and the
+ * application exchanges the code. A personal token is a REST API token and does not open `/mcp`.
+ */
+export async function mcpToken(
+  stack: { readonly endpointsFile: string; readonly webUrl: string },
+  user: { readonly login: string; readonly password: string },
+  scopes: string[],
+): Promise<string> {
+  const { signedIn, authorizedCode } = await import('./web-client.ts');
+  const web = stack.webUrl.replace(/\/$/, '');
+  const resource = `${web}/mcp`;
+  const app = await createApp(stack.endpointsFile, user.login, `MCP agent ${Math.random()}`);
+  const browser = await signedIn(web, user);
+  const code = await authorizedCode(browser, app.clientId, scopes.join(' '), { resource });
+  const response = await fetch(`${web}/login/oauth/access_token`, {
+    method: 'POST',
+    headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: app.clientId, client_secret: app.clientSecret, code, resource }),
+  });
+  const body = (await response.json()) as { access_token?: string };
+  if (!body.access_token) throw new Error(`no MCP token: ${response.status} ${JSON.stringify(body)}`);
+  return body.access_token;
+}

@@ -9,8 +9,13 @@ type WebClient = WebClientClass;
  * A code for `clientId` and `scope` through the signed-in browser's authorize page: redirected at
  * once when the grant covers the scope, else through the consent form, as a user approves it.
  */
-export async function authorizedCode(browser: WebClient, clientId: string, scope: string): Promise<string> {
-  const path = `/login/oauth/authorize?${new URLSearchParams({ client_id: clientId, scope, state: 's' })}`;
+export async function authorizedCode(
+  browser: WebClient,
+  clientId: string,
+  scope: string,
+  extra: Record<string, string> = {},
+): Promise<string> {
+  const path = `/login/oauth/authorize?${new URLSearchParams({ client_id: clientId, scope, state: 's', ...extra })}`;
   let response = await browser.get(path);
   if (response.status === 200) {
     const fields: Record<string, string> = { decision: 'authorize', granted_scope: scope };

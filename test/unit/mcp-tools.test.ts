@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
+import * as resources from '#domain/resources';
 import { toolScopes } from '#http/mcp/step-up';
 import { MCP_TOOLS } from '#http/mcp/tools/index';
 import { MCP_PATH, ROUTES, routeFor } from '#shared/routes';
@@ -21,6 +22,19 @@ describe('the MCP tools', () => {
     expect(new Set(endpoint.uses)).toEqual(needed);
     expect(endpoint.table).toBe('RW');
     expect(endpoint.path).toBe(MCP_PATH);
+  });
+
+  it('are served where the domain names the MCP resource, whose metadata document has its route', () => {
+    // The route table and the domain import nothing, so each holds the path; this keeps them one.
+    expect(MCP_PATH).toBe(resources.MCP_PATH);
+    const urls = { auth: 'https://example.com', api: 'https://example.com/api/v3' };
+    for (const resource of resources.servedResources(urls)) {
+      const document = new URL(resources.protectedResourceMetadataUrl(resource)).pathname;
+      expect(
+        ROUTES.some((row) => row.method === 'GET' && row.path === document),
+        document,
+      ).toBe(true);
+    }
   });
 
   it('have object input schemas that name the path parameters of their routes', () => {

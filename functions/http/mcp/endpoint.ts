@@ -1,4 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { mcpResource } from '#domain/resources';
 import { jsonRpcErrorResult, mcpHandler } from '#http/middleware/mcp-stack';
 import { config } from '#shared/config';
 import { publicUrls } from '#shared/urls';
@@ -26,9 +27,9 @@ function parsedBody(body: string | null, base64: boolean): unknown {
  */
 export const handler = mcpHandler(async (event, route) => {
   const urls = publicUrls(config(), event);
-  const caller = await mcpCaller(event, route, urls.auth);
+  const caller = await mcpCaller(event, route);
   const parsed = parsedBody(event.body, event.isBase64Encoded);
-  const refused = missingScope(parsed, caller, urls.auth);
+  const refused = missingScope(parsed, caller, mcpResource(urls));
   if (refused) return jsonRpcErrorResult(refused.error, refused.id);
   const server = mcpServer(caller, urls);
   const transport = new WebStandardStreamableHTTPServerTransport({

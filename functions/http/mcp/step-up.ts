@@ -1,9 +1,9 @@
+import { bearerChallenge } from '#domain/resources';
 import { scopeHeader } from '#domain/scopes';
 import { callerHasScope } from '#services/authenticate';
 import { HttpError } from '#shared/errors';
 import { routeFor } from '#shared/routes';
 import type { McpCaller } from './caller.ts';
-import { bearerChallenge } from './challenge.ts';
 import { toolNamed } from './tools/index.ts';
 
 /** A JSON-RPC message as far as this check reads it. */
@@ -29,7 +29,7 @@ export const toolScopes = (name: string): readonly string[] => {
 export function missingScope(
   parsed: unknown,
   caller: McpCaller,
-  webUrl: string,
+  resource: string,
 ): { readonly id: unknown; readonly error: HttpError } | undefined {
   const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Message[];
   for (const message of messages) {
@@ -45,7 +45,7 @@ export function missingScope(
       `Your token has not been granted the required scopes to call the tool '${tool.name}'. It requires one of the following scopes: ${accepted.join(', ')}, but your token has only been granted: ${granted || 'no scopes'}.`,
       {
         headers: {
-          'WWW-Authenticate': bearerChallenge(webUrl, { error: 'insufficient_scope', scope: wanted }),
+          'WWW-Authenticate': bearerChallenge(resource, { error: 'insufficient_scope', scope: wanted }),
         },
       },
     );

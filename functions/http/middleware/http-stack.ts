@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import { bearerChallenge, restResource } from '#domain/resources';
 import { scopeHeader } from '#domain/scopes';
 import { authenticate, type Caller, checkScopes } from '#services/authenticate';
 import { setRequestActor } from '#services/request-scope';
@@ -237,7 +238,12 @@ const httpResponse = (route: Route): middy.MiddlewareObj<StackEvent, APIGatewayP
         {
           status: error.status,
           body: errorBody(error, config().docsUrl),
-          headers: error.details.headers ?? {},
+          headers: {
+            ...(error.details.bearerChallenge
+              ? { 'WWW-Authenticate': bearerChallenge(restResource(publicUrls(config(), request.event))) }
+              : {}),
+            ...error.details.headers,
+          },
         },
         scopeHeaders(request.event, route),
         route,

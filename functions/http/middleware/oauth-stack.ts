@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { OAuthError, tokenErrorFields } from '#domain/oauth-errors';
 import { config } from '#shared/config';
+import { PUBLIC_CORS_HEADERS } from '#shared/cors';
 import { header, presentedCredentials } from '#shared/credentials';
 import { HttpError, TransientFailure } from '#shared/errors';
 import { logContext, logUnhandled } from '#shared/log';
@@ -25,6 +26,8 @@ export interface OAuthRequest {
   readonly params: Readonly<Record<string, string | undefined>>;
   /** From HTTP Basic when sent, else from the parameters. */
   readonly client: { readonly id: string | undefined; readonly secret: string | undefined };
+  /** Every `resource` parameter, in order (RFC 8707 allows several; `params` keeps the first). */
+  readonly resources: readonly string[];
   readonly event: APIGatewayProxyEvent;
 }
 
@@ -102,21 +105,27 @@ function toResult(status: number, fields: OAuthFields, format: Format): APIGatew
   return {
     statusCode: status,
     // RFC 6749 §5.1: token responses must not be cached.
-    headers: { 'Content-Type': CONTENT_TYPES[format], 'Cache-Control': 'no-store', Pragma: 'no-cache' },
+    headers: {
+      'Content-Type': CONTENT_TYPES[format],
+      'Cache-Control': 'no-store',
+      Pragma: 'no-cache',
+      ...PUBLIC_CORS_HEADERS,
+    },
     body: serializeFields(fields, format),
   };
 }
 
-function bodyText(event: APIGatewayProxyEvent): string {
+export function bodyText(event: APIGatewayProxyEvent): string {
   if (!event.body) return '';
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
 /** The body's parameters: a JSON object when the Content-Type says JSON, a form otherwise. */
-function bodyParams(event: APIGatewayProxyEvent): Record<string, string> {
+function bodyParams(event: APIGatewayProxyEvent): { params: Record<string, string>; resources: string[] } {
   const text = bodyText(event);
   const params: Record<string, string> = {};
-  if (text.trim() === '') return params;
+  const resources: string[] = [];
+  if (text.trim() === '') return { params, resources };
   const contentType = (header(event, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (contentType === 'application/json' || contentType.endsWith('+json')) {
     let parsed: unknown;
@@ -128,11 +137,16 @@ function bodyParams(event: APIGatewayProxyEvent): Record<string, string> {
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
       throw new OAuthError('invalid_request', 400, 'Body should be a JSON object');
     for (const [name, value] of Object.entries(parsed)) if (typeof value === 'string') params[name] = value;
-    return params;
+    const resource = (parsed as Record<string, unknown>).resource;
+    for (const value of Array.isArray(resource) ? resource : [resource])
+      if (typeof value === 'string') resources.push(value);
+    return { params, resources };
   }
-  for (const [name, value] of new URLSearchParams(text))
+  for (const [name, value] of new URLSearchParams(text)) {
     if (!Object.hasOwn(params, name)) params[name] = value;
-  return params;
+    if (name === 'resource') resources.push(value);
+  }
+  return { params, resources };
 }
 
 /**
@@ -148,10 +162,15 @@ const oauthContext = (
 ): middy.MiddlewareObj<OAuthEvent> => ({
   before: ({ event }) => {
     event.format = negotiateFormat(header(event, 'accept'));
+    const body = bodyParams(event);
     const params: Record<string, string | undefined> = {
       ...(options.fromQuery ? (event.queryStringParameters ?? {}) : {}),
-      ...bodyParams(event),
+      ...body.params,
     };
+    const resources =
+      body.resources.length > 0 || !options.fromQuery
+        ? body.resources
+        : (event.multiValueQueryStringParameters?.resource ?? []);
     const presented = presentedCredentials(event);
     const client =
       presented.kind === 'basic'
@@ -163,7 +182,7 @@ const oauthContext = (
       ((params.client_id !== undefined && params.client_id !== presented.username) ||
         (params.client_secret !== undefined && params.client_secret !== presented.password));
     if (disagree) throw options.disagreement();
-    event.oauth = { params, client, event };
+    event.oauth = { params, client, resources, event };
   },
 });
 
@@ -230,7 +249,7 @@ export function oauthHandler(run: (request: OAuthRequest) => Promise<OAuthFields
 }
 
 /** The standard endpoints' answers: always JSON, never cached (RFC 7009 §2.2, RFC 7662 §2.2). */
-function jsonResult(
+export function jsonResult(
   status: number,
   body: Readonly<Record<string, unknown>>,
   extraHeaders: Readonly<Record<string, string>> = {},
@@ -241,6 +260,7 @@ function jsonResult(
       'Content-Type': CONTENT_TYPES.json,
       'Cache-Control': 'no-store',
       Pragma: 'no-cache',
+      ...PUBLIC_CORS_HEADERS,
       ...extraHeaders,
     },
     body: JSON.stringify(body),
@@ -311,7 +331,9 @@ export function oauthJsonHandler(run: (request: OAuthRequest) => Promise<Readonl
 }
 
 /** A public JSON document (the server metadata): no credentials read, cacheable for an hour. */
-export function publicDocumentHandler(run: (urls: PublicUrls) => Readonly<Record<string, unknown>>) {
+export function publicDocumentHandler(
+  run: (urls: PublicUrls) => Readonly<Record<string, unknown>> | Promise<Readonly<Record<string, unknown>>>,
+) {
   return perRoute((route) =>
     middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
       .use(logContext())
@@ -327,9 +349,9 @@ export function publicDocumentHandler(run: (urls: PublicUrls) => Readonly<Record
           'Content-Type': CONTENT_TYPES.json,
           'Cache-Control': 'public, max-age=3600',
           // Browser-based clients discover the server from other origins.
-          'Access-Control-Allow-Origin': '*',
+          ...PUBLIC_CORS_HEADERS,
         },
-        body: JSON.stringify(run(publicUrls(config(), event))),
+        body: JSON.stringify(await run(publicUrls(config(), event))),
       })),
   );
 }

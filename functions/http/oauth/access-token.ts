@@ -3,7 +3,9 @@ import { oauthHandler } from '#http/middleware/oauth-stack';
 import { pollDeviceToken } from '#services/device-flow';
 import { exchangeCode } from '#services/oauth-flow';
 import { refreshUserToken } from '#services/user-tokens';
+import { config } from '#shared/config';
 import { countSignal } from '#shared/log';
+import { publicUrls } from '#shared/urls';
 import { tokenFields } from './token-fields.ts';
 
 /**
@@ -12,12 +14,15 @@ import { tokenFields } from './token-fields.ts';
  * grant polls for a device code; anything else is the authorization code grant (GitHub never
  * required `grant_type` for it).
  */
-export const handler = oauthHandler(async ({ params, client }) => {
+export const handler = oauthHandler(async ({ params, client, resources, event }) => {
+  const urls = publicUrls(config(), event);
   if (params.grant_type === 'refresh_token') {
     const refreshed = await refreshUserToken({
       clientId: client.id,
       clientSecret: client.secret,
       refreshToken: params.refresh_token,
+      resources,
+      urls,
     }).catch((error: unknown) => {
       countSignal('TokenRefreshFailed');
       throw error;
@@ -40,6 +45,8 @@ export const handler = oauthHandler(async ({ params, client }) => {
     code: params.code,
     redirectUri: params.redirect_uri,
     codeVerifier: params.code_verifier,
+    resources,
+    urls,
   }).catch((error: unknown) => {
     countSignal('CodeExchangeFailed');
     throw error;

@@ -7,6 +7,7 @@ import {
   denyAuthorization,
 } from '#services/oauth-flow';
 import { config } from '#shared/config';
+import { publicUrls } from '#shared/urls';
 import { authorizePath, errorPage, formParams } from './authorize-views.ts';
 
 /**
@@ -19,7 +20,13 @@ export const handler = webHandler<AuthorizeReads>(
     const read = formParams(request);
     if ('repeated' in read) return errorPage(400, `The ${read.repeated} parameter was given more than once.`);
     const { docsUrl } = config();
-    const checked = await checkAuthorizeRequest(read.params, docsUrl, request.along);
+    const checked = await checkAuthorizeRequest(
+      read.params,
+      docsUrl,
+      publicUrls(config(), request.event),
+      request.along,
+      request.event.requestContext?.identity?.sourceIp,
+    );
     if (checked.kind === 'invalid') return errorPage(checked.status, checked.message);
     if (checked.kind === 'redirect') return { location: checked.location };
     if (!request.user)

@@ -54,6 +54,22 @@ function homepage(url: string): Html {
   return safe ? html`<a href="${url}" rel="noopener noreferrer">${url}</a>` : html`${url}`;
 }
 
+/**
+ * Who vouches for the client: a registered application's homepage; for a client not registered
+ * here, the host its metadata document is served from (its client id), or that it registered itself.
+ */
+function clientOrigin(app: AuthorizeRequest['app']): Html {
+  if (app.clientType === 'metadata-document')
+    return html`<p class="warning" role="note">This client is <strong>not registered here</strong>. It is identified by
+its metadata document at <strong>${new URL(app.clientId).host}</strong> (<code>${app.clientId}</code>). Authorize it only if
+you trust <strong>${new URL(app.clientId).host}</strong>.</p>`;
+  if (app.clientType === 'dynamic')
+    return html`<p class="warning" role="note">This client is <strong>not registered here</strong> by a person: it
+registered itself, and its name is its own claim. Authorize it only if you started this from an application you trust;
+it will return to <strong>${originOf(app.callbackUrl)}</strong>.</p>`;
+  return html`<p>Homepage: ${homepage(app.url)}</p>`;
+}
+
 function scopeList(scopes: readonly Scope[]): Html {
   if (scopes.length === 0) {
     return html`<p>No extra permissions: the application may read only what is public (your public profile and
@@ -90,14 +106,18 @@ export function consentPage(
     alreadyGranted.length > 0
       ? html`<p>You already granted it: ${alreadyGranted.map((scope, i) => html`${i > 0 ? ', ' : ''}<code>${scope}</code>`)}.</p>`
       : undefined;
+  const resource = authorize.resource
+    ? html`<p>The access is for <strong>${authorize.resource}</strong> only (not the REST API).</p>`
+    : undefined;
   return {
     title: `Authorize ${app.name}`,
     formActions: [...new Set([originOf(authorize.target), originOf(app.callbackUrl)])],
     body: html`<h1>Authorize ${app.name}</h1>
 <section class="panel" aria-labelledby="app-heading">
-  <h2 id="app-heading">${app.name} by ${app.ownerLogin}</h2>
+  <h2 id="app-heading">${app.clientType === 'registered' ? html`${app.name} by ${app.ownerLogin}` : app.name}</h2>
   <p>wants to access your account <strong>${request.user?.login}</strong>.</p>
-  <p>Homepage: ${homepage(app.url)}</p>
+  ${clientOrigin(app)}
+  ${resource}
   ${previously}
 </section>
 <form method="post" action="${AUTHORIZE_PATH}" class="panel">

@@ -6,6 +6,7 @@ import {
   startAuthorization,
 } from '#services/oauth-flow';
 import { config } from '#shared/config';
+import { publicUrls } from '#shared/urls';
 import { authorizePath, consentPage, errorPage, queryParams } from './authorize-views.ts';
 
 /**
@@ -16,7 +17,13 @@ export const handler = webHandler<AuthorizeReads>(
   async (request) => {
     const read = queryParams(request);
     if ('repeated' in read) return errorPage(400, `The ${read.repeated} parameter was given more than once.`);
-    const checked = await checkAuthorizeRequest(read.params, config().docsUrl, request.along);
+    const checked = await checkAuthorizeRequest(
+      read.params,
+      config().docsUrl,
+      publicUrls(config(), request.event),
+      request.along,
+      request.event.requestContext?.identity?.sourceIp,
+    );
     if (checked.kind === 'invalid') return errorPage(checked.status, checked.message);
     if (checked.kind === 'redirect') return { location: checked.location };
     if (!request.user)

@@ -15,14 +15,14 @@ import {
 /** A grant with its application (absent only if the application record is gone). */
 export interface GrantView {
   readonly grant: Grant;
-  readonly app: Pick<OAuthApp, 'clientId' | 'name' | 'url' | 'ownerLogin'> | undefined;
+  readonly app: Pick<OAuthApp, 'clientId' | 'name' | 'url' | 'ownerLogin' | 'clientType'> | undefined;
 }
 
 /** GET /settings/connections/applications: the applications the user has authorized. */
 export function applicationsPage(request: WebRequest, grants: readonly GrantView[], now: number): WebReply {
   const rows = grants.map(
     ({ grant, app }) => html`<tr>
-  <td><a href="${paths.application(grant.clientId)}">${app?.name ?? grant.clientId}</a></td>
+  <td><a href="${paths.application(grant.clientId)}">${app?.name ?? grant.clientId}</a>${app && app.clientType !== 'registered' ? html` <span class="muted">(not registered here${app.clientType === 'metadata-document' ? html`: ${new URL(app.clientId).host}` : ''})</span>` : ''}</td>
   <td>${scopeList(grant.scopes)}</td>
   <td>${dateText(grant.createdAt)}</td>
   <td>${lastUsed(grant.lastUsedAt, now)}</td>
@@ -45,11 +45,26 @@ ${
   };
 }
 
+/**
+ * Who the application is: a registered one's owner and homepage; a client not registered here is
+ * shown by where it comes from (its metadata document's host and URL, or that it registered itself).
+ */
+function clientRows(app: Pick<OAuthApp, 'clientId' | 'url' | 'ownerLogin' | 'clientType'>) {
+  if (app.clientType === 'metadata-document')
+    return html`<dt>Owner</dt><dd>Not registered here: identified by its metadata document at <strong>${new URL(app.clientId).host}</strong></dd>
+  <dt>Client ID</dt><dd><code>${app.clientId}</code></dd>`;
+  if (app.clientType === 'dynamic')
+    return html`<dt>Owner</dt><dd>Not registered here: it registered itself (dynamic client registration)</dd>
+  <dt>Client ID</dt><dd><code>${app.clientId}</code></dd>`;
+  return html`<dt>Owner</dt><dd>${app.ownerLogin}</dd>
+  <dt>Homepage</dt><dd>${externalLink(app.url)}</dd>`;
+}
+
 /** GET /settings/connections/applications/:client_id: what one application may do, and its revocation. */
 export function applicationPage(
   request: WebRequest,
   grant: Grant,
-  app: Pick<OAuthApp, 'clientId' | 'name' | 'url' | 'ownerLogin'>,
+  app: Pick<OAuthApp, 'clientId' | 'name' | 'url' | 'ownerLogin' | 'clientType'>,
   now: number,
 ): WebReply {
   return {
@@ -57,8 +72,7 @@ export function applicationPage(
     body: html`<p><a href="${paths.applications}">Authorized OAuth applications</a></p>
 <h1>${app.name}</h1>
 <dl class="panel">
-  <dt>Owner</dt><dd>${app.ownerLogin}</dd>
-  <dt>Homepage</dt><dd>${externalLink(app.url)}</dd>
+  ${clientRows(app)}
   <dt>Authorized on</dt><dd>${dateText(grant.createdAt)}</dd>
   <dt>Last used</dt><dd>${lastUsed(grant.lastUsedAt, now)}</dd>
 </dl>

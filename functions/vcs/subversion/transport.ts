@@ -6,9 +6,10 @@
  * it; `svn://` becomes `svn+guard://`, whose tunnel is the guard's program (`runSvn`).
  */
 import { tmpdir } from 'node:os';
+import { interceptionCertificate } from '../interception-certificate.ts';
 import { type DialTarget, type Guard, type Refusal, startGuardProxy } from '../network-guard.ts';
 import { ForbiddenAddress, OriginFailed } from '../origin.ts';
-import { interceptionCertificate, pinnedOrigin } from '../pinned-origin.ts';
+import { pinnedOrigin } from '../pinned-origin.ts';
 
 export interface Transport {
   /** The URL svn is given: the origin's, with `svn://` as `svn+guard://` (the guard's tunnel). */
