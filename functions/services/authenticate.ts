@@ -19,7 +19,6 @@ import { config, vendorHeader } from '#shared/config';
 import {
   type CredentialSource,
   header,
-  type PresentedCredentials,
   presentedCredentials,
 } from '#shared/credentials';
 import { badCredentials, HttpError, notFound, requiresAuthentication } from '#shared/errors';
