@@ -27,6 +27,14 @@ export const SECURITY_EVENTS = {
   tokenRevoked: { action: 'oauth_access.destroy', text: 'Token revoked' },
   tokenReported: { action: 'oauth_access.revoke_reported', text: 'Token revoked after it was reported' },
   appAuthorized: { action: 'oauth_authorization.create', text: 'Application authorized' },
+  /**
+   * A client not registered here (an MCP client that registered itself, or named its metadata
+   * document) authorized by the person: its registration, made by nobody, becomes theirs here.
+   */
+  clientRegistered: {
+    action: 'oauth_application.register',
+    text: 'Client not registered here authorized (it registered itself or named its metadata document)',
+  },
   appRevoked: { action: 'oauth_authorization.destroy', text: 'Application revoked' },
   importStarted: { action: 'repository_import.start', text: 'Import started' },
   authorMapped: { action: 'repository_import.map_author', text: 'Import author mapped' },

@@ -203,7 +203,7 @@ async function issueCode(
   // A consent is the person authorizing the application: its security event is stored with the code.
   const event = consented
     ? securityEvent({
-        kind: 'appAuthorized',
+        kind: isPublicClient(request.app) ? 'clientRegistered' : 'appAuthorized',
         login,
         identity: [hashCode(code)],
         subject: {

@@ -148,7 +148,9 @@ describe("the SDK's MCP client with its OAuth provider", () => {
       headers: { Authorization: `Basic ${Buffer.from('octocat:octocat-pass-1').toString('base64')}` },
     });
     const actions = ((await json(api)) as { action: string }[]).map((event) => event.action);
-    expect(actions).toContain('oauth_authorization.create');
+    // A client that registered itself enters the person's log when they approve it.
+    expect(actions).toContain('oauth_application.register');
+    expect(actions).not.toContain('oauth_authorization.create');
     expect(actions.some((action) => action.startsWith('repository_import.'))).toBe(true);
   }, 180_000);
 });
