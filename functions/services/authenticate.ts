@@ -16,11 +16,7 @@ import { hashToken, hasValidChecksum, tagOf } from '#domain/tokens';
 import type { User } from '#domain/users';
 import { signIn } from '#services/sign-in';
 import { config, vendorHeader } from '#shared/config';
-import {
-  type CredentialSource,
-  header,
-  presentedCredentials,
-} from '#shared/credentials';
+import { type CredentialSource, header, presentedCredentials } from '#shared/credentials';
 import { badCredentials, HttpError, notFound, requiresAuthentication } from '#shared/errors';
 import type { Route } from '#shared/routes';
 import { publicUrls } from '#shared/urls';
