@@ -134,8 +134,9 @@ describe('the browser flow for a signed-in user', () => {
     const { result, total, byCommand } = await counted(() => user.consent());
     expect(result.status).toBe(303);
     expect(codeOf(result)).toMatch(/^[0-9a-f]{20,}$/);
-    // The session; the user, the application and the grant's generation; the code.
-    expect(byCommand).toEqual({ GetItem: 1, BatchGetItem: 1, PutItem: 1 });
+    // The session; the user, the application and the grant's generation; the code with the
+    // consent's security log entry, in one transaction.
+    expect(byCommand).toEqual({ GetItem: 1, BatchGetItem: 1, TransactWriteItems: 1 });
     expect(total).toBe(3);
   });
 
