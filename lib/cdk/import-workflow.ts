@@ -1,10 +1,21 @@
 import { readFileSync } from 'node:fs';
-import { ArnFormat, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  ArnFormat,
+  CfnOutput,
+  type CfnResource,
+  Duration,
+  NestedStack,
+  type RemovalPolicy,
+  Stack,
+  Token,
+  Validations,
+} from 'aws-cdk-lib';
+import { type ITable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ENV } from '#shared/config';
@@ -12,6 +23,7 @@ import { SEAL_PURPOSE } from '#shared/seal-purposes';
 import { ApiFunction } from './api-function.ts';
 import { grantPutImportEvents } from './import-events.ts';
 import type { LfsObjects } from './lfs-objects.ts';
+import { fromParent } from './parent-parameters.ts';
 import { workflowHandlerEntry } from './paths.ts';
 import { grantPutSecurityEvents } from './security-events.ts';
 import { MAX_IMPORT_CHUNK_SECONDS, WORKER_TIMEOUT_SECONDS } from './settings.ts';
@@ -54,12 +66,21 @@ const CONTINUATION_STEP: WorkflowTaskName = 'ContinueInNewExecution';
 /** Steps where an import of a batch settles and the batch's next imports start. */
 const BATCH_SETTLE_STEPS: readonly WorkflowTaskName[] = ['Complete', 'RecordFailure', 'WaitForPerson'];
 
+/** The nested stack of the Task functions: its logical id, also the middle of its console name. */
+export const TASKS_STACK_ID = 'ImportTasks';
+
 /**
  * The source import workflow: `statemachines/import.asl.json` deployed unchanged, one function per
  * Task (`WORKFLOW_TASKS`): the Git steps as container-image functions in the VPC with the file
  * system mounted, the table-only steps as ordinary bundled functions. The state machine's role is
  * written here, statement by statement: a state machine from an ASL file gets no automatic grants
  * for the resources its states name.
+ *
+ * The functions (each with its role, policy and log group) live in a nested stack,
+ * `ImportTasks`, as the routes' functions do (`RouteFunctions`): the parent keeps room under
+ * CloudFormation's 500 resources. What crosses in is named (`TableName`, `SecretsKeyArn`,
+ * `LfsBucketName`; the network by CDK's own references), what crosses out is one output per Task,
+ * `<Task>Arn`, which the definition's substitutions and the machine's role name.
  */
 export class ImportWorkflow extends Construct {
   public readonly stateMachine: StateMachine;
@@ -81,18 +102,39 @@ export class ImportWorkflow extends Construct {
     this.stateMachineName = props.stateMachineName;
     const definition = readFileSync(props.definitionFile, 'utf8');
 
+    const home = new NestedStack(this, TASKS_STACK_ID, {
+      description: 'Source import workflow (Task functions)',
+    });
+    (home.nestedStackResource as CfnResource).overrideLogicalId(TASKS_STACK_ID);
+    const table = Table.fromTableAttributes(home, 'Table', {
+      tableName: fromParent(home, 'TableName', props.table.tableName, 'The service table'),
+      grantIndexPermissions: true,
+    });
+    const secretsKey = Key.fromKeyArn(
+      home,
+      'SecretsKey',
+      fromParent(home, 'SecretsKeyArn', props.secretsKey.keyArn, 'Opens sealed import credentials'),
+    );
+    const lfsBucket = Bucket.fromBucketName(
+      home,
+      'LfsBucket',
+      fromParent(home, 'LfsBucketName', props.lfsObjects.bucket.bucketName, 'The Git LFS objects bucket'),
+    );
+
     const functions = new Map<WorkflowTaskName, LambdaFunction>();
+    /** Each function's ARN as this (the parent) stack sees it: the nested stack's output. */
+    const arnsInParent = new Map<WorkflowTaskName, string>();
     for (const task of WORKFLOW_TASKS) {
       const description = `Import workflow: ${task.name}`;
       if (task.packaging === 'image') {
-        const fn = new WorkerImageFunction(this, task.name, {
+        const fn = new WorkerImageFunction(home, task.name, {
           handler: task.handler,
           description,
           environment: {
             ...props.environment,
             [ENV.importChunkSeconds]: String(props.importChunkSeconds),
             [ENV.largeFileBytes]: String(props.largeFileBytes),
-            [ENV.secretsKmsKeyId]: props.secretsKey.keyArn,
+            [ENV.secretsKmsKeyId]: secretsKey.keyArn,
           },
           network: props.network.worker,
           memorySize: WORKER_MEMORY[task.name] ?? LONG_STEP_MEMORY,
@@ -100,30 +142,36 @@ export class ImportWorkflow extends Construct {
           logRemovalPolicy: props.logRemovalPolicy,
           reservedConcurrentExecutions: props.workerConcurrency,
         });
-        fn.bindTable(props.table, 'RW');
-        fn.addToRolePolicy(credentialsStatement(props.secretsKey, 'kms:Decrypt'));
-        if (task.name === LFS_STEP) props.lfsObjects.grantObjects(fn);
+        fn.bindTable(table, 'RW');
+        fn.addToRolePolicy(credentialsStatement(secretsKey, 'kms:Decrypt'));
+        if (task.name === LFS_STEP) props.lfsObjects.grantObjects(fn, lfsBucket);
         grantPutImportEvents(fn);
         grantPutSecurityEvents(fn);
         functions.set(task.name, fn);
       } else {
-        const fn = new ApiFunction(this, task.name, {
+        const fn = new ApiFunction(home, task.name, {
           entry: workflowHandlerEntry(task.handler),
           description,
           environment: props.environment,
           timeout: Duration.seconds(30),
           logRemovalPolicy: props.logRemovalPolicy,
         });
-        fn.bindTable(props.table, 'RW');
+        fn.bindTable(table, 'RW');
         grantPutImportEvents(fn);
         grantPutSecurityEvents(fn);
         functions.set(task.name, fn);
       }
+      const fn = functions.get(task.name) as LambdaFunction;
+      new CfnOutput(home, `${task.name}Arn`, { description, value: fn.functionArn });
+      arnsInParent.set(
+        task.name,
+        Token.asString((home.nestedStackResource as CfnResource).getAtt(`Outputs.${task.name}Arn`)),
+      );
     }
     this.functions = functions;
 
     const substitutions: Record<string, string> = {};
-    for (const [name, fn] of functions) substitutions[placeholderOf(name)] = fn.functionArn;
+    for (const [name, arn] of arnsInParent) substitutions[placeholderOf(name)] = arn;
     const expected = Object.keys(substitutions).sort();
     const used = placeholdersIn(definition).sort();
     if (JSON.stringify(used) !== JSON.stringify(expected)) {
@@ -150,12 +198,9 @@ export class ImportWorkflow extends Construct {
       tracingEnabled: true,
     });
     const role = this.stateMachine.role;
-    for (const fn of functions.values()) {
+    for (const arn of arnsInParent.values()) {
       role.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: ['lambda:InvokeFunction'],
-          resources: [fn.functionArn, `${fn.functionArn}:*`],
-        }),
+        new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [arn, `${arn}:*`] }),
       );
     }
 
@@ -166,10 +211,10 @@ export class ImportWorkflow extends Construct {
       resourceName: `${props.stateMachineName}:*`,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
-    this.grantContinuation(functions.get(CONTINUATION_STEP), stack, props.stateMachineName);
+    this.grantContinuation(functions.get(CONTINUATION_STEP), props.stateMachineName);
     // The settle points start a batch's next queued imports (`services/import-batches.ts`).
     for (const step of BATCH_SETTLE_STEPS)
-      this.grantContinuation(functions.get(step), stack, props.stateMachineName);
+      this.grantContinuation(functions.get(step), props.stateMachineName);
     this.acknowledgeRoleWildcards();
   }
 
@@ -230,9 +275,9 @@ export class ImportWorkflow extends Construct {
    * built from its name: the machine's own ARN would make the function and the machine (whose
    * definition names the function) depend on each other.
    */
-  private grantContinuation(fn: LambdaFunction | undefined, stack: Stack, stateMachineName: string): void {
+  private grantContinuation(fn: LambdaFunction | undefined, stateMachineName: string): void {
     if (!(fn instanceof ApiFunction)) return;
-    const machineArn = stack.formatArn({
+    const machineArn = Stack.of(fn).formatArn({
       service: 'states',
       resource: 'stateMachine',
       resourceName: stateMachineName,
@@ -256,17 +301,15 @@ export class ImportWorkflow extends Construct {
   }
 
   private acknowledgeRoleWildcards(): void {
-    const stack = Stack.of(this);
     const validations = Validations.of(this.stateMachine.role);
     validations.acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
         'CloudWatch Logs delivery for Step Functions (logs:CreateLogDelivery and friends) and X-Ray tracing (xray:PutTraceSegments, GetSamplingRules, ...) support no resource-level permissions; AWS documents both with Resource "*".',
     });
-    for (const fn of this.functions.values()) {
-      const logicalId = stack.resolve(stack.getLogicalId(fn.node.defaultChild as never)) as string;
+    for (const task of this.functions.keys()) {
       validations.acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>:*]`,
+        id: `AwsSolutions-IAM5[Resource::<${TASKS_STACK_ID}.Outputs.${task}Arn>:*]`,
         reason:
           'The versions and aliases of this one Task function, which Step Functions may invoke by qualified ARN; every other Lambda function stays out of reach.',
       });

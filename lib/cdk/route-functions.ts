@@ -1,12 +1,4 @@
-import {
-  ArnFormat,
-  CfnOutput,
-  CfnParameter,
-  type CfnResource,
-  NestedStack,
-  type RemovalPolicy,
-  Token,
-} from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, type CfnResource, NestedStack, type RemovalPolicy, Token } from 'aws-cdk-lib';
 import type { IRestApi } from 'aws-cdk-lib/aws-apigateway';
 import { type ITable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -18,6 +10,7 @@ import { ApiFunction } from './api-function.ts';
 import { publicUrlEnvironment } from './function-defaults.ts';
 import type { ImportWorkflow } from './import-workflow.ts';
 import type { LfsObjects } from './lfs-objects.ts';
+import { fromParent } from './parent-parameters.ts';
 import { httpHandlerEntry } from './paths.ts';
 import { type RouteGroup, routeStackId } from './route-groups.ts';
 import { grantPutSecurityEvents } from './security-events.ts';
@@ -70,7 +63,7 @@ export class RouteFunctions extends NestedStack {
 
     // By name: the ARN is built from it (same account and region), so one parameter serves both.
     const table = Table.fromTableAttributes(this, 'Table', {
-      tableName: this.fromParent('TableName', props.table.tableName, 'The service table'),
+      tableName: fromParent(this, 'TableName', props.table.tableName, 'The service table'),
       // The data layer queries the table's global secondary indexes by name.
       grantIndexPermissions: true,
     });
@@ -79,7 +72,7 @@ export class RouteFunctions extends NestedStack {
       secretsKey ??= Key.fromKeyArn(
         this,
         'SecretsKey',
-        this.fromParent('SecretsKeyArn', props.secretsKey.keyArn, 'Seals TOTP seeds and import credentials'),
+        fromParent(this, 'SecretsKeyArn', props.secretsKey.keyArn, 'Seals TOTP seeds and import credentials'),
       );
       return secretsKey;
     };
@@ -88,11 +81,12 @@ export class RouteFunctions extends NestedStack {
       lfsBucket ??= Bucket.fromBucketName(
         this,
         'LfsBucket',
-        this.fromParent('LfsBucketName', lfsObjects.bucket.bucketName, 'The Git LFS objects bucket'),
+        fromParent(this, 'LfsBucketName', lfsObjects.bucket.bucketName, 'The Git LFS objects bucket'),
       );
       return lfsBucket;
     };
-    const restApiId = this.fromParent(
+    const restApiId = fromParent(
+      this,
       'RestApiId',
       props.restApi.restApiId,
       'The REST API invoking the functions',
@@ -101,7 +95,7 @@ export class RouteFunctions extends NestedStack {
     const webOrigin =
       props.webOrigin === undefined || !Token.isUnresolved(props.webOrigin)
         ? props.webOrigin
-        : this.fromParent('WebOrigin', props.webOrigin, 'The service web origin (https://host)');
+        : fromParent(this, 'WebOrigin', props.webOrigin, 'The service web origin (https://host)');
     const environment = {
       ...props.environment,
       ...(webOrigin === undefined ? {} : publicUrlEnvironment(webOrigin)),
@@ -122,7 +116,8 @@ export class RouteFunctions extends NestedStack {
       if (uses.has('import-workflow')) {
         const workflow = required(props.importWorkflow, route, 'importWorkflow');
         workflow.grantControl(fn, {
-          stateMachineArn: this.fromParent(
+          stateMachineArn: fromParent(
+            this,
             'ImportStateMachineArn',
             workflow.stateMachine.stateMachineArn,
             'The source import workflow',
@@ -139,7 +134,8 @@ export class RouteFunctions extends NestedStack {
       if (uses.has('webhooks')) {
         const webhooks = required(props.webhookDelivery, route, 'webhookDelivery');
         webhooks.grantUse(fn, {
-          functionArn: this.fromParent(
+          functionArn: fromParent(
+            this,
             'WebhookDeliveryArn',
             webhooks.function.functionArn,
             'The webhook delivery function',
@@ -174,15 +170,6 @@ export class RouteFunctions extends NestedStack {
     const id = routeId(route);
     if (!this.functions.has(id)) throw new Error(`${this.node.path} has no function for ${route.handler}`);
     return Token.asString((this.nestedStackResource as CfnResource).getAtt(`Outputs.${id}Arn`));
-  }
-
-  /** A parent value as a parameter of this stack, created on first use. */
-  private fromParent(name: string, value: string, description: string): string {
-    const existing = this.node.tryFindChild(name);
-    if (existing instanceof CfnParameter) return existing.valueAsString;
-    const parameter = new CfnParameter(this, name, { type: 'String', description });
-    this.setParameter(name, value);
-    return parameter.valueAsString;
   }
 }
 

@@ -19,6 +19,8 @@ let mona: Awaited<ReturnType<typeof signedUpUser>>;
 
 interface Call {
   readonly command: string;
+  /** The call's input, to say which call was missing or extra when a count is wrong. */
+  readonly input: unknown;
   readonly start: number;
   end: number;
 }
@@ -36,6 +38,7 @@ beforeAll(async () => {
     (next, context) => async (args) => {
       const call: Call = {
         command: String(context.commandName).replace(/Command$/, ''),
+        input: args.input,
         start: performance.now(),
         end: Number.POSITIVE_INFINITY,
       };
@@ -99,7 +102,8 @@ async function counted<T>(act: () => Promise<T>) {
       Math.max(0, ...taken.slice(0, i).map((before, j) => (before.end <= call.start ? (depth[j] ?? 0) : 0)));
   const byCommand: Record<string, number> = {};
   for (const { command } of taken) byCommand[command] = (byCommand[command] ?? 0) + 1;
-  return { result, byCommand, inSequence: Math.max(0, ...depth) };
+  const listed = JSON.stringify(taken.map(({ command, input }) => ({ command, input })));
+  return { result, byCommand, inSequence: Math.max(0, ...depth), listed };
 }
 
 /** A well-formed token that was never issued (right prefix, length and checksum). */
@@ -130,6 +134,7 @@ describe('POST /credentials/revoke', () => {
       result: revoked,
       byCommand,
       inSequence,
+      listed,
     } = await counted(() =>
       report({ credentials: [personal.token, first.access, second.refresh, personal.token, ...noise] }),
     );
@@ -147,8 +152,8 @@ describe('POST /credentials/revoke', () => {
     }).toEqual({ personal: 401, first: 401, second: 401, kept: 200 });
     // Rate limit (1 UpdateItem), one BatchGetItem for the 7 well-formed tokens, then per revoked
     // token its owner's authorizations (Query) and one transaction with the notice.
-    expect(byCommand).toEqual({ UpdateItem: 1, BatchGetItem: 1, Query: 3, TransactWriteItems: 3 });
-    expect(inSequence).toBe(8);
+    expect(byCommand, listed).toEqual({ UpdateItem: 1, BatchGetItem: 1, Query: 3, TransactWriteItems: 3 });
+    expect(inSequence, listed).toBe(8);
     const refreshed = await fetch(`${stack.webUrl}/login/oauth/access_token`, {
       method: 'POST',
       headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
