@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +42,16 @@ const remote = (port?: number) => {
   return `${url.toString().replace(/\/$/, '')}/octocat/replaced.git`;
 };
 const clientEnv = () => ({ PATH: process.env.PATH, HOME: work, GIT_CONFIG_NOSYSTEM: '1' });
+
+/** Whether a front end task's lease names a quarantine of the repository at `path`. */
+async function leased(path: string): Promise<boolean> {
+  const dir = join(deployed.fileSystem, 'repositories', '.quarantine-leases');
+  const names = (await readdir(dir).catch(() => [])).filter((name) => name.endsWith('.json'));
+  const held = await Promise.all(names.map((name) => readFile(join(dir, name), 'utf8').catch(() => '[]')));
+  // The lease names paths as the task sees its file system; a quarantine's name is unique.
+  const inside = await quarantines(path);
+  return held.some((text) => inside.some((name) => text.includes(`/objects/${name}"`)));
+}
 
 /** The hosted repository's refs, read on the file system as root. */
 async function hostedRefs(): Promise<string> {
@@ -157,9 +167,11 @@ describe('the Git front end task replaced under a client', () => {
       env: clientEnv(),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
+    // Killed once the task has named the quarantine in its lease: one killed in the quarter second
+    // before (FOLLOW_INTERVAL_MS) leaves it to the day's stale sweep, as functions/vcs/quarantine.ts says.
     const push = await replacedUnder(
       pushing,
-      async () => (await quarantineBytes(hosted())) >= QUARANTINED_BYTES,
+      async () => (await quarantineBytes(hosted())) >= QUARANTINED_BYTES && (await leased(hosted())),
     );
     expect(push.code, push.stderr).not.toBe(0);
     expect(push.stderr).toMatch(/RPC failed|remote end hung up|Empty reply|failed to push/i);
