@@ -19,6 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { authenticate, type Caller } from '#services/authenticate';
 import { startPushLeases } from '#services/hosted-git';
+import { inRequestFrom, requestOrigin } from '#services/request-scope';
 import { config, type GitLimits, readGitLimits } from '#shared/config';
 import { header } from '#shared/credentials';
 import { HttpError, notFound } from '#shared/errors';
@@ -283,7 +284,9 @@ export async function startGitServer(options: GitServerOptions): Promise<GitServ
   // Before the first push: what a task killed before this one left is removed first.
   const leases = await startPushLeases();
   const server = createServer((request, response) => {
-    serve(routes, limits, request, response).catch((error: unknown) => {
+    // The security log's address and user agent, as a route function's per-route middleware sets them.
+    const origin = requestOrigin(clientAddress(request), request.headers['user-agent']);
+    inRequestFrom(origin, () => serve(routes, limits, request, response)).catch((error: unknown) => {
       logUnhandled('git-server', undefined, error);
       response.destroy();
     });

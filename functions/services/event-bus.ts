@@ -43,6 +43,19 @@ export function batchesOf(entries: readonly BusEntry[]): BusEntry[][] {
   return batches;
 }
 
+/**
+ * Whether there is a bus to reach: in AWS, where Lambda and ECS name the runtime in
+ * `AWS_EXECUTION_ENV` (`AWS_Lambda_nodejs22.x`, `AWS_ECS_FARGATE`), or where the local
+ * stand-in's endpoint is set. Elsewhere (the admin CLI on a deployed table, a test of the data
+ * alone) there is none, and nothing is sent.
+ */
+export const busReachable = (
+  where: { readonly endpoint?: string | undefined; readonly runtime?: string | undefined } = {
+    endpoint: config().eventsEndpoint,
+    runtime: process.env.AWS_EXECUTION_ENV,
+  },
+): boolean => Boolean(where.endpoint) || Boolean(where.runtime);
+
 let client: EventBridgeClient | undefined;
 function eventBridge(): EventBridgeClient {
   if (!client) {

@@ -1,6 +1,7 @@
 /**
  * Who is making the request being served, and from where, for the security log: set when a
- * route's function takes the request (`http/middleware/per-route.ts`: the address and user agent)
+ * route's function takes the request (`http/middleware/per-route.ts`: the address and user agent;
+ * the Git front end's server likewise)
  * and once its caller is known (the API's authentication, the pages' session), read by the
  * services that record security events. Carried in the async context (`AsyncLocalStorage`), so
  * requests served side by side in one process (the local stack) never see each other's; outside
@@ -21,18 +22,25 @@ const scoped = new AsyncLocalStorage<Scope>();
 /** Longest user agent kept (GitHub's own log truncates; a header can be 10 KB). */
 const MAX_USER_AGENT = 512;
 
+/** A request's origin as the log keeps it: the address, and the user agent cut to its first 512 characters. */
+export const requestOrigin = (address: string | undefined, userAgent: string | undefined): RequestOrigin => ({
+  address: address || null,
+  userAgent: userAgent ? userAgent.slice(0, MAX_USER_AGENT) : null,
+});
+
 /** The address API Gateway saw (`requestContext.identity.sourceIp`) and the `User-Agent` header. */
-export function originOf(event: Pick<APIGatewayProxyEvent, 'requestContext' | 'headers'>): RequestOrigin {
-  const address = event.requestContext?.identity?.sourceIp || null;
-  const agent = header(event, 'user-agent');
-  return { address, userAgent: agent ? agent.slice(0, MAX_USER_AGENT) : null };
-}
+export const originOf = (event: Pick<APIGatewayProxyEvent, 'requestContext' | 'headers'>): RequestOrigin =>
+  requestOrigin(event.requestContext?.identity?.sourceIp, header(event, 'user-agent'));
+
+/** Runs `work` as the handling of a request from `origin` (the Git front end's, say). */
+export const inRequestFrom = <T>(origin: RequestOrigin, work: () => T): T =>
+  scoped.run({ origin, actor: undefined }, work);
 
 /** Runs `work` as the handling of `event`. */
 export const inRequestScope = <T>(
   event: Pick<APIGatewayProxyEvent, 'requestContext' | 'headers'>,
   work: () => T,
-): T => scoped.run({ origin: originOf(event), actor: undefined }, work);
+): T => inRequestFrom(originOf(event), work);
 
 /** Records who the caller turned out to be (nothing outside a request). */
 export function setRequestActor(actor: SecurityActor): void {

@@ -33,11 +33,10 @@ import {
   storedSecurityEvent,
 } from '#domain/security-log';
 import type { Caller } from '#services/authenticate';
-import { config } from '#shared/config';
 import { validationFailed } from '#shared/errors';
 import { countSignal, log } from '#shared/log';
 import { SECURITY_EVENT_SOURCE, SECURITY_EVENT_TYPE } from '#shared/security-events';
-import { putEvents } from './event-bus.ts';
+import { busReachable, putEvents } from './event-bus.ts';
 import { requestScope } from './request-scope.ts';
 
 /** What an action says of its event; who and from where are the request's. */
@@ -111,9 +110,8 @@ export async function announceSecurityEvents(
   events: readonly SecurityEvent[],
   eventIds: readonly string[] = [],
 ): Promise<void> {
-  // Outside Lambda without the local stand-in (the admin CLI on a deployed table, a test of the
-  // data alone) there is no bus to reach: the events are in the log only.
-  if (events.length === 0 || (!config().eventsEndpoint && !process.env.AWS_LAMBDA_FUNCTION_NAME)) return;
+  // Without a bus to reach, the events are in the log only.
+  if (events.length === 0 || !busReachable()) return;
   try {
     const failed = await putEvents(
       events.map((event, index) => ({

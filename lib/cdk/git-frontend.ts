@@ -29,6 +29,7 @@ import { type Capability, ROUTES, type Route, signsIn } from '#shared/routes';
 import { RUNTIME_ENVIRONMENT } from './bundling.ts';
 import { acknowledgeTableIndexes, type TableAccess } from './function-defaults.ts';
 import type { LfsObjects } from './lfs-objects.ts';
+import { grantPutSecurityEvents } from './security-events.ts';
 import { GIT_SERVER_BUNDLE } from './worker/bundle.ts';
 import { WORKER_IMAGE_CONTEXT, workerImageAsset } from './worker-image.ts';
 import type { WorkerNetwork } from './worker-network.ts';
@@ -199,6 +200,8 @@ export class GitFrontend extends Construct {
       task.addEnvironment(ENV.secretsKmsKeyId, props.secretsKey.keyArn);
       props.secretsKey.grant(taskRole, 'kms:Encrypt', 'kms:Decrypt');
     }
+    // Every request with credentials may fail a sign-in, which the security log announces.
+    grantPutSecurityEvents(taskRole);
     if (uses.has('lfs-objects')) props.lfsObjects.grantObjects(task);
     if (uses.has('import-workflow')) {
       throw new Error('GitFrontend: a route that drives imports belongs on the API, not the Git front end');

@@ -1,6 +1,6 @@
 import { Stack } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IConstruct } from 'constructs';
 import { IMPORT_EVENT_SOURCE } from '#shared/import-events';
 
 /**
@@ -9,15 +9,18 @@ import { IMPORT_EVENT_SOURCE } from '#shared/import-events';
  * service's own `source` only. The workflow's steps, the sync scheduler and the API functions
  * that drive imports get it.
  */
-export const grantPutImportEvents = (fn: IFunction): void => grantPutEvents(fn, IMPORT_EVENT_SOURCE);
+export const grantPutImportEvents = (fn: EventPublisher): void => grantPutEvents(fn, IMPORT_EVENT_SOURCE);
+
+/** What publishes: a function, or the role of the Git front end's task. */
+export type EventPublisher = IGrantable & IConstruct;
 
 /** `events:PutEvents` on the account's default event bus, for events of `source` only. */
-export function grantPutEvents(fn: IFunction, source: string): void {
-  fn.addToRolePolicy(
+export function grantPutEvents(publisher: EventPublisher, source: string): void {
+  publisher.grantPrincipal.addToPrincipalPolicy(
     new PolicyStatement({
       actions: ['events:PutEvents'],
       resources: [
-        Stack.of(fn).formatArn({ service: 'events', resource: 'event-bus', resourceName: 'default' }),
+        Stack.of(publisher).formatArn({ service: 'events', resource: 'event-bus', resourceName: 'default' }),
       ],
       conditions: { StringEquals: { 'events:source': source } },
     }),

@@ -4,7 +4,9 @@ import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordedEvents } from '#local/event-bus';
 import { writeLargeCommit } from '#local/git-fixtures';
+import { SECURITY_EVENT_SOURCE } from '#shared/security-events';
 import { type AsDeployed, startAsDeployed } from '#test/as-deployed';
 import { createUser } from '#test/fixtures';
 import { gitClient } from '#test/git-client';
@@ -225,4 +227,37 @@ describe('the Git front end task replaced under a client', () => {
     ]);
     expect(after.code, after.stderr).toBe(0);
   }, 300_000);
+});
+
+describe('a wrong password at the Git front end', () => {
+  it("is a failed sign-in in the person's log and, from the task, on the bus", async () => {
+    const wrong = new URL(remote());
+    wrong.password = 'not-the-password-1';
+    // A push (a public repository's clone asks for no credentials, so git would send none).
+    const pushed = await git(['push', wrong.toString(), 'main:refs/heads/never'], {
+      cwd: join(work, 'seed'),
+    });
+    expect(pushed.code).not.toBe(0);
+    const log = await fetch(`${deployed.stack.baseUrl}/user/security-log`, {
+      headers: { Authorization: `Basic ${Buffer.from(`octocat:${PASSWORD}`).toString('base64')}` },
+    });
+    expect(log.status).toBe(200);
+    expect(await log.json()).toContainEqual(
+      expect.objectContaining({
+        action: 'user.failed_login',
+        detail: 'password',
+        actor_type: 'anonymous',
+        // The client's address and agent, as CloudFront gives them to the task.
+        actor_ip: expect.stringMatching(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/),
+        user_agent: expect.stringMatching(/^git\//),
+      }),
+    );
+    // The task runs as ECS runs it (AWS_ECS_FARGATE, no Lambda variables): it publishes too.
+    const bus = (await recordedEvents(deployed.stack.eventsFile)).filter(
+      (event) => event.source === SECURITY_EVENT_SOURCE && event.detail.action === 'user.failed_login',
+    );
+    expect(bus).toContainEqual(
+      expect.objectContaining({ detail: expect.objectContaining({ user: 'octocat' }) }),
+    );
+  }, 60_000);
 });

@@ -7,6 +7,7 @@ import { gitPathPatterns, pathPattern, patternMatches } from '#cdk/web-distribut
 import { GIT_SERVER_BUNDLE } from '#cdk/worker/bundle';
 import { ENV } from '#shared/config';
 import { ROUTES, type Route } from '#shared/routes';
+import { SECURITY_EVENT_SOURCE } from '#shared/security-events';
 import { type CfnResource, loadDeployment } from '#test/deployment';
 
 type Resources = Record<string, CfnResource>;
@@ -157,7 +158,7 @@ describe('the Git front end in the service stack (the one cdk synth of the infra
     expect(JSON.stringify(taskStatements)).toContain(accessPointId);
   });
 
-  it('gives the task role exactly what the Git routes ask for: the table as their table column says, the key for sign-in, the LFS objects, the mount', () => {
+  it('gives the task role exactly what the Git routes ask for: the table as their table column says, the key for sign-in, the LFS objects, the mount, the security events', () => {
     const needsWrite = GIT_FRONTEND_ROUTES.some((route) => route.table === 'RW');
     expect(needsWrite).toBe(true);
     const statements = statementsOf(resources, getAttId(task.Properties.TaskRoleArn));
@@ -179,9 +180,19 @@ describe('the Git front end in the service stack (the one cdk synth of the infra
       { Action: ['kms:Decrypt', 'kms:Encrypt'], Effect: 'Allow', Resource: { 'Fn::GetAtt': [keyId, 'Arn'] } },
     ]);
     expect(actionsOf(byService('s3:'))).toEqual(['s3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    // A wrong password on a push is a failed sign-in, announced on the default bus as the security log's.
+    expect(byService('events:')).toEqual([
+      {
+        Action: 'events:PutEvents',
+        Effect: 'Allow',
+        Resource: expect.objectContaining({ 'Fn::Join': expect.anything() }),
+        Condition: { StringEquals: { 'events:source': SECURITY_EVENT_SOURCE } },
+      },
+    ]);
+    expect(JSON.stringify(byService('events:')[0]?.Resource)).toContain(':event-bus/default');
     // Nothing else: no Step Functions, no other service.
     const services = new Set(actionsOf(statements).map((action) => action.split(':')[0]));
-    expect([...services].sort()).toEqual(['dynamodb', 'elasticfilesystem', 'kms', 's3']);
+    expect([...services].sort()).toEqual(['dynamodb', 'elasticfilesystem', 'events', 'kms', 's3']);
   });
 
   it('lets the execution role only pull the image and write the log group, kept a month', () => {

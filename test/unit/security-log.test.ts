@@ -11,6 +11,7 @@ import {
   securityLogPosition,
   storedSecurityEvent,
 } from '#domain/security-log';
+import { busReachable } from '#services/event-bus';
 
 const event: SecurityEvent = {
   id: '3a129521-6193-5aae-ad9f-ed4d910b5554',
@@ -94,5 +95,16 @@ describe('securityEventJson', () => {
         actor_type: kind,
         actor_application: null,
       });
+  });
+});
+
+describe('busReachable', () => {
+  it('is true in Lambda and in the Git front end on ECS (each names its runtime), and where the local bus is set', () => {
+    expect(busReachable({ runtime: 'AWS_Lambda_nodejs22.x' })).toBe(true);
+    // ECS sets no Lambda variable: the front end's failed sign-ins were in the log only.
+    expect(busReachable({ runtime: 'AWS_ECS_FARGATE' })).toBe(true);
+    expect(busReachable({ endpoint: 'http://127.0.0.1:4010' })).toBe(true);
+    // The admin CLI on a deployed table, a test of the data alone: nothing to send to.
+    expect(busReachable({})).toBe(false);
   });
 });
