@@ -14,6 +14,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const USAGE = `Usage: npm run admin -- <command> [--table <name> [--region <r>]]
   user create <login> --password <pw> [--email <e> [--public-email]] [--name <n>] [--site-admin]
   user otp enable <login>
+  user otp disable <login>
   app create --owner <login> --name <name> --url <homepage> --callback-url <url>
              [--client-id <id> [--client-secret <secret>]]   (a well-known client's own credentials)
   app suspend <client_id>
@@ -123,6 +124,12 @@ async function run(): Promise<unknown> {
       return user;
     }
     case 'user otp': {
+      if (rest[0] === 'disable') {
+        const { disableOtp } = await import('#services/sign-in');
+        const login = required(rest[1], '<login>');
+        if (!(await disableOtp(login))) throw new Error(`"${login}" has no two-factor authentication`);
+        return { login, two_factor_authentication: false };
+      }
       if (rest[0] !== 'enable') throw new UsageError(`unknown command: user otp ${rest[0] ?? ''}`);
       const [{ newTotpSecret, otpauthUri }, { enableOtp }] = await Promise.all([
         import('#domain/totp'),

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import { foldAsciiCase } from '#domain/ascii-case';
 import type { FailureCounter } from '#domain/login-limits';
 import type { Profile, User, UserStats } from '#domain/users';
-import { conditionalWrite, db, getItems, itemOf, now, tableName } from './client.ts';
+import { conditionalWrite, db, getItems, itemOf, now, type TransactItem, tableName } from './client.ts';
 import { nextId } from './counters.ts';
 import { credentialKey, failedLoginKey, userIdIndexKey, userProfileKey } from './keys.ts';
 import { ITEM_ABSENT, ITEM_EXISTS, TABLE, typed } from './table.ts';
@@ -333,6 +333,56 @@ export async function setOtpSecret(
           }),
         ),
   );
+  return written !== false;
+}
+
+/** The user's stored (sealed) TOTP secret, read strongly; undefined when two-factor is off or there is no user. */
+export async function getOtpSecret(login: string): Promise<string | undefined> {
+  const { Item: item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: credentialKey(login), ConsistentRead: true }),
+  );
+  return typeof item?.otpSecret === 'string' ? item.otpSecret : undefined;
+}
+
+/**
+ * Turns two-factor off: removes the secret read as `sealedSecret` (not one set since) and marks the
+ * profile, in one transaction with `along` (the security log's entry); `false` when the secret is
+ * no longer that one.
+ */
+export async function removeOtpSecret(
+  login: string,
+  sealedSecret: string,
+  along: readonly TransactItem[],
+): Promise<boolean> {
+  const timestamp = now();
+  const written = await conditionalWrite<unknown>(
+    db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: credentialKey(login),
+              UpdateExpression: 'REMOVE otpSecret SET updatedAt = :now',
+              ConditionExpression: `${ITEM_EXISTS} AND otpSecret = :secret`,
+              ExpressionAttributeValues: { ':secret': sealedSecret, ':now': timestamp },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: userProfileKey(login),
+              UpdateExpression: 'SET twoFactor = :off, updatedAt = :now',
+              ConditionExpression: ITEM_EXISTS,
+              ExpressionAttributeValues: { ':off': false, ':now': timestamp },
+            },
+          },
+          ...along,
+        ],
+      }),
+    ),
+  );
+  if (written !== false) recentProfiles.delete(login);
   return written !== false;
 }
 

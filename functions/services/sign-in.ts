@@ -6,7 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   consumeOtpStep,
   getLoginRecord,
+  getOtpSecret,
   type LoginRecord,
+  removeOtpSecret,
   reserveLoginAttempt,
   setOtpSecret,
   settleLoginAttempt,
@@ -27,7 +29,13 @@ import { hashSecretValue } from '#domain/sessions';
 import { base32Decode, base32Encode, matchingStep } from '#domain/totp';
 import { isValidLogin, type User } from '#domain/users';
 import { secretSealer } from '#services/secret-sealer';
-import { recordFailedSignIn, recordSecurityEvent } from '#services/security-log';
+import {
+  announceSecurityEvents,
+  recordFailedSignIn,
+  recordSecurityEvent,
+  securityEvent,
+  securityEventItems,
+} from '#services/security-log';
 import { countSignal } from '#shared/log';
 import { SEAL_PURPOSE } from '#shared/seal-purposes';
 
@@ -166,6 +174,25 @@ export async function enableOtp(login: string, secret: string): Promise<boolean>
   if (enabled)
     await recordSecurityEvent({ kind: 'twoFactorEnabled', login, identity: [hashSecretValue(sealed)] });
   return enabled;
+}
+
+/**
+ * Turns two-factor sign-in off (the admin CLI's `user otp disable`), the security log's entry in the
+ * same transaction; `false` when the user has none (or no such user).
+ */
+export async function disableOtp(login: string): Promise<boolean> {
+  // A secret replaced between the read and the write is read again; three tries bound a race.
+  for (let tries = 0; tries < 3; tries++) {
+    const sealed = await getOtpSecret(login);
+    if (sealed === undefined) return false;
+    // Named by a hash of the seed it ends, as its enabling was.
+    const event = securityEvent({ kind: 'twoFactorDisabled', login, identity: [hashSecretValue(sealed)] });
+    if (await removeOtpSecret(login, sealed, securityEventItems(event))) {
+      await announceSecurityEvents([event]);
+      return true;
+    }
+  }
+  return false;
 }
 
 async function openSeed(login: string, stored: string): Promise<string | undefined> {

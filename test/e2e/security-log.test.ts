@@ -9,6 +9,7 @@ import { type RecordedEvent, recordedEvents } from '#local/event-bus';
 import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { SECURITY_EVENT_SOURCE } from '#shared/security-events';
+import { admin } from '#test/admin';
 import { createApp, createUser, enableOtp, personalToken } from '#test/fixtures';
 import { importApiCall } from '#test/import-api';
 import { basicAuth, json, startTestStack } from '#test/stack';
@@ -121,13 +122,31 @@ describe('sign-in', () => {
     expect(bus.some((event) => event.detail.user_agent === 'guesser/1.0')).toBe(true);
   });
 
-  it('records two-factor authentication turned on by the admin CLI', async () => {
+  it('records two-factor authentication turned on and off by the admin CLI', async () => {
     const hubot = await createUser(stack.endpointsFile, 'hubot');
     const otp = await enableOtp(stack.endpointsFile, 'hubot');
     const log = await wholeLog(hubot.auth, 100, otp.code());
     const [enabled] = ofAction(log, 'two_factor_authentication.enabled');
     expect(enabled).toMatchObject({ user: 'hubot', actor: null, actor_type: 'admin', actor_ip: null });
-  }, 30_000);
+
+    const off = await admin(stack.endpointsFile, 'user', 'otp', 'disable', 'hubot');
+    expect(off.code, off.stderr).toBe(0);
+    // Basic without a one-time code signs in again, and the profile says so.
+    const me = await fetch(`${stack.baseUrl}/user`, { headers: { Authorization: hubot.auth } });
+    expect(me.status).toBe(200);
+    expect((await json(me)).two_factor_authentication).toBe(false);
+    const after = await wholeLog(hubot.auth);
+    const [disabled] = ofAction(after, 'two_factor_authentication.disabled');
+    expect(disabled).toMatchObject({ user: 'hubot', actor: null, actor_type: 'admin', actor_ip: null });
+    const bus = (await busEvents('hubot')).map((event) => event.detail.action);
+    expect(bus).toEqual(
+      expect.arrayContaining(['two_factor_authentication.enabled', 'two_factor_authentication.disabled']),
+    );
+    // Once off, there is nothing to turn off.
+    const again = await admin(stack.endpointsFile, 'user', 'otp', 'disable', 'hubot');
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('has no two-factor authentication');
+  }, 60_000);
 });
 
 describe('tokens', () => {
