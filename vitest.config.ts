@@ -58,7 +58,11 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts', 'test/support/fixture-cache-setup.ts'],
+          globalSetup: [
+            'test/support/global-setup.ts',
+            'test/support/fixture-cache-setup.ts',
+            'test/support/loopback-ca-setup.ts',
+          ],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -252,6 +252,9 @@ export function startTls(socket: Socket, host: string, verify = true): Promise<S
     const secure = tlsConnect({
       socket,
       servername: isIP(host) === 0 ? host : undefined,
+      // The name the certificate must carry: without it Node checks against "localhost", and an
+      // origin named by its address (https://192.0.2.7/) never matched its own certificate.
+      host,
       ALPNProtocols: ['http/1.1'],
       rejectUnauthorized: verify,
     });

@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -9,7 +11,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { makeFixtureRepository } from '#local/git-fixtures';
 import { type OriginServer, serveGitHttp } from '#local/git-origins';
 import { createUser } from '#test/fixtures';
@@ -35,6 +37,8 @@ const REDIRECT = 'http://127.0.0.1:33419/callback';
 
 /** The SDK's OAuth provider, kept in memory; the "browser" is the signed-in person's client. */
 class PersonApproves {
+  /** Set: the client names its metadata document (CIMD) instead of registering. */
+  clientMetadataUrl?: string;
   information?: OAuthClientInformationMixed;
   saved?: OAuthTokens;
   verifier = '';
@@ -153,4 +157,73 @@ describe("the SDK's MCP client with its OAuth provider", () => {
     expect(actions).not.toContain('oauth_authorization.create');
     expect(actions.some((action) => action.startsWith('repository_import.'))).toBe(true);
   }, 180_000);
+});
+
+describe("the SDK's MCP client with a Client ID Metadata Document", () => {
+  it('names its https document as client_id, registers nothing, and is approved as a client not registered here', async () => {
+    const { setDynamicRegistration } = await import('#services/public-clients');
+    // Registration off: the client must not fall back to it.
+    await setDynamicRegistration(false);
+    // The document on "the public web": https on 127.0.0.1 with a certificate this run's workers trust.
+    const { key, cert } = inject('loopbackTls');
+    let documentUrl = '';
+    let fetched = 0;
+    const documents = createServer({ key, cert }, (request, response) => {
+      if (request.url !== '/agent/client.json') return response.writeHead(404).end();
+      fetched += 1;
+      response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=300' });
+      response.end(
+        JSON.stringify({
+          client_id: documentUrl,
+          client_name: 'SDK metadata agent',
+          client_uri: 'https://127.0.0.1/agent',
+          redirect_uris: [REDIRECT],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => documents.listen(0, '127.0.0.1', resolve));
+    documentUrl = `https://127.0.0.1:${(documents.address() as AddressInfo).port}/agent/client.json`;
+    try {
+      const mcp = `${stack.webUrl.replace(/\/$/, '')}/mcp`;
+      const provider = new PersonApproves();
+      provider.clientMetadataUrl = documentUrl;
+      const connect = async () => {
+        const client = new Client({ name: 'sdk-cimd-e2e', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(mcp), { authProvider: provider }));
+        return client;
+      };
+      await expect(connect()).rejects.toBeInstanceOf(UnauthorizedError);
+      // The client id is the document's URL; the service fetched the document to show the consent page.
+      expect(provider.information?.client_id).toBe(documentUrl);
+      expect(provider.authorizeUrl?.searchParams.get('client_id')).toBe(documentUrl);
+      expect(provider.authorizeUrl?.searchParams.get('resource')).toBe(mcp);
+      expect(fetched).toBeGreaterThanOrEqual(1);
+      expect(provider.code).toBeTruthy();
+      const transport = new StreamableHTTPClientTransport(new URL(mcp), { authProvider: provider });
+      await transport.finishAuth(provider.code ?? '');
+      expect(provider.saved?.access_token).toMatch(/^gho_/);
+
+      const client = await connect();
+      const created = await callOk(client, 'create_repository', { name: 'by-metadata-agent' });
+      expect(created.full_name).toBe('octocat/by-metadata-agent');
+      await client.close();
+
+      // The person's applications page and security log name it as a client not registered here.
+      await person.get('/settings/connections/applications');
+      expect(person.lastHtml).toContain('SDK metadata agent');
+      expect(person.lastHtml).toContain('127.0.0.1');
+      const api = await fetch(`${stack.baseUrl}/user/security-log`, {
+        headers: { Authorization: `Basic ${Buffer.from('octocat:octocat-pass-1').toString('base64')}` },
+      });
+      const registered = (
+        (await json(api)) as { action: string; application?: { client_id: string } }[]
+      ).filter((event) => event.action === 'oauth_application.register');
+      expect(registered.map((event) => event.application?.client_id)).toContain(documentUrl);
+    } finally {
+      await new Promise<void>((resolve) => documents.close(() => resolve()));
+    }
+  }, 120_000);
 });

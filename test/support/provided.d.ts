@@ -7,5 +7,7 @@ declare module 'vitest' {
     dynamodbEndpoint: string;
     /** The cloud assembly `cdk synth` wrote once for the infra project (`infra-setup.ts`). */
     cdkOut: string;
+    /** A key and certificate for https on 127.0.0.1 that the e2e workers trust (`loopback-ca-setup.ts`). */
+    loopbackTls: { key: string; cert: string };
   }
 }
