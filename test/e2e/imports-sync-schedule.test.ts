@@ -188,6 +188,10 @@ describe('the sync scheduler', () => {
     expect(await executionExists('octocat.locked.sync-3')).toBe(false);
     expect((await importOf('locked')).status).toBe('auth_failed');
 
+    // The clock back to before the next due time: the resumed sync started without a fingerprint
+    // (the check was refused too), so a due check right after it would sync again, and the outcome
+    // read below would be that one's (nothing new).
+    aheadMs -= 6 * MINUTE;
     const patched = await api('PATCH', '/repos/octocat/locked/import', {
       vcs_username: lockedAuth.username,
       vcs_password: 'second-secret',
@@ -203,6 +207,7 @@ describe('the sync scheduler', () => {
       origin_revision: newTip,
       last_sync: { status: 'succeeded', new_commits: 1 },
     });
+    expect(await executionExists('octocat.locked.sync-3')).toBe(false);
     const authorized = `http://${lockedAuth.username}:second-secret@${originUrl.slice('http://'.length)}`;
     expect(await remoteRefs(git, `${stack.webUrl}/octocat/locked.git`)).toEqual(
       await remoteRefs(git, authorized),

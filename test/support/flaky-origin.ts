@@ -45,6 +45,9 @@ export async function flakyOrigin(
         method: req.method,
         path: req.url,
         headers: { ...req.headers, host: target.host },
+        // A fresh connection per request: `hg serve` closes each one after its answer, and a kept-alive
+        // socket reused after that fails at random (the client then sees a 502 from the guard).
+        agent: false,
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
