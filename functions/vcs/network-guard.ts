@@ -569,8 +569,24 @@ function originTls(socket: Socket, host: string, extraCa: readonly string[] = []
  * never resolves or dials the origin itself.
  */
 export const TUNNEL_PROGRAM = (nodePath: string): string => `#!${nodePath}
-import { closeSync } from 'node:fs';
+import { closeSync, writeSync } from 'node:fs';
 import { connect } from 'node:net';
+import { Writable } from 'node:stream';
+// fd 2 is the tool's own stderr (svn and git hand theirs to the tunnel): one open file, shared.
+// Node's process.stderr would make it non-blocking for the tool too, and the tool's next write to
+// a full stderr would fail with EAGAIN (svnrdump then exits 1, its error line lost the same way).
+// Whatever writes to process.stderr here (this program, Node's warnings) writes to fd 2 as it is.
+const stderr = new Writable({
+  write(chunk, _encoding, done) {
+    try {
+      writeSync(2, chunk);
+    } catch {
+      // nobody reads it
+    }
+    done();
+  },
+});
+Object.defineProperty(process, 'stderr', { value: stderr, configurable: true });
 const args = process.argv.slice(2);
 let host = args[0] ?? '';
 let port = args[1] ?? '';

@@ -10,7 +10,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -52,6 +52,11 @@ export interface Sandbox {
   readonly process: ChildProcess;
   /** Resolves with the exit code once the sandbox is gone. */
   readonly exited: Promise<number | null>;
+  /**
+   * Its `/tmp` as this machine reaches it (`/proc/<pid>/root/tmp` of a process inside), for a test
+   * to fill; undefined once nothing runs in it.
+   */
+  tmpDir(): Promise<string | undefined>;
   /** Kills everything in it. */
   stop(): Promise<void>;
 }
@@ -159,6 +164,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   return {
     process: child,
     exited,
+    async tmpDir() {
+      for (const pid of await descendants(child.pid ?? 0)) {
+        // Past the chroot: its root is the view SETUP built, not this machine's.
+        if ((await readlink(`/proc/${pid}/root`).catch(() => '/')) !== '/') return `/proc/${pid}/root/tmp`;
+      }
+      return undefined;
+    },
     stop() {
       // Once: a second caller (a timed-out environment, then the suite's teardown) waits for the first.
       stopping ??= (async () => {
@@ -182,4 +194,21 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       return stopping;
     },
   };
+}
+
+/** Every process below `pid`, through the kernel's children lists (of every thread). */
+export async function descendants(pid: number): Promise<number[]> {
+  const found: number[] = [];
+  const queue = [pid];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const threads = await readdir(`/proc/${next}/task`).catch(() => [] as string[]);
+    const lists = await Promise.all(
+      threads.map((thread) => readFile(`/proc/${next}/task/${thread}/children`, 'utf8').catch(() => '')),
+    );
+    for (const child of lists.join(' ').split(' ').filter(Boolean).map(Number)) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
 }

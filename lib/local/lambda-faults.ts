@@ -15,7 +15,8 @@
  * runtime), or `Lambda.Unknown` (what Step Functions reports when Lambda gives no error type, as
  * for an out-of-memory end). Nothing here runs unless a test arms a fault.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { descendants } from './image-sandbox.ts';
 import { FunctionError } from './lambda-runtime-api.ts';
 
 export type DeathReport = 'Runtime.ExitError' | 'Lambda.Unknown';
@@ -146,21 +147,4 @@ async function momentOf(spec: FaultSpec, sandboxPid: number, over: () => boolean
     }
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-}
-
-/** Every process below `pid`, through the kernel's children lists (of every thread). */
-async function descendants(pid: number): Promise<number[]> {
-  const found: number[] = [];
-  const queue = [pid];
-  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-    const threads = await readdir(`/proc/${next}/task`).catch(() => [] as string[]);
-    const lists = await Promise.all(
-      threads.map((thread) => readFile(`/proc/${next}/task/${thread}/children`, 'utf8').catch(() => '')),
-    );
-    for (const child of lists.join(' ').split(' ').filter(Boolean).map(Number)) {
-      found.push(child);
-      queue.push(child);
-    }
-  }
-  return found;
 }

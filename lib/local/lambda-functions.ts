@@ -79,6 +79,8 @@ export interface LambdaFunction {
   invoke(event: unknown): Promise<unknown>;
   /** Each environment's log file, oldest first (what CloudWatch Logs would hold). */
   readonly logFiles: readonly string[];
+  /** The `/tmp` of each environment still running (`Sandbox.tmpDir`), for a test to fill. */
+  tmpDirs(): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -212,6 +214,11 @@ export function lambdaFunction(config: LambdaFunctionConfig): LambdaFunction {
         if (environment.memory) void report(environment);
         environment.busy = false;
       }
+    },
+    async tmpDirs() {
+      const live = environments.filter((environment) => !environment.gone);
+      const dirs = await Promise.all(live.map((environment) => environment.sandbox.tmpDir()));
+      return dirs.filter((dir): dir is string => dir !== undefined);
     },
     async stop() {
       await Promise.all(environments.map((environment) => environment.sandbox.stop()));

@@ -225,6 +225,58 @@ describe('the tunnel program', () => {
       server.close();
     }
   });
+  it("leaves the tool's stderr blocking while it runs: svn and git hand their own to the tunnel", async () => {
+    // The tunnel's stderr is the tool's: one open file, shared. Made non-blocking by the tunnel, the
+    // tool's next write to a full stderr failed with EAGAIN (svnrdump then exited 1 without a word,
+    // its error line failing the same way). The tool here starts the tunnel as svn does (stdin and
+    // stdout piped, stderr its own), waits for the origin's greeting through it, then writes 4 MB
+    // to stderr while nobody reads it for a second.
+    const server = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.write('greeting\n');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const port = (server.address() as { port: number }).port;
+    const proxy = await startGuardProxy(guard);
+    const dir = await mkdtemp(join(root, 'tunnel-stderr-'));
+    const program = join(dir, 'tunnel.mjs');
+    await writeFile(program, TUNNEL_PROGRAM(process.execPath), { mode: 0o700 });
+    const tool = [
+      'mkfifo "$DIR/out"',
+      'sleep 30 | "$DIR/tunnel.mjs" good.example "$PORT" > "$DIR/out" &',
+      'read -r greeting < "$DIR/out"',
+      'head -c 4194304 /dev/zero >&2',
+    ].join('\n');
+    const child = spawn('bash', ['-c', tool], {
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: {
+        PATH: process.env.PATH,
+        DIR: dir,
+        PORT: String(port),
+        IMPORT_GUARD_PROXY: `127.0.0.1:${proxy.port}`,
+      },
+    });
+    try {
+      // 'exit', not 'close': the tunnel, still running, holds the same stderr open.
+      const exited = new Promise<number | null>((done) => child.on('exit', done));
+      child.stderr.pause();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      let bytes = 0;
+      let words = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (chunk[0] !== 0) words += chunk.toString();
+      });
+      child.stderr.resume();
+      expect(await exited, words).toBe(0);
+      await expect.poll(() => bytes).toBe(4194304);
+    } finally {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      await proxy.close();
+      server.close();
+    }
+  }, 30_000);
 });
 
 describe('the Git adapter behind the guard', () => {

@@ -92,6 +92,8 @@ export interface AsDeployed {
    * new one starts on the same file system, behind the same address; `frontEnd` is then the new one.
    */
   replaceFrontEnd(): Promise<void>;
+  /** The `/tmp` of each running environment of a workflow task (`Detect`), for a test to fill. */
+  tmpDirs(task: string): Promise<string[]>;
   /** Every function environment's output, for a failing test to show. */
   logs(): Promise<string>;
   stop(): Promise<void>;
@@ -215,6 +217,7 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
       { mode: 0o644 },
     );
     const started: LambdaFunction[] = [];
+    const byTask = new Map<string, LambdaFunction>();
     stops.push(() => Promise.all(started.map((fn) => fn.stop())));
 
     /** A function of the template, started at its first invocation (the stack's endpoints are known then). */
@@ -267,6 +270,7 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
             : {}),
         });
         if (!started.includes(fn)) started.push(fn);
+        if (task) byTask.set(task, fn);
         return fn.invoke(event);
       };
     };
@@ -351,6 +355,7 @@ export async function startAsDeployed(options: AsDeployedOptions = {}): Promise<
         await frontEnd.sandbox.stop();
         frontEnd = await startFrontEnd(deployment, image, frontEndPlace(port));
       },
+      tmpDirs: async (task) => (await byTask.get(task)?.tmpDirs()) ?? [],
       async logs() {
         const names = (await readdir(logDir)).sort();
         const texts = await Promise.all(
