@@ -6,9 +6,17 @@
  * The first object git names is told to the user as the origin commit and path that hold it.
  * A raw repository whose every object git already checked as it arrived (`arrival-check.ts`) is
  * not checked a second time.
+ *
+ * A conversion's raw history (Subversion, Mercurial, TFVC) is checked by this pass, and a sync
+ * adds to it: after a pass found it clean, its tips are kept in the repository (`CHECKED_TIPS`),
+ * and the next pass packs only the objects those tips do not reach and has `git index-pack
+ * --strict` check them, links to the checked objects included (a scratch repository borrowing the
+ * raw one's objects). Its cost grows with what the sync added, not with the history. Anything it
+ * does not find clean, or cannot run, is checked whole as before, so the user reads the same words.
  */
-import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { isDotGitName } from '#domain/unstorable-paths';
 import { CHECKED_ON_ARRIVAL } from './arrival-check.ts';
 import { DROPPED_IN_HISTORY, fsckLeniency } from './fsck-policy.ts';
@@ -16,6 +24,7 @@ import { GitFailed, runGit } from './git-command.ts';
 import { type GitJob, localRun as local } from './git-job.ts';
 import { gitWords, hiddenPaths } from './git-words.ts';
 import { OriginFailed } from './origin.ts';
+import { readTips, refTips, tipsText } from './seen-history.ts';
 
 /** `error in tree <oid>: hasDotgit: contains '.git'`, as `git fsck` prints each finding. */
 const FINDING = /^error in (commit|tree|blob|tag) ([0-9a-f]{40,64}): (\w+): (.*)$/m;
@@ -44,6 +53,65 @@ export async function checkHistory(repoDir: string, job: GitJob, dropping = fals
     )
   )
     return NONE;
+  // Only the raw history's pass (`dropping`) keeps its tips: the rewritten one is made afresh.
+  if (!dropping) return wholeCheck(repoDir, job, dropping);
+  const tips = await refTips(repoDir, job);
+  const checked = await readTips(join(repoDir, CHECKED_TIPS));
+  const found =
+    checked !== undefined && (await addedObjectsClean(repoDir, job, tips, checked))
+      ? NONE
+      : await wholeCheck(repoDir, job, dropping);
+  // A history with entries the rewrite drops is filtered whole, every time: no tips kept for it.
+  if (found.any) await rm(join(repoDir, CHECKED_TIPS), { force: true });
+  else await writeFile(join(repoDir, CHECKED_TIPS), tipsText(tips));
+  return found;
+}
+
+/** The tips of the raw history's last clean pass (see the module comment). */
+export const CHECKED_TIPS = 'import-checked-tips';
+
+/**
+ * Whether the objects `tips` reach and `checked` do not pass `git index-pack --strict` without a
+ * word; false too when the pass cannot run (a checked tip gone, no room in /tmp): the caller then
+ * checks the whole history. The pack and its scratch repository are in /tmp, which is the
+ * function's own (git trusts a repository only its owner made).
+ */
+async function addedObjectsClean(
+  repoDir: string,
+  job: GitJob,
+  tips: readonly string[],
+  checked: readonly string[],
+): Promise<boolean> {
+  const seen = new Set(checked);
+  if (tips.every((tip) => seen.has(tip))) return true;
+  const scratch = await mkdtemp(join(tmpdir(), 'checked-objects-'));
+  try {
+    await runGit(['init', '--bare', '--quiet', scratch], local(scratch, job));
+    await writeFile(join(scratch, 'objects', 'info', 'alternates'), `${resolve(repoDir, 'objects')}\n`);
+    await runGit(['pack-objects', '--revs', '--quiet', join(scratch, 'added')], {
+      ...local(repoDir, job),
+      input: `${[...tips, '--not', ...checked].join('\n')}\n`,
+    });
+    const pack = (await readdir(scratch)).find((name) => name.endsWith('.pack'));
+    if (pack === undefined) return false;
+    await rm(join(scratch, pack.replace(/\.pack$/, '.idx')), { force: true });
+    let warned = false;
+    const lenient = fsckLeniency('fsck').map(([key, value]) => `${key.slice('fsck.'.length)}=${value}`);
+    await runGit(['index-pack', `--strict=${lenient.join(',')}`, join(scratch, pack)], {
+      ...local(scratch, job),
+      onProgress: (line) => {
+        if (/^(warning|error)\b/.test(line)) warned = true;
+      },
+    });
+    return !warned;
+  } catch {
+    return false;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function wholeCheck(repoDir: string, job: GitJob, dropping: boolean): Promise<DroppedEntries> {
   try {
     const warned = dropping ? DROPPED_IN_HISTORY.map((id) => [`fsck.${id}`, 'warn'] as const) : [];
     const leniency = [...fsckLeniency('fsck'), ...warned].flatMap(([key, value]) => [

@@ -1,0 +1,139 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeFixtureRepository } from '#local/git-fixtures';
+import { prepareHome, runGit } from '#vcs/git-command';
+import type { GitJob } from '#vcs/history';
+import { CHECKED_TIPS, checkHistory } from '#vcs/history-check';
+import { OriginFailed } from '#vcs/origin';
+
+/**
+ * A raw history not checked as it arrived (a conversion's) is checked whole once; after a clean
+ * pass, a sync's pass reads only the objects it added (`history-check.ts`), and finds in them what
+ * the whole check finds: an entry the rewrite drops, an object git refuses (in the same words).
+ */
+
+let root: string;
+let job: GitJob;
+let serial = 0;
+
+const git = async (cwd: string, args: string[], input?: string) =>
+  (await runGit(args, { cwd, home: job.home, transport: 'local', timeoutMs: 60_000, input })).toString(
+    'utf8',
+  );
+
+const IDENTITY = {
+  GIT_AUTHOR_NAME: 'Ada',
+  GIT_AUTHOR_EMAIL: 'ada@example.com',
+  GIT_COMMITTER_NAME: 'Ada',
+  GIT_COMMITTER_EMAIL: 'ada@example.com',
+};
+
+/** A commit on `main` of `repo` whose tree is `entries` (name → file text), or raw commit text. */
+async function commitOnMain(
+  repo: string,
+  entries: Record<string, string>,
+  rawCommit?: (tree: string, parent: string) => string,
+) {
+  const lines: string[] = [];
+  for (const [name, text] of Object.entries(entries)) {
+    const blob = (await git(repo, ['hash-object', '-w', '--stdin'], text)).trim();
+    lines.push(`100644 blob ${blob}\t${name}`);
+  }
+  const tree = (await git(repo, ['mktree'], `${lines.join('\n')}\n`)).trim();
+  const parent = (await git(repo, ['rev-parse', 'refs/heads/main'])).trim();
+  const commit = rawCommit
+    ? (
+        await git(
+          repo,
+          ['hash-object', '-t', 'commit', '-w', '--literally', '--stdin'],
+          rawCommit(tree, parent),
+        )
+      ).trim()
+    : (
+        await runGit(['commit-tree', tree, '-p', parent, '-m', 'added'], {
+          cwd: repo,
+          home: job.home,
+          transport: 'local',
+          timeoutMs: 60_000,
+          env: IDENTITY,
+        })
+      )
+        .toString('utf8')
+        .trim();
+  await git(repo, ['update-ref', 'refs/heads/main', commit]);
+  return commit;
+}
+
+/** A commit git refuses: its author and committer have no email (`missingEmail`). */
+const withoutEmail = (tree: string, parent: string) =>
+  [
+    `tree ${tree}`,
+    `parent ${parent}`,
+    'author Ada 1700000000 +0000',
+    'committer Ada 1700000000 +0000',
+    '',
+    'no email',
+    '',
+  ].join('\n');
+
+async function rawHistory(): Promise<string> {
+  const repo = join(root, `raw-${++serial}.git`);
+  await makeFixtureRepository(repo, { commits: 4, branches: 1, annotatedTags: 1 });
+  await prepareHome(job.home, [repo]);
+  return repo;
+}
+
+const checkedTips = async (repo: string) =>
+  (await readFile(join(repo, CHECKED_TIPS), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'history-check-added-'));
+  job = { home: join(root, 'home'), timeoutMs: 60_000 };
+  await prepareHome(job.home, []);
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe("a raw history's object checks, pass after pass", () => {
+  it('keeps the tips of a clean pass, and the next pass reads only what they do not reach', async () => {
+    const repo = await rawHistory();
+    expect(await checkHistory(repo, job, true)).toEqual({ any: false, slashNamed: [] });
+    const tips = (await git(repo, ['for-each-ref', '--format=%(objectname)', 'refs/heads/', 'refs/tags/']))
+      .split('\n')
+      .filter(Boolean);
+    expect((await checkedTips(repo)).sort()).toEqual([...new Set(tips)].sort());
+
+    // An object git refuses under a tip a pass took as checked: the next pass does not read it
+    // again (what it added passes), and the whole check still refuses it.
+    const refused = await commitOnMain(repo, { 'a.txt': 'a\n' }, withoutEmail);
+    await writeFile(join(repo, CHECKED_TIPS), `${refused}\n`);
+    await commitOnMain(repo, { 'b.txt': 'b\n' });
+    expect(await checkHistory(repo, job, true)).toEqual({ any: false, slashNamed: [] });
+    await rm(join(repo, CHECKED_TIPS));
+    await expect(checkHistory(repo, job, true)).rejects.toThrow(
+      `Git refuses commit ${refused} of the history`,
+    );
+  });
+
+  it('finds in the added objects an entry the rewrite drops, as the whole check does, and keeps no tips then', async () => {
+    const repo = await rawHistory();
+    await checkHistory(repo, job, true);
+    await commitOnMain(repo, { '.git': 'x\n', 'ok.txt': 'ok\n' });
+    expect(await checkHistory(repo, job, true)).toEqual({ any: true, slashNamed: [] });
+    expect(await checkedTips(repo)).toEqual([]);
+    // The next pass is whole again, and says the same.
+    expect(await checkHistory(repo, job, true)).toEqual({ any: true, slashNamed: [] });
+  });
+
+  it('refuses an added object git refuses, in the words of the whole check', async () => {
+    const repo = await rawHistory();
+    await checkHistory(repo, job, true);
+    const bad = await commitOnMain(repo, { 'c.txt': 'c\n' }, withoutEmail);
+    const error = await checkHistory(repo, job, true).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OriginFailed);
+    expect((error as Error).message).toMatch(new RegExp(`^Git refuses commit ${bad} of the history \\(`));
+  });
+});
