@@ -99,6 +99,7 @@ export async function mirrorRevisions(chunk: SvnChunk, origin: SvnOrigin): Promi
     if ((await fileSize(dump)) > chunk.maxBytes) throw oversizeError(chunk.maxBytes);
     try {
       await loadRange(mirror, dump, home, clock.stepTimeout());
+      await packShards(mirror, home, clock.stepTimeout());
     } catch (error) {
       if (!(error instanceof SvnFailed && error.timedOut))
         throw localFailure(error, 'Fetching', job, { revision: (await youngestOf(mirror, home)) + 1 });
@@ -147,6 +148,15 @@ const youngestOf = async (mirror: string, home: string) =>
       .toString()
       .trim(),
   );
+
+/**
+ * Packs the mirror's full shards (1,000 revisions each) into one file apiece: the size check
+ * before each range walks the mirror's files, two a revision when unpacked (0.5 s at 20,000
+ * revisions here; on EFS each is a round trip). Only shards not packed yet are read, and svn reads
+ * a packed repository as any other.
+ */
+const packShards = (mirror: string, home: string, timeoutMs: number) =>
+  runSvn('svnadmin', ['pack', '-q', '--', mirror], { cwd: home, home, timeoutMs });
 
 /** Loads a dump into the mirror (`svnadmin load` commits revision by revision). */
 const loadRange = (mirror: string, dump: string, home: string, timeoutMs: number) =>
