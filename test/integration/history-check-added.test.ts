@@ -23,18 +23,14 @@ const git = async (cwd: string, args: string[], input?: string) =>
     'utf8',
   );
 
-const IDENTITY = {
-  GIT_AUTHOR_NAME: 'Ada',
-  GIT_AUTHOR_EMAIL: 'ada@example.com',
-  GIT_COMMITTER_NAME: 'Ada',
-  GIT_COMMITTER_EMAIL: 'ada@example.com',
-};
-
-/** A commit on `main` of `repo` whose tree is `entries` (name → file text), or raw commit text. */
+/**
+ * A commit on `main` of `repo` whose tree is `entries` (name → file text), by `identity` as its
+ * author and committer; written as given (`--literally`), so that it may be one git refuses.
+ */
 async function commitOnMain(
   repo: string,
   entries: Record<string, string>,
-  rawCommit?: (tree: string, parent: string) => string,
+  identity = 'Ada <ada@example.com>',
 ) {
   const lines: string[] = [];
   for (const [name, text] of Object.entries(entries)) {
@@ -43,40 +39,24 @@ async function commitOnMain(
   }
   const tree = (await git(repo, ['mktree'], `${lines.join('\n')}\n`)).trim();
   const parent = (await git(repo, ['rev-parse', 'refs/heads/main'])).trim();
-  const commit = rawCommit
-    ? (
-        await git(
-          repo,
-          ['hash-object', '-t', 'commit', '-w', '--literally', '--stdin'],
-          rawCommit(tree, parent),
-        )
-      ).trim()
-    : (
-        await runGit(['commit-tree', tree, '-p', parent, '-m', 'added'], {
-          cwd: repo,
-          home: job.home,
-          transport: 'local',
-          timeoutMs: 60_000,
-          env: IDENTITY,
-        })
-      )
-        .toString('utf8')
-        .trim();
+  const text = [
+    `tree ${tree}`,
+    `parent ${parent}`,
+    `author ${identity} 1700000000 +0000`,
+    `committer ${identity} 1700000000 +0000`,
+    '',
+    'added',
+    '',
+  ].join('\n');
+  const commit = (
+    await git(repo, ['hash-object', '-t', 'commit', '-w', '--literally', '--stdin'], text)
+  ).trim();
   await git(repo, ['update-ref', 'refs/heads/main', commit]);
   return commit;
 }
 
-/** A commit git refuses: its author and committer have no email (`missingEmail`). */
-const withoutEmail = (tree: string, parent: string) =>
-  [
-    `tree ${tree}`,
-    `parent ${parent}`,
-    'author Ada 1700000000 +0000',
-    'committer Ada 1700000000 +0000',
-    '',
-    'no email',
-    '',
-  ].join('\n');
+/** An identity git refuses (`missingEmail`). */
+const WITHOUT_EMAIL = 'Ada';
 
 async function rawHistory(): Promise<string> {
   const repo = join(root, `raw-${++serial}.git`);
@@ -108,7 +88,7 @@ describe("a raw history's object checks, pass after pass", () => {
 
     // An object git refuses under a tip a pass took as checked: the next pass does not read it
     // again (what it added passes), and the whole check still refuses it.
-    const refused = await commitOnMain(repo, { 'a.txt': 'a\n' }, withoutEmail);
+    const refused = await commitOnMain(repo, { 'a.txt': 'a\n' }, WITHOUT_EMAIL);
     await writeFile(join(repo, CHECKED_TIPS), `${refused}\n`);
     await commitOnMain(repo, { 'b.txt': 'b\n' });
     expect(await checkHistory(repo, job, true)).toEqual({ any: false, slashNamed: [] });
@@ -131,7 +111,7 @@ describe("a raw history's object checks, pass after pass", () => {
   it('refuses an added object git refuses, in the words of the whole check', async () => {
     const repo = await rawHistory();
     await checkHistory(repo, job, true);
-    const bad = await commitOnMain(repo, { 'c.txt': 'c\n' }, withoutEmail);
+    const bad = await commitOnMain(repo, { 'c.txt': 'c\n' }, WITHOUT_EMAIL);
     const error = await checkHistory(repo, job, true).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OriginFailed);
     expect((error as Error).message).toMatch(new RegExp(`^Git refuses commit ${bad} of the history \\(`));
