@@ -88,7 +88,8 @@ async function addedObjectsClean(
   try {
     await runGit(['init', '--bare', '--quiet', scratch], local(scratch, job));
     await writeFile(join(scratch, 'objects', 'info', 'alternates'), `${resolve(repoDir, 'objects')}\n`);
-    await runGit(['pack-objects', '--revs', '--quiet', join(scratch, 'added')], {
+    // No delta search (`--window=0`): the pack is read once, by the check.
+    await runGit(['pack-objects', '--revs', '--quiet', '--window=0', join(scratch, 'added')], {
       ...local(repoDir, job),
       input: `${[...tips, '--not', ...checked].join('\n')}\n`,
     });
