@@ -42,8 +42,9 @@ const WARNING = new RegExp(`^warning in tree ([0-9a-f]+): (${DROPPED_IN_HISTORY.
 
 /**
  * Fails with the user's message when `git fsck --strict` finds anything in `repoDir`. With
- * `dropping`, the entries the history step drops (`DROPPED_IN_HISTORY`) are only warned of, and
- * the answer says which were found.
+ * `dropping` (the raw history's pass), the entries the history step drops (`DROPPED_IN_HISTORY`)
+ * are only warned of, the answer says which were found, and a pass after a clean one reads only
+ * the objects added since (see the module comment).
  */
 export async function checkHistory(repoDir: string, job: GitJob, dropping = false): Promise<DroppedEntries> {
   if (
