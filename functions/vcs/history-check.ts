@@ -14,7 +14,7 @@
  * raw one's objects). Its cost grows with what the sync added, not with the history. Anything it
  * does not find clean, or cannot run, is checked whole as before, so the user reads the same words.
  */
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isDotGitName } from '#domain/unstorable-paths';
@@ -74,8 +74,9 @@ export const CHECKED_TIPS = 'import-checked-tips';
 /**
  * Whether the objects `tips` reach and `checked` do not pass `git index-pack --strict` without a
  * word; false too when the pass cannot run (a checked tip gone, no room in /tmp): the caller then
- * checks the whole history. The pack and its scratch repository are in /tmp, which is the
- * function's own (git trusts a repository only its owner made).
+ * checks the whole history. The scratch repository is in /tmp, which is the function's own (git
+ * trusts a repository only its owner made); the pack is held in memory (at most `runGit`'s
+ * output bound: a larger one is checked whole).
  */
 async function addedObjectsClean(
   repoDir: string,
@@ -89,18 +90,17 @@ async function addedObjectsClean(
   try {
     await runGit(['init', '--bare', '--quiet', scratch], local(scratch, job));
     await writeFile(join(scratch, 'objects', 'info', 'alternates'), `${resolve(repoDir, 'objects')}\n`);
-    // No delta search (`--window=0`): the pack is read once, by the check.
-    await runGit(['pack-objects', '--revs', '--quiet', '--window=0', join(scratch, 'added')], {
+    // Through memory, not a file: git writes a pack file beside the objects and renames it into
+    // place, and EFS and /tmp are two devices. No delta search (`--window=0`): it is read once.
+    const pack = await runGit(['pack-objects', '--revs', '--quiet', '--window=0', '--stdout'], {
       ...local(repoDir, job),
       input: `${[...tips, '--not', ...checked].join('\n')}\n`,
     });
-    const pack = (await readdir(scratch)).find((name) => name.endsWith('.pack'));
-    if (pack === undefined) return false;
-    await rm(join(scratch, pack.replace(/\.pack$/, '.idx')), { force: true });
     let warned = false;
     const lenient = fsckLeniency('fsck').map(([key, value]) => `${key.slice('fsck.'.length)}=${value}`);
-    await runGit(['index-pack', `--strict=${lenient.join(',')}`, join(scratch, pack)], {
+    await runGit(['index-pack', '--stdin', `--strict=${lenient.join(',')}`], {
       ...local(scratch, job),
+      input: pack,
       onProgress: (line) => {
         if (/^(warning|error)\b/.test(line)) warned = true;
       },

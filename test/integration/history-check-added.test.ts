@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,7 +69,9 @@ const checkedTips = async (repo: string) =>
   (await readFile(join(repo, CHECKED_TIPS), 'utf8').catch(() => '')).split('\n').filter(Boolean);
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'history-check-added-'));
+  // Another device than /tmp, where the check's scratch repository is: as EFS is in AWS.
+  root = await mkdtemp(join('/dev/shm', 'history-check-added-'));
+  expect((await stat(root)).dev).not.toBe((await stat(tmpdir())).dev);
   job = { home: join(root, 'home'), timeoutMs: 60_000 };
   await prepareHome(job.home, []);
 });
